@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The test command (README): installs what the tests need, then runs every test of the workspace.
+# Nothing here relies on anything installed by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+timed() { local start=$SECONDS; "$@"; printf '   (%ss)\n' "$((SECONDS - start))"; }
+
+if [ -f oracles/conformance/package-lock.json ]; then
+  step "npm ci (the real pi packages, pinned, for the conformance tests)"
+  timed npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
+fi
+
+step "cargo test --workspace --release"
+timed cargo test --workspace --release

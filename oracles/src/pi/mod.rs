@@ -1,0 +1,1 @@
+//! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant.

@@ -1,0 +1,1 @@
+//! The provider wire: the Anthropic request builder and validator; the OpenAI chat validator.

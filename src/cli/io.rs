@@ -1,0 +1,81 @@
+//! Reading inputs with errors that name the file and the position, and writing outputs atomically.
+//!
+//! Inputs are never modified. Every error is one line: `FILE:LINE:COLUMN: what is wrong`.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::Value;
+
+/// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
+/// naming the file (and, for UTF-8, the line and column of the first bad byte).
+pub fn read_text(path: &Path) -> Result<String> {
+    if path.is_dir() {
+        bail!("{}: is a directory, expected a file", path.display());
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let (line, column) = line_column(valid);
+        anyhow!(
+            "{}:{line}:{column}: invalid UTF-8 (byte offset {})",
+            path.display(),
+            valid.len()
+        )
+    })
+}
+
+/// Parses one JSON document; the error gives `FILE:LINE:COLUMN`.
+pub fn parse_json(path: &Path, text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        anyhow!(
+            "{}:{}:{}: invalid JSON: {}",
+            path.display(),
+            e.line(),
+            e.column(),
+            describe_json_error(&e)
+        )
+    })
+}
+
+/// Reads and parses one JSON file.
+pub fn read_json(path: &Path) -> Result<Value> {
+    let text = read_text(path)?;
+    parse_json(path, &text)
+}
+
+/// The message of a serde_json error without its trailing "at line L column C" (we print the
+/// position in front, in the `FILE:LINE:COLUMN` form editors understand).
+fn describe_json_error(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// 1-based line and column (in characters) just after `prefix`.
+fn line_column(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename.
+/// Readers never see a half-written file, and a failure leaves any previous file intact.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    file.write_all(bytes)
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    file.persist(path)
+        .map_err(|e| anyhow!("{}: cannot write: {}", path.display(), e.error))?;
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! The `ctxfuzz` command line: one file per subcommand.
+//!
+//! Exit codes: 0 clean, 1 findings or violations, 2 bad input or usage (never a panic).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod check;
+pub mod compact;
+pub mod fuzz;
+pub mod guard;
+pub mod io;
+pub mod minimize;
+pub mod render;
+pub mod replay;
+pub mod scan;
+pub mod sweep;
+
+#[derive(Debug, Parser)]
+#[command(name = "ctxfuzz", version, about = "Fuzz and judge the code that rewrites an LLM agent's transcript before the provider sees it")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate transcripts, run the systems under test, judge them, minimise and save findings.
+    Fuzz(fuzz::Args),
+    /// Judge transcripts or session files against the provider's rules.
+    Check(check::Args),
+    /// Print what the provider would see at one stage of pi's pipeline.
+    Render(render::Args),
+    /// Apply the orphan sweep and print the result and the swept ids.
+    Sweep(sweep::Args),
+    /// Apply the compaction and print the new transcript and its report.
+    Compact(compact::Args),
+    /// Report risky shapes across a directory tree of pi session files (read-only).
+    Scan(scan::Args),
+    /// Replay case files (default: the regression corpus).
+    Replay(replay::Args),
+    /// Shrink a failing case file.
+    Minimize(minimize::Args),
+    /// Print the event trace of one turn-end guard schedule.
+    Guard(guard::Args),
+}
+
+/// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
+/// line on stderr.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => fuzz::run(fuzz::Args::default()),
+        Some(Command::Fuzz(args)) => fuzz::run(args),
+        Some(Command::Check(args)) => check::run(args),
+        Some(Command::Render(args)) => render::run(args),
+        Some(Command::Sweep(args)) => sweep::run(args),
+        Some(Command::Compact(args)) => compact::run(args),
+        Some(Command::Scan(args)) => scan::run(args),
+        Some(Command::Replay(args)) => replay::run(args),
+        Some(Command::Minimize(args)) => minimize::run(args),
+        Some(Command::Guard(args)) => guard::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("ctxfuzz: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! One description of transcript shapes, with its `arbitrary` and proptest faces.

@@ -1,0 +1,13 @@
+//! ctxfuzz: differential testing and fuzzing of the code that rewrites an LLM agent's transcript
+//! before a model provider sees it.
+//!
+//! The systems under test (`sweep`, `compaction`, `guard`) never call the oracles
+//! (`ctxfuzz_oracles`); the harness is the only place where the two meet.
+
+pub mod cli;
+pub mod compaction;
+pub mod generators;
+pub mod guard;
+pub mod harness;
+pub mod sweep;
+pub mod transcript;

@@ -1,0 +1,1 @@
+//! The orphan sweep (pi-condense `sweepOrphanToolResults`) and its barrier rules.
