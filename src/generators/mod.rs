@@ -10,6 +10,7 @@ use arbitrary::Unstructured;
 use proptest::prelude::*;
 
 pub mod pi;
+pub mod session;
 pub mod shapes;
 
 /// `len` bytes from `seed` (fastrand's wyrand): the same seed gives the same bytes everywhere.

@@ -17,7 +17,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-pub use jsonl::{MalformedLine, SessionLines, parse};
+use crate::pi::Variant;
+
+pub use jsonl::{MalformedLine, SessionLines, has_session_header, parse, parse_file};
 pub use key::Key;
 pub use migrate::migrate;
 
@@ -38,6 +40,16 @@ pub enum SessionRules {
 
 impl SessionRules {
     pub const ALL: [SessionRules; 3] = [Self::Legacy, Self::Split, Self::Canonical];
+
+    /// The session rules of a behaviour variant, by the release it is checked against. `From086`
+    /// also covers 0.86.x, which still read sessions like 0.81 (docs/pi-versions.md).
+    pub fn of(v: Variant) -> SessionRules {
+        match v {
+            Variant::Before0804 => SessionRules::Legacy,
+            Variant::From0804 => SessionRules::Split,
+            Variant::From086 | Variant::From130 => SessionRules::Canonical,
+        }
+    }
 }
 
 /// What `buildSessionContext` returns.
