@@ -64,3 +64,5 @@ impl Judgement {
         }
     }
 }
+
+pub mod compaction;
