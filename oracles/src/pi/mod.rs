@@ -11,6 +11,7 @@ use std::fmt;
 use serde_json::{Value, json};
 
 pub mod convert;
+pub mod session;
 pub mod transform;
 mod variant;
 mod vectors;
