@@ -21,6 +21,9 @@ import { createInterface } from "node:readline";
 // Synthetic tool results carry `timestamp: Date.now()`. Freezing the clock makes them comparable
 // (the reference vectors were recorded the same way).
 Date.now = () => 0;
+// Session entries carry ISO timestamps that pi turns into epoch milliseconds; a date-time without
+// an offset is local time, so the zone is pinned to keep runs comparable with the Rust model.
+process.env.TZ = "UTC";
 
 const here = new URL("./node_modules/", import.meta.url);
 const load = (path) => import(new URL(path, here).href);

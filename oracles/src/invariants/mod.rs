@@ -66,3 +66,5 @@ impl Judgement {
         }
     }
 }
+
+pub mod compaction;
