@@ -15,6 +15,8 @@
 //! Never skips: without Node or without the installed packages the test fails with the command that
 //! fixes it.
 
+use std::path::Path;
+
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session as session_gen};
 use ctxfuzz::harness::pi_bridge;
@@ -44,8 +46,14 @@ fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
         ("session", output.get("session")),
         ("llm", output.get("llm")),
         ("transformed", output.get("transformed")),
-        ("anthropic.messages", output.get("anthropic").and_then(|a| a.get("messages"))),
-        ("anthropic.system", output.get("anthropic").and_then(|a| a.get("system"))),
+        (
+            "anthropic.messages",
+            output.get("anthropic").and_then(|a| a.get("messages")),
+        ),
+        (
+            "anthropic.system",
+            output.get("anthropic").and_then(|a| a.get("system")),
+        ),
     ]
 }
 
@@ -55,6 +63,7 @@ struct Mismatch {
 }
 
 fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
+    let model = &without_error_name_at_anthropic_stage(model);
     compared_fields(real)
         .into_iter()
         .zip(compared_fields(model))
@@ -66,29 +75,60 @@ fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
         .collect()
 }
 
+/// pi's Anthropic provider reports a throw while building the request as an `error` event that
+/// keeps only the message (`errorMessage`), so the real pi's text at that stage has no
+/// `TypeError: ` in front; the model's is compared without it.
+fn without_error_name_at_anthropic_stage(output: &Value) -> Value {
+    let mut output = output.clone();
+    if output["stage"] == "anthropic"
+        && let Some(Value::String(error)) = output.get_mut("error")
+        && let Some((name, message)) = error.split_once(": ")
+        && name.ends_with("Error")
+    {
+        *error = message.to_string();
+    }
+    output
+}
+
+/// A unified diff of the two values. Arrays are cut to the neighbourhood of their first
+/// difference, so a mismatch deep in a 10k-message transcript stays readable (and cheap).
 fn unified_diff(real: Option<&Value>, model: Option<&Value>) -> String {
-    let pretty = |v: Option<&Value>| match v {
+    let (real, model, from) = match (real, model) {
+        (Some(Value::Array(a)), Some(Value::Array(b))) => {
+            let first = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let window = |items: &[Value]| {
+                let start = first.saturating_sub(1);
+                Value::Array(items[start.min(items.len())..(first + 3).min(items.len())].to_vec())
+            };
+            (Some(window(a)), Some(window(b)), first.saturating_sub(1))
+        }
+        (a, b) => (a.cloned(), b.cloned(), 0),
+    };
+    let pretty = |v: &Option<Value>| match v {
         Some(v) => serde_json::to_string_pretty(v).expect("pretty JSON") + "\n",
         None => "(absent)\n".to_string(),
     };
-    let (real, model) = (pretty(real), pretty(model));
-    similar::TextDiff::from_lines(&real, &model)
+    let (real, model) = (pretty(&real), pretty(&model));
+    let header = |side: &str| format!("{side} (from index {from})");
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(&real, &model)
         .unified_diff()
         .context_radius(4)
-        .header("real pi", "ctxfuzz oracle")
+        .header(&header("real pi"), &header("ctxfuzz oracle"))
         .to_string()
 }
 
 /// Runs `cases` through the bridge and the model; panics with the first diffs if any differ.
 fn check(name: &str, cases: Vec<Case>, replay: &str) {
-    let requests = cases
+    let requests: Vec<Value> = cases
         .iter()
         .map(|c| json!({"pi": c.variant.checked_against(), "input": c.input}))
         .collect();
-    let responses = ask_real_pi(requests);
+    let responses = ask_real_pi(requests.clone());
     let mut report = String::new();
     let mut mismatched = 0;
-    for (case, real) in cases.iter().zip(&responses) {
+    for (index, (case, real)) in cases.iter().zip(&responses).enumerate() {
         let model = run_vector_input(&case.input, case.variant);
         let mismatches = compare(real, &model);
         if mismatches.is_empty() {
@@ -97,13 +137,14 @@ fn check(name: &str, cases: Vec<Case>, replay: &str) {
         mismatched += 1;
         if mismatched <= SHOWN_MISMATCHES {
             let fields: Vec<&str> = mismatches.iter().map(|m| m.field).collect();
-            let input = case.input.to_string();
+            let input = abbreviated(&case.input).to_string();
             report += &format!(
-                "\n--- {} (pi {}): {} differ\ninput: {}\n",
+                "\n--- {} (pi {}): {} differ\ninput: {}\nfull request: {}\n",
                 case.origin,
                 case.variant.checked_against(),
                 fields.join(", "),
-                truncate(&input, 4000)
+                truncate(&input, 2000),
+                save_request(name, mismatched, &requests[index]),
             );
             for mismatch in mismatches {
                 report += &format!("[{}]\n{}", mismatch.field, mismatch.diff);
@@ -117,6 +158,40 @@ fn check(name: &str, cases: Vec<Case>, replay: &str) {
         cases.len()
     );
     eprintln!("{name}: {} inputs, 0 mismatches", cases.len());
+}
+
+/// Writes one bridge request line under `target/conformance/` and returns its path, so a
+/// mismatch can be replayed on either side: `node oracles/conformance/bridge.mjs < FILE`, and
+/// `ctxfuzz render --batch --pi VERSION` on its `input`.
+fn save_request(test: &str, n: usize, request: &Value) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance");
+    let slug: String = test
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let path = dir.join(format!("{slug}-{n}.jsonl"));
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, format!("{request}\n")));
+    match written {
+        Ok(()) => path.display().to_string(),
+        Err(e) => format!("(not saved: {e})"),
+    }
+}
+
+/// The input with long strings cut, for display (the replay command reproduces it exactly).
+fn abbreviated(value: &Value) -> Value {
+    match value {
+        Value::String(s) if s.len() > 120 => {
+            Value::String(format!("{}…({} bytes)", truncate(s, 40), s.len()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(abbreviated).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), abbreviated(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 fn truncate(text: &str, max: usize) -> &str {
@@ -156,7 +231,11 @@ fn conformance_reference_vectors_all_versions() {
         .collect();
     let responses = ask_real_pi(requests);
     for ((case, vector), real) in recorded.iter().zip(&vectors).zip(&responses) {
-        assert_eq!(real, &vector["output"], "the bridge no longer reproduces {}", case.origin);
+        assert_eq!(
+            real, &vector["output"],
+            "the bridge no longer reproduces {}",
+            case.origin
+        );
     }
     let mut cases = Vec::new();
     for variant in Variant::ALL {
@@ -178,7 +257,9 @@ fn conformance_reference_vectors_all_versions() {
 /// The seed of this run: fresh each time unless `CTXFUZZ_CONFORMANCE_SEED` replays one.
 fn run_seed() -> u64 {
     match std::env::var("CTXFUZZ_CONFORMANCE_SEED") {
-        Ok(seed) => seed.parse().expect("CTXFUZZ_CONFORMANCE_SEED must be a number"),
+        Ok(seed) => seed
+            .parse()
+            .expect("CTXFUZZ_CONFORMANCE_SEED must be a number"),
         Err(_) => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64),
@@ -215,7 +296,11 @@ fn message_input(seed: u64) -> Value {
 const ODD_TEXTS: [&str; 6] = ["", "   ", "\n\t", "\u{feff}", "\u{85}", "ok\u{a0}"];
 
 fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
-    let role = message.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+    let role = message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let Some(Value::Array(blocks)) = message.get_mut("content") else {
         if role == "user" && rng.u8(..100) < 5 {
             message["content"] = json!(ODD_TEXTS[rng.usize(..ODD_TEXTS.len())]);
@@ -236,9 +321,13 @@ fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
                 *block = match rng.u8(..5) {
                     0 => json!({"type": "thinking", "thinking": ""}),
                     1 => json!({"type": "thinking", "thinking": "   ", "thinkingSignature": "sig"}),
-                    2 => json!({"type": "thinking", "thinking": "", "thinkingSignature": "enc", "redacted": true}),
+                    2 => {
+                        json!({"type": "thinking", "thinking": "", "thinkingSignature": "enc", "redacted": true})
+                    }
                     3 => json!({"type": "thinking", "thinking": "plain unsigned"}),
-                    _ => json!({"type": "thinking", "thinking": "\u{feff}", "thinkingSignature": ""}),
+                    _ => {
+                        json!({"type": "thinking", "thinking": "\u{feff}", "thinkingSignature": ""})
+                    }
                 }
             }
             Some("toolCall") => match rng.u8(..3) {
@@ -251,8 +340,12 @@ fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
     }
     if rng.u8(..100) < 8 {
         let extra = match role.as_str() {
-            "user" | "toolResult" => json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}),
-            "assistant" => json!({"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"}),
+            "user" | "toolResult" => {
+                json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+            }
+            "assistant" => {
+                json!({"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"})
+            }
             _ => return,
         };
         blocks.insert(rng.usize(..=blocks.len()), extra);

@@ -95,9 +95,14 @@ function stage(name, out, fn) {
 }
 
 // The request body pi's Anthropic provider would send: built by the real `stream`, captured in the
-// `onPayload` hook, and never sent (the hook throws before the client is used).
+// `onPayload` hook, and never sent (the hook throws before the client is used). When building it
+// throws, the provider reports the error as an `error` event that keeps only the message (pi's
+// `errorMessage` drops the error's name), so that is what the bridge can report.
+class ProviderError extends Error {}
+
 async function anthropicRequest(api, model, messages) {
   let captured;
+  let failure;
   const events = api.stream(model, { messages }, {
     apiKey: "ctxfuzz-bridge-never-sends",
     cacheRetention: "none",
@@ -107,9 +112,10 @@ async function anthropicRequest(api, model, messages) {
     },
   });
   for await (const event of events) {
+    if (event.type === "error") failure = event.error?.errorMessage;
     if (event.type === "done" || event.type === "error") break;
   }
-  if (captured === undefined) throw new Error("the Anthropic provider built no request");
+  if (captured === undefined) throw new ProviderError(failure ?? "the Anthropic provider built no request");
   return JSON.parse(JSON.stringify(captured));
 }
 
@@ -141,7 +147,8 @@ async function run(api, input) {
     try {
       out.anthropic = await anthropicRequest(api, model, out.llm);
     } catch (error) {
-      return { error: describe(error), stage: "anthropic", ...out };
+      const text = error instanceof ProviderError ? error.message : describe(error);
+      return { error: text, stage: "anthropic", ...out };
     }
   }
   return out;

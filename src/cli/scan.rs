@@ -136,8 +136,8 @@ pub fn scan(dir: &Path, variant: Variant) -> Result<Report> {
 /// Every `*.jsonl` file under `dir`. Symbolic links to directories are not followed (no cycles);
 /// an unreadable subdirectory is a problem, not an error.
 fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) -> Result<()> {
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("{}: cannot read directory", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
         let path = entry.path();
@@ -188,7 +188,10 @@ impl Report {
         let context = match loaded.context {
             None => {
                 self.files.not_sessions += 1;
-                self.problem(file, "not a pi session: the first entry is not a session header".into());
+                self.problem(
+                    file,
+                    "not a pi session: the first entry is not a session header".into(),
+                );
                 return;
             }
             Some(Err(error)) => {
@@ -250,14 +253,32 @@ impl Report {
     /// The report as aligned text for a terminal.
     pub fn table(&self) -> String {
         let mut rows: Vec<(String, String)> = vec![
-            ("session files (*.jsonl)".into(), self.files.found.to_string()),
+            (
+                "session files (*.jsonl)".into(),
+                self.files.found.to_string(),
+            ),
             ("  unreadable".into(), self.files.unreadable.to_string()),
-            ("  not a session (no header)".into(), self.files.not_sessions.to_string()),
-            ("  with malformed lines".into(), self.files.with_malformed_lines.to_string()),
-            ("malformed lines (skipped by pi)".into(), self.malformed_lines.len().to_string()),
+            (
+                "  not a session (no header)".into(),
+                self.files.not_sessions.to_string(),
+            ),
+            (
+                "  with malformed lines".into(),
+                self.files.with_malformed_lines.to_string(),
+            ),
+            (
+                "malformed lines (skipped by pi)".into(),
+                self.malformed_lines.len().to_string(),
+            ),
             ("sessions judged".into(), self.sessions.judged.to_string()),
-            ("sessions pi itself fails on".into(), self.sessions.pi_fails.to_string()),
-            ("sessions rejected by the API today".into(), self.sessions.rejected.to_string()),
+            (
+                "sessions pi itself fails on".into(),
+                self.sessions.pi_fails.to_string(),
+            ),
+            (
+                "sessions rejected by the API today".into(),
+                self.sessions.rejected.to_string(),
+            ),
         ];
         rows.push((String::new(), String::new()));
         rows.push(("shape".into(), "sessions".into()));
@@ -267,17 +288,27 @@ impl Report {
             rows.push((format!("  {name}"), count.to_string()));
         }
         rows.push((String::new(), String::new()));
-        rows.push(("wire rule (Anthropic 400)".into(), "sessions / violations".into()));
+        rows.push((
+            "wire rule (Anthropic 400)".into(),
+            "sessions / violations".into(),
+        ));
         if self.wire_rules.is_empty() {
             rows.push(("  (none)".into(), String::new()));
         }
         for (rule, count) in &self.wire_rules {
-            rows.push((format!("  {rule}"), format!("{} / {}", count.sessions, count.violations)));
+            rows.push((
+                format!("  {rule}"),
+                format!("{} / {}", count.sessions, count.violations),
+            ));
         }
         for (shape, count) in &self.known_failures {
             rows.push((format!("  known failure {shape}"), count.to_string()));
         }
-        let width = rows.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+        let width = rows
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0);
         let mut out = format!("ctxfuzz scan {} (pi {} rules)\n", self.root, self.pi);
         for (key, value) in rows {
             out += format!("{key:<width$}  {value}").trim_end();

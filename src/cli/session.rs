@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use ctxfuzz_oracles::pi::Variant;
-use ctxfuzz_oracles::pi::session::{self, SessionContext, SessionError, SessionLines, SessionRules};
+use ctxfuzz_oracles::pi::session::{
+    self, SessionContext, SessionError, SessionLines, SessionRules,
+};
 
 /// What pi makes of one session file.
 #[derive(Debug)]
@@ -22,7 +24,10 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
     if path.extension().is_some_and(|ext| ext == "jsonl") {
         return true;
     }
-    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
+    let first = text
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
     serde_json::from_str::<serde_json::Value>(first)
         .is_ok_and(|entry| session::has_session_header(std::slice::from_ref(&entry)))
 }

@@ -10,7 +10,8 @@
 //! - version 1 and 2 files (migrations), headerless entry lists, malformed JSONL lines.
 //!
 //! Ids are unique and every `parentId` names an earlier entry, so the tree has no cycle (pi would
-//! loop forever on one). The output is a vectors-protocol input: `{"entries": [...]}` or
+//! loop forever on one). As in [`super::pi`], the byte value 0 (and an exhausted input) picks the
+//! ordinary option everywhere. The output is a vectors-protocol input: `{"entries": [...]}` or
 //! `{"jsonl": "..."}`, plus `"leafId"` sometimes.
 
 use arbitrary::{Result, Unstructured};
@@ -30,7 +31,8 @@ pub fn session_input(u: &mut Unstructured<'_>) -> Result<Value> {
     if version == 3 && s.coin(300)? {
         // A bare entry list (as the reference vectors V29–V31 give them): no header, no migration.
     } else {
-        s.entries.push(json!({"type": "session", "version": version, "id": "s1",
+        s.entries
+            .push(json!({"type": "session", "version": version, "id": "s1",
             "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}));
     }
     for message in messages {
@@ -62,17 +64,19 @@ struct Session<'u, 'd> {
 }
 
 impl Session<'_, '_> {
+    /// True about `per_1000` times in 1,000; false on an exhausted input (which draws 0), so a
+    /// loop on a coin always ends.
     fn coin(&mut self, per_1000: u16) -> Result<bool> {
-        Ok(self.u.int_in_range(0..=999u16)? < per_1000)
+        Ok(self.u.int_in_range(0..=999u16)? >= 1000 - per_1000)
     }
 
     fn timestamp(&mut self) -> Result<Value> {
         self.second += 1;
         let (minutes, seconds) = (self.second / 60 % 60, self.second % 60);
         Ok(match self.u.int_in_range(0..=99u8)? {
-            0 => Value::Null,
-            1 => json!(1_767_225_600_123_u64),
-            2 => json!("not a date"),
+            97 => Value::Null,
+            98 => json!(1_767_225_600_123_u64),
+            99 => json!("not a date"),
             _ => json!(format!("2026-01-01T00:{minutes:02}:{seconds:02}.000Z")),
         })
     }
@@ -98,8 +102,8 @@ impl Session<'_, '_> {
             return Ok(Value::Null);
         };
         Ok(match self.u.int_in_range(0..=99u8)? {
-            0..=3 => Value::String(self.u.choose(&self.ids)?.clone()),
-            4 => Value::String("gone".into()),
+            95..=98 => Value::String(self.u.choose(&self.ids)?.clone()),
+            99 => Value::String("gone".into()),
             _ => Value::String(last),
         })
     }
@@ -119,7 +123,10 @@ impl Session<'_, '_> {
             }
             "branchSummary" if as_entry => {
                 entry.insert("type".into(), json!("branch_summary"));
-                entry.insert("fromId".into(), message.get("fromId").cloned().unwrap_or(Value::Null));
+                entry.insert(
+                    "fromId".into(),
+                    message.get("fromId").cloned().unwrap_or(Value::Null),
+                );
                 let summary = message.get("summary").cloned().unwrap_or(Value::Null);
                 let summary = if self.coin(100)? { json!("") } else { summary };
                 entry.insert("summary".into(), summary);
@@ -144,7 +151,9 @@ impl Session<'_, '_> {
             let entry = match self.u.int_in_range(0..=9u8)? {
                 0..=2 => self.compaction()?,
                 3 | 4 if self.version >= 2 => self.context_edit()?,
-                5 => object(json!({"type": "model_change", "provider": "openai", "modelId": "gpt-5"})),
+                5 => object(
+                    json!({"type": "model_change", "provider": "openai", "modelId": "gpt-5"}),
+                ),
                 6 => object(json!({"type": "thinking_level_change",
                     "thinkingLevel": *self.u.choose(&["high", "low", "off"])?})),
                 7 => object(json!({"type": "label", "targetId": "e1", "label": "start"})),
@@ -171,8 +180,10 @@ impl Session<'_, '_> {
             entry.insert("firstKeptEntryId".into(), Value::String(kept));
         }
         if self.coin(150)? {
-            entry.insert("systemMessage".into(),
-                json!({"role": "system", "content": "You are pi.", "timestamp": 5}));
+            entry.insert(
+                "systemMessage".into(),
+                json!({"role": "system", "content": "You are pi.", "timestamp": 5}),
+            );
         }
         Ok(entry)
     }
@@ -188,7 +199,9 @@ impl Session<'_, '_> {
             2 => json!({"content": "edited"}),
             _ => json!({"content": [{"type": "text", "text": "edited"}]}),
         };
-        Ok(object(json!({"type": "context_edit", "targetId": target, "replacement": replacement})))
+        Ok(object(
+            json!({"type": "context_edit", "targetId": target, "replacement": replacement}),
+        ))
     }
 
     /// The entries as a JSONL file, with a blank line or a malformed line now and then.
@@ -198,8 +211,8 @@ impl Session<'_, '_> {
             text.push_str(&entry.to_string());
             text.push('\n');
             match self.u.int_in_range(0..=49u8)? {
-                0 => text.push_str("{\"type\": \"message\", \"trunc\n"),
-                1 => text.push_str("   \n"),
+                48 => text.push_str("{\"type\": \"message\", \"trunc\n"),
+                49 => text.push_str("   \n"),
                 _ => {}
             }
         }

@@ -35,7 +35,8 @@ pub fn require_installation() -> Result<()> {
     }
     for version in VERSIONS {
         for package in ["pi-ai", "pi-coding-agent"] {
-            let manifest = conformance_dir().join(format!("node_modules/{package}-{version}/package.json"));
+            let manifest =
+                conformance_dir().join(format!("node_modules/{package}-{version}/package.json"));
             let installed = std::fs::read_to_string(&manifest)
                 .ok()
                 .and_then(|text| serde_json::from_str::<Value>(&text).ok())
@@ -96,7 +97,9 @@ pub fn ask(requests: Vec<Value>) -> Result<Vec<Value>> {
 /// Node's own time for running `convertToLlm` + `transformMessages` of pi `version` over every
 /// input, `repeat` times (JSON parsing excluded).
 pub fn time_in_node(version: &str, inputs: &[Value], repeat: u64) -> Result<Duration> {
-    let answer = ask(vec![json!({"pi": version, "bench": inputs, "repeat": repeat})])?;
+    let answer = ask(vec![
+        json!({"pi": version, "bench": inputs, "repeat": repeat}),
+    ])?;
     let nanos = answer
         .first()
         .and_then(|a| a["nanos"].as_u64())

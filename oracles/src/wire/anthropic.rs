@@ -152,27 +152,33 @@ fn convert_messages<N: Borrow<Value>>(
 ) -> Result<Vec<Value>, Thrown> {
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
+    // From 0.86 pi removes every system message (collapsed into the prompt) before it transforms
+    // and converts, so none of them separates two tool results: the conformance test found
+    // `R(a) S R(b)` sent as one user message by the real pi.
+    let transformed: Vec<&Value> = transformed
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+        .collect();
     let mut out = Vec::with_capacity(transformed.len());
     let mut i = 0;
     while i < transformed.len() {
-        let message = transformed[i].borrow();
+        let message = transformed[i];
         let role = field(message, "role");
         if is_str(role, "user") {
             if let Some(content) = user_content(field(message, "content"))? {
                 out.push(json!({"role": "user", "content": content}));
             }
         } else if is_str(role, "assistant") {
-            let blocks = assistant_blocks(message, allow_empty_signature)?;
+            let blocks = assistant_blocks(message, allow_empty_signature, v)?;
             if !blocks.is_empty() {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
         } else if is_str(role, "toolResult") {
             let mut results = Vec::new();
             let mut error_images = Vec::new();
-            while i < transformed.len()
-                && is_str(field(transformed[i].borrow(), "role"), "toolResult")
-            {
-                results.push(tool_result(transformed[i].borrow(), v, &mut error_images)?);
+            while i < transformed.len() && is_str(field(transformed[i], "role"), "toolResult") {
+                results.push(tool_result(transformed[i], v, &mut error_images)?);
                 i += 1;
             }
             results.append(&mut error_images);
@@ -245,7 +251,11 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
     }
 }
 
-fn assistant_blocks(message: &Value, allow_empty_signature: bool) -> Result<Vec<Value>, Thrown> {
+fn assistant_blocks(
+    message: &Value,
+    allow_empty_signature: bool,
+    v: Variant,
+) -> Result<Vec<Value>, Thrown> {
     let Some(Value::Array(content)) = field(message, "content") else {
         // transformMessages always leaves an array here; anything else was thrown on earlier.
         return Ok(Vec::new());
@@ -269,12 +279,25 @@ fn assistant_blocks(message: &Value, allow_empty_signature: bool) -> Result<Vec<
                 blocks.push(Value::Object(redacted));
                 continue;
             }
-            let signed =
-                truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?);
-            let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
-            if js::is_blank(thinking) && !signed {
-                continue;
-            }
+            let is_signed = || -> Result<bool, Thrown> {
+                Ok(truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?))
+            };
+            // 0.81 reads the signature first and keeps a signed block with blank text; 0.79 trims
+            // the text first and drops every blank block (found by the conformance test).
+            let (thinking, signed) = if v.keeps_blank_signed_thinking() {
+                let signed = is_signed()?;
+                let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
+                if js::is_blank(thinking) && !signed {
+                    continue;
+                }
+                (thinking, signed)
+            } else {
+                let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
+                if js::is_blank(thinking) {
+                    continue;
+                }
+                (thinking, is_signed()?)
+            };
             blocks.push(if signed {
                 json!({"type": "thinking", "thinking": thinking, "signature": signature})
             } else if allow_empty_signature {

@@ -12,6 +12,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::js;
+
 /// A line pi skips because it is not JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MalformedLine {
@@ -33,7 +35,7 @@ pub struct SessionLines {
 
 /// `parseSessionEntries(text)` (the vectors' `jsonl` input): the whole text is trimmed first.
 pub fn parse(text: &str) -> SessionLines {
-    let trimmed = js_trim(text);
+    let trimmed = js::trim(text);
     let start = trimmed.as_ptr() as usize - text.as_ptr() as usize;
     read_lines(text, start, trimmed, |_| true)
 }
@@ -59,13 +61,11 @@ pub fn has_session_header(entries: &[Value]) -> bool {
 fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) -> SessionLines {
     let mut out = SessionLines::default();
     let mut offset = start;
-    let mut number = text[..start].matches('\n').count() + 1;
-    for line in body.split('\n') {
+    let first_line = text[..start].matches('\n').count() + 1;
+    for (line_number, line) in (first_line..).zip(body.split('\n')) {
         let line_start = offset;
-        let line_number = number;
         offset += line.len() + 1;
-        number += 1;
-        if js_trim(line).is_empty() {
+        if js::is_blank(line) {
             continue;
         }
         match serde_json::from_str::<Value>(line) {
@@ -88,7 +88,7 @@ fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) ->
 }
 
 fn truthy_json(value: &Value) -> bool {
-    crate::pi::session::truthy(Some(value))
+    js::truthy(Some(value))
 }
 
 /// serde_json's message without its trailing position (reported separately).
@@ -98,26 +98,6 @@ fn describe(error: &serde_json::Error) -> String {
         Some(at) => text[..at].to_string(),
         None => text,
     }
-}
-
-/// JavaScript's `String.prototype.trim`: ECMAScript WhiteSpace and LineTerminator, which include
-/// U+FEFF but not U+0085 (Rust's `str::trim` is the other way round).
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
 }
 
 #[cfg(test)]
@@ -166,7 +146,17 @@ mod tests {
     #[test]
     fn primitives_are_entries_too_but_a_file_drops_falsy_ones() {
         let text = "5\n\"s\"\nnull\n0\n\"\"\nfalse";
-        assert_eq!(parse(text).entries, vec![json!(5), json!("s"), Value::Null, json!(0), json!(""), json!(false)]);
+        assert_eq!(
+            parse(text).entries,
+            vec![
+                json!(5),
+                json!("s"),
+                Value::Null,
+                json!(0),
+                json!(""),
+                json!(false)
+            ]
+        );
         let file = parse_file(text);
         assert_eq!(file.entries, vec![json!(5), json!("s")]);
         assert_eq!(file.lines, vec![1, 2]);
@@ -175,7 +165,11 @@ mod tests {
     #[test]
     fn a_file_is_not_trimmed_as_a_whole() {
         let file = parse_file("\u{feff}{\"type\":\"session\",\"id\":\"s\"}\n{\"id\":\"a\"}");
-        assert_eq!(file.malformed.len(), 1, "the byte order mark breaks the first line");
+        assert_eq!(
+            file.malformed.len(),
+            1,
+            "the byte order mark breaks the first line"
+        );
         assert!(!has_session_header(&file.entries));
         let file = parse_file("\n{\"type\":\"session\",\"id\":\"s\"}\n{\"id\":\"a\"}");
         assert!(has_session_header(&file.entries));
@@ -185,7 +179,9 @@ mod tests {
     #[test]
     fn the_header_needs_a_string_id() {
         assert!(!has_session_header(&[json!({"type": "session", "id": 5})]));
-        assert!(!has_session_header(&[json!({"type": "message", "id": "a"})]));
+        assert!(!has_session_header(&[
+            json!({"type": "message", "id": "a"})
+        ]));
         assert!(!has_session_header(&[]));
     }
 }
