@@ -2,6 +2,8 @@
 //!
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
+pub mod guard;
+
 use serde::Serialize;
 use serde_json::Value;
 
