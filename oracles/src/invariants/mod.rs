@@ -3,6 +3,7 @@
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
 pub mod guard;
+pub mod sweep;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -66,3 +67,5 @@ impl Judgement {
         }
     }
 }
+
+pub mod compaction;

@@ -1,1 +1,3 @@
 //! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant.
+
+pub mod session;
