@@ -4,6 +4,7 @@
 
 pub mod guard;
 pub mod sweep;
+pub mod wire;
 
 use serde::Serialize;
 use serde_json::Value;
