@@ -210,8 +210,8 @@ impl<'s> Session<'s> {
             true => Vec::new(),
             false => self.core.drain(Deliver::Steer),
         };
+        let mut first_turn = true;
         loop {
-            let mut first_turn = true;
             let mut more = true;
             while more || !pending.is_empty() {
                 if !first_turn {
