@@ -3,6 +3,7 @@
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
 pub mod sweep;
+pub mod wire;
 
 use serde::Serialize;
 use serde_json::Value;
