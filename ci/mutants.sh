@@ -14,6 +14,7 @@ source ci/lib.sh
 
 mode=${1:-}
 shift || true
+mkdir -p target/mutants
 args=(--no-shuffle --in-place --output target/mutants)
 case "$mode" in
   --in-diff)

@@ -28,12 +28,8 @@ def equivalents(path: Path) -> dict[str, str]:
 
 
 def mutant_key(outcome: dict) -> str:
-    """`src/sweep.rs: replace == with != in sweep` from a cargo-mutants outcome."""
-    name = outcome["scenario"]["Mutant"]["name"] if "name" in outcome["scenario"]["Mutant"] else None
-    if name is None:
-        mutant = outcome["scenario"]["Mutant"]
-        name = f'{mutant["file"]}:{mutant["span"]["start"]["line"]}:{mutant["span"]["start"]["column"]}: {mutant.get("replacement", "")}'
-    return re.sub(r"^([^:]+):\d+:\d+: ", r"\1: ", name)
+    """`src/sweep.rs: replace == with != in sweep`: the mutant's name without line and column."""
+    return re.sub(r"^([^:]+):\d+:\d+: ", r"\1: ", outcome["scenario"]["Mutant"]["name"])
 
 
 def main() -> int:
