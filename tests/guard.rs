@@ -433,3 +433,76 @@ fn trace_lines_use_the_reference_notation() {
         "S run 1 | guard: release (was false), latch=false"
     );
 }
+
+#[test]
+fn esc_in_a_retry_backoff_cancels_the_retry_sequence() {
+    let value = json!({"responses": [
+        {"kind": "transient-error"},
+        {"kind": "transient-error", "esc": "boundary"}
+    ]});
+    let trace = events(Variant::EndRelease, value);
+    assert_eq!(count(&trace, "auto_retry_start"), 1);
+    let ended: Vec<&Value> = trace
+        .iter()
+        .filter(|e| e["event"] == "auto_retry_end")
+        .map(|e| &e["success"])
+        .collect();
+    assert_eq!(ended, vec![false]);
+    let decisions: Vec<&Value> = trace
+        .iter()
+        .filter(|e| e["event"] == "post_run")
+        .map(|e| &e["decision"])
+        .collect();
+    assert_eq!(decisions, vec!["retry", "esc"]);
+}
+
+#[test]
+fn shapes_name_the_mechanisms_a_schedule_exercises() {
+    assert_eq!(schedule(json!({})).shape(), "plain");
+    let busy = schedule(json!({
+        "prompts": 2,
+        "responses": [{"kind": "transient-error", "esc": "streaming"}, {"kind": "overflow", "over_threshold": true, "fatal": true}],
+        "queues": [{"by": "user", "at": "turn_end", "nth": 1, "deliver": "steer"}],
+        "delivery_failures": [1],
+        "settings": {"print_mode": true}
+    }));
+    assert_eq!(
+        busy.shape(),
+        "prompts+retry+overflow+threshold+esc+fatal+delivery-failure+queues+print"
+    );
+}
+
+/// The `arbitrary` face reaches every response kind, ESC point, hook, queue mode and failure the
+/// schedules can express, from a few thousand seeded byte strings.
+#[test]
+fn generated_schedules_reach_every_mechanism() {
+    let mut rng = fastrand::Rng::with_seed(6);
+    let mut shapes = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut hooks = std::collections::BTreeSet::new();
+    let mut all_mode = false;
+    let mut guard_not_first = false;
+    let mut bytes = vec![0u8; 512];
+    for _ in 0..4000 {
+        rng.fill(&mut bytes);
+        let generated =
+            guard::generate::schedule(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+        assert!((1..=3).contains(&generated.prompts));
+        let value = generated.to_value();
+        for response in value["responses"].as_array().into_iter().flatten() {
+            kinds.insert(response["kind"].as_str().unwrap().to_string());
+        }
+        for action in value["queues"].as_array().into_iter().flatten() {
+            hooks.insert(action["at"].as_str().unwrap().to_string());
+        }
+        all_mode |= value["settings"]["queue_mode"] == "all";
+        guard_not_first |= generated.extensions()[0] != "guard";
+        for feature in generated.shape().split('+') {
+            shapes.insert(feature.to_string());
+        }
+    }
+    assert_eq!(kinds.len(), 6, "{kinds:?}");
+    assert_eq!(hooks.len(), 3, "{hooks:?}");
+    assert_eq!(shapes.len(), 10, "{shapes:?}");
+    assert!(all_mode && guard_not_first);
+}

@@ -280,7 +280,6 @@ impl<'s> Session<'s> {
         if std::mem::take(&mut core.esc_at_boundary) {
             core.esc();
             core.end_retry(false);
-            core.last_assistant = None;
             return core.decide("esc", false);
         }
         if std::mem::take(&mut core.fatal_at_boundary) {
