@@ -130,7 +130,7 @@ const BARRIERS: [(BarrierKind, u16); 9] = [
     (BarrierKind::BashExecutionExcluded, 100),
     (BarrierKind::System, 80),
     (BarrierKind::UnknownRole, 80),
-    (BarrierKind::NoRole, 40),
+    (BarrierKind::NoRole, 25),
 ];
 
 /// How a `content` field is written: the usual array, or one of the malformed forms.
@@ -149,8 +149,9 @@ const FORMS: [(Form, u16); 4] = [
     (Form::Text, 5),
 ];
 
-/// pi throws on an assistant with string content, so such cases cannot be judged: keep them rare.
-const ASSISTANT_FORMS: [(Form, u16); 4] = [
+/// pi throws on an assistant or a tool result with string content, so such cases cannot be
+/// judged: keep them rare.
+const RARELY_TEXT_FORMS: [(Form, u16); 4] = [
     (Form::Array, 989),
     (Form::Null, 5),
     (Form::Missing, 5),
@@ -169,13 +170,15 @@ enum IdStyle {
     Astral,
 }
 
+/// Ids a same-model assistant keeps as they are: reused, non-ASCII and over-long ones are rejected
+/// by the API whatever a sweep does, so they are rare here and common in other-model assistants.
 const SAME_MODEL_IDS: [(IdStyle, u16); 6] = [
-    (IdStyle::Fresh, 920),
-    (IdStyle::Reused, 50),
-    (IdStyle::Collapsing, 5),
-    (IdStyle::Long, 5),
-    (IdStyle::NonAscii, 10),
-    (IdStyle::Astral, 10),
+    (IdStyle::Fresh, 970),
+    (IdStyle::Reused, 15),
+    (IdStyle::Collapsing, 3),
+    (IdStyle::Long, 3),
+    (IdStyle::NonAscii, 5),
+    (IdStyle::Astral, 4),
 ];
 
 const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
@@ -192,12 +195,12 @@ const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
 impl Generator<'_, '_> {
     /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
-    fn pick<T: Copy>(&mut self, options: &[(T, u16)]) -> Result<T> {
+    fn pick<T: Clone>(&mut self, options: &[(T, u16)]) -> Result<T> {
         let total: u16 = options.iter().map(|(_, w)| w).sum();
         let mut draw = self.u.int_in_range(0..=total - 1)?;
-        for &(option, weight) in options {
-            if draw < weight {
-                return Ok(option);
+        for (option, weight) in options {
+            if draw < *weight {
+                return Ok(option.clone());
             }
             draw -= weight;
         }
@@ -373,7 +376,7 @@ impl Generator<'_, '_> {
                 json!({"type": "toolCall", "id": id, "name": tool, "arguments": {"path": "a.rs"}}),
             );
         }
-        let form = self.pick(&ASSISTANT_FORMS)?;
+        let form = self.pick(&RARELY_TEXT_FORMS)?;
         let content = self.content(form, blocks);
         let model = if other_model {
             OTHER_MODEL
@@ -403,7 +406,7 @@ impl Generator<'_, '_> {
         if self.coin(40)? {
             blocks.push(json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}));
         }
-        let form = self.pick(&FORMS)?;
+        let form = self.pick(&RARELY_TEXT_FORMS)?;
         let content = self.content(form, blocks);
         let is_error = self.coin(80)?;
         let tool = TOOLS[id.len() % TOOLS.len()];
