@@ -2,6 +2,7 @@
 //!
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
+pub mod guard;
 pub mod sweep;
 pub mod wire;
 

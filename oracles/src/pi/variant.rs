@@ -66,16 +66,14 @@ impl Variant {
         self >= Variant::From0804
     }
 
-    /// The Anthropic converter keeps a signed thinking block whose text is blank (0.79.0 drops
-    /// every blank thinking block; the change lies between 0.79.0 and 0.81.1, see
-    /// docs/pi-versions.md).
-    pub(crate) fn keeps_blank_signed_thinking(self) -> bool {
-        self >= Variant::From0804
-    }
-
     /// `system` messages survive `convertToLlm` and are transparent to tool-call accounting.
     pub(crate) fn has_system_role(self) -> bool {
         self >= Variant::From086
+    }
+
+    /// The Anthropic converter keeps a signed thinking block whose text is blank.
+    pub(crate) fn keeps_signed_blank_thinking(self) -> bool {
+        self >= Variant::From0804
     }
 
     /// Thinking from another model is dropped (before 1.3.0 it became a text block).

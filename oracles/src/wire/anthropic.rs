@@ -58,7 +58,15 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     } else {
         String::new()
     };
-    let messages = convert_messages(transformed, model, v)?;
+    // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
+    // tool results they separated form one run; before 0.86 one (reachable only without
+    // `convertToLlm`) stays in place, ignored, and ends a run.
+    let conversation: Vec<&Value> = transformed
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+        .collect();
+    let messages = convert_messages(&conversation, model, v)?;
     let mut body = Map::new();
     if let Some(id) = field(model, "id") {
         body.insert("model".into(), id.clone());
@@ -145,21 +153,13 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
 }
 
 /// `convertMessages`: the wire messages.
-fn convert_messages<N: Borrow<Value>>(
-    transformed: &[N],
+fn convert_messages(
+    transformed: &[&Value],
     model: &Value,
     v: Variant,
 ) -> Result<Vec<Value>, Thrown> {
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
-    // From 0.86 pi removes every system message (collapsed into the prompt) before it transforms
-    // and converts, so none of them separates two tool results: the conformance test found
-    // `R(a) S R(b)` sent as one user message by the real pi.
-    let transformed: Vec<&Value> = transformed
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
-        .collect();
     let mut out = Vec::with_capacity(transformed.len());
     let mut i = 0;
     while i < transformed.len() {
@@ -251,6 +251,11 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
     }
 }
 
+/// `!!signature && signature.trim().length > 0`.
+fn is_signed(signature: Option<&Value>) -> Result<bool, Thrown> {
+    Ok(truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?))
+}
+
 fn assistant_blocks(
     message: &Value,
     allow_empty_signature: bool,
@@ -279,25 +284,24 @@ fn assistant_blocks(
                 blocks.push(Value::Object(redacted));
                 continue;
             }
-            let is_signed = || -> Result<bool, Thrown> {
-                Ok(truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?))
-            };
-            // 0.81 reads the signature first and keeps a signed block with blank text; 0.79 trims
-            // the text first and drops every blank block (found by the conformance test).
-            let (thinking, signed) = if v.keeps_blank_signed_thinking() {
-                let signed = is_signed()?;
-                let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
-                if js::is_blank(thinking) && !signed {
-                    continue;
-                }
-                (thinking, signed)
+            // Before 0.80.4 a blank thinking block is dropped even when signed (and its text is
+            // read first); from then on a signature keeps it.
+            let (signed, thinking) = if v.keeps_signed_blank_thinking() {
+                let signed = is_signed(signature)?;
+                (
+                    signed,
+                    trimmable(field(block, "thinking"), "block.thinking")?,
+                )
             } else {
                 let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
                 if js::is_blank(thinking) {
                     continue;
                 }
-                (thinking, is_signed()?)
+                (is_signed(signature)?, thinking)
             };
+            if js::is_blank(thinking) && !signed {
+                continue;
+            }
             blocks.push(if signed {
                 json!({"type": "thinking", "thinking": thinking, "signature": signature})
             } else if allow_empty_signature {
