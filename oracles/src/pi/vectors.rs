@@ -46,7 +46,7 @@ pub(crate) fn run_messages(input: &Value, v: Variant) -> Value {
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(&llm, &transformed, &model, v) {
+        match anthropic::build(&llm, &transformed, &model, v, anthropic::Payload::Full) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }
