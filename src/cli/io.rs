@@ -58,8 +58,14 @@ fn describe_json_error(error: &serde_json::Error) -> String {
 /// 1-based line and column (in characters) just after `prefix`.
 fn line_column(prefix: &[u8]) -> (usize, usize) {
     let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    let line_start = prefix
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&prefix[line_start..])
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 

@@ -18,7 +18,11 @@ pub mod scan;
 pub mod sweep;
 
 #[derive(Debug, Parser)]
-#[command(name = "ctxfuzz", version, about = "Fuzz and judge the code that rewrites an LLM agent's transcript before the provider sees it")]
+#[command(
+    name = "ctxfuzz",
+    version,
+    about = "Fuzz and judge the code that rewrites an LLM agent's transcript before the provider sees it"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
