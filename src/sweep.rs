@@ -1,1 +1,211 @@
 //! The orphan sweep (pi-condense `sweepOrphanToolResults`) and its barrier rules.
+//!
+//! One forward pass with a set of open call ids: an `assistant` replaces the set with its own call
+//! ids, a `toolResult` consumes its id if it is open and is swept otherwise, and every other message
+//! is a barrier or not depending on the [`BarrierRule`]. When nothing is swept the input itself comes
+//! back (`Cow::Borrowed`): callers that forward "the same array" to the provider keep a byte-stable
+//! prompt prefix, and the no-op path copies nothing.
+//!
+//! Malformed input never panics. Decisions where the JavaScript would do something else:
+//! - a non-array `content` (pi-condense throws on a string) opens no calls;
+//! - only string ids count: a `toolCall` without a string `id` opens nothing, and a `toolResult`
+//!   without a string `toolCallId` is always swept (reported by its JSON text, `null` if missing);
+//! - a message that is not an object, or has no string `role`, is an "other role" message.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::transcript::js;
+
+/// Which messages between a call and its result close the open calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BarrierRule {
+    /// Before the gh-11 fix: other roles pass through silently (the duplicate-id brick).
+    None,
+    /// Only the roles pi's `convertToLlm` maps to `user`: the design the fix rejects.
+    Allowlist,
+    /// The gh-11 fix (pi-condense compatibility): every role but `assistant`/`toolResult`.
+    AllOtherRoles,
+    /// The fix, plus an `error`/`aborted` assistant opens no calls (pi drops that assistant).
+    #[default]
+    Strict,
+}
+
+impl BarrierRule {
+    pub const ALL: [BarrierRule; 4] = [
+        BarrierRule::None,
+        BarrierRule::Allowlist,
+        BarrierRule::AllOtherRoles,
+        BarrierRule::Strict,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierRule::None => "none",
+            BarrierRule::Allowlist => "allowlist",
+            BarrierRule::AllOtherRoles => "all-other-roles",
+            BarrierRule::Strict => "strict",
+        }
+    }
+
+    /// Whether a message that is neither `assistant` nor `toolResult` closes the open calls.
+    fn is_barrier(self, message: &Value) -> bool {
+        match self {
+            BarrierRule::None => false,
+            BarrierRule::Allowlist => match role(message) {
+                Some("user" | "custom" | "branchSummary" | "compactionSummary") => true,
+                Some("bashExecution") => !js::truthy(message.get("excludeFromContext")),
+                _ => false,
+            },
+            BarrierRule::AllOtherRoles | BarrierRule::Strict => true,
+        }
+    }
+
+    /// Whether this assistant's tool calls become open.
+    fn opens_calls(self, assistant: &Value) -> bool {
+        self != BarrierRule::Strict
+            || !matches!(
+                assistant.get("stopReason").and_then(Value::as_str),
+                Some("error" | "aborted")
+            )
+    }
+}
+
+impl fmt::Display for BarrierRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for BarrierRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        BarrierRule::ALL
+            .into_iter()
+            .find(|rule| rule.name() == text)
+            .ok_or_else(|| {
+                format!("unknown barrier rule `{text}` (expected none, allowlist, all-other-roles or strict)")
+            })
+    }
+}
+
+/// What the sweep kept and what it removed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Swept<'a> {
+    /// `Cow::Borrowed(input)` exactly when nothing was swept.
+    pub messages: Cow<'a, [Value]>,
+    /// The `toolCallId` of every swept result, in encounter order (duplicates possible).
+    pub swept: Vec<String>,
+}
+
+/// Sweeps the tool results that answer no open call. Never mutates `messages`; when nothing is
+/// swept it returns `messages` itself, without allocating.
+pub fn sweep(messages: &[Value], rule: BarrierRule) -> Swept<'_> {
+    let mut open = OpenCalls::default();
+    let mut swept_at = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        match role(message) {
+            Some("assistant") => {
+                open.clear();
+                if rule.opens_calls(message) {
+                    open.open(message);
+                }
+            }
+            Some("toolResult") => {
+                let answered = message
+                    .get("toolCallId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| open.consume(id));
+                if !answered {
+                    swept_at.push(index);
+                }
+            }
+            _ if rule.is_barrier(message) => open.clear(),
+            _ => {}
+        }
+    }
+    if swept_at.is_empty() {
+        return Swept {
+            messages: Cow::Borrowed(messages),
+            swept: Vec::new(),
+        };
+    }
+    let swept = swept_at.iter().map(|&i| result_id(&messages[i])).collect();
+    let mut kept = Vec::with_capacity(messages.len());
+    let mut next_swept = swept_at.iter().peekable();
+    for (index, message) in messages.iter().enumerate() {
+        if next_swept.next_if(|&&at| at == index).is_none() {
+            kept.push(message.clone());
+        }
+    }
+    Swept {
+        messages: Cow::Owned(kept),
+        swept,
+    }
+}
+
+/// The external-program protocol line (SPEC §7.1): `{"messages":[...],"swept":[...]}`, one line,
+/// no trailing newline. `ctxfuzz sweep --json` prints exactly this.
+pub fn protocol_line(result: &Swept<'_>) -> String {
+    serde_json::to_string(result).expect("JSON values and strings always serialise")
+}
+
+/// The open call ids of the current assistant turn: sorted, de-duplicated (a call id repeated
+/// inside one assistant is answered once), each with a "consumed" flag. Sorted so that a huge
+/// multi-call turn stays O(log n) per result; reused across turns so one buffer serves the pass.
+#[derive(Default)]
+struct OpenCalls<'a> {
+    ids: Vec<(&'a str, bool)>,
+}
+
+impl<'a> OpenCalls<'a> {
+    fn clear(&mut self) {
+        self.ids.clear();
+    }
+
+    fn open(&mut self, assistant: &'a Value) {
+        let Some(blocks) = assistant.get("content").and_then(Value::as_array) else {
+            return;
+        };
+        let calls = blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
+            .filter_map(|block| block.get("id").and_then(Value::as_str));
+        self.ids.extend(calls.map(|id| (id, false)));
+        self.ids.sort_unstable();
+        self.ids.dedup_by_key(|(id, _)| *id);
+    }
+
+    /// Consumes `id` if it is open; false if it was never opened or already answered.
+    fn consume(&mut self, id: &str) -> bool {
+        match self.ids.binary_search_by(|(open, _)| (*open).cmp(id)) {
+            Ok(at) if !self.ids[at].1 => {
+                self.ids[at].1 = true;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+/// How a swept result's id is reported: the string itself, or the JSON text of a non-string id
+/// (`null` when missing, as `JSON.stringify` writes an `undefined` array element).
+fn result_id(message: &Value) -> String {
+    match message.get("toolCallId") {
+        Some(Value::String(id)) => id.clone(),
+        Some(other) => other.to_string(),
+        None => "null".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

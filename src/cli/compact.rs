@@ -1,9 +1,150 @@
-//! `ctxfuzz compact`.
+//! `ctxfuzz compact FILE`: apply the compaction once and print the new transcript and a report
+//! (boundary, what was summarised, sizes, what the token tracker saw).
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use crate::cli::io;
+use crate::compaction::{
+    self, Compaction, Config, Family, Faults, Outcome, Policy, Scripted, Tracker, TrackerCall,
+};
 
 /// Arguments of `ctxfuzz compact`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A JSON array of pi messages or chat messages (either schema).
+    pub file: PathBuf,
+    /// A named variant (cycle-safe, autobot, midpoint, floor-0, compose-after-reset, old-clip-key,
+    /// no-preserve, no-state); the options below override its knobs.
+    #[arg(long, default_value = "cycle-safe")]
+    pub variant: String,
+    /// Boundary policy.
+    #[arg(long, value_parser = parse_policy)]
+    pub policy: Option<Policy>,
+    /// Transcript family (default: detected from the roles).
+    #[arg(long, value_parser = parse_family)]
+    pub format: Option<Family>,
+    /// How far below the midpoint a user turn is looked for.
+    #[arg(long)]
+    pub window: Option<usize>,
+    /// Most recent user turns carried verbatim.
+    #[arg(long)]
+    pub user_message_cap: Option<usize>,
+    /// Tool-result body clip before the summariser (characters).
+    #[arg(long)]
+    pub clip_chars: Option<usize>,
+    /// Last N shell commands rendered in the state block (0: all).
+    #[arg(long)]
+    pub state_command_cap: Option<usize>,
+    /// Use this text as the summary instead of the offline digest.
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// One JSON object `{"messages", "boundary", "summary", "report"}` instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the new transcript to this file (atomically).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz compact` is not implemented yet")
+fn parse_policy(text: &str) -> Result<Policy> {
+    serde_json::from_value(Value::String(text.to_string()))
+        .map_err(|_| anyhow::anyhow!("expected midpoint, autobot or cycle-safe"))
+}
+
+fn parse_family(text: &str) -> Result<Family> {
+    serde_json::from_value(Value::String(text.to_string()))
+        .map_err(|_| anyhow::anyhow!("expected pi or chat"))
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let input = io::read_json(&args.file)?;
+    let Value::Array(messages) = input else {
+        bail!(
+            "{}:1:1: expected a JSON array of messages",
+            args.file.display()
+        );
+    };
+    let mut config = Config::variant(&args.variant)?;
+    config.policy = args.policy.unwrap_or(config.policy);
+    config.window = args.window.unwrap_or(config.window);
+    config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);
+    config.clip_chars = args.clip_chars.unwrap_or(config.clip_chars);
+    config.state_command_cap = args.state_command_cap.unwrap_or(config.state_command_cap);
+    let family = args.format.unwrap_or_else(|| Family::detect(&messages));
+    let summariser = args.summary.map_or(Scripted::Digest, Scripted::Fixed);
+    let mut tracker = Tracker::default();
+    let result = compaction::compact(
+        &messages,
+        family,
+        &config,
+        &summariser,
+        Faults::default(),
+        &mut tracker,
+    );
+    if let Some(path) = &args.output {
+        let mut text = serde_json::to_string_pretty(&result.messages)?;
+        text.push('\n');
+        io::write_atomically(path, text.as_bytes())?;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&result.to_json(&tracker))?
+        );
+    } else {
+        print!("{}", describe(&result, &config, &tracker));
+        println!("{}", serde_json::to_string_pretty(&result.messages)?);
+    }
+    Ok(0)
+}
+
+/// The human-readable report printed before the transcript.
+fn describe(result: &Compaction, config: &Config, tracker: &Tracker) -> String {
+    let policy = serde_json::to_value(config.policy).unwrap_or_default();
+    let family = serde_json::to_value(result.family).unwrap_or_default();
+    let mut text = format!(
+        "policy {} on a {} transcript of {} messages: boundary picked at {}\n",
+        policy.as_str().unwrap_or(""),
+        family.as_str().unwrap_or(""),
+        result.messages.len() + result.boundary - usize::from(result.boundary > 0),
+        result.picked
+    );
+    text += &match &result.outcome {
+        Outcome::Compacted => format!(
+            "compacted: messages[..{b}] ({} tokens) replaced by one summary ({} tokens); {} kept untouched\n\
+             summary carries {} verbatim user turn(s), {} file(s) written, {} command(s), {} tool(s)\n",
+            result.region_tokens,
+            result.summary_tokens,
+            result.messages.len() - 1,
+            result.preserved.len(),
+            result.state.files_written.len(),
+            result.state.commands.len(),
+            result.state.tools_used.len(),
+            b = result.boundary,
+        ),
+        Outcome::NoCut => "not compacted: no valid cut (boundary 0)\n".to_string(),
+        Outcome::NotSmaller {
+            summary_tokens,
+            region_tokens,
+        } => format!(
+            "not compacted: the summary ({summary_tokens} tokens) would not be smaller than the region ({region_tokens} tokens)\n"
+        ),
+        Outcome::Failed { error } => format!("not compacted: {error}\n"),
+    };
+    let refills = tracker
+        .calls
+        .iter()
+        .filter(|c| matches!(c, TrackerCall::Add { .. }))
+        .count();
+    text += &match tracker.calls.first() {
+        None => "tracker: untouched\n".to_string(),
+        Some(_) => format!(
+            "tracker: reset, then refilled with {refills} kept message(s) ({} tokens)\n",
+            tracker.total_tokens
+        ),
+    };
+    text
 }

@@ -1,9 +1,78 @@
-//! `ctxfuzz guard`.
+//! `ctxfuzz guard --variant V --schedule FILE`: the event trace of one turn-end guard schedule.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow};
+use ctxfuzz_oracles::invariants::{self, Judgement};
+
+use crate::cli::io;
+use crate::guard::{self, Schedule, Variant, compare};
 
 /// Arguments of `ctxfuzz guard`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The guard wiring: settled (the original), end-no-release, end-release (the fix).
+    #[arg(long, default_value = "end-release", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// A schedule (JSON), or a `guard` case file (its `input` is the schedule).
+    #[arg(long)]
+    pub schedule: PathBuf,
+    /// Print the trace as JSON (what the oracle judges) instead of one line per event.
+    #[arg(long, conflicts_with = "against")]
+    pub json: bool,
+    /// Also run this variant and print a diff of the two traces.
+    #[arg(long, value_parser = parse_variant)]
+    pub against: Option<Variant>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz guard` is not implemented yet")
+fn parse_variant(name: &str) -> Result<Variant, String> {
+    name.parse()
+}
+
+/// Prints the trace and the invariants it breaks; exit 1 when it breaks any.
+pub fn run(args: Args) -> Result<u8> {
+    let schedule = read_schedule(&args.schedule)?;
+    let trace = guard::run(args.variant, &schedule);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&trace.to_value())?);
+    } else if let Some(other) = args.against {
+        print!("{}", compare::side_by_side(&schedule, args.variant, other));
+    } else {
+        println!("order: {}", trace.probe_order());
+        for line in trace.lines() {
+            println!("{line}");
+        }
+    }
+    let judgement = invariants::guard::judge(&trace.to_value());
+    if let Judgement::Fail(violations) = &judgement {
+        for violation in violations {
+            eprintln!("{}: {}", violation.invariant, violation.summary);
+        }
+    }
+    Ok(match judgement {
+        Judgement::Fail(_) => 1,
+        _ => 0,
+    })
+}
+
+/// A schedule file, or the `input` of a case file. Errors name the file (and, for a plain
+/// schedule, the line and column).
+fn read_schedule(path: &Path) -> Result<Schedule> {
+    let text = io::read_text(path)?;
+    let value = io::parse_json(path, &text)?;
+    let is_case = value.get("target").is_some() && value.get("input").is_some();
+    match is_case {
+        true => Schedule::from_value(&value["input"])
+            .map_err(|e| anyhow!("{}: `input` is not a guard schedule: {e}", path.display())),
+        false => serde_json::from_str(&text).map_err(|e| {
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            anyhow!(
+                "{}:{}:{}: not a guard schedule: {message}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        }),
+    }
 }

@@ -1,9 +1,95 @@
-//! `ctxfuzz sweep`.
+//! `ctxfuzz sweep FILE [--rule R] [--json] [--output OUT]`: apply the orphan sweep to one transcript.
+//!
+//! FILE holds a JSON array of pi messages, or the external-program request `{"messages": [...]}`.
+//! Without `--json`: the kept messages, pretty-printed, on stdout, and one line on stderr saying
+//! what was swept. With `--json`: exactly the external-program protocol line
+//! `{"messages":[...],"swept":[...]}` (SPEC §7.1).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use crate::cli::io;
+use crate::sweep::{BarrierRule, Swept, protocol_line, sweep};
 
 /// Arguments of `ctxfuzz sweep`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A JSON array of pi messages, or `{"messages": [...]}`.
+    pub file: PathBuf,
+    /// Barrier rule: none | allowlist | all-other-roles (pi-condense) | strict.
+    #[arg(long, default_value_t = BarrierRule::Strict)]
+    pub rule: BarrierRule,
+    /// Print `{"messages":[...],"swept":[...]}` on one line (the external-program protocol).
+    #[arg(long)]
+    pub json: bool,
+    /// Write the result to this file (atomically) instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz sweep` is not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let document = io::read_json(&args.file)?;
+    let messages = messages_of(&args.file, &document)?;
+    let result = sweep(messages, args.rule);
+    let text = if args.json {
+        protocol_line(&result) + "\n"
+    } else {
+        let mut pretty = serde_json::to_string_pretty(&result.messages)?;
+        pretty.push('\n');
+        pretty
+    };
+    match &args.output {
+        Some(path) => io::write_atomically(path, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    if !args.json {
+        eprintln!("{}", report(&result, args.rule));
+    }
+    Ok(0)
+}
+
+/// The transcript inside a document: the array itself, or the `messages` of a protocol request.
+fn messages_of<'a>(path: &Path, document: &'a Value) -> Result<&'a [Value]> {
+    match document {
+        Value::Array(messages) => Ok(messages),
+        Value::Object(object) => match object.get("messages") {
+            Some(Value::Array(messages)) => Ok(messages),
+            Some(_) => bail!("{}:1:1: `messages` is not a JSON array", path.display()),
+            None => bail!(
+                "{}:1:1: expected a JSON array of messages or {{\"messages\": [...]}}",
+                path.display()
+            ),
+        },
+        _ => bail!(
+            "{}:1:1: expected a JSON array of messages, found {}",
+            path.display(),
+            kind(document)
+        ),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// One line for a person: how many results went, and their ids.
+fn report(result: &Swept<'_>, rule: BarrierRule) -> String {
+    if result.swept.is_empty() {
+        return format!("rule {rule}: nothing swept (the transcript is returned unchanged)");
+    }
+    let ids: Vec<String> = result.swept.iter().map(|id| format!("{id:?}")).collect();
+    format!(
+        "rule {rule}: swept {} orphan tool result(s): {}",
+        result.swept.len(),
+        ids.join(", ")
+    )
 }

@@ -1,1 +1,196 @@
-//! AutoBot context-overflow compaction: boundary policies, state extraction, clipping, composition, the token tracker, summarisers.
+//! AutoBot context-overflow compaction over pi and chat transcripts: boundary policies, the
+//! summariser, preserved user turns, extracted state, clipping, composition, token estimates, the
+//! tracker and the overflow check, each in its own module and each configurable (`Config`),
+//! including the historical variants (`Config::variant`).
+//!
+//! The order of steps is AutoBot's `_create_summary` after #14322: pick the boundary; summarise
+//! the clipped region (a failure leaves the tracker untouched); estimate the kept messages;
+//! compose; only then reset the tracker and refill it, one call per kept message.
+
+pub mod boundary;
+pub mod clip;
+pub mod compose;
+pub mod config;
+pub mod family;
+pub mod overflow;
+pub mod preserve;
+pub mod state;
+pub mod summariser;
+pub mod tokens;
+pub mod tracker;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+pub use config::{Config, Policy};
+pub use family::Family;
+pub use summariser::{Scripted, Summariser, SummaryError};
+pub use tracker::{Tracker, TrackerCall};
+
+/// Fault injection beyond the summariser's own failures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Faults {
+    /// Composition raises (in AutoBot a formatting bug raises its own `TypeError`): observable
+    /// only through what the tracker saw before it.
+    pub compose_fails: bool,
+}
+
+/// What happened, in one word plus its details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Outcome {
+    Compacted,
+    /// The policy found no valid cut: nothing summarised, the tracker untouched.
+    NoCut,
+    /// The composed summary was not smaller than the region it would replace.
+    NotSmaller {
+        summary_tokens: u64,
+        region_tokens: u64,
+    },
+    /// The summariser or the composition failed; the error is surfaced, nothing replaced.
+    Failed {
+        error: String,
+    },
+}
+
+/// The result of one compaction: the new transcript and everything a report or an oracle needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    pub family: Family,
+    /// The new transcript (a copy of the input when nothing was compacted).
+    pub messages: Vec<Value>,
+    /// The first kept index when compacted, 0 otherwise.
+    pub boundary: usize,
+    /// What the policy picked (the boundary, even when the compaction was then skipped or failed).
+    pub picked: usize,
+    /// The composed summary ("" when not compacted).
+    pub summary: String,
+    pub outcome: Outcome,
+    /// The clipped region exactly as the summariser received it.
+    pub summariser_input: Vec<Value>,
+    pub state: state::State,
+    pub preserved: Vec<String>,
+    pub region_tokens: u64,
+    pub summary_tokens: u64,
+}
+
+/// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
+pub fn compact(
+    messages: &[Value],
+    family: Family,
+    config: &Config,
+    summariser: &dyn Summariser,
+    faults: Faults,
+    tracker: &mut Tracker,
+) -> Compaction {
+    let picked = boundary::pick(messages, family, config);
+    let mut result = Compaction {
+        family,
+        messages: messages.to_vec(),
+        boundary: 0,
+        picked,
+        summary: String::new(),
+        outcome: Outcome::NoCut,
+        summariser_input: Vec::new(),
+        state: state::State::default(),
+        preserved: Vec::new(),
+        region_tokens: 0,
+        summary_tokens: 0,
+    };
+    if picked == 0 {
+        return result;
+    }
+    let (region, kept) = messages.split_at(picked);
+    result.summariser_input =
+        clip::clip_tool_results(region, family, config.clip_chars, config.clip_key);
+    let summary = match summariser::summarise(summariser, &result.summariser_input, family) {
+        Ok(summary) => summary,
+        Err(error) => {
+            result.outcome = Outcome::Failed {
+                error: error.to_string(),
+            };
+            return result;
+        }
+    };
+    let retained: Vec<u64> = kept
+        .iter()
+        .map(|m| tokens::message_tokens(family, m))
+        .collect();
+    let refill = |tracker: &mut Tracker| {
+        tracker.reset();
+        retained.iter().for_each(|&t| tracker.add(t, 0));
+    };
+    if config.compose_order == config::ComposeOrder::AfterReset {
+        refill(tracker);
+    }
+    if faults.compose_fails {
+        result.outcome = Outcome::Failed {
+            error: "composition failed: injected fault".to_string(),
+        };
+        return result;
+    }
+    result.state = state::extract(region, family, config);
+    if config.preserve_user_turns {
+        result.preserved = preserve::preserved(
+            region,
+            family,
+            config.user_message_cap,
+            config.carry_verbatim,
+        );
+    }
+    let state_block = match config.state_block {
+        true => state::render(&result.state, config.state_command_cap),
+        false => String::new(),
+    };
+    let composed = compose::compose(&summary, &state_block, &preserve::render(&result.preserved));
+    result.region_tokens = tokens::total_tokens(family, region);
+    result.summary_tokens = tokens::estimate(&composed);
+    if config.skip_unless_smaller && result.summary_tokens >= result.region_tokens {
+        result.outcome = Outcome::NotSmaller {
+            summary_tokens: result.summary_tokens,
+            region_tokens: result.region_tokens,
+        };
+        return result;
+    }
+    if config.compose_order == config::ComposeOrder::BeforeReset {
+        refill(tracker);
+    }
+    let tokens_before = result.region_tokens + retained.iter().sum::<u64>();
+    let mut out = Vec::with_capacity(kept.len() + 1);
+    out.push(family.summary_message(&composed, tokens_before, &region[region.len() - 1]));
+    out.extend_from_slice(kept);
+    result.messages = out;
+    result.boundary = picked;
+    result.summary = composed;
+    result.outcome = Outcome::Compacted;
+    result
+}
+
+impl Compaction {
+    /// The report `ctxfuzz compact` prints and the oracles read (without the transcript).
+    pub fn report(&self, tracker: &Tracker) -> Value {
+        json!({
+            "family": self.family,
+            "outcome": self.outcome,
+            "picked_boundary": self.picked,
+            "summarised": self.boundary,
+            "kept": self.messages.len() - usize::from(self.boundary > 0),
+            "region_tokens": self.region_tokens,
+            "summary_tokens": self.summary_tokens,
+            "state": self.state,
+            "preserved_user_turns": self.preserved.len(),
+            "tracker": tracker,
+        })
+    }
+
+    /// `{"messages", "boundary", "summary", "report"}`: the `--json` output of `ctxfuzz compact`.
+    pub fn to_json(&self, tracker: &Tracker) -> Value {
+        json!({
+            "messages": self.messages,
+            "boundary": self.boundary,
+            "summary": self.summary,
+            "report": self.report(tracker),
+        })
+    }
+}

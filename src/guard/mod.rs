@@ -1,1 +1,18 @@
-//! A deterministic model of one pi session run loop, the turn-end guard variants, and schedules.
+//! The turn-end guard system under test: a deterministic model of pi 0.81.1's agent run loop
+//! ([`session`]), the Firstmate guard extension in its three wirings ([`turnend`]), the schedules
+//! that drive them ([`schedule`], [`generate`]), and the trace they produce ([`trace`]).
+//!
+//! Never calls the oracles: the `guard` fuzz target hands the trace to
+//! `ctxfuzz_oracles::invariants::guard`, which judges it from the trace alone.
+
+pub mod compare;
+pub mod generate;
+pub mod schedule;
+pub mod session;
+pub mod trace;
+pub mod turnend;
+
+pub use schedule::Schedule;
+pub use session::run;
+pub use trace::Trace;
+pub use turnend::Variant;

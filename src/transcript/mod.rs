@@ -5,3 +5,4 @@
 //! round trip with an equal value; the accessors here give the systems a typed view of them.
 
 pub mod case;
+pub mod js;

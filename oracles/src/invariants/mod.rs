@@ -2,6 +2,10 @@
 //!
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
+pub mod guard;
+pub mod sweep;
+pub mod wire;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -64,3 +68,5 @@ impl Judgement {
         }
     }
 }
+
+pub mod compaction;

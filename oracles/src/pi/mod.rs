@@ -1,1 +1,147 @@
-//! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant.
+//! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant, and the whole
+//! render pipeline up to the Anthropic request body.
+//!
+//! The models read `serde_json::Value`s the way the JavaScript reads objects, and report the
+//! inputs on which the JavaScript throws as [`Thrown`] (an outcome, never a crash of ctxfuzz).
+//! Internally the pipeline borrows every message it does not change.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Value, json};
+
+pub mod convert;
+pub mod session;
+pub mod transform;
+mod variant;
+mod vectors;
+
+pub use transform::normalize_tool_call_id;
+pub use variant::Variant;
+pub use vectors::run_vector_input;
+
+use crate::wire::anthropic;
+
+/// A stage of pi's pipeline, named as the vectors file and `render --batch` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    ConvertToLlm,
+    TransformMessages,
+    /// pi-ai's Anthropic request builder (`convertMessages` / `buildParams`).
+    Anthropic,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::ConvertToLlm => "convertToLlm",
+            Stage::TransformMessages => "transformMessages",
+            Stage::Anthropic => "anthropic",
+        })
+    }
+}
+
+/// "pi itself would throw at stage S": the error as the JavaScript prints it, e.g.
+/// `TypeError: assistantMsg.content.flatMap is not a function`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thrown {
+    pub stage: Stage,
+    pub error: String,
+}
+
+impl Thrown {
+    pub(crate) fn new(stage: Stage, error: String) -> Self {
+        Thrown { stage, error }
+    }
+}
+
+impl fmt::Display for Thrown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pi itself would throw at stage {}: {}",
+            self.stage, self.error
+        )
+    }
+}
+
+impl std::error::Error for Thrown {}
+
+/// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5.
+pub fn default_model() -> Value {
+    json!({
+        "id": "claude-sonnet-4-5",
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "input": ["text", "image"],
+        "reasoning": true,
+        "contextWindow": 200000,
+        "maxTokens": 64000,
+        "compat": {"supportsStrictTools": true}
+    })
+}
+
+/// `convertToLlm(messages)`.
+pub fn convert_to_llm(messages: &[Value], v: Variant) -> Result<Vec<Value>, Thrown> {
+    Ok(into_owned(convert::convert(messages, v)?))
+}
+
+/// `transformMessages(messages, model, anthropicNormalizeToolCallId)`. Synthetic results carry
+/// `"timestamp": 0`.
+pub fn transform_messages(
+    messages: &[Value],
+    model: &Value,
+    v: Variant,
+) -> Result<Vec<Value>, Thrown> {
+    let borrowed = messages.iter().map(Cow::Borrowed).collect();
+    Ok(into_owned(
+        transform::transform(borrowed, model, v)?.messages,
+    ))
+}
+
+/// Every stage of the pipeline for one transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// After `convertToLlm`.
+    pub llm: Vec<Value>,
+    /// After `transformMessages`.
+    pub transformed: Vec<Value>,
+    /// The Anthropic request body: `{"model", "messages", "system"?, "max_tokens", "stream"}`.
+    pub anthropic: Value,
+}
+
+/// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
+pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered, Thrown> {
+    let rendered = render_borrowed(messages, model, v)?;
+    Ok(Rendered {
+        llm: into_owned(rendered.llm),
+        transformed: into_owned(rendered.transformed.messages),
+        anthropic: rendered.anthropic,
+    })
+}
+
+/// The pipeline with every unchanged message borrowed, for the invariants' hot path.
+pub(crate) struct RenderedBorrowed<'a> {
+    pub llm: Vec<Cow<'a, Value>>,
+    pub transformed: transform::Transformed<'a>,
+    pub anthropic: Value,
+}
+
+pub(crate) fn render_borrowed<'a>(
+    messages: &'a [Value],
+    model: &Value,
+    v: Variant,
+) -> Result<RenderedBorrowed<'a>, Thrown> {
+    let llm = convert::convert(messages, v)?;
+    let transformed = transform::transform(llm.clone(), model, v)?;
+    let anthropic = anthropic::build(&llm, &transformed.messages, model, v)?;
+    Ok(RenderedBorrowed {
+        llm,
+        transformed,
+        anthropic,
+    })
+}
+
+fn into_owned(messages: Vec<Cow<'_, Value>>) -> Vec<Value> {
+    messages.into_iter().map(Cow::into_owned).collect()
+}

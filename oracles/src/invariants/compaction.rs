@@ -1,0 +1,740 @@
+//! Invariants of a compaction (SPEC §5.2), judged from what went in, what came out, what the
+//! summariser received and what the token tracker saw. Everything the compaction must get right
+//! is re-stated here independently (message text, token estimate, call cycles, clipping, state,
+//! preserved turns): this module never calls `ctxfuzz::compaction`.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::{Cause, Violation};
+
+/// Every invariant id of this module, with its one-line statement.
+pub const INVARIANTS: &[(&str, &str)] = &[
+    (
+        BOUNDARY_VALID,
+        "the boundary is 0 only when no valid cut exists, never at a tool result, never inside an open call cycle (cycle-safe); 0 leaves transcript and tracker untouched",
+    ),
+    (
+        NO_NEW_ORPHANS,
+        "every tool result the compaction keeps still answers a kept call",
+    ),
+    (
+        KEPT_SUFFIX,
+        "the kept messages come out exactly as they went in, behind one summary message carrying the composed text",
+    ),
+    (
+        SMALLER,
+        "the composed summary has fewer estimated tokens than the region it replaces",
+    ),
+    (
+        CLIP_BOUNDED,
+        "every tool-result body the summariser reads is at most clip_chars plus the marker; nothing else is changed",
+    ),
+    (
+        CAPS,
+        "at most user_message_cap verbatim turns and the last state_command_cap commands are rendered",
+    ),
+    (
+        STATE_RETAINED,
+        "the summary carries the files written, commands run and tools used of the region",
+    ),
+    (
+        USER_TURNS,
+        "the region's most recent user turns (up to the cap) are carried verbatim, in order",
+    ),
+    (
+        ACROSS_ROUNDS,
+        "every summarised user turn survives later rounds (up to the cap), verbatim, in order",
+    ),
+    (
+        RESET_DELIVERED,
+        "the tracker is reset only when the summary is delivered, then refilled once per kept message",
+    ),
+    (INPUT_NOT_MUTATED, "the caller's transcript is unchanged"),
+];
+
+pub const BOUNDARY_VALID: &str = "boundary-valid";
+pub const NO_NEW_ORPHANS: &str = "compaction-no-new-orphans";
+pub const KEPT_SUFFIX: &str = "kept-suffix-untouched";
+pub const SMALLER: &str = "summary-smaller-than-region";
+pub const CLIP_BOUNDED: &str = "clip-bounded";
+pub const CAPS: &str = "caps-respected";
+pub const STATE_RETAINED: &str = "state-retained";
+pub const USER_TURNS: &str = "user-turns-preserved";
+pub const ACROSS_ROUNDS: &str = "user-turns-preserved-across-rounds";
+pub const RESET_DELIVERED: &str = "reset-implies-delivered";
+pub const INPUT_NOT_MUTATED: &str = "input-not-mutated";
+
+const CLIP_MARKER: &str = "\u{2026} [clipped]";
+const VERBATIM_HEADING: &str = "### User messages (verbatim)\n";
+const STATE_HEADING: &str = "### Retained state (extracted, not inferred)";
+
+/// Which transcript family, and the knobs the user configured (not the defect switches: a variant
+/// is judged against the contract, never excused by its own configuration).
+#[derive(Debug, Clone)]
+pub struct Contract {
+    pub pi: bool,
+    pub cycle_safe: bool,
+    pub user_message_cap: usize,
+    pub clip_chars: usize,
+    pub state_command_cap: usize,
+    pub file_write_tools: Vec<String>,
+    pub shell_tools: Vec<String>,
+}
+
+impl Contract {
+    /// Reads `family` ("pi" or "chat") and the knobs of a compaction configuration as JSON;
+    /// missing knobs take the reference's defaults.
+    pub fn from_json(family: &str, config: &Value) -> Contract {
+        let number = |key: &str, default: usize| {
+            config
+                .get(key)
+                .and_then(Value::as_u64)
+                .map_or(default, |n| n as usize)
+        };
+        let names = |key: &str, default: &[&str]| match config.get(key).and_then(Value::as_array) {
+            Some(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_lowercase)
+                .collect(),
+            None => default.iter().map(|s| s.to_string()).collect(),
+        };
+        Contract {
+            pi: family == "pi",
+            cycle_safe: config
+                .get("policy")
+                .and_then(Value::as_str)
+                .unwrap_or("cycle-safe")
+                == "cycle-safe",
+            user_message_cap: number("user_message_cap", 40),
+            clip_chars: number("clip_chars", 400),
+            state_command_cap: number("state_command_cap", 10),
+            file_write_tools: names(
+                "file_write_tools",
+                &[
+                    "write_file",
+                    "edit_file",
+                    "move_file",
+                    "copy_file",
+                    "create_directory",
+                ],
+            ),
+            shell_tools: names(
+                "shell_tools",
+                &["bash", "shell", "execute_command", "run_command"],
+            ),
+        }
+    }
+}
+
+/// One compaction call as observed from outside.
+#[derive(Debug, Clone, Copy)]
+pub struct Round<'a> {
+    /// The transcript handed to the compaction, as it was before the call.
+    pub input: &'a [Value],
+    /// The same transcript after the call.
+    pub input_after: &'a [Value],
+    pub output: &'a [Value],
+    /// The first kept index when compacted; 0 when nothing was compacted.
+    pub boundary: usize,
+    /// What the boundary policy picked (the compaction may still have been skipped or failed).
+    pub picked: usize,
+    /// The composed summary ("" when not compacted).
+    pub summary: &'a str,
+    /// What the summariser received (empty when it was not called).
+    pub summariser_input: &'a [Value],
+    /// The tracker calls of this round: `"reset"` or `{"add": {"prompt": n, "completion": n}}`.
+    pub tracker_calls: &'a [Value],
+}
+
+/// Judges a sequence of rounds (each round's input is the previous output plus new messages).
+pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
+    let reader = Reader { pi: contract.pi };
+    let mut found = Vec::new();
+    let mut summarised_turns: Vec<String> = Vec::new();
+    let mut compacted_rounds = 0;
+    for (number, round) in rounds.iter().enumerate() {
+        let before = found.len();
+        judge_round(contract, &reader, round, &mut found);
+        if round.boundary > 0 {
+            summarised_turns.extend(
+                round.input[..round.boundary]
+                    .iter()
+                    .filter(|m| reader.role(m) == "user")
+                    .map(|m| reader.text(m))
+                    .filter(|t| !t.is_empty()),
+            );
+            if compacted_rounds > 0 {
+                across_rounds(contract, round, &summarised_turns, &mut found);
+            }
+            compacted_rounds += 1;
+        }
+        for violation in &mut found[before..] {
+            if let Value::Object(evidence) = &mut violation.evidence {
+                evidence.insert("round".to_string(), json!(number));
+            }
+        }
+    }
+    found
+}
+
+fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut Vec<Violation>) {
+    let mut report = |invariant: &'static str, summary: String, evidence: Value| {
+        found.push(Violation {
+            invariant,
+            cause: Cause::SystemUnderTest,
+            summary,
+            evidence,
+        });
+    };
+    let input = round.input;
+    let b = round.boundary;
+    if round.input != round.input_after {
+        report(
+            INPUT_NOT_MUTATED,
+            "the compaction modified the caller's transcript".into(),
+            json!({}),
+        );
+    }
+
+    // boundary-valid
+    let inside = if contract.cycle_safe {
+        reader.open_cycles(input)
+    } else {
+        vec![false; input.len() + 1]
+    };
+    let valid =
+        |i: usize| i >= 1 && i < input.len() && !reader.is_tool_result(&input[i]) && !inside[i];
+    if round.picked == 0 {
+        if let Some(cut) = (1..=input.len() / 2).rev().find(|&i| valid(i)) {
+            report(
+                BOUNDARY_VALID,
+                format!("boundary 0 although index {cut} is a valid cut"),
+                json!({"valid_cut": cut}),
+            );
+        }
+        if !round.tracker_calls.is_empty() || round.output != input {
+            report(
+                BOUNDARY_VALID,
+                "boundary 0 but the transcript or the tracker was touched".into(),
+                json!({"tracker_calls": round.tracker_calls.len()}),
+            );
+        }
+    } else if !valid(round.picked) {
+        let why = match input.get(round.picked) {
+            Some(m) if reader.is_tool_result(m) => "at a tool result",
+            Some(_) => "inside an open call cycle",
+            None => "past the end",
+        };
+        report(
+            BOUNDARY_VALID,
+            format!("boundary {} is {why}", round.picked),
+            json!({"boundary": round.picked}),
+        );
+    }
+
+    // kept-suffix-untouched
+    if b == 0 {
+        if round.output != input {
+            report(
+                KEPT_SUFFIX,
+                "nothing was compacted but the transcript changed".into(),
+                json!({}),
+            );
+        }
+    } else if b > input.len()
+        || round.output.len() != input.len() - b + 1
+        || round.output[1..] != input[b..]
+        || !reader.is_summary_carrying(&round.output[0], round.summary)
+    {
+        report(
+            KEPT_SUFFIX,
+            format!("the output is not one summary message followed by messages[{b}..]"),
+            json!({"boundary": b, "output_len": round.output.len(), "input_len": input.len()}),
+        );
+        return; // everything below reads the output positionally
+    }
+
+    // compaction-no-new-orphans
+    if b > 0 {
+        let before = reader.orphans(input);
+        let after = reader.orphans(round.output);
+        let new: Vec<usize> = (1..round.output.len())
+            .filter(|&k| after[k] && !before[b + k - 1])
+            .map(|k| b + k - 1)
+            .collect();
+        if !new.is_empty() {
+            report(
+                NO_NEW_ORPHANS,
+                format!(
+                    "{} kept tool result(s) lost their call to the summary",
+                    new.len()
+                ),
+                json!({"boundary": b, "orphaned_input_indices": new}),
+            );
+        }
+    }
+
+    // clip-bounded (whenever the summariser was called)
+    if !round.summariser_input.is_empty() {
+        clip_bounded(
+            contract,
+            reader,
+            &input[..round.picked.min(input.len())],
+            round.summariser_input,
+            &mut report,
+        );
+    }
+
+    if b == 0 {
+        reset_delivered(reader, round, &mut report);
+        return;
+    }
+    let region = &input[..b];
+
+    // summary-smaller-than-region
+    let summary_tokens = estimate(round.summary);
+    let region_tokens: u64 = region.iter().map(|m| estimate(&reader.text(m))).sum();
+    if summary_tokens >= region_tokens {
+        report(
+            SMALLER,
+            format!("summary of {summary_tokens} token(s) replaces a region of {region_tokens}"),
+            json!({"summary_tokens": summary_tokens, "region_tokens": region_tokens}),
+        );
+    }
+
+    // user-turns-preserved, caps-respected
+    let block = verbatim_block(round.summary);
+    let turns: Vec<String> = region
+        .iter()
+        .filter(|m| reader.role(m) == "user")
+        .map(|m| reader.text(m))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let expected = render_items(&turns[turns.len().saturating_sub(contract.user_message_cap)..]);
+    if !block.unwrap_or("").ends_with(&expected) {
+        report(
+            USER_TURNS,
+            "the summary does not end with the region's most recent user turns, verbatim".into(),
+            json!({"expected": expected, "verbatim_block": block}),
+        );
+    }
+    let items = block.map_or(0, |b| b.split('\n').filter(|l| l.starts_with("- ")).count());
+    if items > contract.user_message_cap {
+        report(
+            CAPS,
+            format!(
+                "{items} verbatim turns rendered, cap {}",
+                contract.user_message_cap
+            ),
+            json!({"rendered": items, "cap": contract.user_message_cap}),
+        );
+    }
+
+    // state-retained, caps-respected (commands)
+    state_retained(contract, reader, region, round.summary, &mut report);
+    reset_delivered(reader, round, &mut report);
+}
+
+fn across_rounds(contract: &Contract, round: &Round, turns: &[String], found: &mut Vec<Violation>) {
+    let expected = render_items(&turns[turns.len().saturating_sub(contract.user_message_cap)..]);
+    let block = verbatim_block(round.summary);
+    if !block.unwrap_or("").ends_with(&expected) {
+        found.push(Violation {
+            invariant: ACROSS_ROUNDS,
+            cause: Cause::SystemUnderTest,
+            summary:
+                "a user turn summarised in an earlier round is missing from the latest summary"
+                    .into(),
+            evidence: json!({"expected": expected, "verbatim_block": block}),
+        });
+    }
+}
+
+fn clip_bounded(
+    contract: &Contract,
+    reader: &Reader,
+    region: &[Value],
+    given: &[Value],
+    report: &mut impl FnMut(&'static str, String, Value),
+) {
+    if given.len() != region.len() {
+        report(
+            CLIP_BOUNDED,
+            format!(
+                "the summariser received {} messages for a region of {}",
+                given.len(),
+                region.len()
+            ),
+            json!({"given": given.len(), "region": region.len()}),
+        );
+        return;
+    }
+    let limit = contract.clip_chars + CLIP_MARKER.chars().count();
+    for (index, (original, seen)) in region.iter().zip(given).enumerate() {
+        if !reader.is_tool_result(original) {
+            if original != seen {
+                report(
+                    CLIP_BOUNDED,
+                    format!("message {index} is not a tool result but was changed"),
+                    json!({"index": index}),
+                );
+            }
+            continue;
+        }
+        let body = reader.body(original);
+        let read = reader.body(seen);
+        let chars = read.chars().count();
+        let expected = match body.char_indices().nth(contract.clip_chars) {
+            Some((cut, _)) => format!("{}{CLIP_MARKER}", &body[..cut]),
+            None => body.clone(),
+        };
+        if chars > limit || read != expected {
+            report(
+                CLIP_BOUNDED,
+                format!(
+                    "the summariser reads {chars} chars of tool result {index} (limit {limit})"
+                ),
+                json!({"index": index, "chars_read": chars, "limit": limit, "original_chars": body.chars().count()}),
+            );
+        }
+    }
+}
+
+fn state_retained(
+    contract: &Contract,
+    reader: &Reader,
+    region: &[Value],
+    summary: &str,
+    report: &mut impl FnMut(&'static str, String, Value),
+) {
+    let (mut files, mut commands, mut tools) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut files_seen, mut tools_seen) = (HashSet::new(), HashSet::new());
+    for message in region {
+        for (name, args) in reader.tool_calls(message) {
+            if name.is_empty() {
+                continue;
+            }
+            if tools_seen.insert(name.clone()) {
+                tools.push(name.clone());
+            }
+            let lower = name.to_lowercase();
+            let matches =
+                |patterns: &[String]| patterns.iter().any(|p| lower.starts_with(p.as_str()));
+            if matches(&contract.file_write_tools) {
+                let path = match args.get("path") {
+                    Some(p) if python_truthy(p) => Some(p),
+                    _ => args.get("file_path"),
+                };
+                if let Some(Value::String(p)) = path
+                    && !p.is_empty()
+                    && files_seen.insert(p.clone())
+                {
+                    files.push(p.clone());
+                }
+            } else if matches(&contract.shell_tools)
+                && let Some(Value::String(c)) = args.get("command")
+                && !c.is_empty()
+            {
+                commands.push(c.clone());
+            }
+        }
+    }
+    if files.is_empty() && commands.is_empty() && tools.is_empty() {
+        return;
+    }
+    let cap = contract.state_command_cap;
+    let shown = if cap == 0 {
+        &commands[..]
+    } else {
+        &commands[commands.len().saturating_sub(cap)..]
+    };
+    let mut missing = Vec::new();
+    if !summary.contains(STATE_HEADING) {
+        missing.push("heading".to_string());
+    }
+    for (label, joined) in [
+        ("**Files written:** ", files.join(", ")),
+        ("**Tools used:** ", tools.join(", ")),
+    ] {
+        if !joined.is_empty() && !summary.contains(&format!("{label}{joined}")) {
+            missing.push(label.trim_matches(['*', ':', ' ']).to_string());
+        }
+    }
+    let commands_line = summary
+        .split('\n')
+        .find_map(|l| l.strip_prefix("**Commands run:** "));
+    match commands_line {
+        None if !shown.is_empty() => missing.push("Commands run".to_string()),
+        Some(line) if line != shown.join("; ") => {
+            let all = commands.join("; ");
+            let invariant = if line == all || line.len() > shown.join("; ").len() {
+                CAPS
+            } else {
+                STATE_RETAINED
+            };
+            report(
+                invariant,
+                format!(
+                    "the commands line does not show the last {} commands",
+                    shown.len()
+                ),
+                json!({"rendered": line, "expected": shown}),
+            );
+        }
+        _ => {}
+    }
+    if !missing.is_empty() {
+        report(
+            STATE_RETAINED,
+            format!(
+                "the summary lacks the extracted state: {}",
+                missing.join(", ")
+            ),
+            json!({"missing": missing, "files_written": files, "commands": shown, "tools_used": tools}),
+        );
+    }
+}
+
+fn reset_delivered(
+    reader: &Reader,
+    round: &Round,
+    report: &mut impl FnMut(&'static str, String, Value),
+) {
+    let resets = round
+        .tracker_calls
+        .iter()
+        .filter(|c| c.as_str() == Some("reset"))
+        .count();
+    if resets == 0 {
+        return;
+    }
+    let delivered = round.boundary > 0 && !round.summary.is_empty();
+    if !delivered
+        || resets != 1
+        || round.tracker_calls.first().and_then(Value::as_str) != Some("reset")
+    {
+        report(
+            RESET_DELIVERED,
+            format!("the tracker was reset {resets} time(s) without a delivered summary"),
+            json!({"resets": resets, "delivered": delivered}),
+        );
+        return;
+    }
+    let refills: Vec<u64> = round.tracker_calls[1..]
+        .iter()
+        .map(|c| {
+            c.pointer("/add/prompt")
+                .and_then(Value::as_u64)
+                .unwrap_or(u64::MAX)
+        })
+        .collect();
+    let kept: Vec<u64> = round.input[round.boundary..]
+        .iter()
+        .map(|m| estimate(&reader.text(m)))
+        .collect();
+    if refills != kept {
+        report(
+            RESET_DELIVERED,
+            format!(
+                "refilled {} message(s) for {} kept",
+                refills.len(),
+                kept.len()
+            ),
+            json!({"refills": refills.len(), "kept": kept.len()}),
+        );
+    }
+}
+
+/// The verbatim block of a composed summary (after its first heading), if any.
+fn verbatim_block(summary: &str) -> Option<&str> {
+    summary.strip_prefix(VERBATIM_HEADING).or_else(|| {
+        let at = summary.find(&format!("\n\n{VERBATIM_HEADING}"))?;
+        Some(&summary[at + 2 + VERBATIM_HEADING.len()..])
+    })
+}
+
+fn render_items(turns: &[String]) -> String {
+    turns
+        .iter()
+        .map(|t| format!("- {t}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `len // 4` in code points.
+fn estimate(text: &str) -> u64 {
+    (text.chars().count() / 4) as u64
+}
+
+fn python_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// How the oracle reads a message of either family.
+struct Reader {
+    pi: bool,
+}
+
+impl Reader {
+    fn field<'a>(m: &'a Value, key: &str) -> &'a str {
+        m.get(key).and_then(Value::as_str).unwrap_or("")
+    }
+
+    fn role<'a>(&self, m: &'a Value) -> &'a str {
+        match Self::field(m, "role") {
+            "" if !self.pi => Self::field(m, "sender"),
+            role => role,
+        }
+    }
+
+    fn is_tool_result(&self, m: &Value) -> bool {
+        self.role(m) == if self.pi { "toolResult" } else { "tool" }
+    }
+
+    /// The text that is counted, summarised and preserved: list content's text parts joined by a
+    /// space, else a non-empty string content, else `text`; a pi summary's `summary`.
+    fn text(&self, m: &Value) -> String {
+        if self.pi && matches!(self.role(m), "compactionSummary" | "branchSummary") {
+            return Self::field(m, "summary").to_string();
+        }
+        self.body(m)
+    }
+
+    fn body(&self, m: &Value) -> String {
+        match m.get("content") {
+            Some(Value::Array(parts)) => {
+                let joined = parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !joined.is_empty() {
+                    return joined;
+                }
+            }
+            Some(Value::String(s)) if !s.is_empty() => return s.clone(),
+            _ => {}
+        }
+        Self::field(m, "text").to_string()
+    }
+
+    fn is_summary_carrying(&self, m: &Value, summary: &str) -> bool {
+        if self.pi {
+            Self::field(m, "role") == "compactionSummary" && Self::field(m, "summary") == summary
+        } else {
+            Self::field(m, "sender") == "system"
+                && Self::field(m, "messageType") == "context_summary"
+                && Self::field(m, "text") == summary
+        }
+    }
+
+    fn calls<'a>(&self, m: &'a Value) -> Vec<&'a Value> {
+        let list = if self.pi {
+            m.get("content")
+        } else {
+            m.get("tool_calls")
+        };
+        list.and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                if self.pi {
+                    c.get("type").and_then(Value::as_str) == Some("toolCall")
+                } else {
+                    c.is_object()
+                }
+            })
+            .collect()
+    }
+
+    fn tool_calls(&self, m: &Value) -> Vec<(String, serde_json::Map<String, Value>)> {
+        self.calls(m)
+            .into_iter()
+            .map(|call| {
+                let function = match call.get("function") {
+                    Some(f) if !self.pi && f.is_object() => f,
+                    _ => call,
+                };
+                let raw = match function.get("arguments") {
+                    Some(a) => Some(a),
+                    None if !self.pi => function.get("args"),
+                    None => None,
+                };
+                let args = match raw {
+                    Some(Value::Object(o)) => o.clone(),
+                    Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                        Ok(Value::Object(o)) => o,
+                        _ => Default::default(),
+                    },
+                    _ => Default::default(),
+                };
+                (Self::field(function, "name").to_string(), args)
+            })
+            .collect()
+    }
+
+    /// For each message, whether it is a tool result that answers no open call: an assistant
+    /// replaces the open ids with its own, a result consumes its id if open; no other role
+    /// matters (call cycles, not the sweep's barriers, which exist to clean up after the damage
+    /// a compaction must not do).
+    fn orphans(&self, messages: &[Value]) -> Vec<bool> {
+        let mut open: HashSet<&str> = HashSet::new();
+        messages
+            .iter()
+            .map(|m| {
+                if self.role(m) == "assistant" {
+                    open = self
+                        .calls(m)
+                        .into_iter()
+                        .filter_map(|c| c.get("id")?.as_str())
+                        .collect();
+                    false
+                } else if self.is_tool_result(m) {
+                    let key = if self.pi {
+                        "toolCallId"
+                    } else {
+                        "tool_call_id"
+                    };
+                    !m.get(key)
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| open.remove(id))
+                } else {
+                    false
+                }
+            })
+            .collect()
+    }
+
+    /// `inside[b]`: cutting at `b` would separate a kept result from the call it answers.
+    fn open_cycles(&self, messages: &[Value]) -> Vec<bool> {
+        let orphan = self.orphans(messages);
+        let mut inside = vec![false; messages.len() + 1];
+        let mut last_assistant = None;
+        let mut answered_up_to: Vec<(usize, usize)> = Vec::new();
+        for (i, m) in messages.iter().enumerate() {
+            if self.role(m) == "assistant" {
+                last_assistant = Some(i);
+            } else if self.is_tool_result(m)
+                && !orphan[i]
+                && let Some(a) = last_assistant
+            {
+                answered_up_to.push((a, i));
+            }
+        }
+        for (call, result) in answered_up_to {
+            inside[call + 1..=result].fill(true);
+        }
+        inside
+    }
+}

@@ -1,0 +1,487 @@
+//! Turn-end guard invariants, judged from a session trace alone (the JSON the `ctxfuzz::guard`
+//! model records), never by running the model.
+//!
+//! The trace is a JSON array of events tagged by `event`: `supervision {healthy}`,
+//! `run_start {run, trigger}`, `run_failed`, `llm_request {delivered: [sender]}`, `esc {moved}`,
+//! `turn_end`/`agent_end`/`agent_settled {handlers: [{ext, did: {action}, latch}]}`,
+//! `session_error`, `truncated`, and others this module does not need. The guard extension is
+//! named `guard`; its recovery follow-up is a user message whose sender is `guard`.
+
+use serde_json::{Value, json};
+
+use super::{Cause, Judgement, Violation};
+
+pub const ONE_IDLE_SIGNAL_PER_PROMPT: &str = "one-idle-signal-per-prompt";
+pub const NO_BLIND_TURN_END: &str = "no-blind-turn-end";
+pub const LATCH_RELEASED: &str = "latch-released";
+pub const BOUNDED_FOLLOW_UPS: &str = "bounded-follow-ups";
+pub const RECOVERY_LANDS_IN_RUN: &str = "recovery-lands-in-run";
+
+/// Every guard invariant: stable id and one-line statement.
+pub const INVARIANTS: [(&str, &str); 5] = [
+    (
+        ONE_IDLE_SIGNAL_PER_PROMPT,
+        "a prompt (a run the user or another extension starts) leads to exactly one agent_settled; \
+         runs the guard itself starts while idle are extra idle signals",
+    ),
+    (
+        NO_BLIND_TURN_END,
+        "a run never settles while supervision is unhealthy unless the recovery instruction \
+         reached the model in that run (ESC exempts the run: the user is there and has the text)",
+    ),
+    (
+        LATCH_RELEASED,
+        "the guard's latch is clear once every agent_settled's handlers have run",
+    ),
+    (
+        BOUNDED_FOLLOW_UPS,
+        "a run's guard follow-ups are at most max(1, ceil(A/2)) for its A agent_end events: the \
+         latch makes the guard block at most every other boundary",
+    ),
+    (
+        RECOVERY_LANDS_IN_RUN,
+        "every recovery follow-up the guard sends reaches the model before the run it was sent \
+         in settles, even when it was sent at a retry or compaction boundary",
+    ),
+];
+
+const GUARD: &str = "guard";
+
+/// One logical run as the trace shows it.
+#[derive(Default)]
+struct Run {
+    run: Value,
+    trigger: String,
+    agent_ends: u64,
+    follow_ups: u64,
+    /// Recovery follow-ups sent in this run that have not reached the model yet.
+    undelivered: u64,
+    recovery_reached_model: bool,
+    esc: bool,
+    delivery_failed: bool,
+    /// Why the run died, if it did (a session error, or failing before its first request).
+    died: Option<String>,
+}
+
+/// Judges one guard trace.
+pub fn judge(trace: &Value) -> Judgement {
+    let Some(events) = trace.as_array() else {
+        return Judgement::CannotJudge("a guard trace is a JSON array of events".to_string());
+    };
+    let mut judge = Judge::default();
+    for (index, event) in events.iter().enumerate() {
+        judge.event(index, event);
+    }
+    if let Some(run) = judge.run.take() {
+        judge.check_bounded(&run, events.len());
+    }
+    Judgement::from_violations(judge.violations)
+}
+
+#[derive(Default)]
+struct Judge {
+    violations: Vec<Violation>,
+    unhealthy: bool,
+    latch: bool,
+    run: Option<Run>,
+    /// The run that started the current prompt, and the runs that settled for it.
+    prompt: Value,
+    settled_for_prompt: Vec<Value>,
+}
+
+fn senders(value: &Value) -> impl Iterator<Item = &str> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
+impl Judge {
+    fn event(&mut self, index: usize, event: &Value) {
+        let kind = event["event"].as_str().unwrap_or_default();
+        if kind == "supervision" {
+            self.unhealthy = event["healthy"] == Value::Bool(false);
+            return;
+        }
+        if kind == "run_start" {
+            self.start_run(event);
+            return;
+        }
+        let Some(run) = self.run.as_mut() else {
+            return;
+        };
+        match kind {
+            "llm_request" => {
+                let recoveries = senders(&event["delivered"]).filter(|s| *s == GUARD).count();
+                if recoveries > 0 {
+                    run.recovery_reached_model = true;
+                    run.undelivered = run.undelivered.saturating_sub(recoveries as u64);
+                }
+            }
+            "esc" => {
+                run.esc = true;
+                if senders(&event["moved"]).any(|s| s == GUARD) {
+                    run.undelivered = 0;
+                }
+            }
+            "run_failed" | "session_error" => {
+                run.died = Some(event["reason"].as_str().unwrap_or(kind).to_string());
+            }
+            "agent_end" => {
+                run.agent_ends += 1;
+                self.handlers(event);
+            }
+            "turn_end" => self.handlers(event),
+            "agent_settled" => {
+                self.handlers(event);
+                self.settle(index);
+            }
+            _ => {}
+        }
+    }
+
+    fn start_run(&mut self, event: &Value) {
+        let trigger = event["trigger"].as_str().unwrap_or_default().to_string();
+        if trigger != GUARD {
+            self.prompt = event["run"].clone();
+            self.settled_for_prompt.clear();
+        }
+        self.run = Some(Run {
+            run: event["run"].clone(),
+            trigger,
+            ..Run::default()
+        });
+    }
+
+    /// The guard's handler outcomes: its latch, its follow-ups, its failed deliveries.
+    fn handlers(&mut self, event: &Value) {
+        let run = self.run.as_mut().expect("handlers only inside a run");
+        let guard_handlers = event["handlers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|handled| handled["ext"] == GUARD);
+        for handled in guard_handlers {
+            if let Some(latch) = handled["latch"].as_bool() {
+                self.latch = latch;
+            }
+            match handled["did"]["action"].as_str() {
+                Some("blocked") => {
+                    run.follow_ups += 1;
+                    run.undelivered += 1;
+                }
+                Some("delivery-failed") => run.delivery_failed = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn violation(
+        &mut self,
+        invariant: &'static str,
+        cause: Cause,
+        summary: String,
+        evidence: Value,
+    ) {
+        self.violations.push(Violation {
+            invariant,
+            cause,
+            summary,
+            evidence,
+        });
+    }
+
+    /// All checks that fall due when a run has settled (its settle handlers have run).
+    fn settle(&mut self, index: usize) {
+        let run = self.run.take().expect("a settle belongs to a run");
+        let evidence = |extra: Value| json!({ "event_index": index, "run": run.run, "trigger": run.trigger, "detail": extra });
+
+        self.settled_for_prompt.push(run.run.clone());
+        if self.settled_for_prompt.len() == 2 {
+            let summary = format!(
+                "the prompt of run {} settled twice (runs {} and {}): two idle signals",
+                self.prompt, self.settled_for_prompt[0], self.settled_for_prompt[1]
+            );
+            let detail =
+                json!({ "prompt_run": self.prompt, "settled_runs": self.settled_for_prompt });
+            self.violation(
+                ONE_IDLE_SIGNAL_PER_PROMPT,
+                Cause::SystemUnderTest,
+                summary,
+                evidence(detail),
+            );
+        }
+
+        if self.unhealthy && !run.recovery_reached_model && !run.esc {
+            let cause = match (&run.died, run.delivery_failed) {
+                (Some(_), _) => {
+                    Cause::Unpreventable("the run died before its turn end could be blocked")
+                }
+                (None, true) => {
+                    Cause::Unpreventable("the recovery follow-up could not be delivered")
+                }
+                (None, false) => Cause::SystemUnderTest,
+            };
+            let summary = format!(
+                "run {} settled with supervision unhealthy and the recovery instruction never reached the model",
+                run.run
+            );
+            let detail = json!({ "died": run.died, "delivery_failed": run.delivery_failed });
+            self.violation(NO_BLIND_TURN_END, cause, summary, evidence(detail));
+        }
+
+        if self.latch {
+            let summary = format!(
+                "the guard's latch is still set after run {} settled",
+                run.run
+            );
+            self.violation(
+                LATCH_RELEASED,
+                Cause::SystemUnderTest,
+                summary,
+                evidence(Value::Null),
+            );
+        }
+
+        if run.undelivered > 0 && !run.esc {
+            let cause = match run.died {
+                Some(_) => {
+                    Cause::Unpreventable("the run died with the recovery follow-up still queued")
+                }
+                None => Cause::SystemUnderTest,
+            };
+            let summary = format!(
+                "{} recovery follow-up(s) sent in run {} never reached the model before it settled",
+                run.undelivered, run.run
+            );
+            let detail = json!({ "undelivered": run.undelivered, "died": run.died });
+            self.violation(RECOVERY_LANDS_IN_RUN, cause, summary, evidence(detail));
+        }
+
+        self.check_bounded(&run, index);
+    }
+
+    fn check_bounded(&mut self, run: &Run, index: usize) {
+        let bound = run.agent_ends.div_ceil(2).max(1);
+        if run.follow_ups > bound {
+            let summary = format!(
+                "run {} got {} guard follow-ups for {} agent_end events (bound {bound})",
+                run.run, run.follow_ups, run.agent_ends
+            );
+            let evidence = json!({
+                "event_index": index, "run": run.run, "follow_ups": run.follow_ups,
+                "agent_ends": run.agent_ends, "bound": bound,
+            });
+            self.violation(
+                BOUNDED_FOLLOW_UPS,
+                Cause::SystemUnderTest,
+                summary,
+                evidence,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(trace: Value) -> Vec<(String, bool)> {
+        match judge(&trace) {
+            Judgement::Fail(violations) => violations
+                .into_iter()
+                .map(|v| (v.invariant.to_string(), v.cause == Cause::SystemUnderTest))
+                .collect(),
+            Judgement::Pass => Vec::new(),
+            Judgement::CannotJudge(why) => vec![(format!("cannot-judge: {why}"), false)],
+        }
+    }
+
+    fn guard(action: &str, latch: bool) -> Value {
+        json!({ "ext": "guard", "did": { "action": action, "predicate": 2 }, "latch": latch })
+    }
+
+    fn request(delivered: &[&str]) -> Value {
+        json!({ "event": "llm_request", "delivered": delivered })
+    }
+
+    fn end(handlers: Vec<Value>) -> Value {
+        json!({ "event": "agent_end", "handlers": handlers })
+    }
+
+    fn settled(run: u32, handlers: Vec<Value>) -> Value {
+        json!({ "event": "agent_settled", "run": run, "handlers": handlers })
+    }
+
+    fn start(run: u32, trigger: &str) -> Value {
+        json!({ "event": "run_start", "run": run, "trigger": trigger })
+    }
+
+    fn unhealthy() -> Value {
+        json!({ "event": "supervision", "healthy": false })
+    }
+
+    /// Reference trace 2 with the fix: blocked, delivered, consumed, released.
+    fn fixed_trace() -> Vec<Value> {
+        vec![
+            unhealthy(),
+            start(1, "user"),
+            request(&["user"]),
+            end(vec![guard("blocked", true)]),
+            request(&["guard"]),
+            end(vec![guard("consumed", false)]),
+            settled(1, vec![guard("released", false)]),
+        ]
+    }
+
+    #[test]
+    fn the_fixed_trace_passes() {
+        assert_eq!(ids(Value::Array(fixed_trace())), vec![]);
+    }
+
+    #[test]
+    fn a_trace_that_is_not_an_array_cannot_be_judged() {
+        assert!(matches!(judge(&json!({})), Judgement::CannotJudge(_)));
+    }
+
+    #[test]
+    fn the_original_wiring_breaks_four_promises() {
+        let trace = json!([
+            unhealthy(),
+            start(1, "user"),
+            request(&["user"]),
+            end(vec![]),
+            settled(1, vec![guard("blocked", true)]),
+            start(2, "guard"),
+            request(&["guard"]),
+            end(vec![]),
+            settled(2, vec![guard("consumed", false)]),
+        ]);
+        let found = ids(trace);
+        for id in [
+            ONE_IDLE_SIGNAL_PER_PROMPT,
+            NO_BLIND_TURN_END,
+            LATCH_RELEASED,
+            RECOVERY_LANDS_IN_RUN,
+        ] {
+            assert!(
+                found.contains(&(id.to_string(), true)),
+                "{id} missing from {found:?}"
+            );
+        }
+        assert_eq!(found.len(), 4, "{found:?}");
+    }
+
+    #[test]
+    fn a_second_prompt_starts_a_new_count_of_idle_signals() {
+        let mut trace = vec![json!({ "event": "supervision", "healthy": true })];
+        for run in 1..=3 {
+            trace.extend([
+                start(run, if run == 2 { "ext1" } else { "user" }),
+                request(&["user"]),
+                end(vec![]),
+                settled(run, vec![]),
+            ]);
+        }
+        assert_eq!(ids(Value::Array(trace)), vec![]);
+    }
+
+    #[test]
+    fn a_blind_settle_is_charged_unless_the_run_died_or_delivery_failed_or_esc_struck() {
+        let blind = |extra: Value, handlers: Vec<Value>| {
+            json!([
+                unhealthy(),
+                start(1, "user"),
+                request(&["user"]),
+                extra,
+                end(handlers),
+                settled(1, vec![])
+            ])
+        };
+        let plain = ids(blind(json!({ "event": "turn_start" }), vec![]));
+        assert_eq!(plain, vec![(NO_BLIND_TURN_END.to_string(), true)]);
+        let died = ids(blind(
+            json!({ "event": "session_error", "reason": "x" }),
+            vec![],
+        ));
+        assert_eq!(died, vec![(NO_BLIND_TURN_END.to_string(), false)]);
+        let failed = ids(blind(
+            json!({ "event": "turn_start" }),
+            vec![guard("delivery-failed", false)],
+        ));
+        assert_eq!(failed, vec![(NO_BLIND_TURN_END.to_string(), false)]);
+        let esc = ids(blind(json!({ "event": "esc", "moved": [] }), vec![]));
+        assert_eq!(esc, vec![]);
+    }
+
+    #[test]
+    fn a_healthy_settle_is_never_blind() {
+        let trace = json!([
+            start(1, "user"),
+            request(&["user"]),
+            end(vec![]),
+            settled(1, vec![])
+        ]);
+        assert_eq!(ids(trace), vec![]);
+    }
+
+    #[test]
+    fn a_latch_left_set_after_settle_is_reported() {
+        let mut trace = fixed_trace();
+        trace[6] = settled(1, vec![]);
+        trace[5] = end(vec![]);
+        let found = ids(Value::Array(trace));
+        assert_eq!(found, vec![(LATCH_RELEASED.to_string(), true)]);
+    }
+
+    #[test]
+    fn a_recovery_moved_to_the_editor_or_lost_with_a_dead_run_is_not_charged() {
+        let queued_then = |event: Value| {
+            json!([
+                json!({ "event": "supervision", "healthy": true }),
+                start(1, "user"),
+                request(&["user"]),
+                end(vec![guard("blocked", true)]),
+                event,
+                settled(1, vec![guard("released", false)]),
+            ])
+        };
+        let lost = ids(queued_then(json!({ "event": "turn_start" })));
+        assert_eq!(lost, vec![(RECOVERY_LANDS_IN_RUN.to_string(), true)]);
+        let moved = ids(queued_then(json!({ "event": "esc", "moved": ["guard"] })));
+        assert_eq!(moved, vec![]);
+        let died = ids(queued_then(
+            json!({ "event": "session_error", "reason": "x" }),
+        ));
+        assert_eq!(died, vec![(RECOVERY_LANDS_IN_RUN.to_string(), false)]);
+    }
+
+    #[test]
+    fn follow_ups_are_bounded_by_every_other_boundary() {
+        let blocking_run = |ends: usize, blocks: usize| {
+            let mut trace = vec![start(1, "user")];
+            for end_index in 0..ends {
+                let handlers = match end_index < blocks {
+                    true => vec![guard("blocked", false)],
+                    false => vec![],
+                };
+                trace.extend([request(&["guard"]), end(handlers)]);
+            }
+            trace
+        };
+        // Two follow-ups over three boundaries: the latch alternates (bound 2).
+        let mut within = blocking_run(3, 2);
+        within.push(settled(1, vec![]));
+        assert_eq!(ids(Value::Array(within)), vec![]);
+        let mut beyond = blocking_run(2, 2);
+        beyond.push(settled(1, vec![]));
+        assert!(ids(Value::Array(beyond)).contains(&(BOUNDED_FOLLOW_UPS.to_string(), true)));
+        // A run cut by the request budget is judged on what it did so far.
+        assert_eq!(
+            ids(Value::Array(blocking_run(4, 4))),
+            vec![(BOUNDED_FOLLOW_UPS.to_string(), true)]
+        );
+        assert_eq!(ids(Value::Array(blocking_run(4, 2))), vec![]);
+    }
+}

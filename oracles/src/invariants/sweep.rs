@@ -1,0 +1,312 @@
+//! The orphan sweep's invariants (SPEC §5.2), and the twin: an independent re-statement of each
+//! barrier rule, written from the SPEC. It shares no code with the sweep it judges, and the oracle
+//! never calls that sweep: the caller hands in what the sweep did (its output, its swept ids, whether
+//! it returned the input itself, what a second sweep of the output swept).
+
+use std::collections::HashSet;
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Value, json};
+
+use super::{Cause, Violation};
+
+pub const ONLY_REMOVES: &str = "sweep-only-removes";
+pub const NOOP_IDENTITY: &str = "sweep-noop-identity";
+pub const IDEMPOTENT: &str = "sweep-idempotent";
+pub const MATCHES_TWIN: &str = "sweep-matches-twin";
+
+/// Every sweep invariant: stable id and its one-line statement.
+pub const INVARIANTS: [(&str, &str); 4] = [
+    (
+        ONLY_REMOVES,
+        "the output is the input minus some tool results, order kept, and `swept` names exactly the removed results",
+    ),
+    (
+        NOOP_IDENTITY,
+        "nothing swept => the very input is returned; something swept => a new list",
+    ),
+    (IDEMPOTENT, "sweeping the output again sweeps nothing"),
+    (
+        MATCHES_TWIN,
+        "the swept ids equal what the oracle's own statement of the barrier rule predicts",
+    ),
+];
+
+/// The oracle's own statement of the barrier rules (SPEC §4.1), by the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TwinRule {
+    /// Only an assistant message changes the open calls.
+    None,
+    /// Roles that pi's `convertToLlm` turns into `user` close the open calls, nothing else.
+    Allowlist,
+    /// Every role other than `assistant` and `toolResult` closes the open calls.
+    AllOtherRoles,
+    /// As `AllOtherRoles`, and an assistant that stopped with `error`/`aborted` has no open calls.
+    Strict,
+}
+
+impl TwinRule {
+    pub const ALL: [TwinRule; 4] = [
+        TwinRule::None,
+        TwinRule::Allowlist,
+        TwinRule::AllOtherRoles,
+        TwinRule::Strict,
+    ];
+
+    /// The contract every sweep is judged against by default (SPEC §4.1: default `strict`).
+    pub const CONTRACT: TwinRule = TwinRule::Strict;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TwinRule::None => "none",
+            TwinRule::Allowlist => "allowlist",
+            TwinRule::AllOtherRoles => "all-other-roles",
+            TwinRule::Strict => "strict",
+        }
+    }
+}
+
+impl fmt::Display for TwinRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TwinRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "none" => Ok(TwinRule::None),
+            "allowlist" => Ok(TwinRule::Allowlist),
+            "all-other-roles" => Ok(TwinRule::AllOtherRoles),
+            "strict" => Ok(TwinRule::Strict),
+            other => Err(format!("unknown barrier rule `{other}`")),
+        }
+    }
+}
+
+/// Everything a sweep did to one input, as the caller observed it.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepRun<'a> {
+    pub input: &'a [Value],
+    pub output: &'a [Value],
+    pub swept: &'a [String],
+    /// The sweep handed back the input itself (Rust: `Cow::Borrowed` of the same slice).
+    pub returned_input: bool,
+    /// What sweeping `output` again swept.
+    pub second_swept: &'a [String],
+    /// The rule the twin predicts with (normally [`TwinRule::CONTRACT`]).
+    pub twin: TwinRule,
+}
+
+/// All four sweep invariants.
+pub fn check(run: &SweepRun<'_>) -> Vec<Violation> {
+    let mut violations = only_removes(run.input, run.output, run.swept);
+    violations.extend(noop_identity(run.swept, run.returned_input));
+    violations.extend(idempotent(run.second_swept));
+    violations.extend(matches_twin(run.input, run.swept, run.twin));
+    violations
+}
+
+/// `sweep-only-removes`: `output` is `input` with some tool results left out, in order, and
+/// `swept` lists exactly the ids of the results left out, in encounter order.
+pub fn only_removes(input: &[Value], output: &[Value], swept: &[String]) -> Vec<Violation> {
+    let mut next = 0;
+    let mut removed = Vec::new();
+    for (index, message) in input.iter().enumerate() {
+        if output.get(next) == Some(message) {
+            next += 1;
+        } else if role_of(message) == Some("toolResult") {
+            removed.push(index);
+        } else {
+            return vec![violation(
+                ONLY_REMOVES,
+                format!(
+                    "input message {index} (role {}) is missing or changed in the output",
+                    describe_role(message)
+                ),
+                json!({"input_index": index, "output_index": next, "input_message": message,
+                       "output_message": output.get(next)}),
+            )];
+        }
+    }
+    if next < output.len() {
+        return vec![violation(
+            ONLY_REMOVES,
+            format!("output message {next} is not in the input (added or reordered)"),
+            json!({"output_index": next, "output_message": output[next]}),
+        )];
+    }
+    let removed_ids: Vec<String> = removed.iter().map(|&i| reported_id(&input[i])).collect();
+    if removed_ids != swept {
+        return vec![violation(
+            ONLY_REMOVES,
+            format!(
+                "removed {} tool result(s) but reported {} swept id(s)",
+                removed.len(),
+                swept.len()
+            ),
+            json!({"removed_indices": removed, "removed_ids": removed_ids, "swept": swept}),
+        )];
+    }
+    Vec::new()
+}
+
+/// `sweep-noop-identity`.
+pub fn noop_identity(swept: &[String], returned_input: bool) -> Vec<Violation> {
+    match (swept.is_empty(), returned_input) {
+        (true, false) => vec![violation(
+            NOOP_IDENTITY,
+            "nothing was swept, yet the sweep returned a copy instead of the input itself".into(),
+            json!({"swept": swept, "returned_input": false}),
+        )],
+        (false, true) => vec![violation(
+            NOOP_IDENTITY,
+            format!(
+                "{} result(s) swept, yet the input itself was returned",
+                swept.len()
+            ),
+            json!({"swept": swept, "returned_input": true}),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// `sweep-idempotent`: `second_swept` is what sweeping the output again swept.
+pub fn idempotent(second_swept: &[String]) -> Vec<Violation> {
+    if second_swept.is_empty() {
+        return Vec::new();
+    }
+    vec![violation(
+        IDEMPOTENT,
+        format!(
+            "sweeping the output again swept {} more result(s)",
+            second_swept.len()
+        ),
+        json!({"second_swept": second_swept}),
+    )]
+}
+
+/// `sweep-matches-twin`: the swept ids, in order, equal the twin's prediction under `rule`.
+pub fn matches_twin(input: &[Value], swept: &[String], rule: TwinRule) -> Vec<Violation> {
+    let predicted_at = twin_sweep(input, rule);
+    let predicted: Vec<String> = predicted_at
+        .iter()
+        .map(|&i| reported_id(&input[i]))
+        .collect();
+    if predicted == swept {
+        return Vec::new();
+    }
+    let first_difference = predicted
+        .iter()
+        .zip(swept)
+        .position(|(p, s)| p != s)
+        .unwrap_or(predicted.len().min(swept.len()));
+    vec![violation(
+        MATCHES_TWIN,
+        format!(
+            "swept {:?} but the `{rule}` rule sweeps {:?}",
+            swept, predicted
+        ),
+        json!({"rule": rule.name(), "predicted": predicted, "predicted_indices": predicted_at,
+               "swept": swept, "first_difference": first_difference}),
+    )]
+}
+
+/// The indices of the tool results `rule` removes from `input`.
+///
+/// A result stays only if its id (a string) was called by the latest assistant, has not been
+/// answered since, and no closing message came in between.
+pub fn twin_sweep(input: &[Value], rule: TwinRule) -> Vec<usize> {
+    let mut waiting: HashSet<&str> = HashSet::new();
+    let mut orphans = Vec::new();
+    for (index, message) in input.iter().enumerate() {
+        let role = role_of(message);
+        if role == Some("toolResult") {
+            let id = message.get("toolCallId").and_then(Value::as_str);
+            if !id.is_some_and(|id| waiting.remove(id)) {
+                orphans.push(index);
+            }
+        } else if role == Some("assistant") {
+            waiting = if has_no_live_calls(message, rule) {
+                HashSet::new()
+            } else {
+                call_ids(message).collect()
+            };
+        } else if closes_calls(message, rule) {
+            waiting.clear();
+        }
+    }
+    orphans
+}
+
+fn has_no_live_calls(assistant: &Value, rule: TwinRule) -> bool {
+    let stop = assistant.get("stopReason").and_then(Value::as_str);
+    rule == TwinRule::Strict && (stop == Some("error") || stop == Some("aborted"))
+}
+
+fn call_ids(assistant: &Value) -> impl Iterator<Item = &str> {
+    let blocks = match assistant.get("content") {
+        Some(Value::Array(blocks)) => blocks.as_slice(),
+        _ => &[],
+    };
+    blocks.iter().filter_map(|block| match block.get("type") {
+        Some(Value::String(kind)) if kind == "toolCall" => block.get("id").and_then(Value::as_str),
+        _ => None,
+    })
+}
+
+/// Whether a message that is neither an assistant nor a tool result closes the open calls.
+fn closes_calls(message: &Value, rule: TwinRule) -> bool {
+    match rule {
+        TwinRule::None => false,
+        TwinRule::AllOtherRoles | TwinRule::Strict => true,
+        TwinRule::Allowlist => {
+            let role = role_of(message).unwrap_or("");
+            ["user", "custom", "branchSummary", "compactionSummary"].contains(&role)
+                || (role == "bashExecution" && !excluded_from_context(message))
+        }
+    }
+}
+
+/// pi's `if (m.excludeFromContext)`: JavaScript truthiness.
+fn excluded_from_context(message: &Value) -> bool {
+    match message.get("excludeFromContext") {
+        Some(Value::Bool(flag)) => *flag,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+        Some(Value::Null) | None => false,
+    }
+}
+
+fn role_of(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+fn describe_role(message: &Value) -> String {
+    role_of(message).map_or_else(|| "none".to_string(), str::to_string)
+}
+
+/// A swept result's id as a sweep reports it: the string, else the JSON text (`null` if missing).
+fn reported_id(result: &Value) -> String {
+    match result.get("toolCallId") {
+        Some(Value::String(id)) => id.clone(),
+        Some(other) => other.to_string(),
+        None => String::from("null"),
+    }
+}
+
+fn violation(invariant: &'static str, summary: String, evidence: Value) -> Violation {
+    Violation {
+        invariant,
+        cause: Cause::SystemUnderTest,
+        summary,
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,309 @@
+//! Wire invariants: what the provider receives after pi's pipeline must not be rejected.
+//!
+//! - `wire-valid`: the Anthropic request breaks none of the rules of
+//!   [`crate::wire::anthropic::validate`].
+//! - `no-duplicate-tool-use-id`: no id repeats among the calls, nor among the results of one turn
+//!   (the permanent 400 of known failure 1 and of id collisions).
+//! - `no-orphan-result`: every result answers a call of the assistant turn just before it (the
+//!   permanent 400 of known failures 2, 3 and 5).
+//!
+//! Each violation carries a [`Cause`]: `Unpreventable` when no transcript rewriter could have
+//! prevented it (pi's own cross-model id sanitising and its global id map, ids the API refuses
+//! that pi passes through, call ids reused in the input), `SystemUnderTest` otherwise.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use super::{Cause, Judgement, Violation};
+use crate::js::{field, is_str};
+use crate::pi::{self, Thrown, Variant};
+use crate::wire::anthropic::{WireViolation, validate};
+
+pub const WIRE_VALID: &str = "wire-valid";
+pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
+pub const NO_ORPHAN_RESULT: &str = "no-orphan-result";
+
+const COLLISION: &str = "pi's cross-model id sanitising maps two different call ids to one";
+const ID_MAP: &str = "pi's global id map rewrote this result to another call's sanitised id";
+const REFUSED_ID: &str = "the API refuses this call id and pi passes it through unchanged";
+const REUSED_ID: &str = "the input reuses this call id";
+
+/// The known failure shapes of SPEC §1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KnownShape {
+    /// 1. A foreign message between a call and its result: pi's synthetic result, then the real one.
+    ForeignMessageBetweenCallAndResult,
+    /// 2. A result whose assistant ended with `error`/`aborted`: pi drops the assistant.
+    ResultOfDroppedAssistant,
+    /// 3. The call was cut away (a compaction boundary inside a call cycle): the result is alone.
+    CallCutAway,
+    /// 4. Ids: sanitising collisions, ids reused across turns, ids the API refuses.
+    IdCollisionOrRefusedId,
+    /// 5. A compaction summary rendered between a call and its result.
+    SummaryBetweenCallAndResult,
+}
+
+impl KnownShape {
+    /// The number of the shape in SPEC §1.
+    pub fn number(self) -> u8 {
+        match self {
+            KnownShape::ForeignMessageBetweenCallAndResult => 1,
+            KnownShape::ResultOfDroppedAssistant => 2,
+            KnownShape::CallCutAway => 3,
+            KnownShape::IdCollisionOrRefusedId => 4,
+            KnownShape::SummaryBetweenCallAndResult => 5,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            KnownShape::ForeignMessageBetweenCallAndResult => {
+                "a message between a call and its result: pi's synthetic result, then the real one"
+            }
+            KnownShape::ResultOfDroppedAssistant => {
+                "a result of an assistant that ended with error/aborted, which pi drops"
+            }
+            KnownShape::CallCutAway => {
+                "the result's call is gone (a compaction cut inside a call cycle)"
+            }
+            KnownShape::IdCollisionOrRefusedId => {
+                "call ids: a sanitising collision, a reused id or an id the API refuses"
+            }
+            KnownShape::SummaryBetweenCallAndResult => {
+                "a compaction summary between a call and its result"
+            }
+        }
+    }
+}
+
+/// One wire violation with its cause and, where it is one, the known failure shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub wire: WireViolation,
+    pub cause: Cause,
+    pub shape: Option<KnownShape>,
+}
+
+/// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
+pub fn findings(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Finding>, Thrown> {
+    let rendered = pi::render_borrowed(input, model, v)?;
+    let wire = validate(&rendered.anthropic);
+    if wire.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = IdProvenance::new(&rendered.llm, model);
+    let remapped = &rendered.transformed.remapped_result_ids;
+    Ok(wire
+        .into_iter()
+        .map(|wire| {
+            let cause = ids.cause(&wire, remapped);
+            let shape = ids.shape(&wire, &cause);
+            Finding { wire, cause, shape }
+        })
+        .collect())
+}
+
+/// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
+/// permanent 400s; `CannotJudge` when pi itself would throw.
+pub fn judge(input: &[Value], model: &Value, v: Variant) -> Judgement {
+    match findings(input, model, v) {
+        Ok(findings) => Judgement::from_violations(findings.iter().flat_map(violations).collect()),
+        Err(thrown) => Judgement::CannotJudge(thrown.to_string()),
+    }
+}
+
+/// The invariants one finding breaks.
+fn violations(finding: &Finding) -> Vec<Violation> {
+    let wire = &finding.wire;
+    let evidence = json!({
+        "rule": wire.rule,
+        "message": wire.message,
+        "block": wire.block,
+        "tool_use_id": wire.tool_use_id,
+        "error": wire.text,
+        "known_shape": finding.shape.map(KnownShape::number),
+    });
+    let summary = format!("{}: {}", wire.rule, wire.text);
+    let mut out = vec![Violation {
+        invariant: WIRE_VALID,
+        cause: finding.cause.clone(),
+        summary: summary.clone(),
+        evidence: evidence.clone(),
+    }];
+    let permanent = match wire.rule {
+        "duplicate-tool-use-id" | "duplicate-result" => Some(NO_DUPLICATE_TOOL_USE_ID),
+        "orphan-result" => Some(NO_ORPHAN_RESULT),
+        _ => None,
+    };
+    if let Some(invariant) = permanent {
+        out.push(Violation {
+            invariant,
+            cause: finding.cause.clone(),
+            summary,
+            evidence,
+        });
+    }
+    out
+}
+
+/// Where the wire ids come from: for each id on the wire, the raw ids of the calls and results
+/// that became it, and where they sit in the transcript pi converted.
+struct IdProvenance<'m> {
+    messages: &'m [std::borrow::Cow<'m, Value>],
+    /// wire id → (message index, raw id) of every call of a kept assistant.
+    calls: HashMap<String, Vec<(usize, String)>>,
+    /// wire id → raw ids of calls of assistants pi drops (error/aborted).
+    dropped_calls: HashSet<String>,
+    /// wire id → (message index, raw id) of every result.
+    results: HashMap<String, Vec<(usize, String)>>,
+}
+
+impl<'m> IdProvenance<'m> {
+    fn new(llm: &'m [std::borrow::Cow<'m, Value>], model: &Value) -> Self {
+        let mut ids = IdProvenance {
+            messages: llm,
+            calls: HashMap::new(),
+            dropped_calls: HashSet::new(),
+            results: HashMap::new(),
+        };
+        // pi's id map is global and sequential: a result is rewritten only by an earlier call.
+        let mut id_map: HashMap<&str, String> = HashMap::new();
+        for (index, message) in llm.iter().enumerate() {
+            let role = field(message, "role");
+            if is_str(role, "assistant") {
+                let same = pi::transform::same_model(message, model);
+                let stop = field(message, "stopReason");
+                let dropped = is_str(stop, "error") || is_str(stop, "aborted");
+                let Some(Value::Array(blocks)) = field(message, "content") else {
+                    continue;
+                };
+                for block in blocks
+                    .iter()
+                    .filter(|b| is_str(field(b, "type"), "toolCall"))
+                {
+                    let Some(raw) = field(block, "id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let wire = if same {
+                        raw.to_string()
+                    } else {
+                        pi::normalize_tool_call_id(raw)
+                    };
+                    if !same && wire != raw {
+                        id_map.insert(raw, wire.clone());
+                    }
+                    if dropped {
+                        ids.dropped_calls.insert(wire);
+                    } else {
+                        ids.calls
+                            .entry(wire)
+                            .or_default()
+                            .push((index, raw.to_string()));
+                    }
+                }
+            } else if is_str(role, "toolResult") {
+                let Some(raw) = field(message, "toolCallId").and_then(Value::as_str) else {
+                    continue;
+                };
+                let wire = id_map.get(raw).cloned().unwrap_or_else(|| raw.to_string());
+                ids.results
+                    .entry(wire)
+                    .or_default()
+                    .push((index, raw.to_string()));
+            }
+        }
+        ids
+    }
+
+    fn distinct_raw_ids(entries: Option<&Vec<(usize, String)>>) -> usize {
+        entries.map_or(0, |e| {
+            e.iter().map(|(_, raw)| raw).collect::<HashSet<_>>().len()
+        })
+    }
+
+    fn cause(&self, wire: &WireViolation, remapped: &HashSet<String>) -> Cause {
+        let id = wire.tool_use_id.as_deref().unwrap_or_default();
+        match wire.rule {
+            "invalid-tool-use-id" => Cause::Unpreventable(REFUSED_ID),
+            "duplicate-tool-use-id" if Self::distinct_raw_ids(self.calls.get(id)) > 1 => {
+                Cause::Unpreventable(COLLISION)
+            }
+            "duplicate-tool-use-id" => Cause::Unpreventable(REUSED_ID),
+            "duplicate-result" if Self::distinct_raw_ids(self.results.get(id)) > 1 => {
+                Cause::Unpreventable(COLLISION)
+            }
+            "duplicate-result" => self
+                .synthetic_duplicates(id)
+                .map_or(Cause::SystemUnderTest, Cause::Unpreventable),
+            "orphan-result" if remapped.contains(id) => Cause::Unpreventable(ID_MAP),
+            _ => Cause::SystemUnderTest,
+        }
+    }
+
+    /// Why pi itself sends several results for `id`: one assistant calls it twice (the raw id
+    /// repeated, or two raw ids sanitised to one) and, with at most one real result, pi answers
+    /// each occurrence with its own synthetic result. Removing results cannot prevent that.
+    fn synthetic_duplicates(&self, id: &str) -> Option<&'static str> {
+        if self.results.get(id).map_or(0, Vec::len) >= 2 {
+            return None;
+        }
+        let calls = self.calls.get(id)?;
+        calls.iter().enumerate().find_map(|(i, (index, raw))| {
+            calls[i + 1..]
+                .iter()
+                .find(|(other, _)| other == index)
+                .map(|(_, other_raw)| {
+                    if other_raw == raw {
+                        REUSED_ID
+                    } else {
+                        COLLISION
+                    }
+                })
+        })
+    }
+
+    fn shape(&self, wire: &WireViolation, cause: &Cause) -> Option<KnownShape> {
+        if matches!(cause, Cause::Unpreventable(_)) {
+            return Some(KnownShape::IdCollisionOrRefusedId);
+        }
+        let id = wire.tool_use_id.as_deref().unwrap_or_default();
+        match wire.rule {
+            "orphan-result" if self.dropped_calls.contains(id) => {
+                Some(KnownShape::ResultOfDroppedAssistant)
+            }
+            "orphan-result" if !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
+            "duplicate-result" | "results-not-first" => Some(self.barrier_shape(id)),
+            _ => None,
+        }
+    }
+
+    /// Shape 5 when a compaction summary sits between a call with this id and a later result
+    /// for it; shape 1 otherwise.
+    fn barrier_shape(&self, id: &str) -> KnownShape {
+        let calls = self.calls.get(id).map(Vec::as_slice).unwrap_or_default();
+        let results = self.results.get(id).map(Vec::as_slice).unwrap_or_default();
+        for (result, _) in results {
+            let Some((call, _)) = calls.iter().rev().find(|(call, _)| call < result) else {
+                continue;
+            };
+            if self.messages[call + 1..*result]
+                .iter()
+                .any(|m| is_compaction_summary(m))
+            {
+                return KnownShape::SummaryBetweenCallAndResult;
+            }
+        }
+        KnownShape::ForeignMessageBetweenCallAndResult
+    }
+}
+
+/// A `compactionSummary` after `convertToLlm`: a user message whose text starts with pi's prefix.
+fn is_compaction_summary(message: &Value) -> bool {
+    field(message, "content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.first())
+        .and_then(|block| field(block, "text"))
+        .and_then(Value::as_str)
+        .is_some_and(|text| text.starts_with(pi::convert::COMPACTION_PREFIX))
+}

@@ -1,0 +1,475 @@
+//! pi session files (JSONL, version 3, a tree of entries) read with the rules of pi-coding-agent's
+//! `buildSessionContext`, per release line (reference §9; docs/pi-versions.md).
+//!
+//! `buildSessionContext(entries, leafId)` walks `parentId` links from the leaf to the root, keeps
+//! what the latest compaction on that path did not summarise, and turns each kept entry into the
+//! agent messages pi sends into `convertToLlm`. It is modelled here on `serde_json::Value`s, the way
+//! the JavaScript reads them (missing vs `null`, truthiness, ids compared with `===`), including
+//! the inputs on which it throws. A `parentId` cycle, on which pi loops forever, is reported as
+//! such instead of hanging ctxfuzz.
+
+mod date;
+mod jsonl;
+mod key;
+mod migrate;
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+pub use jsonl::{MalformedLine, SessionLines, parse};
+pub use key::Key;
+pub use migrate::migrate;
+
+/// Which `buildSessionContext` a pi release has. The boundaries differ from the message-pipeline
+/// variants: sessions changed at 0.80.4 and at 0.87.0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionRules {
+    /// Before 0.80.4 (checked against 0.79.0): entries used as they are; an older compaction
+    /// inside the kept range emits nothing.
+    Legacy,
+    /// 0.80.4 to 0.86.x (checked against 0.81.1): null content becomes `[]`; an older compaction
+    /// inside the kept range emits its summary again (V30).
+    Split,
+    /// 0.87.0 and later (checked against 0.87.1 and 1.6.0): `context_edit`, a compaction's
+    /// `systemMessage`, system messages before the compaction dropped, only the newest summary.
+    Canonical,
+}
+
+impl SessionRules {
+    pub const ALL: [SessionRules; 3] = [Self::Legacy, Self::Split, Self::Canonical];
+}
+
+/// What `buildSessionContext` returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionContext {
+    pub messages: Vec<Value>,
+    /// `None` when the last `thinking_level_change` on the path has no `thinkingLevel`
+    /// (JavaScript `undefined`, absent from the JSON).
+    pub thinking_level: Option<Value>,
+    /// `null`, or `{provider, modelId}` without the fields that were `undefined`.
+    pub model: Value,
+}
+
+impl SessionContext {
+    /// The JSON pi would print for it (`JSON.stringify` drops `undefined`).
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("messages".into(), Value::Array(self.messages.clone()));
+        if let Some(level) = &self.thinking_level {
+            out.insert("thinkingLevel".into(), level.clone());
+        }
+        out.insert("model".into(), self.model.clone());
+        Value::Object(out)
+    }
+}
+
+/// An input on which pi's own code fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionError {
+    /// pi throws; the text is what Node prints (`TypeError: ...`).
+    Throws(String),
+    /// A `parentId` cycle: pi's walk from the leaf never ends. `entry` is the index of the first
+    /// entry seen twice.
+    Loops { entry: usize },
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::Throws(error) => write!(f, "{error}"),
+            SessionError::Loops { entry } => write!(
+                f,
+                "the parentId links from the leaf form a cycle through entry {entry}: pi would loop forever"
+            ),
+        }
+    }
+}
+
+/// `buildSessionContext(entries, leafId)`. `leaf` `None` is `undefined` (the last entry is the
+/// leaf); `Some(Value::Null)` is an explicit `null` (nothing selected).
+pub fn build_context(
+    entries: &[Value],
+    leaf: Option<&Value>,
+    rules: SessionRules,
+) -> Result<SessionContext, SessionError> {
+    let index = index_by_id(entries)?;
+    let path = path_to_root(entries, &index, leaf, rules)?;
+    let (thinking_level, model) = settings(&path)?;
+    let messages = match rules {
+        SessionRules::Legacy => legacy_messages(&path),
+        SessionRules::Split | SessionRules::Canonical => {
+            project(&context_entries(&path, rules), rules)?
+        }
+    };
+    Ok(SessionContext {
+        messages,
+        thinking_level,
+        model,
+    })
+}
+
+/// `new Map(entries.map(e => [e.id, e]))`: the last entry with an id wins.
+fn index_by_id(entries: &[Value]) -> Result<HashMap<Key<'_>, usize>, SessionError> {
+    let mut index = HashMap::with_capacity(entries.len());
+    for (position, entry) in entries.iter().enumerate() {
+        if entry.is_null() {
+            return Err(property_of_nullish(entry, "id"));
+        }
+        index.insert(Key::of(entry.get("id")), position);
+    }
+    Ok(index)
+}
+
+/// The entries from the root to the leaf.
+fn path_to_root<'a>(
+    entries: &'a [Value],
+    index: &HashMap<Key<'_>, usize>,
+    leaf: Option<&Value>,
+    rules: SessionRules,
+) -> Result<Vec<(usize, &'a Value)>, SessionError> {
+    if leaf.is_some_and(Value::is_null) {
+        return Ok(Vec::new());
+    }
+    let named = leaf
+        .filter(|id| truthy(Some(id)))
+        .and_then(|id| index.get(&Key::of(Some(id))).copied());
+    // 0.79 falls back to the last entry when the named one is falsy too; later releases only
+    // when no entry has that id (`??=`).
+    let named = match rules {
+        SessionRules::Legacy => named.filter(|&i| truthy(Some(&entries[i]))),
+        SessionRules::Split | SessionRules::Canonical => named,
+    };
+    let Some(start) = named.or(entries.len().checked_sub(1)) else {
+        return Ok(Vec::new());
+    };
+    let mut path = Vec::new();
+    let mut seen = HashSet::new();
+    let mut current = Some(start);
+    while let Some(position) = current.filter(|&i| truthy(Some(&entries[i]))) {
+        if !seen.insert(position) {
+            return Err(SessionError::Loops { entry: position });
+        }
+        let entry = &entries[position];
+        path.push((position, entry));
+        current = entry
+            .get("parentId")
+            .filter(|parent| truthy(Some(parent)))
+            .and_then(|parent| index.get(&Key::of(Some(parent))).copied());
+    }
+    path.reverse();
+    Ok(path)
+}
+
+fn entry_type(entry: &Value) -> Option<&str> {
+    entry.get("type").and_then(Value::as_str)
+}
+
+/// `entry.message`, which pi reads `.role` from: throws when it is `null` or missing.
+fn message_of(entry: &Value) -> Result<&Value, SessionError> {
+    match entry.get("message") {
+        None => Err(SessionError::Throws(
+            "TypeError: Cannot read properties of undefined (reading 'role')".into(),
+        )),
+        Some(message) if message.is_null() => Err(property_of_nullish(message, "role")),
+        Some(message) => Ok(message),
+    }
+}
+
+fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+/// The thinking level and the model: the last change of each on the path.
+fn settings(path: &[(usize, &Value)]) -> Result<(Option<Value>, Value), SessionError> {
+    let mut thinking_level = Some(Value::String("off".into()));
+    let mut model = Value::Null;
+    for (_, entry) in path {
+        match entry_type(entry) {
+            Some("thinking_level_change") => thinking_level = entry.get("thinkingLevel").cloned(),
+            Some("model_change") => model = model_of(entry, "provider", "modelId"),
+            Some("message") => {
+                let message = message_of(entry)?;
+                if role(message) == Some("assistant") {
+                    model = model_of(message, "provider", "model");
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((thinking_level, model))
+}
+
+fn model_of(source: &Value, provider: &str, model: &str) -> Value {
+    object([
+        ("provider", source.get(provider).cloned()),
+        ("modelId", source.get(model).cloned()),
+    ])
+}
+
+/// The entries whose messages make the context: the latest compaction, the kept entries before it
+/// (from `firstKeptEntryId`; none if that id is not on the path, V31), then everything after it.
+fn context_entries<'a>(path: &[(usize, &'a Value)], rules: SessionRules) -> Vec<&'a Value> {
+    let Some(&(_, compaction)) = path
+        .iter()
+        .rev()
+        .find(|(_, e)| entry_type(e) == Some("compaction"))
+    else {
+        return path.iter().map(|&(_, e)| e).collect();
+    };
+    let compaction_id = Key::of(compaction.get("id"));
+    let Some(at) = path
+        .iter()
+        .position(|(_, e)| Key::of(e.get("id")) == compaction_id)
+    else {
+        return path.iter().map(|&(_, e)| e).collect();
+    };
+    let first_kept = Key::of(compaction.get("firstKeptEntryId"));
+    let mut selected = vec![compaction];
+    let mut found = false;
+    for &(_, entry) in &path[..at] {
+        found |= Key::of(entry.get("id")) == first_kept;
+        let system_message = rules == SessionRules::Canonical
+            && entry_type(entry) == Some("message")
+            && entry.get("message").and_then(role) == Some("system");
+        if found && !system_message {
+            selected.push(entry);
+        }
+    }
+    selected.extend(path[at + 1..].iter().map(|&(_, e)| e));
+    selected
+}
+
+/// The messages of the selected entries, with `context_edit`s applied (0.87+).
+fn project(selected: &[&Value], rules: SessionRules) -> Result<Vec<Value>, SessionError> {
+    let mut edits: HashMap<Key<'_>, &Value> = HashMap::new();
+    if rules == SessionRules::Canonical {
+        for entry in selected {
+            if entry_type(entry) == Some("context_edit") {
+                edits.insert(Key::of(entry.get("targetId")), entry);
+            }
+        }
+    }
+    let mut messages = Vec::new();
+    for (position, entry) in selected.iter().enumerate() {
+        // Only the newest compaction (first) speaks in 0.87+; 0.81 re-emits older ones (V30).
+        if rules == SessionRules::Canonical
+            && position > 0
+            && entry_type(entry) == Some("compaction")
+        {
+            continue;
+        }
+        let own = entry_messages(entry, rules)?;
+        match edits.get(&Key::of(entry.get("id"))) {
+            None => messages.extend(own),
+            Some(edit) => messages.extend(apply_edit(own, edit)?),
+        }
+    }
+    Ok(messages)
+}
+
+/// `sessionEntryToContextMessages` (0.81+).
+fn entry_messages(entry: &Value, rules: SessionRules) -> Result<Vec<Value>, SessionError> {
+    let canonical = rules == SessionRules::Canonical;
+    Ok(match entry_type(entry) {
+        Some("message") => {
+            let message = message_of(entry)?;
+            let content_missing = message.get("content").is_none_or(Value::is_null);
+            let empty = match role(message) {
+                Some("system") if canonical => Some(Value::String(String::new())),
+                Some("user" | "assistant" | "toolResult") => Some(Value::Array(Vec::new())),
+                _ => None,
+            };
+            match empty.filter(|_| content_missing) {
+                Some(content) => vec![with_field(message, "content", Some(content))],
+                None => vec![message.clone()],
+            }
+        }
+        Some("custom_message") => {
+            let content = match entry.get("content") {
+                None | Some(Value::Null) => Some(Value::Array(Vec::new())),
+                content => content.cloned(),
+            };
+            vec![custom_message(entry, content)]
+        }
+        Some("branch_summary") if truthy(entry.get("summary")) => vec![branch_summary(entry)],
+        Some("compaction") => {
+            let summary = compaction_summary(entry);
+            match entry
+                .get("systemMessage")
+                .filter(|m| canonical && truthy(Some(m)))
+            {
+                Some(system) => vec![system.clone(), summary],
+                None => vec![summary],
+            }
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// `projectContextEntry` with an edit: `replacement: null` omits the entry; otherwise the content
+/// of its user/assistant/toolResult/custom messages is replaced (a string becomes one text block
+/// for assistant and toolResult).
+fn apply_edit(messages: Vec<Value>, edit: &Value) -> Result<Vec<Value>, SessionError> {
+    let replacement = edit.get("replacement");
+    if replacement.is_some_and(Value::is_null) {
+        return Ok(Vec::new());
+    }
+    messages
+        .into_iter()
+        .map(|message| {
+            let role = role(&message);
+            if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
+                return Ok(message);
+            }
+            let Some(replacement) = replacement else {
+                return Err(SessionError::Throws(
+                    "TypeError: Cannot read properties of undefined (reading 'content')".into(),
+                ));
+            };
+            let content = match replacement.get("content") {
+                Some(Value::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
+                    Some(json!([{"type": "text", "text": text}]))
+                }
+                content => content.cloned(),
+            };
+            Ok(with_field(&message, "content", content))
+        })
+        .collect()
+}
+
+/// pi 0.79's `buildSessionContext`: one pass, message entries used as they are, compaction
+/// entries other than the latest ignored.
+fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Value> {
+    let append = |entry: &Value, out: &mut Vec<Value>| match entry_type(entry) {
+        Some("message") => out.extend(entry.get("message").cloned()),
+        Some("custom_message") => out.push(custom_message(entry, entry.get("content").cloned())),
+        Some("branch_summary") if truthy(entry.get("summary")) => out.push(branch_summary(entry)),
+        _ => {}
+    };
+    let mut out = Vec::new();
+    let latest = path
+        .iter()
+        .rev()
+        .find(|(_, e)| entry_type(e) == Some("compaction"));
+    let Some(&(_, compaction)) = latest else {
+        path.iter().for_each(|&(_, e)| append(e, &mut out));
+        return out;
+    };
+    out.push(compaction_summary(compaction));
+    let compaction_id = Key::of(compaction.get("id"));
+    let at = path.iter().position(|(_, e)| {
+        entry_type(e) == Some("compaction") && Key::of(e.get("id")) == compaction_id
+    });
+    let first_kept = Key::of(compaction.get("firstKeptEntryId"));
+    let before = at.map_or(&path[..0], |at| &path[..at]);
+    let mut found = false;
+    for &(_, entry) in before {
+        found |= Key::of(entry.get("id")) == first_kept;
+        if found {
+            append(entry, &mut out);
+        }
+    }
+    let after = at.map_or(0, |at| at + 1);
+    path[after..].iter().for_each(|&(_, e)| append(e, &mut out));
+    out
+}
+
+fn custom_message(entry: &Value, content: Option<Value>) -> Value {
+    object([
+        ("role", Some(json!("custom"))),
+        ("customType", entry.get("customType").cloned()),
+        ("content", content),
+        ("display", entry.get("display").cloned()),
+        ("details", entry.get("details").cloned()),
+        ("timestamp", Some(timestamp(entry))),
+    ])
+}
+
+fn branch_summary(entry: &Value) -> Value {
+    object([
+        ("role", Some(json!("branchSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("fromId", entry.get("fromId").cloned()),
+        ("timestamp", Some(timestamp(entry))),
+    ])
+}
+
+fn compaction_summary(entry: &Value) -> Value {
+    object([
+        ("role", Some(json!("compactionSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        ("timestamp", Some(timestamp(entry))),
+    ])
+}
+
+/// `new Date(entry.timestamp).getTime()`, as JSON.
+fn timestamp(entry: &Value) -> Value {
+    date::to_json(date::epoch_millis(entry.get("timestamp")))
+}
+
+/// An object literal whose `undefined` (`None`) fields are left out, as `JSON.stringify` does.
+fn object<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.to_string(), v?)))
+            .collect(),
+    )
+}
+
+/// `{...value, [field]: content}` (a non-object spreads to nothing).
+fn with_field(value: &Value, field: &str, content: Option<Value>) -> Value {
+    let mut copy = value.as_object().cloned().unwrap_or_default();
+    match content {
+        Some(content) => copy.insert(field.to_string(), content),
+        None => copy.remove(field),
+    };
+    Value::Object(copy)
+}
+
+/// JavaScript truthiness of a property read (`None` is `undefined`).
+pub(crate) fn truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
+/// JavaScript `Number(value)` for the values a version field holds (objects and arrays: `NaN`).
+pub(crate) fn js_number(value: &Value) -> f64 {
+    match value {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => match s.trim() {
+            "" => 0.0,
+            text => text.parse().unwrap_or(f64::NAN),
+        },
+        Value::Array(_) | Value::Object(_) => f64::NAN,
+    }
+}
+
+/// A JSON number as JavaScript prints it: integral values without a fraction.
+pub(crate) fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// The error V8 throws for `value.property` when `value` is `null` or `undefined`.
+pub(crate) fn property_of_nullish(value: &Value, property: &str) -> SessionError {
+    let what = if value.is_null() { "null" } else { "undefined" };
+    SessionError::Throws(format!(
+        "TypeError: Cannot read properties of {what} (reading '{property}')"
+    ))
+}
+
+#[cfg(test)]
+mod tests;

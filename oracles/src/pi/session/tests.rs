@@ -1,0 +1,227 @@
+use serde_json::{Value, json};
+
+use super::*;
+
+fn user(id: &str, parent: Option<&str>, text: &str) -> Value {
+    json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:01.000Z",
+           "message": {"role": "user", "content": text, "timestamp": 1}})
+}
+
+fn texts(context: &SessionContext) -> Vec<Value> {
+    context
+        .messages
+        .iter()
+        .map(|m| {
+            m.get("content")
+                .or(m.get("summary"))
+                .cloned()
+                .unwrap_or(Value::Null)
+        })
+        .collect()
+}
+
+fn build(entries: &[Value], rules: SessionRules) -> SessionContext {
+    build_context(entries, None, rules).expect("builds")
+}
+
+#[test]
+fn a_parent_cycle_is_reported_instead_of_hanging() {
+    let entries = [user("a", Some("b"), "x"), user("b", Some("a"), "y")];
+    for rules in SessionRules::ALL {
+        assert_eq!(
+            build_context(&entries, None, rules),
+            Err(SessionError::Loops { entry: 1 })
+        );
+    }
+}
+
+#[test]
+fn a_missing_parent_ends_the_walk() {
+    let entries = [user("a", None, "one"), user("b", Some("zz"), "two")];
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Canonical)),
+        [json!("two")]
+    );
+}
+
+#[test]
+fn explicit_null_leaf_selects_nothing_and_unknown_leaf_falls_back_to_the_last() {
+    let entries = [user("a", None, "one"), user("b", Some("a"), "two")];
+    for rules in SessionRules::ALL {
+        let none = build_context(&entries, Some(&Value::Null), rules).unwrap();
+        assert!(none.messages.is_empty());
+        let unknown = build_context(&entries, Some(&json!("nope")), rules).unwrap();
+        assert_eq!(texts(&unknown), [json!("one"), json!("two")]);
+        let first = build_context(&entries, Some(&json!("a")), rules).unwrap();
+        assert_eq!(texts(&first), [json!("one")]);
+    }
+}
+
+#[test]
+fn a_message_entry_without_a_message_throws_like_pi() {
+    let entries = [json!({"type": "message", "id": "a", "parentId": null})];
+    assert_eq!(
+        build_context(&entries, None, SessionRules::Split),
+        Err(SessionError::Throws(
+            "TypeError: Cannot read properties of undefined (reading 'role')".into()
+        ))
+    );
+    let null_entry = [Value::Null];
+    assert_eq!(
+        build_context(&null_entry, None, SessionRules::Legacy),
+        Err(SessionError::Throws(
+            "TypeError: Cannot read properties of null (reading 'id')".into()
+        ))
+    );
+}
+
+#[test]
+fn null_content_is_normalised_from_0_80_4_only() {
+    let entries = [json!({"type": "message", "id": "a", "parentId": null,
+                          "message": {"role": "assistant", "content": null}})];
+    assert_eq!(
+        build(&entries, SessionRules::Legacy).messages[0]["content"],
+        Value::Null
+    );
+    assert_eq!(
+        build(&entries, SessionRules::Split).messages[0]["content"],
+        json!([])
+    );
+    let system =
+        [json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "system"}})];
+    assert_eq!(
+        build(&system, SessionRules::Canonical).messages[0]["content"],
+        json!("")
+    );
+    assert!(
+        build(&system, SessionRules::Split).messages[0]
+            .get("content")
+            .is_none()
+    );
+}
+
+#[test]
+fn custom_message_content_defaults_to_an_empty_list_from_0_80_4() {
+    let entries = [
+        json!({"type": "custom_message", "id": "a", "parentId": null, "customType": "n",
+                          "timestamp": "2026-01-01T00:00:00Z"}),
+    ];
+    assert!(
+        build(&entries, SessionRules::Legacy).messages[0]
+            .get("content")
+            .is_none()
+    );
+    assert_eq!(
+        build(&entries, SessionRules::Split).messages[0]["content"],
+        json!([])
+    );
+    assert_eq!(
+        build(&entries, SessionRules::Split).messages[0]["timestamp"],
+        json!(1767225600000_i64)
+    );
+}
+
+#[test]
+fn context_edits_replace_or_omit_only_in_canonical_rules() {
+    let assistant = json!({"type": "message", "id": "b", "parentId": "a",
+                           "message": {"role": "assistant", "content": [{"type": "text", "text": "old"}]}});
+    let edit = json!({"type": "context_edit", "id": "c", "parentId": "b", "targetId": "b",
+                      "replacement": {"content": "new"}});
+    let omit = json!({"type": "context_edit", "id": "d", "parentId": "c", "targetId": "a", "replacement": null});
+    let entries = [user("a", None, "one"), assistant, edit, omit];
+    let canonical = build(&entries, SessionRules::Canonical);
+    assert_eq!(
+        texts(&canonical),
+        [json!([{"type": "text", "text": "new"}])]
+    );
+    let split = build(&entries, SessionRules::Split);
+    assert_eq!(
+        texts(&split),
+        [json!("one"), json!([{"type": "text", "text": "old"}])]
+    );
+}
+
+#[test]
+fn the_latest_edit_of_a_target_wins_and_a_string_stays_a_string_for_users() {
+    let entries = [
+        user("a", None, "one"),
+        json!({"type": "context_edit", "id": "c", "parentId": "a", "targetId": "a", "replacement": {"content": "x"}}),
+        json!({"type": "context_edit", "id": "d", "parentId": "c", "targetId": "a", "replacement": {"content": "y"}}),
+    ];
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Canonical)),
+        [json!("y")]
+    );
+}
+
+#[test]
+fn an_edit_without_replacement_throws_like_pi() {
+    let entries = [
+        user("a", None, "one"),
+        json!({"type": "context_edit", "id": "c", "parentId": "a", "targetId": "a"}),
+    ];
+    assert_eq!(
+        build_context(&entries, None, SessionRules::Canonical),
+        Err(SessionError::Throws(
+            "TypeError: Cannot read properties of undefined (reading 'content')".into()
+        ))
+    );
+}
+
+#[test]
+fn compaction_system_message_and_kept_system_messages_follow_the_release() {
+    let entries = [
+        json!({"type": "message", "id": "s", "parentId": null, "message": {"role": "system", "content": "old prompt"}}),
+        user("a", Some("s"), "one"),
+        json!({"type": "compaction", "id": "c", "parentId": "a", "summary": "S", "firstKeptEntryId": "s",
+               "tokensBefore": 1, "timestamp": "2026-01-01T00:00:00Z",
+               "systemMessage": {"role": "system", "content": "new prompt"}}),
+    ];
+    let canonical = build(&entries, SessionRules::Canonical);
+    assert_eq!(
+        texts(&canonical),
+        [json!("new prompt"), json!("S"), json!("one")]
+    );
+    let split = build(&entries, SessionRules::Split);
+    assert_eq!(
+        texts(&split),
+        [json!("S"), json!("old prompt"), json!("one")]
+    );
+}
+
+#[test]
+fn an_older_compaction_in_the_kept_range_speaks_only_in_0_81() {
+    let entries = [
+        user("a", None, "one"),
+        json!({"type": "compaction", "id": "c1", "parentId": "a", "summary": "OLD", "firstKeptEntryId": "a"}),
+        json!({"type": "compaction", "id": "c2", "parentId": "c1", "summary": "NEW", "firstKeptEntryId": "a"}),
+    ];
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Legacy)),
+        [json!("NEW"), json!("one")]
+    );
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Split)),
+        [json!("NEW"), json!("one"), json!("OLD")]
+    );
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Canonical)),
+        [json!("NEW"), json!("one")]
+    );
+}
+
+#[test]
+fn settings_follow_the_path() {
+    let entries = [
+        json!({"type": "thinking_level_change", "id": "t", "parentId": null}),
+        json!({"type": "message", "id": "a", "parentId": "t",
+               "message": {"role": "assistant", "provider": "p", "model": "m", "content": []}}),
+    ];
+    let context = build(&entries, SessionRules::Canonical);
+    assert_eq!(
+        context.thinking_level, None,
+        "an undefined level stays undefined"
+    );
+    assert_eq!(context.model, json!({"provider": "p", "modelId": "m"}));
+    assert_eq!(context.to_json().get("thinkingLevel"), None);
+}

@@ -1,0 +1,554 @@
+//! pi-ai's `transformMessages(messages, model, normalizeToolCallId)` with the Anthropic id
+//! normaliser, per variant.
+//!
+//! Four steps, as in the JavaScript: (0, from 0.80.4) `null`/missing content becomes `[]`;
+//! (1) images become placeholders for a model without vision; (2) assistants from another model
+//! get their thinking converted or dropped and their call ids sanitised, and results are rewritten
+//! through ONE global raw-id map; (3) tool-call accounting: `assistant` and `user` close the open
+//! calls (synthetic "No result provided" results for the unanswered ones, in call order),
+//! error/aborted assistants are dropped after closing, `system` (0.86+) is held while calls are
+//! open, and every tool result passes through unchecked.
+//!
+//! Messages that come out unchanged stay borrowed, so judging a large transcript copies little.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::{Stage, Thrown, Variant};
+use crate::js::{self, field, is_str, strict_equals, truthy};
+
+const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
+pub(crate) const NO_RESULT_TEXT: &str = "No result provided";
+
+/// The output of `transformMessages`, plus the ids pi itself rewrote in tool results through its
+/// global id map (the wire invariants use them to tell pi's own rewriting from a rewriter's).
+pub(crate) struct Transformed<'a> {
+    pub messages: Vec<Cow<'a, Value>>,
+    pub remapped_result_ids: HashSet<String>,
+}
+
+fn throw(error: String) -> Thrown {
+    Thrown::new(Stage::TransformMessages, error)
+}
+
+/// Anthropic's `normalizeToolCallId`: `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`, on UTF-16
+/// code units (an astral character becomes two underscores).
+pub fn normalize_tool_call_id(id: &str) -> String {
+    let mut out = String::with_capacity(id.len().min(64));
+    let mut units = 0;
+    for c in id.chars() {
+        let allowed = c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        let (replacement, width) = if allowed {
+            (c, 1)
+        } else {
+            ('_', c.len_utf16())
+        };
+        for _ in 0..width {
+            if units == 64 {
+                return out;
+            }
+            out.push(replacement);
+            units += 1;
+        }
+    }
+    out
+}
+
+/// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
+pub(crate) fn same_model(assistant: &Value, model: &Value) -> bool {
+    strict_equals(field(assistant, "provider"), field(model, "provider"))
+        && strict_equals(field(assistant, "api"), field(model, "api"))
+        && strict_equals(field(assistant, "model"), field(model, "id"))
+}
+
+pub(crate) fn transform<'a>(
+    messages: Vec<Cow<'a, Value>>,
+    model: &Value,
+    v: Variant,
+) -> Result<Transformed<'a>, Thrown> {
+    let messages = if v.normalizes_null_content() {
+        normalize_null_content(messages)?
+    } else {
+        messages
+    };
+    let messages = downgrade_images(messages, model, v)?;
+    let mut id_map = HashMap::new();
+    let mut remapped_result_ids = HashSet::new();
+    let mut first_pass = Vec::with_capacity(messages.len());
+    for message in messages {
+        first_pass.push(first_pass_message(
+            message,
+            model,
+            v,
+            &mut id_map,
+            &mut remapped_result_ids,
+        )?);
+    }
+    let messages = account_tool_calls(first_pass, v)?;
+    Ok(Transformed {
+        messages,
+        remapped_result_ids,
+    })
+}
+
+/// Step 0: `msg.content == null ? {...msg, content: []} : msg`.
+fn normalize_null_content(messages: Vec<Cow<'_, Value>>) -> Result<Vec<Cow<'_, Value>>, Thrown> {
+    messages
+        .into_iter()
+        .map(|message| {
+            if message.is_null() {
+                return Err(throw(js::cannot_read(Some(&message), "content")));
+            }
+            if js::is_nullish(field(&message, "content")) {
+                Ok(Cow::Owned(spread_with_empty_content(&message)))
+            } else {
+                Ok(message)
+            }
+        })
+        .collect()
+}
+
+/// `{...value, content: []}` for a value without content: an object keeps its fields, an array
+/// or a string spreads its indices, any other primitive spreads nothing. (A string is spread per
+/// character here; JavaScript spreads per UTF-16 unit, which only differs for astral characters,
+/// whose lone halves JSON cannot hold anyway.)
+fn spread_with_empty_content(value: &Value) -> Value {
+    let mut map = match value {
+        Value::Object(map) => map.clone(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (i.to_string(), item.clone()))
+            .collect(),
+        Value::String(text) => text
+            .chars()
+            .enumerate()
+            .map(|(i, c)| (i.to_string(), Value::from(c.to_string())))
+            .collect(),
+        _ => Map::new(),
+    };
+    map.insert("content".into(), json!([]));
+    Value::Object(map)
+}
+
+/// Whether the target model takes images: `model.input.includes("image")`.
+fn model_takes_images(model: &Value) -> Result<bool, Thrown> {
+    match field(model, "input") {
+        Some(Value::Array(items)) => Ok(items.iter().any(|item| item == "image")),
+        Some(Value::String(text)) => Ok(text.contains("image")),
+        input @ (None | Some(Value::Null)) => Err(throw(js::cannot_read(input, "includes"))),
+        Some(_) => Err(throw(
+            "TypeError: model.input.includes is not a function".into(),
+        )),
+    }
+}
+
+/// Step 1: for a model without vision, every run of images in a user message's array content or a
+/// tool result's content becomes one placeholder text.
+fn downgrade_images<'a>(
+    messages: Vec<Cow<'a, Value>>,
+    model: &Value,
+    v: Variant,
+) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+    if model_takes_images(model)? {
+        return Ok(messages);
+    }
+    messages
+        .into_iter()
+        .map(|message| {
+            if message.is_null() && !v.normalizes_null_content() {
+                return Err(throw(js::cannot_read(Some(&message), "role")));
+            }
+            let role = field(&message, "role");
+            let content = field(&message, "content");
+            let placeholder = if is_str(role, "user") && content.is_some_and(Value::is_array) {
+                USER_IMAGE_PLACEHOLDER
+            } else if is_str(role, "toolResult") {
+                TOOL_IMAGE_PLACEHOLDER
+            } else {
+                return Ok(message);
+            };
+            let blocks = iterate_content(content)?;
+            let replaced = replace_images(&blocks, placeholder)?;
+            Ok(with_field(&message, "content", Value::Array(replaced)))
+        })
+        .collect()
+}
+
+/// `for (const block of content)`: arrays yield their items, strings their characters, and
+/// anything else throws.
+fn iterate_content(content: Option<&Value>) -> Result<Vec<Value>, Thrown> {
+    match content {
+        Some(Value::Array(items)) => Ok(items.clone()),
+        Some(Value::String(text)) => Ok(text.chars().map(|c| Value::from(c.to_string())).collect()),
+        _ => Err(throw("TypeError: content is not iterable".into())),
+    }
+}
+
+/// `replaceImagesWithPlaceholder`: a run of images becomes one placeholder, and a literal
+/// placeholder text also absorbs the images that follow it.
+pub(crate) fn replace_images(blocks: &[Value], placeholder: &str) -> Result<Vec<Value>, Thrown> {
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut previous_was_placeholder = false;
+    for block in blocks {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "image") {
+            if !previous_was_placeholder {
+                out.push(json!({"type": "text", "text": placeholder}));
+            }
+            previous_was_placeholder = true;
+            continue;
+        }
+        out.push(block.clone());
+        previous_was_placeholder = is_str(field(block, "text"), placeholder);
+    }
+    Ok(out)
+}
+
+/// `{...message, key: value}`.
+fn with_field<'a>(message: &Value, key: &str, value: Value) -> Cow<'a, Value> {
+    let mut copy = message.clone();
+    if let Value::Object(map) = &mut copy {
+        map.insert(key.into(), value);
+    }
+    Cow::Owned(copy)
+}
+
+/// Step 2 for one message: remap a result's id through the global map, or rewrite an
+/// assistant's blocks.
+fn first_pass_message<'a>(
+    message: Cow<'a, Value>,
+    model: &Value,
+    v: Variant,
+    id_map: &mut HashMap<String, String>,
+    remapped_result_ids: &mut HashSet<String>,
+) -> Result<Cow<'a, Value>, Thrown> {
+    if message.is_null() {
+        return Err(throw(js::cannot_read(Some(&message), "role")));
+    }
+    let role = field(&message, "role");
+    if is_str(role, "toolResult") {
+        let remapped = field(&message, "toolCallId")
+            .and_then(Value::as_str)
+            .and_then(|id| id_map.get(id).filter(|n| n.as_str() != id));
+        return Ok(match remapped {
+            Some(normalized) => {
+                remapped_result_ids.insert(normalized.clone());
+                with_field(&message, "toolCallId", Value::from(normalized.clone()))
+            }
+            None => message,
+        });
+    }
+    if !is_str(role, "assistant") {
+        return Ok(message);
+    }
+    let same = same_model(&message, model);
+    let blocks = match field(&message, "content") {
+        Some(Value::Array(blocks)) => blocks,
+        content @ (None | Some(Value::Null)) => {
+            return Err(throw(js::cannot_read(content, "flatMap")));
+        }
+        Some(_) => {
+            return Err(throw(
+                "TypeError: assistantMsg.content.flatMap is not a function".into(),
+            ));
+        }
+    };
+    let mut changed = false;
+    let mut content = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        match transform_block(block, same, v, id_map)? {
+            BlockOutcome::Keep => content.push(block.clone()),
+            BlockOutcome::Drop => changed = true,
+            BlockOutcome::Replace(new) => {
+                changed = true;
+                content.push(new);
+            }
+            BlockOutcome::Flatten(items) => {
+                changed = true;
+                content.extend(items.iter().cloned());
+            }
+        }
+    }
+    Ok(if changed {
+        with_field(&message, "content", Value::Array(content))
+    } else {
+        message
+    })
+}
+
+enum BlockOutcome<'b> {
+    Keep,
+    Drop,
+    Replace(Value),
+    /// `flatMap` flattens a returned array one level: an array "block" is spliced in.
+    Flatten(&'b [Value]),
+}
+
+fn transform_block<'b>(
+    block: &'b Value,
+    same: bool,
+    v: Variant,
+    id_map: &mut HashMap<String, String>,
+) -> Result<BlockOutcome<'b>, Thrown> {
+    if block.is_null() {
+        return Err(throw(js::cannot_read(Some(block), "type")));
+    }
+    let kind = field(block, "type");
+    if is_str(kind, "thinking") {
+        return thinking_block(block, same, v);
+    }
+    if is_str(kind, "text") {
+        if same {
+            return Ok(BlockOutcome::Keep);
+        }
+        let mut map = Map::new();
+        map.insert("type".into(), Value::from("text"));
+        if let Some(text) = field(block, "text") {
+            map.insert("text".into(), text.clone());
+        }
+        return Ok(BlockOutcome::Replace(Value::Object(map)));
+    }
+    if is_str(kind, "toolCall") {
+        if same {
+            return Ok(BlockOutcome::Keep);
+        }
+        let mut call = block.clone();
+        let mut changed = false;
+        if truthy(field(block, "thoughtSignature")) {
+            if let Value::Object(map) = &mut call {
+                map.remove("thoughtSignature");
+            }
+            changed = true;
+        }
+        let id = match field(block, "id") {
+            Some(Value::String(id)) => id,
+            id @ (None | Some(Value::Null)) => return Err(throw(js::cannot_read(id, "replace"))),
+            Some(_) => return Err(throw("TypeError: id.replace is not a function".into())),
+        };
+        let normalized = normalize_tool_call_id(id);
+        if normalized != *id {
+            id_map.insert(id.clone(), normalized.clone());
+            if let Value::Object(map) = &mut call {
+                map.insert("id".into(), Value::from(normalized));
+            }
+            changed = true;
+        }
+        return Ok(if changed {
+            BlockOutcome::Replace(call)
+        } else {
+            BlockOutcome::Keep
+        });
+    }
+    Ok(match block {
+        Value::Array(items) => BlockOutcome::Flatten(items),
+        _ => BlockOutcome::Keep,
+    })
+}
+
+/// A thinking block: kept, dropped, or (another model, before 1.3.0) turned into plain text.
+fn thinking_block(block: &Value, same: bool, v: Variant) -> Result<BlockOutcome<'_>, Thrown> {
+    let redacted = truthy(field(block, "redacted"));
+    let signed = truthy(field(block, "thinkingSignature"));
+    if v.drops_cross_model_thinking() {
+        if !same {
+            return Ok(BlockOutcome::Drop);
+        }
+        if redacted || signed {
+            return Ok(BlockOutcome::Keep);
+        }
+        return Ok(if has_thinking_text(block)? {
+            BlockOutcome::Keep
+        } else {
+            BlockOutcome::Drop
+        });
+    }
+    if redacted {
+        return Ok(if same {
+            BlockOutcome::Keep
+        } else {
+            BlockOutcome::Drop
+        });
+    }
+    if same && signed {
+        return Ok(BlockOutcome::Keep);
+    }
+    if !has_thinking_text(block)? {
+        return Ok(BlockOutcome::Drop);
+    }
+    if same {
+        return Ok(BlockOutcome::Keep);
+    }
+    let text = field(block, "thinking").cloned().unwrap_or(Value::Null);
+    Ok(BlockOutcome::Replace(json!({"type": "text", "text": text})))
+}
+
+/// `!(!block.thinking || block.thinking.trim() === "")`, throwing where `trim` does not exist.
+fn has_thinking_text(block: &Value) -> Result<bool, Thrown> {
+    let thinking = field(block, "thinking");
+    if !truthy(thinking) {
+        return Ok(false);
+    }
+    match thinking {
+        Some(Value::String(text)) => Ok(!js::is_blank(text)),
+        _ => Err(throw(
+            "TypeError: block.thinking.trim is not a function".into(),
+        )),
+    }
+}
+
+/// How a tool call id takes part in `Set.has` (SameValueZero): primitives by value; an object
+/// or array id is a distinct reference that nothing else equals (`None`).
+fn id_key(id: Option<&Value>) -> Option<String> {
+    match id {
+        None => Some("u".into()),
+        Some(Value::Null) => Some("z".into()),
+        Some(Value::Bool(b)) => Some(format!("b{b}")),
+        Some(Value::Number(n)) => Some(format!("n{}", js::number_to_js_string(n.as_f64()?))),
+        Some(Value::String(s)) => Some(format!("s{s}")),
+        Some(Value::Array(_) | Value::Object(_)) => None,
+    }
+}
+
+/// A pending call: what the synthetic result copies from it.
+struct PendingCall {
+    id: Option<Value>,
+    name: Option<Value>,
+}
+
+/// Step 3: the tool-call accounting pass.
+fn account_tool_calls(
+    messages: Vec<Cow<'_, Value>>,
+    v: Variant,
+) -> Result<Vec<Cow<'_, Value>>, Thrown> {
+    let mut ledger = Ledger {
+        out: Vec::with_capacity(messages.len() + 4),
+        pending: Vec::new(),
+        answered: HashSet::new(),
+        held: Vec::new(),
+    };
+    for message in messages {
+        let role = field(&message, "role");
+        if is_str(role, "assistant") {
+            ledger.close();
+            let stop = field(&message, "stopReason");
+            if is_str(stop, "error") || is_str(stop, "aborted") {
+                continue;
+            }
+            let calls = tool_calls(&message)?;
+            if !calls.is_empty() {
+                ledger.pending = calls;
+                ledger.answered.clear();
+            }
+            ledger.out.push(message);
+        } else if is_str(role, "toolResult") {
+            if let Some(key) = id_key(field(&message, "toolCallId")) {
+                ledger.answered.insert(key);
+            }
+            ledger.out.push(message);
+        } else if is_str(role, "system") && v.has_system_role() {
+            if ledger.pending.is_empty() {
+                ledger.out.push(message);
+            } else {
+                ledger.held.push(message);
+            }
+        } else if is_str(role, "user") {
+            ledger.close();
+            ledger.out.push(message);
+        } else {
+            ledger.out.push(message);
+        }
+    }
+    ledger.close();
+    Ok(ledger.out)
+}
+
+/// `assistant.content.filter(b => b.type === "toolCall")`.
+fn tool_calls(assistant: &Value) -> Result<Vec<PendingCall>, Thrown> {
+    let Some(Value::Array(blocks)) = field(assistant, "content") else {
+        return Ok(Vec::new());
+    };
+    let mut calls = Vec::new();
+    for block in blocks {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "toolCall") {
+            calls.push(PendingCall {
+                id: field(block, "id").cloned(),
+                name: field(block, "name").cloned(),
+            });
+        }
+    }
+    Ok(calls)
+}
+
+struct Ledger<'a> {
+    out: Vec<Cow<'a, Value>>,
+    pending: Vec<PendingCall>,
+    answered: HashSet<String>,
+    held: Vec<Cow<'a, Value>>,
+}
+
+impl Ledger<'_> {
+    /// `closePendingToolCalls`: a synthetic result for every unanswered pending call (in call
+    /// order, duplicates included), then the held system messages.
+    fn close(&mut self) {
+        if !self.pending.is_empty() {
+            for call in &self.pending {
+                let answered =
+                    id_key(call.id.as_ref()).is_some_and(|key| self.answered.contains(&key));
+                if !answered {
+                    self.out.push(Cow::Owned(synthetic_result(call)));
+                }
+            }
+            self.pending.clear();
+            self.answered.clear();
+        }
+        self.out.append(&mut self.held);
+    }
+}
+
+/// The result pi invents for an unanswered call. The timestamp is wall-clock time in pi; the
+/// model freezes it to 0, as the reference vectors do.
+fn synthetic_result(call: &PendingCall) -> Value {
+    let mut map = Map::new();
+    map.insert("role".into(), Value::from("toolResult"));
+    if let Some(id) = &call.id {
+        map.insert("toolCallId".into(), id.clone());
+    }
+    if let Some(name) = &call.name {
+        map.insert("toolName".into(), name.clone());
+    }
+    map.insert(
+        "content".into(),
+        json!([{"type": "text", "text": NO_RESULT_TEXT}]),
+    );
+    map.insert("isError".into(), Value::Bool(true));
+    map.insert("timestamp".into(), Value::from(0));
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_sanitised_per_utf16_unit_and_cut_at_64() {
+        assert_eq!(normalize_tool_call_id("a.b"), "a_b");
+        assert_eq!(normalize_tool_call_id("a|b"), "a_b");
+        assert_eq!(normalize_tool_call_id("a😀b"), "a__b");
+        assert_eq!(normalize_tool_call_id(&"z".repeat(70)), "z".repeat(64));
+        assert_eq!(
+            normalize_tool_call_id(&format!("{}😀", "z".repeat(63))),
+            format!("{}_", "z".repeat(63))
+        );
+        assert_eq!(normalize_tool_call_id("ok_-9"), "ok_-9");
+        assert_eq!(normalize_tool_call_id(""), "");
+    }
+}

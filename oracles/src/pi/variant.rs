@@ -1,0 +1,167 @@
+//! The four behaviour variants of pi's provider boundary, and how a version string picks one.
+
+use std::fmt;
+
+/// A range of pi versions whose `convertToLlm` / `transformMessages` / Anthropic conversion behave
+/// the same. Ordered oldest first, so `v >= Variant::From086` reads "0.86 or later".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Variant {
+    /// Below 0.80.4: no null-content normalisation, cross-model thinking becomes text.
+    Before0804,
+    /// 0.80.4 to 0.85.x: `null`/missing `content` becomes `[]` before anything else.
+    From0804,
+    /// 0.86 to 1.2.x: `system` messages pass `convertToLlm` and are held while calls are open.
+    From086,
+    /// 1.3.0 and later: cross-model thinking dropped; error results' images sent after the results.
+    #[default]
+    From130,
+}
+
+impl Variant {
+    /// Every variant, oldest first.
+    pub const ALL: [Variant; 4] = [
+        Variant::Before0804,
+        Variant::From0804,
+        Variant::From086,
+        Variant::From130,
+    ];
+
+    /// Picks the variant of any pi version: `1.6.0`, `v0.87.1`, `0.81`, `1.3.0-beta.1`.
+    ///
+    /// A leading `v`, missing minor/patch components (read as 0) and a `+build` suffix are
+    /// accepted. A `-prerelease` sorts before its release, as in semver, so `1.3.0-beta.1` is a
+    /// 1.2.x-era build and gets that variant. Anything else is an error naming the input.
+    pub fn from_version(version: &str) -> Result<Variant, String> {
+        let (major, minor, patch, prerelease) = parse_version(version).ok_or_else(|| {
+            format!(
+                "invalid pi version {version:?}: expected MAJOR.MINOR.PATCH such as 1.6.0 \
+                 (a leading `v` and a -prerelease or +build suffix are allowed)"
+            )
+        })?;
+        // A prerelease of X.Y.Z sorts just below X.Y.Z: compare against (X.Y.Z, 0) vs (X.Y.Z, 1).
+        let key = (major, minor, patch, u8::from(!prerelease));
+        Ok(if key >= (1, 3, 0, 1) {
+            Variant::From130
+        } else if key >= (0, 86, 0, 1) {
+            Variant::From086
+        } else if key >= (0, 80, 4, 1) {
+            Variant::From0804
+        } else {
+            Variant::Before0804
+        })
+    }
+
+    /// The published version this variant's model is checked against by the conformance test.
+    pub fn checked_against(self) -> &'static str {
+        match self {
+            Variant::Before0804 => "0.79.0",
+            Variant::From0804 => "0.81.1",
+            Variant::From086 => "0.87.1",
+            Variant::From130 => "1.6.0",
+        }
+    }
+
+    /// `null`/missing message content is replaced by `[]` at the start of `transformMessages`.
+    pub(crate) fn normalizes_null_content(self) -> bool {
+        self >= Variant::From0804
+    }
+
+    /// `system` messages survive `convertToLlm` and are transparent to tool-call accounting.
+    pub(crate) fn has_system_role(self) -> bool {
+        self >= Variant::From086
+    }
+
+    /// Thinking from another model is dropped (before 1.3.0 it became a text block).
+    pub(crate) fn drops_cross_model_thinking(self) -> bool {
+        self >= Variant::From130
+    }
+
+    /// The Anthropic converter moves an error result's images after all results of the turn.
+    pub(crate) fn splits_error_result_images(self) -> bool {
+        self >= Variant::From130
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Variant::Before0804 => "<0.80.4",
+            Variant::From0804 => "0.80.4 to 0.85.x",
+            Variant::From086 => "0.86 to 1.2.x",
+            Variant::From130 => "1.3.0+",
+        })
+    }
+}
+
+/// `(major, minor, patch, has_prerelease)`, or `None` for anything that is not a version.
+fn parse_version(version: &str) -> Option<(u64, u64, u64, bool)> {
+    let text = version.trim();
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let text = text.split_once('+').map_or(text, |(core, _build)| core);
+    let (core, prerelease) = match text.split_once('-') {
+        Some((core, pre)) if !pre.is_empty() => (core, true),
+        Some(_) => return None,
+        None => (text, false),
+    };
+    let mut numbers = [0u64; 3];
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    for (slot, part) in numbers.iter_mut().zip(&parts) {
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        *slot = part.parse().ok()?;
+    }
+    Some((numbers[0], numbers[1], numbers[2], prerelease))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_pick_their_variant_at_the_changelog_boundaries() {
+        for (version, variant) in [
+            ("0.73.1", Variant::Before0804),
+            ("0.79.0", Variant::Before0804),
+            ("0.80.3", Variant::Before0804),
+            ("0.80.4", Variant::From0804),
+            ("0.81.1", Variant::From0804),
+            ("0.85.9", Variant::From0804),
+            ("0.86.0", Variant::From086),
+            ("v0.87.1", Variant::From086),
+            ("1.2.9", Variant::From086),
+            ("1.3.0", Variant::From130),
+            ("1.6.0", Variant::From130),
+            ("2", Variant::From130),
+            ("0.81", Variant::From0804),
+            ("1.3.0-beta.1", Variant::From086),
+            ("1.3.1-rc.1", Variant::From130),
+            ("0.86.0+build.5", Variant::From086),
+        ] {
+            assert_eq!(Variant::from_version(version), Ok(variant), "{version}");
+        }
+    }
+
+    #[test]
+    fn garbage_is_rejected_with_the_input_named() {
+        for bad in ["", "latest", "1.x", "1.2.3.4", "1..2", "-1.0", "1.0-", "v"] {
+            let error = Variant::from_version(bad).unwrap_err();
+            assert!(error.contains(&format!("{bad:?}")), "{error}");
+        }
+    }
+
+    #[test]
+    fn each_variant_is_checked_against_a_version_it_selects() {
+        for variant in Variant::ALL {
+            assert_eq!(
+                Variant::from_version(variant.checked_against()),
+                Ok(variant)
+            );
+        }
+        assert_eq!(Variant::default(), Variant::From130);
+        assert_eq!(Variant::From130.to_string(), "1.3.0+");
+    }
+}

@@ -1,0 +1,82 @@
+//! The vectors / `render --batch` protocol, message mode: one input object in, one output object
+//! out, in the exact shapes of `vectors.expected.jsonl`. The golden test, `ctxfuzz render --batch`
+//! and the conformance test all go through [`run_vector_input`].
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+
+use super::{Thrown, Variant, convert, default_model, transform};
+use crate::js::{field, truthy};
+use crate::wire::anthropic;
+
+/// Runs one protocol input: `{"messages": [...], "model"?: {...} (shallow-merged over
+/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool}`.
+///
+/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) when asked; or, when the
+/// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
+/// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
+/// with a `messages` array gives `{"error", "stage": "input"}`.
+pub fn run_vector_input(input: &Value, v: Variant) -> Value {
+    let Some(Value::Array(messages)) = field(input, "messages") else {
+        return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
+    };
+    let model = merged_model(field(input, "model"));
+    let llm = if truthy(field(input, "skipConvert")) {
+        messages.iter().map(Cow::Borrowed).collect()
+    } else {
+        match convert::convert(messages, v) {
+            Ok(llm) => llm,
+            Err(thrown) => return failure(&thrown, []),
+        }
+    };
+    let transformed = match transform::transform(llm.clone(), &model, v) {
+        Ok(transformed) => transformed.messages,
+        Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
+    };
+    let mut output = Map::new();
+    if truthy(field(input, "anthropic")) {
+        match anthropic::build(&llm, &transformed, &model, v) {
+            Ok(request) => {
+                output.insert("anthropic".into(), request);
+            }
+            Err(thrown) => {
+                return failure(
+                    &thrown,
+                    [
+                        ("llm", to_array(&llm)),
+                        ("transformed", to_array(&transformed)),
+                    ],
+                );
+            }
+        }
+    }
+    output.insert("llm".into(), to_array(&llm));
+    output.insert("transformed".into(), to_array(&transformed));
+    Value::Object(output)
+}
+
+/// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`).
+fn merged_model(overrides: Option<&Value>) -> Value {
+    let mut model = default_model();
+    if let (Value::Object(base), Some(Value::Object(overrides))) = (&mut model, overrides) {
+        for (key, value) in overrides {
+            base.insert(key.clone(), value.clone());
+        }
+    }
+    model
+}
+
+fn to_array(messages: &[Cow<'_, Value>]) -> Value {
+    Value::Array(messages.iter().map(|m| m.as_ref().clone()).collect())
+}
+
+fn failure<const N: usize>(thrown: &Thrown, completed: [(&str, Value); N]) -> Value {
+    let mut output = Map::new();
+    output.insert("error".into(), Value::from(thrown.error.clone()));
+    output.insert("stage".into(), Value::from(thrown.stage.to_string()));
+    for (key, value) in completed {
+        output.insert(key.into(), value);
+    }
+    Value::Object(output)
+}

@@ -1,0 +1,404 @@
+//! pi-ai's Anthropic request builder (`buildParams` / `convertMessages` of
+//! `api/anthropic-messages.js`), per variant, and the validator of the API's 400 rules
+//! ([`validate`]).
+//!
+//! What the builder does to the transformed messages:
+//! - from 0.86, every `system` message is collapsed into the request's `system` prompt (the
+//!   default model does not take mid-conversation system messages); before 0.86 a `system`
+//!   message (only reachable without `convertToLlm`) is ignored;
+//! - `user`: string content is sent only if it is not blank; array content keeps non-blank text
+//!   and images (anything that is not text is sent as an image), and a message left empty is
+//!   dropped;
+//! - `assistant`: blank text is dropped, thinking becomes `thinking` / `redacted_thinking` /
+//!   plain text by its signature, calls become `tool_use`; an assistant left empty is dropped;
+//! - a maximal run of `toolResult` messages becomes ONE user message of `tool_result` blocks
+//!   (text-only content joined with `\n`, otherwise blocks); from 1.3.0 an error result's images
+//!   are replaced by a note and sent, captioned, after all the results of the run.
+//!
+//! Not modelled (the request body differs, the tool pairing does not): cache control (the
+//! vectors use `cacheRetention: "none"`), OAuth tool-name casing, tools and thinking options,
+//! and models whose `compat.supportsMidConvoSystemMessages` is set (rendered as if collapsed).
+
+use std::borrow::Borrow;
+
+use serde_json::{Map, Value, json};
+
+use crate::js::{self, field, is_str, truthy};
+use crate::pi::transform::replace_images;
+use crate::pi::{Stage, Thrown, Variant};
+
+mod validate;
+
+pub use validate::{WireViolation, validate};
+
+const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
+const IMAGE_ONLY_TEXT: &str = "(see attached image)";
+
+fn throw(error: String) -> Thrown {
+    Thrown::new(Stage::Anthropic, error)
+}
+
+/// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
+/// `{"model", "messages", "system"?, "max_tokens", "stream": true}`.
+pub fn build_request(transformed: &[Value], model: &Value, v: Variant) -> Result<Value, Thrown> {
+    build(transformed, transformed, model, v)
+}
+
+/// The request body. `before_transform` is what `transformMessages` was given: from 0.86 pi
+/// collapses the system messages before transforming, so their raw content decides the prompt
+/// (and whether reading it throws).
+pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
+    before_transform: &[M],
+    transformed: &[N],
+    model: &Value,
+    v: Variant,
+) -> Result<Value, Thrown> {
+    let system = if v.has_system_role() {
+        system_prompt(before_transform.iter().map(Borrow::borrow))?
+    } else {
+        String::new()
+    };
+    let messages = convert_messages(transformed, model, v)?;
+    let mut body = Map::new();
+    if let Some(id) = field(model, "id") {
+        body.insert("model".into(), id.clone());
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !system.is_empty() {
+        body.insert("system".into(), json!([{"type": "text", "text": system}]));
+    }
+    if let Some(max_tokens) = field(model, "maxTokens") {
+        body.insert("max_tokens".into(), max_tokens.clone());
+    }
+    body.insert("stream".into(), Value::Bool(true));
+    Ok(Value::Object(body))
+}
+
+/// `getSystemMessageText(getCurrentSystemMessage(messages))`: every system message's content text
+/// (non-empty ones joined with a blank line), then the surviving sections. No head message (and
+/// so no prompt) when no system message carries a timestamp and none adds tools.
+fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String, Thrown> {
+    let mut contents = Vec::new();
+    let mut sections: Vec<(&str, &Value)> = Vec::new();
+    let mut timestamp: Option<&Value> = None;
+    let mut adds_tools = false;
+    for message in messages.filter(|m| is_str(field(m, "role"), "system")) {
+        if js::is_nullish(timestamp) {
+            timestamp = field(message, "timestamp");
+        }
+        let text = content_text(field(message, "content"))?;
+        if !text.is_empty() {
+            contents.push(text);
+        }
+        if let Some(Value::Object(changes)) = field(message, "sections") {
+            for (name, value) in changes {
+                sections.retain(|(existing, _)| *existing != name.as_str() || !value.is_null());
+                if !value.is_null() {
+                    match sections
+                        .iter_mut()
+                        .find(|(existing, _)| *existing == name.as_str())
+                    {
+                        Some(slot) => slot.1 = value,
+                        None => sections.push((name, value)),
+                    }
+                }
+            }
+        }
+        adds_tools |=
+            matches!(field(message, "toolsAdded"), Some(Value::Array(tools)) if !tools.is_empty());
+    }
+    if timestamp.is_none() && !adds_tools {
+        return Ok(String::new());
+    }
+    let mut parts = vec![contents.join("\n\n")];
+    for (_, value) in sections {
+        // `parts.filter(part => part.length > 0)`: strings and arrays have a length.
+        match value {
+            Value::String(text) if !text.is_empty() => parts.push(text.clone()),
+            Value::Array(items) if !items.is_empty() => parts.push(js::join(items, ",")),
+            _ => {}
+        }
+    }
+    parts.retain(|part| !part.is_empty());
+    Ok(parts.join("\n\n"))
+}
+
+/// `contentText(content)`: a string as is; the text blocks of an array joined with `\n`.
+fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
+    match content {
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::Array(blocks)) => {
+            let mut texts = Vec::new();
+            for block in blocks {
+                if block.is_null() {
+                    return Err(throw(js::cannot_read(Some(block), "type")));
+                }
+                if is_str(field(block, "type"), "text") {
+                    texts.push(field(block, "text").cloned().unwrap_or(Value::Null));
+                }
+            }
+            Ok(js::join(&texts, "\n"))
+        }
+        None | Some(Value::Null) => Err(throw(js::cannot_read(content, "filter"))),
+        Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
+    }
+}
+
+/// `convertMessages`: the wire messages.
+fn convert_messages<N: Borrow<Value>>(
+    transformed: &[N],
+    model: &Value,
+    v: Variant,
+) -> Result<Vec<Value>, Thrown> {
+    let allow_empty_signature =
+        truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
+    let mut out = Vec::with_capacity(transformed.len());
+    let mut i = 0;
+    while i < transformed.len() {
+        let message = transformed[i].borrow();
+        let role = field(message, "role");
+        if is_str(role, "user") {
+            if let Some(content) = user_content(field(message, "content"))? {
+                out.push(json!({"role": "user", "content": content}));
+            }
+        } else if is_str(role, "assistant") {
+            let blocks = assistant_blocks(message, allow_empty_signature)?;
+            if !blocks.is_empty() {
+                out.push(json!({"role": "assistant", "content": blocks}));
+            }
+        } else if is_str(role, "toolResult") {
+            let mut results = Vec::new();
+            let mut error_images = Vec::new();
+            while i < transformed.len()
+                && is_str(field(transformed[i].borrow(), "role"), "toolResult")
+            {
+                results.push(tool_result(transformed[i].borrow(), v, &mut error_images)?);
+                i += 1;
+            }
+            results.append(&mut error_images);
+            out.push(json!({"role": "user", "content": results}));
+            continue;
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// A user message's wire content, or `None` when nothing is left to send.
+fn user_content(content: Option<&Value>) -> Result<Option<Value>, Thrown> {
+    let items = match content {
+        Some(Value::String(text)) => {
+            return Ok((!js::is_blank(text)).then(|| Value::from(text.clone())));
+        }
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "map"))),
+        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
+    };
+    let mut blocks = Vec::with_capacity(items.len());
+    for item in items {
+        if item.is_null() {
+            return Err(throw(js::cannot_read(Some(item), "type")));
+        }
+        if is_str(field(item, "type"), "text") {
+            let text = sanitized_text(field(item, "text"))?;
+            if !js::is_blank(&text) {
+                blocks.push(json!({"type": "text", "text": text}));
+            }
+        } else {
+            blocks.push(image_block(item));
+        }
+    }
+    Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
+}
+
+/// `sanitizeSurrogates(text)`: `text.replace(...)` throws on a non-string. (A JSON string cannot
+/// hold an unpaired surrogate, so the replacement itself never changes anything here.)
+fn sanitized_text(text: Option<&Value>) -> Result<String, Thrown> {
+    match text {
+        Some(Value::String(text)) => Ok(text.clone()),
+        None | Some(Value::Null) => Err(throw(js::cannot_read(text, "replace"))),
+        Some(_) => Err(throw("TypeError: text.replace is not a function".into())),
+    }
+}
+
+/// `{type: "image", source: {type: "base64", media_type: mimeType, data}}`.
+fn image_block(image: &Value) -> Value {
+    let mut source = Map::new();
+    source.insert("type".into(), Value::from("base64"));
+    if let Some(mime) = field(image, "mimeType") {
+        source.insert("media_type".into(), mime.clone());
+    }
+    if let Some(data) = field(image, "data") {
+        source.insert("data".into(), data.clone());
+    }
+    json!({"type": "image", "source": source})
+}
+
+/// `block.<key>.trim()` on a value that must be a string.
+fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, Thrown> {
+    match value {
+        Some(Value::String(text)) => Ok(text),
+        None | Some(Value::Null) => Err(throw(js::cannot_read(value, "trim"))),
+        Some(_) => Err(throw(format!(
+            "TypeError: {expression}.trim is not a function"
+        ))),
+    }
+}
+
+fn assistant_blocks(message: &Value, allow_empty_signature: bool) -> Result<Vec<Value>, Thrown> {
+    let Some(Value::Array(content)) = field(message, "content") else {
+        // transformMessages always leaves an array here; anything else was thrown on earlier.
+        return Ok(Vec::new());
+    };
+    let mut blocks = Vec::with_capacity(content.len());
+    for block in content {
+        let kind = field(block, "type");
+        if is_str(kind, "text") {
+            let text = trimmable(field(block, "text"), "block.text")?;
+            if !js::is_blank(text) {
+                blocks.push(json!({"type": "text", "text": text}));
+            }
+        } else if is_str(kind, "thinking") {
+            let signature = field(block, "thinkingSignature");
+            if truthy(field(block, "redacted")) {
+                let mut redacted = Map::new();
+                redacted.insert("type".into(), Value::from("redacted_thinking"));
+                if let Some(signature) = signature {
+                    redacted.insert("data".into(), signature.clone());
+                }
+                blocks.push(Value::Object(redacted));
+                continue;
+            }
+            let signed =
+                truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?);
+            let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
+            if js::is_blank(thinking) && !signed {
+                continue;
+            }
+            blocks.push(if signed {
+                json!({"type": "thinking", "thinking": thinking, "signature": signature})
+            } else if allow_empty_signature {
+                json!({"type": "thinking", "thinking": thinking, "signature": ""})
+            } else {
+                json!({"type": "text", "text": thinking})
+            });
+        } else if is_str(kind, "toolCall") {
+            let mut tool_use = Map::new();
+            tool_use.insert("type".into(), Value::from("tool_use"));
+            if let Some(id) = field(block, "id") {
+                tool_use.insert("id".into(), id.clone());
+            }
+            if let Some(name) = field(block, "name") {
+                tool_use.insert("name".into(), name.clone());
+            }
+            let input = field(block, "arguments").filter(|a| !a.is_null()).cloned();
+            tool_use.insert("input".into(), input.unwrap_or_else(|| json!({})));
+            blocks.push(Value::Object(tool_use));
+        }
+    }
+    Ok(blocks)
+}
+
+/// One `tool_result` block; from 1.3.0 an error result's images go to `error_images` (caption
+/// first) and a note takes their place.
+fn tool_result(
+    message: &Value,
+    v: Variant,
+    error_images: &mut Vec<Value>,
+) -> Result<Value, Thrown> {
+    let content = field(message, "content");
+    let mut split_content = None;
+    if v.splits_error_result_images() && truthy(field(message, "isError")) {
+        let blocks = match content {
+            Some(Value::Array(blocks)) => blocks,
+            None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "filter"))),
+            Some(_) => {
+                return Err(throw(
+                    "TypeError: msg.content.filter is not a function".into(),
+                ));
+            }
+        };
+        let images: Vec<&Value> = blocks
+            .iter()
+            .map(|block| {
+                if block.is_null() {
+                    Err(throw(js::cannot_read(Some(block), "type")))
+                } else {
+                    Ok(block)
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter(|block| is_str(field(block, "type"), "image"))
+            .collect();
+        if !images.is_empty() {
+            split_content = Some(Value::Array(
+                replace_images(blocks, ERROR_IMAGE_PLACEHOLDER).map_err(|t| throw(t.error))?,
+            ));
+            error_images.push(json!({
+                "type": "text",
+                "text": format!(
+                    "Images from the error result of tool call {} ({}):",
+                    js::to_js_string(field(message, "toolCallId")),
+                    js::to_js_string(field(message, "toolName"))
+                )
+            }));
+            error_images.extend(images.into_iter().map(image_block));
+        }
+    }
+    let mut result = Map::new();
+    result.insert("type".into(), Value::from("tool_result"));
+    if let Some(id) = field(message, "toolCallId") {
+        result.insert("tool_use_id".into(), id.clone());
+    }
+    result.insert(
+        "content".into(),
+        result_content(split_content.as_ref().or(content))?,
+    );
+    if let Some(is_error) = field(message, "isError") {
+        result.insert("is_error".into(), is_error.clone());
+    }
+    Ok(Value::Object(result))
+}
+
+/// `convertContentBlocks`: text-only content joined into one string; otherwise blocks, with a
+/// "(see attached image)" text first when there is no text at all.
+fn result_content(content: Option<&Value>) -> Result<Value, Thrown> {
+    let blocks = match content {
+        Some(Value::Array(blocks)) => blocks,
+        None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "some"))),
+        Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
+    };
+    let mut has_images = false;
+    for block in blocks {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "image") {
+            has_images = true;
+            break;
+        }
+    }
+    if !has_images {
+        let texts: Vec<Value> = blocks
+            .iter()
+            .map(|block| field(block, "text").cloned().unwrap_or(Value::Null))
+            .collect();
+        return Ok(Value::from(js::join(&texts, "\n")));
+    }
+    let mut out = Vec::with_capacity(blocks.len() + 1);
+    for block in blocks {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "text") {
+            out.push(json!({"type": "text", "text": sanitized_text(field(block, "text"))?}));
+        } else {
+            out.push(image_block(block));
+        }
+    }
+    if !out.iter().any(|b| is_str(field(b, "type"), "text")) {
+        out.insert(0, json!({"type": "text", "text": IMAGE_ONLY_TEXT}));
+    }
+    Ok(Value::Array(out))
+}

@@ -1,0 +1,85 @@
+//! The reference vectors (`tests/data/vectors.expected.jsonl`, produced by running the real pi
+//! 1.6.0 and 0.81.1): every message-mode vector must be reproduced exactly by
+//! `run_vector_input`, for both variants.
+//!
+//! Session-mode vectors (input with `entries` or `jsonl`: V27 to V31) belong to the session-file
+//! model and are checked by its own test; they are skipped here by their input shape, and the test
+//! asserts how many it skipped so a vector cannot silently drop out.
+
+use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use serde_json::Value;
+
+struct Vector {
+    variant: Variant,
+    name: String,
+    input: Value,
+    output: Value,
+}
+
+fn vectors() -> Vec<Vector> {
+    include_str!("data/vectors.expected.jsonl")
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).expect("a vector is valid JSON");
+            let variant = match record["variant"].as_str() {
+                Some("current") => Variant::From130,
+                Some("0.81.1") => Variant::From0804,
+                other => panic!("unknown vector variant {other:?}"),
+            };
+            Vector {
+                variant,
+                name: record["name"].as_str().unwrap_or_default().to_string(),
+                input: record["input"].take(),
+                output: record["output"].take(),
+            }
+        })
+        .collect()
+}
+
+fn is_session_mode(input: &Value) -> bool {
+    input.get("entries").is_some() || input.get("jsonl").is_some()
+}
+
+#[test]
+fn every_message_mode_vector_is_reproduced_exactly() {
+    let vectors = vectors();
+    assert_eq!(vectors.len(), 66, "33 vectors x 2 variants");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for vector in vectors.iter().filter(|v| !is_session_mode(&v.input)) {
+        checked += 1;
+        let actual = run_vector_input(&vector.input, vector.variant);
+        if actual != vector.output {
+            failures.push(format!(
+                "[{}] {}\n  expected: {}\n  actual:   {}",
+                vector.variant, vector.name, vector.output, actual
+            ));
+        }
+    }
+    assert_eq!(
+        checked, 56,
+        "28 message-mode vectors x 2 variants (V27-V31 are session mode)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} vectors differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_skipped_vectors_are_exactly_the_session_ones() {
+    let skipped: Vec<String> = vectors()
+        .into_iter()
+        .filter(|v| is_session_mode(&v.input))
+        .map(|v| v.name[..3].to_string())
+        .collect();
+    let expected: Vec<String> = ["V27", "V28", "V29", "V30", "V31"]
+        .repeat(2)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(skipped, expected);
+}

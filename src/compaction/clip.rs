@@ -1,0 +1,50 @@
+//! Clipping long tool-result bodies in the copy of the region handed to the summariser. The
+//! caller's messages are never modified: a clipped message is a shallow copy.
+
+use serde_json::Value;
+
+use super::config::ClipKey;
+use super::family::{Family, message_text, text_parts};
+
+/// Appended to a clipped body: U+2026 then ` [clipped]` (11 characters).
+pub const CLIP_MARKER: &str = "\u{2026} [clipped]";
+
+pub fn clip_tool_results(
+    messages: &[Value],
+    family: Family,
+    max_chars: usize,
+    key: ClipKey,
+) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|message| {
+            if !family.is_tool_result(message) {
+                return message.clone();
+            }
+            let body = message_text(message);
+            match body.char_indices().nth(max_chars) {
+                None => message.clone(),
+                Some((cut, _)) => {
+                    let mut copy = message.clone();
+                    copy[body_key(message, key)] =
+                        Value::String(format!("{}{CLIP_MARKER}", &body[..cut]));
+                    copy
+                }
+            }
+        })
+        .collect()
+}
+
+/// The key the clipped body is written to. `Read` mirrors `message_text`'s precedence (list
+/// content with text parts, else non-empty string content, else `text`); `Legacy` is the
+/// pre-747e9c730 rule that wrote list content's clip to `text`, which the summariser never read.
+fn body_key(message: &Value, key: ClipKey) -> &'static str {
+    let content = message.get("content");
+    let reads_content = match (key, content) {
+        (ClipKey::Read, Some(Value::Array(parts))) => text_parts(parts).next().is_some(),
+        (ClipKey::Read, Some(Value::String(s))) => !s.is_empty(),
+        (ClipKey::Legacy, Some(Value::String(_))) => true,
+        _ => false,
+    };
+    if reads_content { "content" } else { "text" }
+}

@@ -1,0 +1,213 @@
+//! The two transcript families the compaction reads: pi `AgentMessage`s and AutoBot's chat
+//! messages (API schema `role/content/tool_calls` and stored schema `sender/text/messageType`).
+//!
+//! Everything here reads `serde_json::Value`s defensively: a non-object entry, a missing field or
+//! a field of the wrong type reads as empty, never raises.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    Pi,
+    Chat,
+}
+
+/// The `messageType` of a stored chat summary, as production persists it.
+pub const CHAT_SUMMARY_TYPE: &str = "context_summary";
+
+/// pi roles that only exist in pi transcripts: their presence decides the family.
+const PI_ONLY_ROLES: &[&str] = &[
+    "toolResult",
+    "compactionSummary",
+    "branchSummary",
+    "custom",
+    "bashExecution",
+];
+
+impl Family {
+    /// pi if any message has a pi-only role or an assistant carries a `toolCall` block, else chat.
+    pub fn detect(messages: &[Value]) -> Family {
+        let pi = messages.iter().any(|m| {
+            let role = str_field(m, "role");
+            PI_ONLY_ROLES.contains(&role)
+                || (role == "assistant" && blocks(m).iter().any(|b| is_block(b, "toolCall")))
+        });
+        if pi { Family::Pi } else { Family::Chat }
+    }
+
+    /// AutoBot's `_role_of` for chat (`role`, else `sender`); pi's `role`.
+    pub fn role(self, message: &Value) -> &str {
+        match self {
+            Family::Pi => str_field(message, "role"),
+            Family::Chat => match str_field(message, "role") {
+                "" => str_field(message, "sender"),
+                role => role,
+            },
+        }
+    }
+
+    pub fn is_user(self, message: &Value) -> bool {
+        self.role(message) == "user"
+    }
+
+    pub fn is_tool_result(self, message: &Value) -> bool {
+        self.role(message) == self.tool_role()
+    }
+
+    pub fn tool_role(self) -> &'static str {
+        match self {
+            Family::Pi => "toolResult",
+            Family::Chat => "tool",
+        }
+    }
+
+    /// Whether the message is a summary this compaction (or an earlier one) wrote.
+    pub fn is_summary(self, message: &Value) -> bool {
+        match self {
+            Family::Pi => str_field(message, "role") == "compactionSummary",
+            Family::Chat => str_field(message, "messageType") == CHAT_SUMMARY_TYPE,
+        }
+    }
+
+    /// The id a tool result answers (`toolCallId` / `tool_call_id`), if it is a string.
+    pub fn result_id(self, message: &Value) -> Option<&str> {
+        if !self.is_tool_result(message) {
+            return None;
+        }
+        let key = match self {
+            Family::Pi => "toolCallId",
+            Family::Chat => "tool_call_id",
+        };
+        message.get(key)?.as_str()
+    }
+
+    /// The ids of the calls an assistant message opens, in order (non-string ids skipped).
+    pub fn call_ids(self, message: &Value) -> Vec<&str> {
+        if self.role(message) != "assistant" {
+            return Vec::new();
+        }
+        self.raw_calls(message)
+            .filter_map(|call| call.get("id")?.as_str())
+            .collect()
+    }
+
+    /// Name and arguments of every tool call a message carries (AutoBot's `_tool_calls_of` and
+    /// `_call_name_and_args`; pi's `toolCall` blocks). Malformed calls read as empty.
+    pub fn tool_calls(self, message: &Value) -> Vec<(&str, Map<String, Value>)> {
+        self.raw_calls(message)
+            .map(|call| match self {
+                Family::Pi => (
+                    str_field(call, "name"),
+                    arguments(call.get("arguments").unwrap_or(&Value::Null)),
+                ),
+                Family::Chat => {
+                    let function = match call.get("function") {
+                        Some(f @ Value::Object(_)) => f,
+                        _ => call,
+                    };
+                    let raw = function
+                        .get("arguments")
+                        .or_else(|| function.get("args"))
+                        .unwrap_or(&Value::Null);
+                    (str_field(function, "name"), arguments(raw))
+                }
+            })
+            .collect()
+    }
+
+    fn raw_calls(self, message: &Value) -> impl Iterator<Item = &Value> {
+        let calls: &[Value] = match self {
+            Family::Pi => blocks(message),
+            Family::Chat => message
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .map_or(&[], Vec::as_slice),
+        };
+        calls.iter().filter(move |call| match self {
+            Family::Pi => is_block(call, "toolCall"),
+            Family::Chat => call.is_object(),
+        })
+    }
+
+    /// The text a message contributes to token estimates and to the summariser (AutoBot's
+    /// `_message_text`: list content → its text parts joined by a space; an empty or non-string
+    /// content falls back to `text`). pi summaries read their `summary`.
+    pub fn text(self, message: &Value) -> String {
+        if self == Family::Pi && matches!(self.role(message), "compactionSummary" | "branchSummary")
+        {
+            return str_field(message, "summary").to_string();
+        }
+        message_text(message)
+    }
+
+    /// The message that replaces the summarised region.
+    pub fn summary_message(self, text: &str, tokens_before: u64, last_summarised: &Value) -> Value {
+        match self {
+            Family::Pi => json!({
+                "role": "compactionSummary",
+                "summary": text,
+                "tokensBefore": tokens_before,
+                "timestamp": last_summarised.get("timestamp").filter(|t| t.is_number()).cloned().unwrap_or(json!(0)),
+            }),
+            Family::Chat => json!({
+                "sender": "system",
+                "text": text,
+                "messageType": CHAT_SUMMARY_TYPE,
+                "metadata": {"reason": "context_overflow_protection"},
+            }),
+        }
+    }
+}
+
+/// AutoBot's `_message_text` (both families share it: pi content is a string or a list of parts).
+pub fn message_text(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::Array(parts)) => {
+            let joined = text_parts(parts).collect::<Vec<_>>().join(" ");
+            if !joined.is_empty() {
+                return joined;
+            }
+        }
+        Some(Value::String(s)) if !s.is_empty() => return s.clone(),
+        _ => {}
+    }
+    str_field(message, "text").to_string()
+}
+
+/// AutoBot's `_text_parts`: the `text` of every `{type: "text", text: <string>}` part.
+pub fn text_parts(parts: &[Value]) -> impl Iterator<Item = &str> {
+    parts
+        .iter()
+        .filter(|p| is_block(p, "text"))
+        .filter_map(|p| p.get("text")?.as_str())
+}
+
+/// A string field, or `""` when missing, not a string, or the message is not an object.
+pub fn str_field<'a>(message: &'a Value, key: &str) -> &'a str {
+    message.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn blocks(message: &Value) -> &[Value] {
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn is_block(block: &Value, kind: &str) -> bool {
+    block.get("type").and_then(Value::as_str) == Some(kind)
+}
+
+/// Tool-call arguments as an object: a JSON string is parsed; anything else reads as `{}`.
+fn arguments(raw: &Value) -> Map<String, Value> {
+    match raw {
+        Value::Object(map) => map.clone(),
+        Value::String(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        },
+        _ => Map::new(),
+    }
+}

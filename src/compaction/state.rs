@@ -1,0 +1,99 @@
+//! Extracted state: files written, shell commands, tools used, read from the tool calls of the
+//! summarised region (no model call; malformed calls are skipped, never raise).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::config::Config;
+use super::family::Family;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct State {
+    pub files_written: Vec<String>,
+    pub commands: Vec<String>,
+    pub tools_used: Vec<String>,
+}
+
+pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
+
+pub fn extract(messages: &[Value], family: Family, config: &Config) -> State {
+    let mut state = State::default();
+    // Membership sets keep the first-seen lists linear in the region's length.
+    let mut tools_seen = HashSet::new();
+    let mut files_seen = HashSet::new();
+    for message in messages {
+        for (name, args) in family.tool_calls(message) {
+            if name.is_empty() {
+                continue;
+            }
+            if tools_seen.insert(name.to_string()) {
+                state.tools_used.push(name.to_string());
+            }
+            let text_arg = |key: &str| {
+                args.get(key)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+            };
+            if matches_tool(name, &config.file_write_tools) {
+                // `args.get("path") or args.get("file_path")`: a falsy path falls through.
+                let path = args
+                    .get("path")
+                    .filter(|v| python_truthy(v))
+                    .or_else(|| args.get("file_path"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                if let Some(path) = path
+                    && files_seen.insert(path.to_string())
+                {
+                    state.files_written.push(path.to_string());
+                }
+            } else if matches_tool(name, &config.shell_tools)
+                && let Some(command) = text_arg("command")
+            {
+                state.commands.push(command.to_string());
+            }
+        }
+    }
+    state
+}
+
+/// `match_tool_name`: case-insensitive exact name or plain prefix.
+fn matches_tool(name: &str, patterns: &[String]) -> bool {
+    let name = name.to_lowercase();
+    patterns.iter().any(|p| name.starts_with(p.as_str()))
+}
+
+fn python_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `_render_state_block`: one line per non-empty list; `""` when there is none.
+pub fn render(state: &State, command_cap: usize) -> String {
+    let commands = if command_cap == 0 {
+        &state.commands[..]
+    } else {
+        &state.commands[state.commands.len().saturating_sub(command_cap)..]
+    };
+    let lines: Vec<String> = [
+        ("**Files written:** ", state.files_written.join(", ")),
+        ("**Commands run:** ", commands.join("; ")),
+        ("**Tools used:** ", state.tools_used.join(", ")),
+    ]
+    .into_iter()
+    .filter(|(_, joined)| !joined.is_empty())
+    .map(|(label, joined)| format!("{label}{joined}"))
+    .collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("{STATE_HEADER}\n{}", lines.join("\n"))
+    }
+}

@@ -1,0 +1,492 @@
+//! pi transcripts (`AgentMessage` arrays) from fuzz bytes.
+//!
+//! Mostly realistic turns (`user → assistant(calls) → results`, then maybe a closing text-only
+//! assistant) with damage applied to some of them: results dropped, duplicated, swapped, moved
+//! after a later assistant or before their call, a foreign message spliced between a call and its
+//! results; rarer message forms (error/aborted/length/pending/deferred assistants, other-model
+//! assistants with ids pi's sanitising collapses or truncates, non-ASCII ids, null/missing/string
+//! content, images, huge bodies, non-object entries, 10k+ message transcripts).
+//!
+//! Every choice is a weighted pick where the byte value 0 selects the most ordinary option, so an
+//! exhausted input ends the transcript with ordinary turns and shrinking the bytes (proptest,
+//! libFuzzer's minimiser) moves toward ordinary transcripts.
+
+use arbitrary::{Result, Unstructured};
+use serde_json::{Map, Value, json};
+
+use super::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT};
+
+/// An assistant's `api`/`provider`/`model`; pi sanitises the call ids of every assistant that is
+/// not from the model it is sending to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Model {
+    pub api: &'static str,
+    pub provider: &'static str,
+    pub model: &'static str,
+}
+
+/// The model the generated transcripts are sent to (the reference vectors' target).
+pub const TARGET_MODEL: Model = Model {
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+};
+
+/// The model of "cross-model" assistants.
+pub const OTHER_MODEL: Model = Model {
+    api: "openai-responses",
+    provider: "openai",
+    model: "gpt-5",
+};
+
+/// One transcript from `u`. Never fails for lack of bytes: an exhausted input yields ordinary turns.
+pub fn transcript(u: &mut Unstructured<'_>) -> Result<Vec<Value>> {
+    let mut g = Generator {
+        u,
+        out: Vec::with_capacity(24),
+        late: Vec::new(),
+        called: Vec::new(),
+        next_id: 0,
+        clock: 1_000,
+    };
+    let long = g.rare(LONG_PER_65536)?;
+    let turns = g.u.int_in_range(1..=7)?;
+    for _ in 0..turns {
+        g.turn()?;
+    }
+    if long {
+        while g.out.len() < LONG_TRANSCRIPT {
+            g.turn()?;
+        }
+    }
+    g.flush_late();
+    Ok(g.out)
+}
+
+/// The transcript of one seed: `transcript` over [`super::seeded_bytes`]`(seed, SEED_BYTES)`.
+pub fn from_seed(seed: u64) -> Vec<Value> {
+    let bytes = super::seeded_bytes(seed, SEED_BYTES);
+    transcript(&mut Unstructured::new(&bytes)).expect("the decoder never fails")
+}
+
+/// Bytes per seeded case: more than a seven-turn transcript consumes.
+pub const SEED_BYTES: usize = 512;
+
+/// About 1 in 3,300 transcripts is long (10k+ messages).
+const LONG_PER_65536: u16 = 20;
+/// About 1 in 800 tool results carries a huge body.
+const HUGE_PER_65536: u16 = 80;
+
+struct Generator<'u, 'd> {
+    u: &'u mut Unstructured<'d>,
+    out: Vec<Value>,
+    /// Results held back to be emitted after the next assistant's results ("late").
+    late: Vec<Value>,
+    /// Call ids used so far (for ids reused across turns).
+    called: Vec<String>,
+    next_id: u32,
+    clock: u64,
+}
+
+/// What happens to one turn's results.
+#[derive(Clone, Copy)]
+enum Damage {
+    None,
+    Drop,
+    Duplicate,
+    Swap,
+    Barrier,
+    Late,
+    Early,
+}
+
+const DAMAGE: [(Damage, u16); 7] = [
+    (Damage::None, 620),
+    (Damage::Barrier, 150),
+    (Damage::Drop, 60),
+    (Damage::Duplicate, 50),
+    (Damage::Swap, 40),
+    (Damage::Late, 40),
+    (Damage::Early, 40),
+];
+
+const STOPS: [(&str, u16); 8] = [
+    ("toolUse", 800),
+    ("stop", 50),
+    ("error", 35),
+    ("aborted", 35),
+    ("length", 25),
+    ("pending", 20),
+    ("deferred", 20),
+    ("refusal", 15),
+];
+
+const BARRIERS: [(BarrierKind, u16); 9] = [
+    (BarrierKind::User, 200),
+    (BarrierKind::Custom, 200),
+    (BarrierKind::BranchSummary, 100),
+    (BarrierKind::CompactionSummary, 100),
+    (BarrierKind::BashExecution, 100),
+    (BarrierKind::BashExecutionExcluded, 100),
+    (BarrierKind::System, 80),
+    (BarrierKind::UnknownRole, 80),
+    (BarrierKind::NoRole, 25),
+];
+
+/// How a `content` field is written: the usual array, or one of the malformed forms.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Array,
+    Null,
+    Missing,
+    Text,
+}
+
+const FORMS: [(Form, u16); 4] = [
+    (Form::Array, 985),
+    (Form::Null, 5),
+    (Form::Missing, 5),
+    (Form::Text, 5),
+];
+
+/// pi throws on an assistant or a tool result with string content, so such cases cannot be
+/// judged: keep them rare.
+const RARELY_TEXT_FORMS: [(Form, u16); 4] = [
+    (Form::Array, 989),
+    (Form::Null, 5),
+    (Form::Missing, 5),
+    (Form::Text, 1),
+];
+
+#[derive(Clone, Copy)]
+enum IdStyle {
+    Fresh,
+    Reused,
+    /// `cx.N`, `cx|N`, `cx/N`, `cx N` for a small N: sanitise to `cx_N`.
+    Collapsing,
+    /// Over 64 UTF-16 units; ids sharing the first 64 units collapse when truncated.
+    Long,
+    NonAscii,
+    Astral,
+}
+
+/// Ids a same-model assistant keeps as they are: reused, non-ASCII and over-long ones are rejected
+/// by the API whatever a sweep does, so they are rare here and common in other-model assistants.
+const SAME_MODEL_IDS: [(IdStyle, u16); 6] = [
+    (IdStyle::Fresh, 970),
+    (IdStyle::Reused, 15),
+    (IdStyle::Collapsing, 3),
+    (IdStyle::Long, 3),
+    (IdStyle::NonAscii, 5),
+    (IdStyle::Astral, 4),
+];
+
+const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
+    (IdStyle::Fresh, 600),
+    (IdStyle::Reused, 50),
+    (IdStyle::Collapsing, 150),
+    (IdStyle::Long, 100),
+    (IdStyle::NonAscii, 50),
+    (IdStyle::Astral, 50),
+];
+
+const TOOLS: [&str; 4] = ["bash", "read", "edit", "write"];
+const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
+
+impl Generator<'_, '_> {
+    /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
+    fn pick<T: Clone>(&mut self, options: &[(T, u16)]) -> Result<T> {
+        let total: u16 = options.iter().map(|(_, w)| w).sum();
+        let mut draw = self.u.int_in_range(0..=total - 1)?;
+        for (option, weight) in options {
+            if draw < *weight {
+                return Ok(option.clone());
+            }
+            draw -= weight;
+        }
+        unreachable!("draw < total")
+    }
+
+    /// True about `per_65536` times in 65,536; false on an exhausted input.
+    fn rare(&mut self, per_65536: u16) -> Result<bool> {
+        let draw: u16 = self.u.arbitrary()?;
+        Ok(draw > u16::MAX - per_65536)
+    }
+
+    fn coin(&mut self, per_1000: u16) -> Result<bool> {
+        self.pick(&[(false, 1000 - per_1000), (true, per_1000)])
+    }
+
+    fn tick(&mut self) -> Value {
+        self.clock += 1;
+        Value::from(self.clock)
+    }
+
+    fn turn(&mut self) -> Result<()> {
+        if !self.coin(100)? {
+            let user = self.user()?;
+            self.out.push(user);
+        }
+        let other_model = self.coin(150)?;
+        let calls = self.pick(&[(1usize, 450), (2, 250), (0, 150), (3, 100), (4, 50)])?;
+        let mut ids = Vec::with_capacity(calls);
+        for _ in 0..calls {
+            ids.push(self.call_id(other_model)?);
+        }
+        let mut results = Vec::with_capacity(calls);
+        for id in &ids {
+            results.push(self.result(id)?);
+        }
+        let assistant = self.assistant(&ids, other_model)?;
+        let mut held_back = std::mem::take(&mut self.late);
+        let mut before = Vec::new();
+        self.damage(&mut before, &mut results)?;
+        self.out.append(&mut before);
+        self.out.push(assistant);
+        self.out.append(&mut results);
+        self.out.append(&mut held_back);
+        if self.coin(250)? {
+            let closing = self.assistant(&[], false)?;
+            self.out.push(closing);
+        }
+        if self.coin(30)? {
+            let barrier = self.barrier()?;
+            self.out.push(barrier);
+        }
+        Ok(())
+    }
+
+    /// Applies zero to three kinds of damage to one turn's results.
+    fn damage(&mut self, before: &mut Vec<Value>, results: &mut Vec<Value>) -> Result<()> {
+        for _ in 0..3 {
+            let damage = self.pick(&DAMAGE)?;
+            if matches!(damage, Damage::None) {
+                break;
+            }
+            let n = results.len();
+            match damage {
+                Damage::None => {}
+                Damage::Barrier => {
+                    let at = self.u.int_in_range(0..=n)?;
+                    let barrier = self.barrier()?;
+                    results.insert(at, barrier);
+                }
+                _ if n == 0 => {}
+                Damage::Drop => {
+                    results.remove(self.u.choose_index(n)?);
+                }
+                Damage::Duplicate => {
+                    let copy = results[self.u.choose_index(n)?].clone();
+                    let at = self.u.int_in_range(0..=n)?;
+                    results.insert(at, copy);
+                }
+                Damage::Swap => {
+                    let (i, j) = (self.u.choose_index(n)?, self.u.choose_index(n)?);
+                    results.swap(i, j);
+                }
+                Damage::Late => {
+                    let moved = results.remove(self.u.choose_index(n)?);
+                    self.late.push(moved);
+                }
+                Damage::Early => before.push(results.remove(self.u.choose_index(n)?)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits the results still held back at the end of the transcript.
+    fn flush_late(&mut self) {
+        self.out.append(&mut self.late);
+    }
+
+    fn call_id(&mut self, other_model: bool) -> Result<String> {
+        let styles = if other_model {
+            &OTHER_MODEL_IDS
+        } else {
+            &SAME_MODEL_IDS
+        };
+        let id = match self.pick(styles)? {
+            IdStyle::Reused if !self.called.is_empty() => {
+                let at = self.u.choose_index(self.called.len())?;
+                return Ok(self.called[at].clone());
+            }
+            IdStyle::Fresh | IdStyle::Reused => self.fresh("toolu_"),
+            IdStyle::Collapsing => {
+                let separator = *self.u.choose(&[".", "|", "/", " "])?;
+                let n = self.u.int_in_range(0..=1u8)?;
+                format!("cx{separator}{n}")
+            }
+            IdStyle::Long => {
+                let tail = self.u.int_in_range(0..=2u8)?;
+                format!("{}{tail}", "toolu_long_".repeat(6))
+            }
+            IdStyle::NonAscii => self.fresh("outil_é"),
+            IdStyle::Astral => self.fresh("tool_😀"),
+        };
+        self.called.push(id.clone());
+        Ok(id)
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        let mut id = String::with_capacity(prefix.len() + 10);
+        id.push_str(prefix);
+        push_decimal(&mut id, self.next_id);
+        id
+    }
+
+    fn content(&mut self, form: Form, blocks: Vec<Value>) -> Option<Value> {
+        match form {
+            Form::Array => Some(Value::Array(blocks)),
+            Form::Null => Some(Value::Null),
+            Form::Missing => None,
+            Form::Text => Some(Value::from(TEXTS[self.out.len() % TEXTS.len()])),
+        }
+    }
+
+    fn user(&mut self) -> Result<Value> {
+        let text = *self.u.choose(&["go on", "fix the build", "¿qué pasa?"])?;
+        let form = self.pick(&FORMS)?;
+        let content = match form {
+            // A plain string is an ordinary user message in pi.
+            Form::Text => Some(Value::from(text)),
+            _ => self.content(form, vec![text_block(text)]),
+        };
+        Ok(message("user", content, [("timestamp", self.tick())]))
+    }
+
+    fn assistant(&mut self, ids: &[String], other_model: bool) -> Result<Value> {
+        let stop = if ids.is_empty() {
+            "stop"
+        } else {
+            self.pick(&STOPS)?
+        };
+        let mut blocks = Vec::with_capacity(ids.len() + 2);
+        if self.coin(150)? {
+            blocks.push(
+                json!({"type": "thinking", "thinking": "let me look", "thinkingSignature": "sig"}),
+            );
+        }
+        if ids.is_empty() || self.coin(400)? {
+            blocks.push(text_block("working on it"));
+        }
+        for id in ids {
+            let tool = TOOLS[id.len() % TOOLS.len()];
+            blocks.push(
+                json!({"type": "toolCall", "id": id, "name": tool, "arguments": {"path": "a.rs"}}),
+            );
+        }
+        let form = self.pick(&RARELY_TEXT_FORMS)?;
+        let content = self.content(form, blocks);
+        let model = if other_model {
+            OTHER_MODEL
+        } else {
+            TARGET_MODEL
+        };
+        Ok(message(
+            "assistant",
+            content,
+            [
+                ("api", Value::from(model.api)),
+                ("provider", Value::from(model.provider)),
+                ("model", Value::from(model.model)),
+                ("stopReason", Value::from(stop)),
+                ("timestamp", self.tick()),
+            ],
+        ))
+    }
+
+    fn result(&mut self, id: &str) -> Result<Value> {
+        let body = if self.rare(HUGE_PER_65536)? {
+            text_block(&"x".repeat(HUGE_BODY + 1))
+        } else {
+            text_block(self.u.choose(&TEXTS)?)
+        };
+        let mut blocks = vec![body];
+        if self.coin(40)? {
+            blocks.push(json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}));
+        }
+        let form = self.pick(&RARELY_TEXT_FORMS)?;
+        let content = self.content(form, blocks);
+        let is_error = self.coin(80)?;
+        let tool = TOOLS[id.len() % TOOLS.len()];
+        Ok(message(
+            "toolResult",
+            content,
+            [
+                ("toolCallId", Value::from(id)),
+                ("toolName", Value::from(tool)),
+                ("isError", Value::from(is_error)),
+                ("timestamp", self.tick()),
+            ],
+        ))
+    }
+
+    fn barrier(&mut self) -> Result<Value> {
+        let kind = self.pick(&BARRIERS)?;
+        let timestamp = self.tick();
+        Ok(match kind {
+            BarrierKind::User => {
+                json!({"role": "user", "content": "wait, also check tests", "timestamp": timestamp})
+            }
+            BarrierKind::Custom => {
+                json!({"role": "custom", "customType": "subagent_control_notice",
+                "content": "steer: hurry up", "display": true, "timestamp": timestamp})
+            }
+            BarrierKind::BranchSummary => json!({"role": "branchSummary", "summary": "tried A",
+                "fromId": "e1", "timestamp": timestamp}),
+            BarrierKind::CompactionSummary => json!({"role": "compactionSummary",
+                "summary": "earlier work", "tokensBefore": 1234, "timestamp": timestamp}),
+            BarrierKind::BashExecution => json!({"role": "bashExecution", "command": "make",
+                "output": "ok", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": timestamp}),
+            BarrierKind::BashExecutionExcluded => {
+                json!({"role": "bashExecution", "command": "make",
+                "output": "ok", "exitCode": 0, "cancelled": false, "truncated": false,
+                "excludeFromContext": true, "timestamp": timestamp})
+            }
+            BarrierKind::System => {
+                json!({"role": "system", "content": "be brief", "timestamp": timestamp})
+            }
+            BarrierKind::UnknownRole => {
+                json!({"role": "future-role", "content": "?", "timestamp": timestamp})
+            }
+            BarrierKind::NoRole => self
+                .u
+                .choose(&[
+                    json!(null),
+                    json!(42),
+                    json!("text"),
+                    json!({"content": "no role"}),
+                ])?
+                .clone(),
+        })
+    }
+}
+
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn message<const N: usize>(
+    role: &str,
+    content: Option<Value>,
+    fields: [(&str, Value); N],
+) -> Value {
+    let mut object = Map::new();
+    object.insert("role".into(), Value::from(role));
+    if let Some(content) = content {
+        object.insert("content".into(), content);
+    }
+    for (key, value) in fields {
+        object.insert(key.into(), value);
+    }
+    Value::Object(object)
+}
+
+/// Appends the decimal digits of `n` without going through `fmt` (ids are made in the hot path).
+fn push_decimal(out: &mut String, n: u32) {
+    if n >= 10 {
+        push_decimal(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}

@@ -1,0 +1,405 @@
+//! Which SPEC §6 shapes a pi transcript has, read from the transcript itself (not from how it was
+//! generated), so the same classifier serves the generator's frequency test and the harness's
+//! de-duplication of findings by shape.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+
+use serde_json::Value;
+
+use super::pi::TARGET_MODEL;
+use crate::transcript::js;
+
+/// A message that is neither an assistant nor a tool result, by what pi makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BarrierKind {
+    User,
+    Custom,
+    BranchSummary,
+    CompactionSummary,
+    BashExecution,
+    /// `bashExecution` with a truthy `excludeFromContext`: pi drops it.
+    BashExecutionExcluded,
+    System,
+    /// A role string pi does not know: pi drops it.
+    UnknownRole,
+    /// Not an object, or no string `role`.
+    NoRole,
+}
+
+impl BarrierKind {
+    pub const ALL: [BarrierKind; 9] = [
+        BarrierKind::User,
+        BarrierKind::Custom,
+        BarrierKind::BranchSummary,
+        BarrierKind::CompactionSummary,
+        BarrierKind::BashExecution,
+        BarrierKind::BashExecutionExcluded,
+        BarrierKind::System,
+        BarrierKind::UnknownRole,
+        BarrierKind::NoRole,
+    ];
+
+    /// The kind of `message`, or `None` for an assistant or a tool result.
+    pub fn of(message: &Value) -> Option<BarrierKind> {
+        let kind = match message.get("role").and_then(Value::as_str) {
+            Some("assistant" | "toolResult") => return None,
+            Some("user") => BarrierKind::User,
+            Some("custom") => BarrierKind::Custom,
+            Some("branchSummary") => BarrierKind::BranchSummary,
+            Some("compactionSummary") => BarrierKind::CompactionSummary,
+            Some("bashExecution") if js::truthy(message.get("excludeFromContext")) => {
+                BarrierKind::BashExecutionExcluded
+            }
+            Some("bashExecution") => BarrierKind::BashExecution,
+            Some("system") => BarrierKind::System,
+            Some(_) => BarrierKind::UnknownRole,
+            None => BarrierKind::NoRole,
+        };
+        Some(kind)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierKind::User => "user",
+            BarrierKind::Custom => "custom",
+            BarrierKind::BranchSummary => "branch-summary",
+            BarrierKind::CompactionSummary => "compaction-summary",
+            BarrierKind::BashExecution => "bash-execution",
+            BarrierKind::BashExecutionExcluded => "bash-execution-excluded",
+            BarrierKind::System => "system",
+            BarrierKind::UnknownRole => "unknown-role",
+            BarrierKind::NoRole => "no-role",
+        }
+    }
+}
+
+/// The `stopReason`s of an assistant with tool calls that pi treats specially or that are rare.
+pub const NOTABLE_STOPS: [&str; 5] = ["error", "aborted", "length", "pending", "deferred"];
+
+/// One SPEC §6 shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    /// An assistant with two or more tool calls.
+    MultiCallTurn,
+    /// A call with no result before the next assistant.
+    ResultMissing,
+    /// Two results for one call of the latest assistant.
+    ResultDuplicated,
+    /// Results of one assistant in a different order than its calls.
+    ResultsReordered,
+    /// A result for a call of an earlier assistant (not the latest one).
+    ResultLate,
+    /// A result before the first assistant that calls its id.
+    ResultBeforeCall,
+    /// A message of this kind between a call and its result (no assistant in between).
+    BarrierBetweenCallAndResult(BarrierKind),
+    /// An assistant with tool calls and this `stopReason` (an entry of [`NOTABLE_STOPS`]).
+    StopWithCalls(&'static str),
+    /// One call id in two assistants.
+    IdReusedAcrossTurns,
+    /// Two different call ids of other-model assistants that pi's sanitising maps to one id.
+    SanitisedIdCollision,
+    /// A call id of an other-model assistant longer than 64 UTF-16 code units.
+    IdOver64Units,
+    /// A call or result id with a non-ASCII character of the Basic Multilingual Plane.
+    NonAsciiId,
+    /// A call or result id with a character outside the BMP (two UTF-16 code units).
+    AstralId,
+    /// A user, assistant or tool result with `content: null`.
+    NullContent,
+    /// A user, assistant or tool result without `content`.
+    MissingContent,
+    /// An assistant or tool result whose `content` is a string (pi throws on the assistant).
+    StringContent,
+    /// A tool result with an image block.
+    MultimodalToolResult,
+    /// A text body of at least [`HUGE_BODY`] bytes.
+    HugeBody,
+    /// At least [`LONG_TRANSCRIPT`] messages.
+    LongTranscript,
+    /// An entry that is not a JSON object.
+    NonObjectEntry,
+}
+
+pub const HUGE_BODY: usize = 64 * 1024;
+pub const LONG_TRANSCRIPT: usize = 10_000;
+
+impl Shape {
+    /// Every shape, in a stable order.
+    pub fn all() -> Vec<Shape> {
+        let mut all = vec![
+            Shape::MultiCallTurn,
+            Shape::ResultMissing,
+            Shape::ResultDuplicated,
+            Shape::ResultsReordered,
+            Shape::ResultLate,
+            Shape::ResultBeforeCall,
+        ];
+        all.extend(BarrierKind::ALL.map(Shape::BarrierBetweenCallAndResult));
+        all.extend(NOTABLE_STOPS.map(Shape::StopWithCalls));
+        all.extend([
+            Shape::IdReusedAcrossTurns,
+            Shape::SanitisedIdCollision,
+            Shape::IdOver64Units,
+            Shape::NonAsciiId,
+            Shape::AstralId,
+            Shape::NullContent,
+            Shape::MissingContent,
+            Shape::StringContent,
+            Shape::MultimodalToolResult,
+            Shape::HugeBody,
+            Shape::LongTranscript,
+            Shape::NonObjectEntry,
+        ]);
+        all
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Shape::MultiCallTurn => "multi-call-turn",
+            Shape::ResultMissing => "result-missing",
+            Shape::ResultDuplicated => "result-duplicated",
+            Shape::ResultsReordered => "results-reordered",
+            Shape::ResultLate => "result-late",
+            Shape::ResultBeforeCall => "result-before-call",
+            Shape::BarrierBetweenCallAndResult(kind) => {
+                return write!(f, "barrier-between-call-and-result:{}", kind.name());
+            }
+            Shape::StopWithCalls(stop) => return write!(f, "stop-with-calls:{stop}"),
+            Shape::IdReusedAcrossTurns => "id-reused-across-turns",
+            Shape::SanitisedIdCollision => "sanitised-id-collision",
+            Shape::IdOver64Units => "id-over-64-units",
+            Shape::NonAsciiId => "non-ascii-id",
+            Shape::AstralId => "astral-id",
+            Shape::NullContent => "null-content",
+            Shape::MissingContent => "missing-content",
+            Shape::StringContent => "string-content",
+            Shape::MultimodalToolResult => "multimodal-tool-result",
+            Shape::HugeBody => "huge-body",
+            Shape::LongTranscript => "long-transcript",
+            Shape::NonObjectEntry => "non-object-entry",
+        };
+        f.write_str(name)
+    }
+}
+
+/// The shapes `messages` has.
+pub fn shapes(messages: &[Value]) -> BTreeSet<Shape> {
+    let mut found = BTreeSet::new();
+    if messages.len() >= LONG_TRANSCRIPT {
+        found.insert(Shape::LongTranscript);
+    }
+    let first_call = first_call_index(messages);
+    let mut callers: HashMap<&str, usize> = HashMap::new();
+    let mut other_model_ids: HashSet<&str> = HashSet::new();
+    let mut span = Span::default();
+    for (index, message) in messages.iter().enumerate() {
+        if !message.is_object() {
+            found.insert(Shape::NonObjectEntry);
+        }
+        content_shapes(message, &mut found);
+        match message.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                span.close(&mut found);
+                let calls = call_ids(message);
+                assistant_shapes(message, &calls, &mut found);
+                for &id in &calls {
+                    *callers.entry(id).or_default() += 1;
+                    id_shapes(id, &mut found);
+                    if !is_target_model(message) {
+                        other_model_ids.insert(id);
+                        if id.encode_utf16().count() > 64 {
+                            found.insert(Shape::IdOver64Units);
+                        }
+                    }
+                }
+                span = Span {
+                    calls,
+                    ..Span::default()
+                };
+            }
+            Some("toolResult") => {
+                let Some(id) = message.get("toolCallId").and_then(Value::as_str) else {
+                    continue;
+                };
+                id_shapes(id, &mut found);
+                if span.calls.contains(&id) {
+                    span.answer(id, &mut found);
+                } else {
+                    match first_call.get(id) {
+                        Some(&at) if at > index => found.insert(Shape::ResultBeforeCall),
+                        Some(_) => found.insert(Shape::ResultLate),
+                        None => false,
+                    };
+                }
+            }
+            _ => span.barriers.extend(BarrierKind::of(message)),
+        }
+    }
+    span.close(&mut found);
+    if callers.values().any(|&count| count > 1) {
+        found.insert(Shape::IdReusedAcrossTurns);
+    }
+    if has_sanitising_collision(&other_model_ids) {
+        found.insert(Shape::SanitisedIdCollision);
+    }
+    found
+}
+
+/// One assistant and what followed it up to the next assistant.
+#[derive(Default)]
+struct Span<'a> {
+    calls: Vec<&'a str>,
+    /// Ids answered so far, in answer order (first answer of each).
+    answered: Vec<&'a str>,
+    barriers: BTreeSet<BarrierKind>,
+}
+
+impl<'a> Span<'a> {
+    fn answer(&mut self, id: &'a str, found: &mut BTreeSet<Shape>) {
+        if self.answered.contains(&id) {
+            found.insert(Shape::ResultDuplicated);
+        } else {
+            self.answered.push(id);
+        }
+        for &kind in &self.barriers {
+            found.insert(Shape::BarrierBetweenCallAndResult(kind));
+        }
+    }
+
+    fn close(&mut self, found: &mut BTreeSet<Shape>) {
+        let mut distinct_calls: Vec<&str> = Vec::new();
+        for &id in &self.calls {
+            if !distinct_calls.contains(&id) {
+                distinct_calls.push(id);
+            }
+        }
+        if self.answered.len() < distinct_calls.len() {
+            found.insert(Shape::ResultMissing);
+        }
+        let call_order: Vec<&str> = distinct_calls
+            .into_iter()
+            .filter(|id| self.answered.contains(id))
+            .collect();
+        if call_order != self.answered {
+            found.insert(Shape::ResultsReordered);
+        }
+    }
+}
+
+fn assistant_shapes(message: &Value, calls: &[&str], found: &mut BTreeSet<Shape>) {
+    if calls.len() >= 2 {
+        found.insert(Shape::MultiCallTurn);
+    }
+    let stop = message.get("stopReason").and_then(Value::as_str);
+    if let Some(&stop) = NOTABLE_STOPS.iter().find(|&&s| Some(s) == stop)
+        && !calls.is_empty()
+    {
+        found.insert(Shape::StopWithCalls(stop));
+    }
+}
+
+fn content_shapes(message: &Value, found: &mut BTreeSet<Shape>) {
+    let role = message.get("role").and_then(Value::as_str);
+    if !matches!(role, Some("user" | "assistant" | "toolResult")) {
+        return;
+    }
+    match message.get("content") {
+        None => {
+            found.insert(Shape::MissingContent);
+        }
+        Some(Value::Null) => {
+            found.insert(Shape::NullContent);
+        }
+        Some(Value::String(text)) => {
+            if role != Some("user") {
+                found.insert(Shape::StringContent);
+            }
+            if text.len() >= HUGE_BODY {
+                found.insert(Shape::HugeBody);
+            }
+        }
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("image") if role == Some("toolResult") => {
+                        found.insert(Shape::MultimodalToolResult);
+                    }
+                    Some("text")
+                        if block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .is_some_and(|t| t.len() >= HUGE_BODY) =>
+                    {
+                        found.insert(Shape::HugeBody);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(_) => {}
+    }
+}
+
+fn id_shapes(id: &str, found: &mut BTreeSet<Shape>) {
+    if id.chars().any(|c| u32::from(c) > 0xFFFF) {
+        found.insert(Shape::AstralId);
+    }
+    if id.chars().any(|c| !c.is_ascii() && u32::from(c) <= 0xFFFF) {
+        found.insert(Shape::NonAsciiId);
+    }
+}
+
+/// Index of the first assistant that calls each id.
+fn first_call_index(messages: &[Value]) -> HashMap<&str, usize> {
+    let mut first = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message.get("role").and_then(Value::as_str) == Some("assistant") {
+            for id in call_ids(message) {
+                first.entry(id).or_insert(index);
+            }
+        }
+    }
+    first
+}
+
+fn call_ids(assistant: &Value) -> Vec<&str> {
+    let Some(blocks) = assistant.get("content").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .collect()
+}
+
+fn is_target_model(assistant: &Value) -> bool {
+    let field = |name| assistant.get(name).and_then(Value::as_str);
+    field("api") == Some(TARGET_MODEL.api)
+        && field("provider") == Some(TARGET_MODEL.provider)
+        && field("model") == Some(TARGET_MODEL.model)
+}
+
+/// Whether two different ids become one under the Anthropic provider's id normaliser
+/// (`[^a-zA-Z0-9_-]` → `_` per UTF-16 code unit, then the first 64 units).
+fn has_sanitising_collision(ids: &HashSet<&str>) -> bool {
+    let mut seen: HashMap<Vec<u16>, &str> = HashMap::new();
+    ids.iter().any(|&id| {
+        let normalised: Vec<u16> = id
+            .encode_utf16()
+            .map(|unit| match u8::try_from(unit) {
+                Ok(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' => unit,
+                _ => u16::from(b'_'),
+            })
+            .take(64)
+            .collect();
+        seen.insert(normalised, id).is_some_and(|other| other != id)
+    })
+}
+
+#[cfg(test)]
+mod tests;

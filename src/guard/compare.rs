@@ -1,0 +1,48 @@
+//! Two variants on one schedule, side by side: how a finding of the `guard` target is shown.
+
+use similar::TextDiff;
+
+use super::schedule::Schedule;
+use super::session::run;
+use super::turnend::Variant;
+
+/// The variant a finding on `variant` is best compared with: the fix, or (for the fix itself) the
+/// original wiring.
+pub fn counterpart(variant: Variant) -> Variant {
+    match variant {
+        Variant::EndRelease => Variant::Settled,
+        _ => Variant::EndRelease,
+    }
+}
+
+/// The schedule, both variants' event orders, and a `similar` diff of their traces (full
+/// context: the traces are short, and a reader needs the whole run to see why they differ).
+pub fn side_by_side(schedule: &Schedule, left: Variant, right: Variant) -> String {
+    let (a, b) = (run(left, schedule), run(right, schedule));
+    let (a_text, b_text) = (a.text(), b.text());
+    let diff = TextDiff::from_lines(&a_text, &b_text)
+        .unified_diff()
+        .context_radius(usize::MAX / 2)
+        .header(left.name(), right.name())
+        .to_string();
+    format!(
+        "schedule: {}\norder {left}: {}\norder {right}: {}\n{diff}",
+        serde_json::to_string(&schedule.to_value()).expect("a schedule serialises"),
+        a.probe_order(),
+        b.probe_order(),
+    )
+}
+
+/// Every variant's event order and trace lines on `schedule`, keyed by variant name: the `guard`
+/// target's output, so a case file pins all three wirings at once.
+pub fn every_variant(schedule: &Schedule) -> serde_json::Value {
+    let mut by_variant = serde_json::Map::new();
+    for variant in Variant::ALL {
+        let trace = run(variant, schedule);
+        by_variant.insert(
+            variant.name().to_string(),
+            serde_json::json!({ "order": trace.probe_order(), "trace": trace.lines() }),
+        );
+    }
+    serde_json::Value::Object(by_variant)
+}

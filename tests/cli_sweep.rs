@@ -1,0 +1,144 @@
+//! `ctxfuzz sweep` as a user runs it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn ctxfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn brick() -> Value {
+    json!([
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "X", "name": "bash", "arguments": {}}],
+         "stopReason": "toolUse"},
+        {"role": "custom", "customType": "notice", "content": "steer", "display": true},
+        {"role": "toolResult", "toolCallId": "X", "toolName": "bash", "content": [], "isError": false}
+    ])
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn json_output_is_exactly_the_protocol_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "t.json", &brick().to_string());
+    let out = ctxfuzz(&["sweep", &file, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let expected = json!({"messages": brick().as_array().unwrap()[..2], "swept": ["X"]});
+    assert_eq!(
+        stdout,
+        format!("{}\n", serde_json::to_string(&expected).unwrap())
+    );
+}
+
+#[test]
+fn default_output_is_the_kept_messages_and_a_report_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "t.json", &brick().to_string());
+    let out = ctxfuzz(&["sweep", &file]);
+    assert_eq!(out.status.code(), Some(0));
+    let kept: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(kept, json!(brick().as_array().unwrap()[..2]));
+    let report = stderr(&out);
+    assert!(
+        report.contains("rule strict: swept 1 orphan tool result(s): \"X\""),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_rule_is_chosen_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "t.json", &brick().to_string());
+    let out = ctxfuzz(&["sweep", &file, "--rule", "none", "--json"]);
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line, json!({"messages": brick(), "swept": []}));
+    let out = ctxfuzz(&["sweep", &file, "--rule", "pi-condense"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("all-other-roles"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_protocol_request_is_accepted_as_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "req.json",
+        &json!({"messages": brick()}).to_string(),
+    );
+    let out = ctxfuzz(&["sweep", &file, "--rule", "all-other-roles", "--json"]);
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["swept"], json!(["X"]));
+}
+
+#[test]
+fn output_file_is_written_and_the_input_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = serde_json::to_string_pretty(&brick()).unwrap();
+    let file = write(dir.path(), "t.json", &text);
+    let target = dir.path().join("out").join("swept.json");
+    let out = ctxfuzz(&["sweep", &file, "--json", "-o", target.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(written["swept"], json!(["X"]));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_file_and_position_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "broken.json",
+            "[\n  {\"role\": \"user\",\n  oops\n]",
+            ":3:3: invalid JSON",
+        ),
+        (
+            "object.json",
+            "{\"role\": \"user\"}",
+            ":1:1: expected a JSON array of messages or",
+        ),
+        (
+            "number.json",
+            "12",
+            ":1:1: expected a JSON array of messages, found a number",
+        ),
+        (
+            "field.json",
+            "{\"messages\": 3}",
+            ":1:1: `messages` is not a JSON array",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = write(dir.path(), name, text);
+        let out = ctxfuzz(&["sweep", &file]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let message = stderr(&out);
+        assert_eq!(message.lines().count(), 1, "{message}");
+        assert!(
+            message.contains(&format!("{file}{expected}")),
+            "{name}: {message}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let missing = dir.path().join("missing.json");
+    let out = ctxfuzz(&["sweep", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.json: cannot read"));
+}

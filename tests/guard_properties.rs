@@ -1,0 +1,53 @@
+//! Properties of the turn-end guard model over generated schedules (proptest, shrinking).
+
+use ctxfuzz::guard::{self, Variant, generate::schedule_strategy};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// The violations charged to the guard (unpreventable ones are the environment's).
+fn charged(variant: Variant, schedule: &guard::Schedule) -> Vec<String> {
+    match judge(&guard::run(variant, schedule).to_value()) {
+        Judgement::Fail(violations) => violations
+            .into_iter()
+            .filter(|v| v.cause == Cause::SystemUnderTest)
+            .map(|v| format!("{}: {}", v.invariant, v.summary))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The fix keeps every promise on every schedule.
+    #[test]
+    fn the_fix_is_never_charged(schedule in schedule_strategy()) {
+        let charged = charged(Variant::EndRelease, &schedule);
+        prop_assert!(charged.is_empty(), "{charged:?}\n{}", guard::run(Variant::EndRelease, &schedule).text());
+    }
+
+    /// Schedules survive their JSON form unchanged (case files and the minimiser rely on it).
+    #[test]
+    fn schedules_round_trip_through_json(schedule in schedule_strategy()) {
+        let value = schedule.to_value();
+        prop_assert_eq!(guard::Schedule::from_value(&value).unwrap(), schedule);
+    }
+
+    /// pi's event discipline: every logical run settles exactly once, and every low-level run has
+    /// exactly one agent_start and one agent_end (unless the request budget cut the trace).
+    #[test]
+    fn every_run_settles_once_and_every_low_level_run_ends_once(
+        schedule in schedule_strategy(),
+        variant in prop::sample::select(Variant::ALL.to_vec()),
+    ) {
+        let trace = guard::run(variant, &schedule).to_value();
+        let events = trace.as_array().unwrap();
+        prop_assume!(!events.iter().any(|e| e["event"] == "truncated"));
+        let count = |name: &str| events.iter().filter(|e| e["event"] == name).count();
+        prop_assert_eq!(count("run_start"), count("agent_settled"));
+        prop_assert_eq!(count("agent_start"), count("agent_end"));
+        let starts: Vec<&Value> = events.iter().filter(|e| e["event"] == "run_start").collect();
+        prop_assert!(starts.len() >= usize::from(schedule.prompts.max(1)));
+    }
+}
