@@ -268,11 +268,12 @@ impl<'m> IdProvenance<'m> {
             return Some(KnownShape::IdCollisionOrRefusedId);
         }
         let id = wire.tool_use_id.as_deref().unwrap_or_default();
+        let about_a_result = matches!(wire.rule, "orphan-result" | "results-not-first");
         match wire.rule {
-            "orphan-result" if self.dropped_calls.contains(id) => {
+            _ if about_a_result && self.dropped_calls.contains(id) => {
                 Some(KnownShape::ResultOfDroppedAssistant)
             }
-            "orphan-result" if !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
+            _ if about_a_result && !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
             "duplicate-result" | "results-not-first" => Some(self.barrier_shape(id)),
             _ => None,
         }

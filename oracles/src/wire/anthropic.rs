@@ -58,7 +58,15 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     } else {
         String::new()
     };
-    let messages = convert_messages(transformed, model, v)?;
+    // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
+    // tool results they separated form one run; before 0.86 one (reachable only without
+    // `convertToLlm`) stays in place, ignored, and ends a run.
+    let conversation: Vec<&Value> = transformed
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+        .collect();
+    let messages = convert_messages(&conversation, model, v)?;
     let mut body = Map::new();
     if let Some(id) = field(model, "id") {
         body.insert("model".into(), id.clone());
@@ -145,8 +153,8 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
 }
 
 /// `convertMessages`: the wire messages.
-fn convert_messages<N: Borrow<Value>>(
-    transformed: &[N],
+fn convert_messages(
+    transformed: &[&Value],
     model: &Value,
     v: Variant,
 ) -> Result<Vec<Value>, Thrown> {
@@ -155,24 +163,22 @@ fn convert_messages<N: Borrow<Value>>(
     let mut out = Vec::with_capacity(transformed.len());
     let mut i = 0;
     while i < transformed.len() {
-        let message = transformed[i].borrow();
+        let message = transformed[i];
         let role = field(message, "role");
         if is_str(role, "user") {
             if let Some(content) = user_content(field(message, "content"))? {
                 out.push(json!({"role": "user", "content": content}));
             }
         } else if is_str(role, "assistant") {
-            let blocks = assistant_blocks(message, allow_empty_signature)?;
+            let blocks = assistant_blocks(message, allow_empty_signature, v)?;
             if !blocks.is_empty() {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
         } else if is_str(role, "toolResult") {
             let mut results = Vec::new();
             let mut error_images = Vec::new();
-            while i < transformed.len()
-                && is_str(field(transformed[i].borrow(), "role"), "toolResult")
-            {
-                results.push(tool_result(transformed[i].borrow(), v, &mut error_images)?);
+            while i < transformed.len() && is_str(field(transformed[i], "role"), "toolResult") {
+                results.push(tool_result(transformed[i], v, &mut error_images)?);
                 i += 1;
             }
             results.append(&mut error_images);
@@ -245,7 +251,16 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
     }
 }
 
-fn assistant_blocks(message: &Value, allow_empty_signature: bool) -> Result<Vec<Value>, Thrown> {
+/// `!!signature && signature.trim().length > 0`.
+fn is_signed(signature: Option<&Value>) -> Result<bool, Thrown> {
+    Ok(truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?))
+}
+
+fn assistant_blocks(
+    message: &Value,
+    allow_empty_signature: bool,
+    v: Variant,
+) -> Result<Vec<Value>, Thrown> {
     let Some(Value::Array(content)) = field(message, "content") else {
         // transformMessages always leaves an array here; anything else was thrown on earlier.
         return Ok(Vec::new());
@@ -269,9 +284,21 @@ fn assistant_blocks(message: &Value, allow_empty_signature: bool) -> Result<Vec<
                 blocks.push(Value::Object(redacted));
                 continue;
             }
-            let signed =
-                truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?);
-            let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
+            // Before 0.80.4 a blank thinking block is dropped even when signed (and its text is
+            // read first); from then on a signature keeps it.
+            let (signed, thinking) = if v.keeps_signed_blank_thinking() {
+                let signed = is_signed(signature)?;
+                (
+                    signed,
+                    trimmable(field(block, "thinking"), "block.thinking")?,
+                )
+            } else {
+                let thinking = trimmable(field(block, "thinking"), "block.thinking")?;
+                if js::is_blank(thinking) {
+                    continue;
+                }
+                (is_signed(signature)?, thinking)
+            };
             if js::is_blank(thinking) && !signed {
                 continue;
             }
