@@ -81,14 +81,34 @@ pub const CATALOG: &[Defect] = &[
         r#"{"faults": true}"#,
     ),
     fuzz("compaction: old clip key", "compaction", "old-clip-key"),
-    fuzz("compaction: user-turn preservation off", "compaction", "no-preserve"),
+    fuzz(
+        "compaction: user-turn preservation off",
+        "compaction",
+        "no-preserve",
+    ),
     fuzz("compaction: state block off", "compaction", "no-state"),
     fuzz("guard: hooked on agent_settled", "guard", "settled"),
-    fuzz("guard: agent_end without the settle release", "guard", "end-no-release"),
-    oracle("oracle: no synthetic result at a user boundary", Fault::NoSyntheticAtUser),
-    oracle("oracle: error/aborted assistants kept", Fault::KeepErroredAssistants),
-    oracle("oracle: ids compared before the remap", Fault::CompareRawIds),
-    oracle("oracle: tool-result runs not merged", Fault::UnmergedResultRuns),
+    fuzz(
+        "guard: agent_end without the settle release",
+        "guard",
+        "end-no-release",
+    ),
+    oracle(
+        "oracle: no synthetic result at a user boundary",
+        Fault::NoSyntheticAtUser,
+    ),
+    oracle(
+        "oracle: error/aborted assistants kept",
+        Fault::KeepErroredAssistants,
+    ),
+    oracle(
+        "oracle: ids compared before the remap",
+        Fault::CompareRawIds,
+    ),
+    oracle(
+        "oracle: tool-result runs not merged",
+        Fault::UnmergedResultRuns,
+    ),
 ];
 
 /// How much each probe may spend before its defect counts as surviving.
@@ -266,7 +286,9 @@ pub fn table(verdicts: &[Verdict]) -> String {
     for v in verdicts {
         rows.push([
             v.defect.to_string(),
-            v.caught_by.clone().unwrap_or_else(|| "SURVIVED".to_string()),
+            v.caught_by
+                .clone()
+                .unwrap_or_else(|| "SURVIVED".to_string()),
             v.runs.to_string(),
             format!("{:.2}", v.seconds),
             v.case_file

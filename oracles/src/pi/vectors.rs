@@ -52,7 +52,14 @@ pub(crate) fn run_messages(input: &Value, v: Variant, fault: Option<Fault>) -> V
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(&llm, &transformed, &model, v, anthropic::Payload::Full, fault) {
+        match anthropic::build(
+            &llm,
+            &transformed,
+            &model,
+            v,
+            anthropic::Payload::Full,
+            fault,
+        ) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }
