@@ -36,7 +36,7 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(&llm, &transformed, &model, v) {
+        match anthropic::build(&llm, &transformed, &model, v, anthropic::Payload::Full) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }
