@@ -7,6 +7,7 @@
 //! [`shapes`] says which shapes a transcript has.
 
 pub mod pi;
+pub mod session;
 pub mod shapes;
 
 /// `len` bytes from `seed` (fastrand's wyrand): the same seed gives the same bytes everywhere.
