@@ -9,6 +9,7 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 
+pub mod chat;
 pub mod pi;
 pub mod shapes;
 
