@@ -136,7 +136,7 @@ pub fn sweep(messages: &[Value], rule: BarrierRule) -> Swept<'_> {
         };
     }
     let swept = swept_at.iter().map(|&i| result_id(&messages[i])).collect();
-    let mut kept = Vec::with_capacity(messages.len() - swept_at.len());
+    let mut kept = Vec::with_capacity(messages.len());
     let mut next_swept = swept_at.iter().peekable();
     for (index, message) in messages.iter().enumerate() {
         if next_swept.next_if(|&&at| at == index).is_none() {

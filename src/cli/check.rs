@@ -1,9 +1,161 @@
-//! `ctxfuzz check`.
+//! `ctxfuzz check FILE... [--pi V] [--json]`: would the provider accept these transcripts?
+//!
+//! Each file is rendered through pi's pipeline (variant from `--pi`, default 1.6.0) and the
+//! Anthropic request is checked against the API's rules. Every violation is printed with its rule
+//! id, its location in the request (`messages.N.content.M`), the error text the API returns, the
+//! known failure shape of SPEC §1 it is (when it is one) and who could have prevented it.
+//!
+//! Exit codes: 0 every file clean; 1 a violation, or pi itself would throw on a file (that
+//! transcript cannot be sent either); 2 bad input (nothing is judged: every file is read first).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use ctxfuzz_oracles::invariants::Cause;
+use ctxfuzz_oracles::invariants::wire::{Finding, findings};
+use ctxfuzz_oracles::pi::{self, Thrown, Variant};
+use serde_json::{Value, json};
+
+use crate::cli::io;
+use crate::cli::render::parse_variant;
 
 /// Arguments of `ctxfuzz check`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// JSON arrays of pi messages (or `{"messages": [...]}`).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// pi version whose behaviour to model (any version string).
+    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    pub pi: Variant,
+    /// Print one JSON document (scriptable) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz check` is not implemented yet")
+/// Reads one transcript file: a JSON array of pi messages or `{"messages": [...]}`.
+///
+/// The seam for other transcript formats (pi session files): a reader for them returns the
+/// messages pi would send into `convertToLlm`, as a JSON array document.
+pub fn read_transcript(path: &Path) -> Result<Value> {
+    io::read_json(path)
+}
+
+/// What `check` concluded about one file.
+enum Outcome {
+    Judged(Vec<Finding>),
+    Throws(Thrown),
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let documents = args
+        .files
+        .iter()
+        .map(|path| read_transcript(path))
+        .collect::<Result<Vec<_>>>()?;
+    let transcripts = args
+        .files
+        .iter()
+        .zip(&documents)
+        .map(|(path, document)| io::messages_of(path, document))
+        .collect::<Result<Vec<_>>>()?;
+    let model = pi::default_model();
+    let outcomes: Vec<Outcome> = transcripts
+        .into_iter()
+        .map(|messages| match findings(messages, &model, args.pi) {
+            Ok(found) => Outcome::Judged(found),
+            Err(thrown) => Outcome::Throws(thrown),
+        })
+        .collect();
+    let report = if args.json {
+        serde_json::to_string_pretty(&json_report(&args.files, &outcomes, args.pi))? + "\n"
+    } else {
+        text_report(&args.files, &outcomes, args.pi)
+    };
+    print!("{report}");
+    let clean = outcomes
+        .iter()
+        .all(|o| matches!(o, Outcome::Judged(found) if found.is_empty()));
+    Ok(if clean { 0 } else { 1 })
+}
+
+fn location(finding: &Finding) -> String {
+    match finding.wire.block {
+        Some(block) => format!("messages.{}.content.{block}", finding.wire.message),
+        None => format!("messages.{}", finding.wire.message),
+    }
+}
+
+fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: Variant) -> String {
+    let mut out = String::new();
+    for (file, outcome) in files.iter().zip(outcomes) {
+        let file = file.display();
+        match outcome {
+            Outcome::Throws(thrown) => {
+                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {variant})");
+            }
+            Outcome::Judged(found) if found.is_empty() => {
+                let _ = writeln!(out, "{file}: ok (pi {variant}: the request breaks no rule)");
+            }
+            Outcome::Judged(found) => {
+                let _ = writeln!(
+                    out,
+                    "{file}: {} violation(s), the API would answer 400 (pi {variant})",
+                    found.len()
+                );
+                for finding in found {
+                    let _ = writeln!(out, "  {}  {}", location(finding), finding.wire.rule);
+                    if let Some(shape) = finding.shape {
+                        let _ = writeln!(
+                            out,
+                            "    known failure {}: {}",
+                            shape.number(),
+                            shape.describe()
+                        );
+                    }
+                    if let Cause::Unpreventable(reason) = &finding.cause {
+                        let _ = writeln!(out, "    pi's own doing: {reason}");
+                    }
+                    let _ = writeln!(out, "    API error: {}", finding.wire.text);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: Variant) -> Value {
+    let files: Vec<Value> = files
+        .iter()
+        .zip(outcomes)
+        .map(|(file, outcome)| match outcome {
+            Outcome::Throws(thrown) => json!({
+                "file": file.display().to_string(),
+                "verdict": "pi-throws",
+                "thrown": {"stage": thrown.stage.to_string(), "error": thrown.error},
+                "violations": [],
+            }),
+            Outcome::Judged(found) => json!({
+                "file": file.display().to_string(),
+                "verdict": if found.is_empty() { "clean" } else { "violations" },
+                "violations": found.iter().map(finding_json).collect::<Vec<_>>(),
+            }),
+        })
+        .collect();
+    json!({"pi": variant.to_string(), "files": files})
+}
+
+fn finding_json(finding: &Finding) -> Value {
+    let wire = &finding.wire;
+    json!({
+        "rule": wire.rule,
+        "location": location(finding),
+        "message": wire.message,
+        "block": wire.block,
+        "tool_use_id": wire.tool_use_id,
+        "error": wire.text,
+        "known_failure": finding.shape.map(|s| json!({"number": s.number(), "shape": s.describe()})),
+        "cause": finding.cause,
+    })
 }

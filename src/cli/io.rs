@@ -85,3 +85,35 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| anyhow!("{}: cannot write: {}", path.display(), e.error))?;
     Ok(())
 }
+
+/// The pi messages inside a document: the array itself, or the `messages` of a protocol request
+/// (`{"messages": [...]}`). Anything else is an error naming the file.
+pub fn messages_of<'a>(path: &Path, document: &'a Value) -> Result<&'a [Value]> {
+    match document {
+        Value::Array(messages) => Ok(messages),
+        Value::Object(object) => match object.get("messages") {
+            Some(Value::Array(messages)) => Ok(messages),
+            Some(_) => bail!("{}:1:1: `messages` is not a JSON array", path.display()),
+            None => bail!(
+                "{}:1:1: expected a JSON array of messages or {{\"messages\": [...]}}",
+                path.display()
+            ),
+        },
+        _ => bail!(
+            "{}:1:1: expected a JSON array of messages, found {}",
+            path.display(),
+            kind(document)
+        ),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,9 +1,104 @@
-//! `ctxfuzz render`.
+//! `ctxfuzz render FILE [--pi V] [--stage llm|transformed|anthropic]`: what the provider would see.
+//! `ctxfuzz render --batch [--pi V]`: the vectors protocol on stdin/stdout, one line per line.
+//!
+//! FILE holds a JSON array of pi messages (or `{"messages": [...]}`). The stage is printed as
+//! pretty JSON on stdout; when pi itself would throw before that stage, the error is printed on
+//! stderr and the exit code is 1 (a finding about the transcript, not bad input).
+//!
+//! `--batch` reads JSON lines (`{"messages", "model"?, "skipConvert"?, "anthropic"?}`) and answers
+//! each with exactly the `output` shape of the reference vectors (see
+//! `ctxfuzz_oracles::pi::run_vector_input`); a line that is not valid JSON (or not UTF-8) gets
+//! `{"error": ..., "stage": "input"}` and the batch goes on. Every answer is flushed at once, so
+//! another program can drive it line by line.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use ctxfuzz_oracles::pi::{self, Variant};
+use serde_json::{Value, json};
+
+use crate::cli::io;
 
 /// Arguments of `ctxfuzz render`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A JSON array of pi messages, or `{"messages": [...]}` (not with --batch).
+    pub file: Option<PathBuf>,
+    /// Read vector inputs as JSON lines on stdin and answer each on one line of stdout.
+    #[arg(long, conflicts_with_all = ["file", "stage"])]
+    pub batch: bool,
+    /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::Variant`).
+    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    pub pi: Variant,
+    /// Which stage to print: after convertToLlm, after transformMessages, or the request body.
+    #[arg(long, value_enum)]
+    pub stage: Option<StageArg>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz render` is not implemented yet")
+/// A stage of pi's pipeline, as `--stage` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StageArg {
+    Llm,
+    Transformed,
+    #[default]
+    Anthropic,
+}
+
+/// `--pi` values: any pi version string.
+pub fn parse_variant(version: &str) -> std::result::Result<Variant, String> {
+    Variant::from_version(version)
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    if args.batch {
+        return batch(args.pi);
+    }
+    let Some(file) = &args.file else {
+        bail!("render needs a FILE (or --batch to read vector inputs from stdin)");
+    };
+    let document = io::read_json(file)?;
+    let messages = io::messages_of(file, &document)?;
+    let model = pi::default_model();
+    let stage = match args.stage.unwrap_or_default() {
+        StageArg::Llm => pi::convert_to_llm(messages, args.pi).map(Value::Array),
+        StageArg::Transformed => pi::convert_to_llm(messages, args.pi)
+            .and_then(|llm| pi::transform_messages(&llm, &model, args.pi))
+            .map(Value::Array),
+        StageArg::Anthropic => pi::render(messages, &model, args.pi).map(|r| r.anthropic),
+    };
+    match stage {
+        Ok(value) => {
+            println!("{}", serde_json::to_string_pretty(&value)?);
+            Ok(0)
+        }
+        Err(thrown) => {
+            eprintln!("{}: {thrown} (pi {})", file.display(), args.pi);
+            Ok(1)
+        }
+    }
+}
+
+/// The batch protocol: one answer line per input line, until end of input.
+fn batch(variant: Variant) -> Result<u8> {
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for (index, line) in stdin.lock().split(b'\n').enumerate() {
+        let line = line?;
+        let answer = match parse_line(&line, index + 1) {
+            Ok(input) => pi::run_vector_input(&input, variant),
+            Err(error) => json!({"error": error, "stage": "input"}),
+        };
+        serde_json::to_writer(&mut stdout, &answer)?;
+        stdout.write_all(b"\n")?;
+        stdout.flush()?;
+    }
+    Ok(0)
+}
+
+fn parse_line(line: &[u8], number: usize) -> std::result::Result<Value, String> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = std::str::from_utf8(line)
+        .map_err(|e| format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()))?;
+    serde_json::from_str(text).map_err(|e| format!("line {number}: invalid JSON: {e}"))
 }

@@ -5,10 +5,9 @@
 //! what was swept. With `--json`: exactly the external-program protocol line
 //! `{"messages":[...],"swept":[...]}` (SPEC §7.1).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Result, bail};
-use serde_json::Value;
+use anyhow::Result;
 
 use crate::cli::io;
 use crate::sweep::{BarrierRule, Swept, protocol_line, sweep};
@@ -31,7 +30,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let document = io::read_json(&args.file)?;
-    let messages = messages_of(&args.file, &document)?;
+    let messages = io::messages_of(&args.file, &document)?;
     let result = sweep(messages, args.rule);
     let text = if args.json {
         protocol_line(&result) + "\n"
@@ -48,37 +47,6 @@ pub fn run(args: Args) -> Result<u8> {
         eprintln!("{}", report(&result, args.rule));
     }
     Ok(0)
-}
-
-/// The transcript inside a document: the array itself, or the `messages` of a protocol request.
-fn messages_of<'a>(path: &Path, document: &'a Value) -> Result<&'a [Value]> {
-    match document {
-        Value::Array(messages) => Ok(messages),
-        Value::Object(object) => match object.get("messages") {
-            Some(Value::Array(messages)) => Ok(messages),
-            Some(_) => bail!("{}:1:1: `messages` is not a JSON array", path.display()),
-            None => bail!(
-                "{}:1:1: expected a JSON array of messages or {{\"messages\": [...]}}",
-                path.display()
-            ),
-        },
-        _ => bail!(
-            "{}:1:1: expected a JSON array of messages, found {}",
-            path.display(),
-            kind(document)
-        ),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// One line for a person: how many results went, and their ids.

@@ -32,3 +32,17 @@ pub fn side_by_side(schedule: &Schedule, left: Variant, right: Variant) -> Strin
         b.probe_order(),
     )
 }
+
+/// Every variant's event order and trace lines on `schedule`, keyed by variant name: the `guard`
+/// target's output, so a case file pins all three wirings at once.
+pub fn every_variant(schedule: &Schedule) -> serde_json::Value {
+    let mut by_variant = serde_json::Map::new();
+    for variant in Variant::ALL {
+        let trace = run(variant, schedule);
+        by_variant.insert(
+            variant.name().to_string(),
+            serde_json::json!({ "order": trace.probe_order(), "trace": trace.lines() }),
+        );
+    }
+    serde_json::Value::Object(by_variant)
+}

@@ -210,8 +210,8 @@ impl<'s> Session<'s> {
             true => Vec::new(),
             false => self.core.drain(Deliver::Steer),
         };
+        let mut first_turn = true;
         loop {
-            let mut first_turn = true;
             let mut more = true;
             while more || !pending.is_empty() {
                 if !first_turn {
@@ -280,7 +280,6 @@ impl<'s> Session<'s> {
         if std::mem::take(&mut core.esc_at_boundary) {
             core.esc();
             core.end_retry(false);
-            core.last_assistant = None;
             return core.decide("esc", false);
         }
         if std::mem::take(&mut core.fatal_at_boundary) {

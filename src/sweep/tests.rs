@@ -294,6 +294,20 @@ fn strict_error_and_aborted_assistants_open_no_calls() {
 }
 
 #[test]
+fn calls_are_open_whatever_their_order() {
+    let input = [
+        assistant(&["zeta", "alpha", "mid"]),
+        result("mid"),
+        result("zeta"),
+        result("alpha"),
+        result("zeta"),
+    ];
+    for rule in BarrierRule::ALL {
+        expect(&input, rule, &[4], &["zeta"]);
+    }
+}
+
+#[test]
 fn an_id_repeated_inside_one_assistant_is_answered_once() {
     let input = [assistant(&["a", "a"]), result("a"), result("a")];
     for rule in BarrierRule::ALL {

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::{Cause, Judgement, Violation};
 use crate::js::{field, is_str};
 use crate::pi::{self, Thrown, Variant};
-use crate::wire::anthropic::{WireViolation, validate};
+use crate::wire::anthropic::{Payload, WireViolation, validate};
 
 pub const WIRE_VALID: &str = "wire-valid";
 pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
@@ -87,7 +87,7 @@ pub struct Finding {
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
 pub fn findings(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Finding>, Thrown> {
-    let rendered = pi::render_borrowed(input, model, v)?;
+    let rendered = pi::render_borrowed(input, model, v, Payload::IdsOnly)?;
     let wire = validate(&rendered.anthropic);
     if wire.is_empty() {
         return Ok(Vec::new());
@@ -233,9 +233,34 @@ impl<'m> IdProvenance<'m> {
             "duplicate-result" if Self::distinct_raw_ids(self.results.get(id)) > 1 => {
                 Cause::Unpreventable(COLLISION)
             }
+            "duplicate-result" => self
+                .synthetic_duplicates(id)
+                .map_or(Cause::SystemUnderTest, Cause::Unpreventable),
             "orphan-result" if remapped.contains(id) => Cause::Unpreventable(ID_MAP),
             _ => Cause::SystemUnderTest,
         }
+    }
+
+    /// Why pi itself sends several results for `id`: one assistant calls it twice (the raw id
+    /// repeated, or two raw ids sanitised to one) and, with at most one real result, pi answers
+    /// each occurrence with its own synthetic result. Removing results cannot prevent that.
+    fn synthetic_duplicates(&self, id: &str) -> Option<&'static str> {
+        if self.results.get(id).map_or(0, Vec::len) >= 2 {
+            return None;
+        }
+        let calls = self.calls.get(id)?;
+        calls.iter().enumerate().find_map(|(i, (index, raw))| {
+            calls[i + 1..]
+                .iter()
+                .find(|(other, _)| other == index)
+                .map(|(_, other_raw)| {
+                    if other_raw == raw {
+                        REUSED_ID
+                    } else {
+                        COLLISION
+                    }
+                })
+        })
     }
 
     fn shape(&self, wire: &WireViolation, cause: &Cause) -> Option<KnownShape> {
@@ -243,11 +268,12 @@ impl<'m> IdProvenance<'m> {
             return Some(KnownShape::IdCollisionOrRefusedId);
         }
         let id = wire.tool_use_id.as_deref().unwrap_or_default();
+        let about_a_result = matches!(wire.rule, "orphan-result" | "results-not-first");
         match wire.rule {
-            "orphan-result" if self.dropped_calls.contains(id) => {
+            _ if about_a_result && self.dropped_calls.contains(id) => {
                 Some(KnownShape::ResultOfDroppedAssistant)
             }
-            "orphan-result" if !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
+            _ if about_a_result && !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
             "duplicate-result" | "results-not-first" => Some(self.barrier_shape(id)),
             _ => None,
         }

@@ -71,6 +71,11 @@ impl Variant {
         self >= Variant::From086
     }
 
+    /// The Anthropic converter keeps a signed thinking block whose text is blank.
+    pub(crate) fn keeps_signed_blank_thinking(self) -> bool {
+        self >= Variant::From0804
+    }
+
     /// Thinking from another model is dropped (before 1.3.0 it became a text block).
     pub(crate) fn drops_cross_model_thinking(self) -> bool {
         self >= Variant::From130

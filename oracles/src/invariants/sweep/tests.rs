@@ -42,6 +42,9 @@ fn only_removes_rejects_a_removed_non_result() {
     let v = only_removes(&input, &out, &[]);
     assert_eq!(only(v.clone()), ONLY_REMOVES);
     assert_eq!(v[0].evidence["input_index"], 1);
+    assert!(v[0].summary.contains("(role custom)"), "{}", v[0].summary);
+    let v = only_removes(&[json!(3)], &[], &[]);
+    assert!(v[0].summary.contains("(role none)"), "{}", v[0].summary);
 }
 
 #[test]
@@ -156,6 +159,12 @@ fn ac5_twin_flags_a_result_kept_after_a_barrier() {
     assert_eq!(only(v.clone()), MATCHES_TWIN);
     assert_eq!(v[0].evidence["predicted"], json!(["x"]));
     assert_eq!(v[0].evidence["predicted_indices"], json!([2]));
+    assert_eq!(v[0].evidence["first_difference"], 0);
+    assert!(
+        v[0].summary.contains("the `strict` rule sweeps"),
+        "{}",
+        v[0].summary
+    );
     // A completed cycle before the barrier passes.
     assert!(matches_twin(&[a(&["x"]), r("x"), c()], &[], TwinRule::CONTRACT).is_empty());
 }
@@ -174,6 +183,22 @@ fn matches_twin_compares_order_and_multiplicity() {
             MATCHES_TWIN
         );
     }
+}
+
+#[test]
+fn twin_reports_results_without_a_string_id_by_their_json_text() {
+    let input = [
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": 7}, {"type": "toolCall"}]}),
+        json!({"role": "toolResult", "toolCallId": 7}),
+        json!({"role": "toolResult"}),
+    ];
+    for rule in TwinRule::ALL {
+        assert!(
+            matches_twin(&input, &ids(&["7", "null"]), rule).is_empty(),
+            "{rule}"
+        );
+    }
+    assert!(only_removes(&input, &input[..1], &ids(&["7", "null"])).is_empty());
 }
 
 #[test]

@@ -1,0 +1,100 @@
+//! Duplicate results that pi makes itself (one synthetic result per occurrence of a call id an
+//! assistant repeats) are not charged to the system under test; a real result kept after a barrier
+//! still is.
+
+use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
+use ctxfuzz_oracles::pi::{Variant, default_model};
+use serde_json::{Value, json};
+
+fn call(id: &str) -> Value {
+    json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}})
+}
+
+fn assistant(calls: Vec<Value>, model: &str) -> Value {
+    json!({"role": "assistant", "content": calls, "api": if model == "gpt-5" { "openai-responses" } else { "anthropic-messages" },
+           "provider": if model == "gpt-5" { "openai" } else { "anthropic" }, "model": model, "stopReason": "toolUse"})
+}
+
+fn result(id: &str) -> Value {
+    json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": "ok"}], "isError": false})
+}
+
+fn user() -> Value {
+    json!({"role": "user", "content": "go on"})
+}
+
+/// The causes of the `duplicate-result` findings on `input`.
+fn duplicate_result_causes(input: &[Value]) -> Vec<Cause> {
+    let Judgement::Fail(violations) = wire::judge(input, &default_model(), Variant::default())
+    else {
+        return Vec::new();
+    };
+    violations
+        .into_iter()
+        .filter(|v| v.evidence["rule"] == "duplicate-result")
+        .map(|v| v.cause)
+        .collect()
+}
+
+#[test]
+fn a_repeated_call_id_answered_by_two_synthetics_is_unpreventable() {
+    let input = [
+        user(),
+        assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
+        user(),
+    ];
+    let causes = duplicate_result_causes(&input);
+    assert!(!causes.is_empty());
+    assert!(
+        causes
+            .iter()
+            .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains("reuses"))),
+        "{causes:?}"
+    );
+}
+
+#[test]
+fn ids_sanitised_to_one_inside_one_assistant_are_a_collision() {
+    let input = [
+        user(),
+        assistant(vec![call("cx|0"), call("cx 0")], "gpt-5"),
+        user(),
+    ];
+    let causes = duplicate_result_causes(&input);
+    assert!(!causes.is_empty());
+    assert!(
+        causes
+            .iter()
+            .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains("sanitising"))),
+        "{causes:?}"
+    );
+}
+
+#[test]
+fn a_real_result_kept_after_a_barrier_is_still_charged() {
+    let brick = [
+        user(),
+        assistant(vec![call("t1")], "claude-sonnet-4-5"),
+        json!({"role": "custom", "content": "x"}),
+        result("t1"),
+    ];
+    let causes = duplicate_result_causes(&brick);
+    assert!(!causes.is_empty());
+    assert!(
+        causes.iter().all(|c| *c == Cause::SystemUnderTest),
+        "{causes:?}"
+    );
+    let twice = [
+        user(),
+        assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
+        result("t1"),
+        user(),
+        result("t1"),
+    ];
+    let causes = duplicate_result_causes(&twice);
+    assert!(!causes.is_empty());
+    assert!(
+        causes.iter().all(|c| *c == Cause::SystemUnderTest),
+        "{causes:?}"
+    );
+}

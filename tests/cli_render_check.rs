@@ -1,0 +1,434 @@
+//! `ctxfuzz render` and `ctxfuzz check` as a user runs them: the known failure shapes of SPEC §1
+//! (corpus/check/), the stages, the batch protocol, and every kind of bad input (one line naming
+//! the file and the position, exit 2, no panic, the input untouched).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn ctxfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .output()
+        .expect("ctxfuzz runs")
+}
+
+fn corpus(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/check")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// `(rule, known failure number, cause kind)` of every violation `check --json` reports.
+fn check_json(file: &str) -> (i32, Vec<(String, Option<u64>, String)>) {
+    let output = ctxfuzz(&["check", "--json", file]);
+    let report = stdout_json(&output);
+    let violations = report["files"][0]["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| {
+            (
+                v["rule"].as_str().unwrap_or_default().to_string(),
+                v["known_failure"]["number"].as_u64(),
+                v["cause"]["kind"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    (output.status.code().unwrap_or(-1), violations)
+}
+
+fn has(violations: &[(String, Option<u64>, String)], rule: &str, shape: u64, cause: &str) -> bool {
+    violations
+        .iter()
+        .any(|(r, s, c)| r == rule && *s == Some(shape) && c == cause)
+}
+
+#[test]
+fn check_passes_a_clean_transcript() {
+    let (code, violations) = check_json(&corpus("clean.json"));
+    assert_eq!((code, violations), (0, vec![]));
+    let text = ctxfuzz(&["check", &corpus("clean.json")]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains(": ok"));
+}
+
+#[test]
+fn check_flags_each_known_failure_shape_with_its_rule() {
+    let sut = "system-under-test";
+    let pi = "unpreventable";
+    for (file, rule, shape, cause) in [
+        (
+            "shape1-foreign-message-between-call-and-result.json",
+            "duplicate-result",
+            1,
+            sut,
+        ),
+        (
+            "shape1-foreign-message-between-call-and-result.json",
+            "results-not-first",
+            1,
+            sut,
+        ),
+        (
+            "shape2-error-assistant-result-orphaned.json",
+            "orphan-result",
+            2,
+            sut,
+        ),
+        (
+            "shape3-compaction-cut-inside-call-cycle.json",
+            "orphan-result",
+            3,
+            sut,
+        ),
+        (
+            "shape4-sanitised-ids-collide.json",
+            "duplicate-tool-use-id",
+            4,
+            pi,
+        ),
+        (
+            "shape4-sanitised-ids-collide.json",
+            "duplicate-result",
+            4,
+            pi,
+        ),
+        (
+            "shape4-id-reused-across-turns.json",
+            "duplicate-tool-use-id",
+            4,
+            pi,
+        ),
+        (
+            "shape4-id-the-api-refuses.json",
+            "invalid-tool-use-id",
+            4,
+            pi,
+        ),
+        (
+            "shape5-summary-between-call-and-result.json",
+            "duplicate-result",
+            5,
+            sut,
+        ),
+    ] {
+        let (code, violations) = check_json(&corpus(file));
+        assert_eq!(code, 1, "{file}");
+        assert!(
+            has(&violations, rule, shape, cause),
+            "{file}: {rule} shape {shape}: {violations:?}"
+        );
+    }
+}
+
+#[test]
+fn check_prints_rule_location_and_the_api_error() {
+    let output = ctxfuzz(&[
+        "check",
+        &corpus("shape2-error-assistant-result-orphaned.json"),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text.contains("messages.1.content.0  orphan-result"),
+        "{text}"
+    );
+    assert!(text.contains("known failure 2"), "{text}");
+    assert!(
+        text.contains("unexpected tool_use_id found in tool_result blocks: toolu_E1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_reports_every_file_and_fails_if_any_is_rejected() {
+    let output = ctxfuzz(&[
+        "check",
+        "--json",
+        &corpus("clean.json"),
+        &corpus("shape3-compaction-cut-inside-call-cycle.json"),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = stdout_json(&output);
+    let verdicts: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["clean", "violations"]);
+    assert_eq!(report["pi"], "1.3.0+");
+}
+
+#[test]
+fn render_prints_each_stage() {
+    let file = corpus("shape1-foreign-message-between-call-and-result.json");
+    let llm = stdout_json(&ctxfuzz(&["render", &file, "--stage", "llm"]));
+    assert_eq!(llm[2]["role"], "user", "custom becomes a user message");
+    let transformed = stdout_json(&ctxfuzz(&["render", &file, "--stage", "transformed"]));
+    assert_eq!(transformed[2]["content"][0]["text"], "No result provided");
+    assert_eq!(transformed[2]["timestamp"], 0);
+    let anthropic = stdout_json(&ctxfuzz(&["render", &file]));
+    assert_eq!(
+        anthropic["messages"][2]["content"][0]["type"],
+        "tool_result"
+    );
+    assert_eq!(anthropic["model"], "claude-sonnet-4-5");
+}
+
+#[test]
+fn render_models_the_version_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("system.json");
+    std::fs::write(
+        &path,
+        json!([{"role": "system", "content": "be brief", "timestamp": 1},
+               {"role": "user", "content": "hi", "timestamp": 2}])
+        .to_string(),
+    )
+    .unwrap();
+    let path = path.display().to_string();
+    let current = stdout_json(&ctxfuzz(&["render", &path, "--stage", "llm"]));
+    let old = stdout_json(&ctxfuzz(&[
+        "render", &path, "--stage", "llm", "--pi", "v0.81.1",
+    ]));
+    assert_eq!(current.as_array().unwrap().len(), 2);
+    assert_eq!(
+        old.as_array().unwrap().len(),
+        1,
+        "before 0.86 convertToLlm drops system"
+    );
+    let wire = stdout_json(&ctxfuzz(&["render", &path]));
+    assert_eq!(
+        wire["system"],
+        json!([{"type": "text", "text": "be brief"}])
+    );
+}
+
+#[test]
+fn when_pi_itself_throws_render_and_check_say_so_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("throws.json");
+    std::fs::write(
+        &path,
+        json!([{"role": "user", "content": "go"},
+               {"role": "assistant", "content": "oops", "stopReason": "stop"}])
+        .to_string(),
+    )
+    .unwrap();
+    let path = path.display().to_string();
+    let render = ctxfuzz(&["render", &path]);
+    assert_eq!(render.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&render.stderr);
+    assert!(
+        stderr.contains("pi itself would throw at stage transformMessages"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("TypeError: assistantMsg.content.flatMap is not a function"));
+    let llm = ctxfuzz(&["render", &path, "--stage", "llm"]);
+    assert_eq!(
+        llm.status.code(),
+        Some(0),
+        "convertToLlm alone does not throw"
+    );
+    let check = ctxfuzz(&["check", "--json", &path]);
+    assert_eq!(check.status.code(), Some(1));
+    let report = stdout_json(&check);
+    assert_eq!(report["files"][0]["verdict"], "pi-throws");
+    assert_eq!(report["files"][0]["thrown"]["stage"], "transformMessages");
+}
+
+fn batch(input: &[u8], args: &[&str]) -> Vec<Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(["render", "--batch"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("ctxfuzz runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each answer is one JSON line"))
+        .collect()
+}
+
+#[test]
+fn batch_answers_every_line_in_the_vectors_shape_and_survives_bad_lines() {
+    let vectors = include_str!("../oracles/tests/data/vectors.expected.jsonl");
+    let v21: Value = vectors
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["variant"] == "0.81.1" && v["name"].as_str().unwrap().starts_with("V21"))
+        .unwrap();
+    let mut input = Vec::new();
+    input.extend(v21["input"].to_string().as_bytes());
+    input.extend(b"\n{\"messages\": [\n");
+    input.extend(b"\xff\xfe\n");
+    input.extend(b"{\"no\": \"messages\"}\n");
+    input.extend(v21["input"].to_string().as_bytes());
+    input.push(b'\n');
+    let answers = batch(&input, &["--pi", "0.81.1"]);
+    assert_eq!(answers.len(), 5, "one answer per input line");
+    assert_eq!(answers[0], v21["output"]);
+    for bad in &answers[1..4] {
+        assert_eq!(bad["stage"], "input", "{bad}");
+    }
+    assert!(
+        answers[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 2: invalid JSON")
+    );
+    assert!(
+        answers[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid UTF-8")
+    );
+    assert_eq!(answers[4], v21["output"]);
+}
+
+/// A bad input: exit 2, exactly one line on stderr naming the file (and `expect` in it), nothing
+/// on stdout, no panic, and the file unchanged.
+fn assert_rejected(path: &Path, expect: &str) {
+    let before = std::fs::read(path).ok();
+    let shown = path.display().to_string();
+    for args in [
+        vec!["check", shown.as_str()],
+        vec!["render", shown.as_str()],
+    ] {
+        let output = ctxfuzz(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert!(stderr.contains(&shown), "{args:?} names the file: {stderr}");
+        assert!(
+            stderr.contains(expect),
+            "{args:?} says {expect:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
+    }
+    assert_eq!(
+        std::fs::read(path).ok(),
+        before,
+        "the input is not modified"
+    );
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn malformed_and_truncated_json_name_the_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let malformed = write(dir.path(), "malformed.json", b"[\n  {\"role\": }\n]");
+    assert_rejected(&malformed, "malformed.json:2:12: invalid JSON");
+    let truncated = write(
+        dir.path(),
+        "truncated.json",
+        b"[{\"role\": \"user\", \"content\": \"hi\"",
+    );
+    assert_rejected(
+        &truncated,
+        "truncated.json:1:33: invalid JSON: EOF while parsing",
+    );
+    let empty = write(dir.path(), "empty.json", b"");
+    assert_rejected(&empty, "empty.json:1:0: invalid JSON");
+}
+
+#[test]
+fn wrong_types_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let number = write(dir.path(), "number.json", b"42");
+    assert_rejected(&number, "expected a JSON array of messages, found a number");
+    let object = write(dir.path(), "object.json", b"{\"role\": \"user\"}");
+    assert_rejected(
+        &object,
+        "expected a JSON array of messages or {\"messages\": [...]}",
+    );
+    let not_array = write(dir.path(), "messages.json", b"{\"messages\": \"hi\"}");
+    assert_rejected(&not_array, "`messages` is not a JSON array");
+}
+
+#[test]
+fn invalid_utf8_names_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "latin1.json",
+        b"[\n{\"role\": \"user\", \"content\": \"caf\xe9\"}]",
+    );
+    assert_rejected(&path, "latin1.json:2:33: invalid UTF-8");
+}
+
+#[test]
+fn nesting_deeper_than_serde_allows_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "deep.json", "[".repeat(100_000).as_bytes());
+    assert_rejected(
+        &path,
+        "deep.json:1:128: invalid JSON: recursion limit exceeded",
+    );
+}
+
+#[test]
+fn a_directory_or_a_missing_file_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_rejected(dir.path(), "is a directory");
+    assert_rejected(&dir.path().join("absent.json"), "cannot read");
+}
+
+#[test]
+fn a_100_mb_string_is_judged_and_an_unterminated_one_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "a".repeat(100 * 1024 * 1024);
+    let mut valid = String::from("[{\"role\": \"user\", \"content\": \"");
+    valid.push_str(&body);
+    valid.push_str("\"}]");
+    let path = write(dir.path(), "huge.json", valid.as_bytes());
+    let output = ctxfuzz(&["check", &path.display().to_string()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let unterminated = write(
+        dir.path(),
+        "huge-open.json",
+        &valid.as_bytes()[..valid.len() - 3],
+    );
+    let column = valid.len() - 3;
+    assert_rejected(
+        &unterminated,
+        &format!("huge-open.json:1:{column}: invalid JSON: EOF while parsing a string"),
+    );
+}
+
+#[test]
+fn a_garbage_version_is_a_usage_error() {
+    let output = ctxfuzz(&["check", "--pi", "latest", &corpus("clean.json")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("invalid pi version \"latest\""));
+}
