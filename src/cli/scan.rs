@@ -301,9 +301,6 @@ impl Report {
                 format!("{} / {}", count.sessions, count.violations),
             ));
         }
-        for (shape, count) in &self.known_failures {
-            rows.push((format!("  known failure {shape}"), count.to_string()));
-        }
         let width = rows
             .iter()
             .map(|(k, _)| k.chars().count())
@@ -313,6 +310,12 @@ impl Report {
         for (key, value) in rows {
             out += format!("{key:<width$}  {value}").trim_end();
             out.push('\n');
+        }
+        if !self.known_failures.is_empty() {
+            out += "\nknown failure shapes (SPEC §1), sessions:\n";
+            for (shape, count) in &self.known_failures {
+                out += &format!("  {count:>6}  {shape}\n");
+            }
         }
         out += &self.listing();
         out

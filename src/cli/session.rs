@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+use anyhow::{Result, bail};
+use serde_json::Value;
+
 use ctxfuzz_oracles::pi::Variant;
 use ctxfuzz_oracles::pi::session::{
     self, SessionContext, SessionError, SessionLines, SessionRules,
@@ -47,5 +50,32 @@ pub fn load(text: &str, v: Variant) -> SessionFile {
     SessionFile {
         lines,
         context: Some(context),
+    }
+}
+
+/// The agent messages of a session file, as `check` judges them (a JSON array). Malformed lines
+/// are reported on stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or
+/// on which pi cannot build the context, is an error.
+pub fn read_messages(path: &Path, text: &str, v: Variant) -> Result<Value> {
+    let loaded = load(text, v);
+    for m in &loaded.lines.malformed {
+        eprintln!(
+            "ctxfuzz: warning: {}:{}:{}: malformed line skipped (pi skips it too): {}",
+            path.display(),
+            m.line,
+            m.column,
+            m.message
+        );
+    }
+    match loaded.context {
+        None => bail!(
+            "{}:1:1: not a pi session file: the first entry is not a session header (pi would read it as an empty session)",
+            path.display()
+        ),
+        Some(Err(error)) => bail!(
+            "{}: pi cannot build the session context: {error}",
+            path.display()
+        ),
+        Some(Ok(context)) => Ok(Value::Array(context.messages)),
     }
 }
