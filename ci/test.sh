@@ -4,8 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
-timed() { local start=$SECONDS; "$@"; printf '   (%ss)\n' "$((SECONDS - start))"; }
+source ci/lib.sh
 
 if [ -f oracles/conformance/package-lock.json ]; then
   step "npm ci (the real pi packages, pinned, for the conformance tests)"
