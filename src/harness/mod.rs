@@ -2,3 +2,4 @@
 
 pub mod pi_bridge;
 pub mod target;
+pub mod targets;
