@@ -24,9 +24,11 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|(name, _)| *name).collect()
 }
 
-/// Builds the target called `name`.
+/// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
+/// `oracle-json`).
 pub fn build(name: &str, variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
-    match REGISTRY.iter().find(|(known, _)| *known == name) {
+    let wanted = name.replace('_', "-");
+    match REGISTRY.iter().find(|(known, _)| *known == wanted) {
         Some((_, builder)) => builder(variant, profile),
         None => bail!(
             "unknown target `{name}` (known targets: {})",
