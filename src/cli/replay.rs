@@ -1,9 +1,80 @@
-//! `ctxfuzz replay`.
+//! `ctxfuzz replay`: judge case files against every variant in their verdicts; derive the
+//! libFuzzer seed corpus from them.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use crate::cli::io::write_atomically;
+use crate::harness::bytes::fnv1a;
+use crate::harness::{replay, targets};
+use crate::transcript::case::CaseFile;
 
 /// Arguments of `ctxfuzz replay`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Case files or directories of case files [default: corpus].
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Instead of judging, write each case's input as a libFuzzer seed to
+    /// DIR/<fuzz target>/<hash> (e.g. `--export-seeds fuzz/corpus`).
+    #[arg(long, value_name = "DIR")]
+    pub export_seeds: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz replay` is not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("corpus")]
+    } else {
+        args.paths
+    };
+    let files = replay::case_files(&paths)?;
+    let cases: Vec<(PathBuf, CaseFile)> = files
+        .into_iter()
+        .map(|file| CaseFile::read(&file).map(|case| (file, case)))
+        .collect::<Result<_>>()?;
+    match args.export_seeds {
+        Some(dir) => export_seeds(&cases, &dir),
+        None => judge(&cases),
+    }
+}
+
+fn judge(cases: &[(PathBuf, CaseFile)]) -> Result<u8> {
+    let (mut judged, mut mismatched) = (0, 0);
+    for (file, case) in cases {
+        let mismatches = replay::replay(case).with_context(|| file.display().to_string())?;
+        judged += case.verdicts.len();
+        for mismatch in &mismatches {
+            mismatched += 1;
+            println!(
+                "MISMATCH {} [{}]: {}",
+                file.display(),
+                mismatch.variant,
+                case.why
+            );
+            print!("{}", mismatch.diff);
+        }
+    }
+    println!(
+        "{} case file(s), {judged} verdict(s) judged, {mismatched} mismatch(es)",
+        cases.len()
+    );
+    Ok(u8::from(mismatched > 0))
+}
+
+fn export_seeds(cases: &[(PathBuf, CaseFile)], dir: &std::path::Path) -> Result<u8> {
+    let mut written = 0;
+    for (file, case) in cases {
+        let variant = case.verdicts.keys().next().map(String::as_str);
+        let target = targets::build(&case.target, variant, &case.profile)
+            .with_context(|| file.display().to_string())?;
+        let seed = target.seed_bytes(&case.input);
+        let path = dir
+            .join(target.name().replace('-', "_"))
+            .join(format!("{:016x}", fnv1a(&seed)));
+        write_atomically(&path, &seed)?;
+        written += 1;
+    }
+    println!("{written} seed(s) written under {}", dir.display());
+    Ok(0)
 }

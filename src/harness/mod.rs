@@ -1,4 +1,64 @@
 //! The harness: targets, the fuzz loop, minimisation, findings, external programs.
+//!
+//! Every engine runs the same code: the in-process loop ([`runner::fuzz`]), the cargo-fuzz targets
+//! ([`fuzz_one`]), replay ([`replay::replay`]) and `ctxfuzz minimize` all build targets from the
+//! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
 
+pub mod bytes;
+pub mod findings;
+pub mod minimise;
+pub mod panics;
 pub mod pi_bridge;
+pub mod progress;
+pub mod replay;
+pub mod runner;
 pub mod target;
+pub mod targets;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use ctxfuzz_oracles::invariants::Judgement;
+use serde_json::Value;
+
+pub use target::{Class, Explanation, Target};
+
+/// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
+/// decodes the bytes exactly as the in-process loop does and panics (a libFuzzer crash) on any
+/// violation charged to the system under test. Unpreventable and informational violations are
+/// not crashes.
+pub fn fuzz_one(name: &str, bytes: &[u8]) {
+    let target = cached_target(name);
+    let Ok(input) = target.decode(bytes) else {
+        return;
+    };
+    if let Judgement::Fail(violations) = target.judge(&input) {
+        let charged: Vec<String> = violations
+            .iter()
+            .filter(|v| target.class(v) == Class::Charged)
+            .map(|v| format!("{}: {}", v.invariant, v.summary))
+            .collect();
+        assert!(
+            charged.is_empty(),
+            "{} [{}] {}\nturn this artifact into a case file: ctxfuzz minimize --from-artifact {name} FILE",
+            target.name(),
+            target.variant(),
+            charged.join("; ")
+        );
+    }
+}
+
+/// Targets built once per process (libFuzzer calls [`fuzz_one`] millions of times).
+fn cached_target(name: &str) -> &'static dyn Target {
+    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn Target>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .expect("target cache lock");
+    *cache.entry(name.to_string()).or_insert_with(|| {
+        let variant = std::env::var("CTXFUZZ_VARIANT").ok();
+        let target = targets::build(name, variant.as_deref(), &Value::Null)
+            .unwrap_or_else(|e| panic!("cannot build fuzz target `{name}`: {e:#}"));
+        Box::leak(target)
+    })
+}

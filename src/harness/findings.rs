@@ -1,0 +1,209 @@
+//! Findings: a failing input, minimised for one broken invariant, kept once per
+//! (target, invariant, cause, shape), written as a case file and printed with a diff.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use serde_json::Value;
+use similar::TextDiff;
+
+use super::minimise::{self, DEFAULT_BUDGET};
+use super::panics;
+use super::target::{Class, Target};
+use crate::transcript::case::CaseFile;
+
+/// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    pub seed: u64,
+    pub case: u64,
+}
+
+/// What makes two failures the same finding within one target and variant.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    pub invariant: &'static str,
+    pub cause: String,
+    pub shape: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub target: &'static str,
+    pub variant: String,
+    pub profile: Value,
+    pub key: Key,
+    pub class: Class,
+    /// The violation as judged on the minimised input.
+    pub violation: Violation,
+    /// Every invariant the minimised input breaks (its verdict in the case file).
+    pub verdict: Vec<String>,
+    pub origin: Option<Origin>,
+    /// Size of the input before and after minimisation (elements of a top-level array, else 1).
+    pub original_size: usize,
+    pub input: Value,
+}
+
+/// The key of `violation` on `input` for `target`.
+pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
+    Key {
+        invariant: violation.invariant,
+        cause: cause_label(&violation.cause),
+        shape: target.shape(input),
+    }
+}
+
+/// Minimises `input` for `violation` (the same invariant with the same cause must still be
+/// broken) and returns the finding.
+pub fn minimise(
+    target: &dyn Target,
+    input: &Value,
+    violation: &Violation,
+    origin: Option<Origin>,
+) -> Finding {
+    let breaks_it =
+        |candidate: &Value| same_violation(&panics::judge(target, candidate), violation);
+    let small = minimise::minimise(input, breaks_it, DEFAULT_BUDGET);
+    let judgement = panics::judge(target, &small);
+    let judged = match &judgement {
+        Judgement::Fail(violations) => violations
+            .iter()
+            .find(|v| v.invariant == violation.invariant && v.cause == violation.cause)
+            .cloned(),
+        _ => None,
+    };
+    Finding {
+        target: target.name(),
+        variant: target.variant(),
+        profile: target.profile(),
+        key: key(target, &small, violation),
+        class: target.class(violation),
+        violation: judged.unwrap_or_else(|| violation.clone()),
+        verdict: judgement.verdict(),
+        origin,
+        original_size: size(input),
+        input: small,
+    }
+}
+
+fn same_violation(judgement: &Judgement, wanted: &Violation) -> bool {
+    matches!(judgement, Judgement::Fail(violations)
+        if violations.iter().any(|v| v.invariant == wanted.invariant && v.cause == wanted.cause))
+}
+
+/// `system under test` or `unpreventable: REASON`.
+pub fn cause_label(cause: &Cause) -> String {
+    match cause {
+        Cause::SystemUnderTest => "system under test".to_string(),
+        Cause::Unpreventable(reason) => format!("unpreventable: {reason}"),
+    }
+}
+
+fn size(input: &Value) -> usize {
+    input.as_array().map_or(1, Vec::len)
+}
+
+impl Finding {
+    /// `TARGET-VARIANT-INVARIANT-HASH.json`: stable for the same minimised input.
+    pub fn file_name(&self) -> String {
+        let text = serde_json::to_string(&self.input).expect("a JSON value always serialises");
+        let slug = |s: &str| -> String {
+            s.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        format!(
+            "{}-{}-{}-{:08x}.json",
+            slug(self.target),
+            slug(&self.variant),
+            slug(self.key.invariant),
+            super::bytes::fnv1a(text.as_bytes()) as u32
+        )
+    }
+
+    /// The regression case this finding becomes, replayed by `ctxfuzz replay PATH`.
+    pub fn case_file(&self, path: &Path) -> CaseFile {
+        let why = format!("{}: {}", self.key.invariant, self.violation.summary);
+        CaseFile {
+            target: self.target.to_string(),
+            why: why.lines().next().unwrap_or_default().to_string(),
+            profile: self.profile.clone(),
+            input: self.input.clone(),
+            verdicts: BTreeMap::from([(self.variant.clone(), self.verdict.clone())]),
+            output: None,
+            replay: Some(format!("ctxfuzz replay {}", path.display())),
+        }
+    }
+
+    /// Writes the case file under `dir` (atomically) and returns its path.
+    pub fn write(&self, dir: &Path) -> anyhow::Result<PathBuf> {
+        let path = dir.join(self.file_name());
+        self.case_file(&path).write(&path)?;
+        Ok(path)
+    }
+
+    /// What a person reads: the violation, where the case file is, the commands that replay and
+    /// regenerate it, the minimised input, and the diff that explains it.
+    pub fn report(
+        &self,
+        target: &dyn Target,
+        path: Option<&Path>,
+        regenerate: Option<&str>,
+    ) -> String {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "finding: {} [{}] {} ({})",
+            self.target,
+            self.variant,
+            self.key.invariant,
+            cause_label(&self.violation.cause)
+        );
+        let _ = writeln!(text, "  {}", self.violation.summary);
+        let _ = writeln!(
+            text,
+            "  minimised from {} to {} element(s); evidence: {}",
+            self.original_size,
+            size(&self.input),
+            self.violation.evidence
+        );
+        if let Some(path) = path {
+            let _ = writeln!(text, "  case file:  {}", path.display());
+            let _ = writeln!(text, "  replay:     ctxfuzz replay {}", path.display());
+        }
+        if let Some(command) = regenerate {
+            let _ = writeln!(text, "  regenerate: {command}");
+        }
+        let _ = writeln!(text, "  input:");
+        indent(&mut text, &pretty(&self.input));
+        match target.explain(&self.input) {
+            Some(e) => {
+                let diff = TextDiff::from_lines(&e.expected, &e.actual);
+                let _ = writeln!(text, "  diff:");
+                let unified = diff
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&e.expected_label, &e.actual_label)
+                    .to_string();
+                indent(&mut text, &unified);
+            }
+            None => {
+                let _ = writeln!(text, "  output:");
+                indent(&mut text, &pretty(&target.output(&self.input)));
+            }
+        }
+        text
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("a JSON value always serialises")
+}
+
+fn indent(text: &mut String, block: &str) {
+    for line in block.lines() {
+        let _ = writeln!(text, "    {line}");
+    }
+}

@@ -1,0 +1,61 @@
+//! Judging with panics caught: a panic inside a system under test or an oracle is a finding
+//! (`no-panic`), never a crash of the fuzz loop, and its message is kept as evidence instead of
+//! being printed over the progress bar.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use serde_json::{Value, json};
+
+use super::target::Target;
+
+/// The invariant a panic breaks.
+pub const NO_PANIC: &str = "no-panic";
+
+thread_local! {
+    /// Set while this thread judges under [`judge`]: its panics are caught and reported.
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+    /// Where the last caught panic happened (the hook sees the location, the payload does not).
+    static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `target.judge(input)`, turning a panic into a `no-panic` violation charged to the system
+/// under test.
+pub fn judge(target: &dyn Target, input: &Value) -> Judgement {
+    install_hook();
+    CATCHING.set(true);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| target.judge(input)));
+    CATCHING.set(false);
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-text payload".to_string());
+        let location = LOCATION.take();
+        Judgement::Fail(vec![Violation {
+            invariant: NO_PANIC,
+            cause: Cause::SystemUnderTest,
+            summary: format!("panicked: {message}"),
+            evidence: json!({ "message": message, "location": location }),
+        }])
+    })
+}
+
+/// Installs, once per process, a panic hook that stays silent for panics [`judge`] catches and
+/// defers to the previous hook for every other panic (test failures keep their messages).
+fn install_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CATCHING.get() {
+                LOCATION.set(info.location().map(|l| l.to_string()));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}

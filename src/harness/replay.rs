@@ -1,0 +1,115 @@
+//! Replaying case files: each case is judged, through the registry, against every variant in its
+//! `verdicts`; a different verdict (or a different pinned output) is a mismatch with a diff.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+use similar::TextDiff;
+
+use super::{panics, targets};
+use crate::transcript::case::CaseFile;
+
+/// One variant whose judgement differs from what the case file says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub variant: String,
+    /// A readable explanation with a unified diff (expected, then actual).
+    pub diff: String,
+}
+
+/// Judges `case` against each variant of its verdicts (and its pinned output, if any).
+pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
+    let mut mismatches = Vec::new();
+    for (variant, expected) in &case.verdicts {
+        let target = targets::build(&case.target, Some(variant), &case.profile)
+            .with_context(|| format!("variant `{variant}`"))?;
+        let actual = panics::judge(target.as_ref(), &case.input);
+        if &actual.verdict() != expected {
+            let mut detail = diff(
+                "expected verdict",
+                &lines(expected),
+                "actual verdict",
+                &lines(&actual.verdict()),
+            );
+            if let ctxfuzz_oracles::invariants::Judgement::Fail(violations) = &actual {
+                for v in violations {
+                    detail.push_str(&format!("  {}: {}\n", v.invariant, v.summary));
+                }
+            }
+            if let Some(e) = target.explain(&case.input) {
+                detail.push_str(&diff(
+                    &e.expected_label,
+                    &e.expected,
+                    &e.actual_label,
+                    &e.actual,
+                ));
+            }
+            mismatches.push(Mismatch {
+                variant: variant.clone(),
+                diff: detail,
+            });
+        }
+        if let Some(pinned) = &case.output {
+            let output = target.output(&case.input);
+            if &output != pinned {
+                mismatches.push(Mismatch {
+                    variant: variant.clone(),
+                    diff: diff(
+                        "expected output",
+                        &pretty(pinned),
+                        "actual output",
+                        &pretty(&output),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(mismatches)
+}
+
+/// Every `*.json` file under `paths` (files as given, directories recursively), sorted.
+pub fn case_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect(path, &mut files)?;
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    if !path.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(path)
+        .with_context(|| format!("{}: cannot read directory", path.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot read directory", path.display()))?;
+        let child = entry.path();
+        if child.is_dir() {
+            collect(&child, files)?;
+        } else if child.extension().is_some_and(|e| e == "json") {
+            files.push(child);
+        }
+    }
+    Ok(())
+}
+
+fn lines(ids: &[String]) -> String {
+    ids.iter().map(|id| format!("{id}\n")).collect()
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("a JSON value always serialises") + "\n"
+}
+
+/// A unified diff of two texts under their labels.
+pub fn diff(old_label: &str, old: &str, new_label: &str, new: &str) -> String {
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_label, new_label)
+        .to_string()
+}

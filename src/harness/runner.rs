@@ -1,0 +1,237 @@
+//! The in-process fuzz loop: stable Rust, all cores (std threads), every case derived from
+//! (seed, case index) so any single case regenerates; bounded by a number of runs or a time.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ctxfuzz_oracles::invariants::Judgement;
+use serde_json::Value;
+
+use super::findings::{self, Finding, Key, Origin};
+use super::progress::{Progress, Snapshot};
+use super::target::{Class, Target};
+use super::{bytes, panics};
+
+/// Cases a thread claims at a time: large enough that the shared counter is not contended,
+/// small enough that a time budget is honoured within a few milliseconds.
+const CHUNK: u64 = 64;
+
+/// A run stops minimising after this many distinct findings (it keeps counting failures).
+pub const MAX_FINDINGS: usize = 64;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub seed: u64,
+    /// The first case index (`--case N` runs exactly case N: `first = N`, `runs = Some(1)`).
+    pub first: u64,
+    pub runs: Option<u64>,
+    pub time: Option<Duration>,
+    pub jobs: usize,
+}
+
+/// Outcome counts of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub execs: u64,
+    /// Fuzz bytes the target could not turn into an input.
+    pub rejected: u64,
+    pub cannot_judge: u64,
+    /// Execs with at least one violation.
+    pub failing: u64,
+    /// Violations per (class, invariant) over every exec, duplicates included.
+    pub violations: BTreeMap<(Class, &'static str), u64>,
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    fn absorb(&mut self, other: Stats) {
+        self.execs += other.execs;
+        self.rejected += other.rejected;
+        self.cannot_judge += other.cannot_judge;
+        self.failing += other.failing;
+        for (key, count) in other.violations {
+            *self.violations.entry(key).or_default() += count;
+        }
+    }
+
+    pub fn execs_per_second(&self) -> f64 {
+        self.execs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub stats: Stats,
+    /// Distinct findings, ordered by class then key.
+    pub findings: Vec<Finding>,
+}
+
+impl Outcome {
+    pub fn charged(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.class == Class::Charged)
+    }
+}
+
+#[derive(Default)]
+struct Found {
+    seen: HashSet<Key>,
+    findings: Vec<Finding>,
+}
+
+/// Fuzzes `target`. `on_finding` sees each distinct finding as soon as it is minimised (to
+/// write and print it while the run goes on).
+pub fn fuzz(
+    target: &dyn Target,
+    config: &Config,
+    progress: &mut Progress,
+    on_finding: &(dyn Fn(&Finding, &Progress) + Sync),
+) -> Outcome {
+    let start = Instant::now();
+    let deadline = config.time.map(|t| start + t);
+    let end = config
+        .runs
+        .map_or(u64::MAX, |r| config.first.saturating_add(r));
+    let next = AtomicU64::new(config.first);
+    let execs = AtomicU64::new(0);
+    let charged = AtomicU64::new(0);
+    let other = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    let found = Mutex::new(Found::default());
+    let shared_progress = Mutex::new(std::mem::replace(progress, Progress::Hidden));
+
+    let stats = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..config.jobs.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut stats = Stats::default();
+                    let mut buffer = Vec::new();
+                    loop {
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            break;
+                        }
+                        let first = next.fetch_add(CHUNK, Ordering::Relaxed);
+                        if first >= end {
+                            break;
+                        }
+                        let before = stats.execs;
+                        for index in first..(first + CHUNK).min(end) {
+                            bytes::fill(config.seed, index, &mut buffer);
+                            let Ok(input) = target.decode(&buffer) else {
+                                stats.rejected += 1;
+                                continue;
+                            };
+                            stats.execs += 1;
+                            let origin = Origin {
+                                seed: config.seed,
+                                case: index,
+                            };
+                            let judgement = panics::judge(target, &input);
+                            let new =
+                                record(target, &input, &judgement, origin, &mut stats, &found);
+                            for finding in new {
+                                let counter = if finding.class == Class::Charged {
+                                    &charged
+                                } else {
+                                    &other
+                                };
+                                counter.fetch_add(1, Ordering::Relaxed);
+                                on_finding(
+                                    &finding,
+                                    &shared_progress.lock().expect("progress lock"),
+                                );
+                                found.lock().expect("findings lock").findings.push(finding);
+                            }
+                        }
+                        execs.fetch_add(stats.execs - before, Ordering::Relaxed);
+                    }
+                    stats
+                })
+            })
+            .collect();
+        let monitor = scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                shared_progress
+                    .lock()
+                    .expect("progress lock")
+                    .update(Snapshot {
+                        execs: execs.load(Ordering::Relaxed),
+                        elapsed: start.elapsed(),
+                        findings: charged.load(Ordering::Relaxed),
+                        other: other.load(Ordering::Relaxed),
+                    });
+            }
+        });
+        let mut total = Stats::default();
+        for worker in workers {
+            total.absorb(
+                worker
+                    .join()
+                    .expect("a fuzz worker never panics: judging catches panics"),
+            );
+        }
+        done.store(true, Ordering::Relaxed);
+        monitor.join().expect("the progress monitor does not panic");
+        total
+    });
+
+    *progress = shared_progress.into_inner().expect("progress lock");
+    progress.finish();
+    let mut findings = found.into_inner().expect("findings lock").findings;
+    findings.sort_by(|a, b| (a.class, &a.key).cmp(&(b.class, &b.key)));
+    Outcome {
+        stats: Stats {
+            elapsed: start.elapsed(),
+            ..stats
+        },
+        findings,
+    }
+}
+
+/// Counts the judgement and minimises each violation not seen before; returns the new findings.
+fn record(
+    target: &dyn Target,
+    input: &Value,
+    judgement: &Judgement,
+    origin: Origin,
+    stats: &mut Stats,
+    found: &Mutex<Found>,
+) -> Vec<Finding> {
+    let violations = match judgement {
+        Judgement::Pass => return Vec::new(),
+        Judgement::CannotJudge(_) => {
+            stats.cannot_judge += 1;
+            return Vec::new();
+        }
+        Judgement::Fail(violations) => violations,
+    };
+    stats.failing += 1;
+    let mut new = Vec::new();
+    for violation in violations {
+        *stats
+            .violations
+            .entry((target.class(violation), violation.invariant))
+            .or_default() += 1;
+        let key = findings::key(target, input, violation);
+        {
+            let mut found = found.lock().expect("findings lock");
+            if found.seen.len() >= MAX_FINDINGS || !found.seen.insert(key.clone()) {
+                continue;
+            }
+        }
+        let finding = findings::minimise(target, input, violation, Some(origin));
+        // Differently shaped originals can minimise to one shape: keep the first only.
+        let first_of_its_shape = finding.key == key
+            || found
+                .lock()
+                .expect("findings lock")
+                .seen
+                .insert(finding.key.clone());
+        if first_of_its_shape {
+            new.push(finding);
+        }
+    }
+    new
+}

@@ -1,0 +1,32 @@
+//! The target registry: every target `ctxfuzz fuzz --target`, `ctxfuzz replay` and the cargo-fuzz
+//! package can run, built by name. One file per target; one line per target in [`REGISTRY`].
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use super::target::Target;
+
+/// Builds a target from a variant of its system under test (`None`: the target's default) and a
+/// profile (a JSON object of options such as `{"pi": "1.6.0"}`; unknown keys are ignored).
+pub type Builder = fn(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>>;
+
+/// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
+const REGISTRY: &[(&str, Builder)] = &[];
+
+/// The names of every registered target.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(name, _)| *name).collect()
+}
+
+/// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
+/// `oracle-json`).
+pub fn build(name: &str, variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+    let wanted = name.replace('_', "-");
+    match REGISTRY.iter().find(|(known, _)| *known == wanted) {
+        Some((_, builder)) => builder(variant, profile),
+        None => bail!(
+            "unknown target `{name}` (known targets: {})",
+            names().join(", ")
+        ),
+    }
+}
