@@ -101,6 +101,18 @@ pub fn transform_messages(
     ))
 }
 
+/// `transformMessages(convertToLlm(messages), model, anthropicNormalizeToolCallId)`, with every
+/// message neither step changes borrowed from `messages` (pi's own functions copy only what they
+/// change too). The hot path for callers that only read the result, such as the benchmark against
+/// the real pi.
+pub fn convert_and_transform<'a>(
+    messages: &'a [Value],
+    model: &Value,
+    v: Variant,
+) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+    Ok(transform::transform(convert::convert(messages, v)?, model, v, None)?.messages)
+}
+
 /// Every stage of the pipeline for one transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
