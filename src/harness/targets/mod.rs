@@ -6,12 +6,20 @@ use serde_json::Value;
 
 use super::target::Target;
 
+mod differential;
+mod oracle_json;
+mod sweep;
+
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
 /// profile (a JSON object of options such as `{"pi": "1.6.0"}`; unknown keys are ignored).
 pub type Builder = fn(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>>;
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
-const REGISTRY: &[(&str, Builder)] = &[];
+const REGISTRY: &[(&str, Builder)] = &[
+    ("sweep", sweep::build),
+    ("oracle-json", oracle_json::build),
+    ("differential", differential::build),
+];
 
 /// The names of every registered target.
 pub fn names() -> Vec<&'static str> {
