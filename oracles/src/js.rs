@@ -96,20 +96,22 @@ pub fn to_js_string(value: Option<&Value>) -> String {
         Some(Value::Bool(b)) => b.to_string(),
         Some(Value::Number(n)) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)),
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => join(items, ","),
+        Some(Value::Array(items)) => join(items.iter().map(Some), ","),
         Some(Value::Object(_)) => "[object Object]".to_string(),
     }
 }
 
-/// `array.join(separator)`: `null` and `undefined` elements become empty strings.
-pub fn join(items: &[Value], separator: &str) -> String {
+/// `array.join(separator)`: `null` and `undefined` (`None`) elements become empty strings.
+pub fn join<'a>(items: impl IntoIterator<Item = Option<&'a Value>>, separator: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push_str(separator);
         }
-        if !item.is_null() {
-            out.push_str(&to_js_string(Some(item)));
+        match item {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => out.push_str(s),
+            Some(other) => out.push_str(&to_js_string(Some(other))),
         }
     }
     out

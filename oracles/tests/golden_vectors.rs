@@ -83,3 +83,40 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
         .collect();
     assert_eq!(skipped, expected);
 }
+
+#[test]
+fn judging_sees_the_same_violations_as_the_full_request() {
+    use ctxfuzz_oracles::invariants::wire::findings;
+    use ctxfuzz_oracles::pi::{default_model, render};
+    use ctxfuzz_oracles::wire::anthropic::validate;
+    let mut compared = 0;
+    for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
+        let Some(messages) = vector.input["messages"].as_array() else {
+            continue;
+        };
+        let mut model = default_model();
+        if let Some(overrides) = vector.input["model"].as_object() {
+            for (key, value) in overrides {
+                model[key] = value.clone();
+            }
+        }
+        let skip_convert = vector.input["skipConvert"] == true;
+        for variant in Variant::ALL {
+            let Ok(rendered) = render(messages, &model, variant) else {
+                continue;
+            };
+            if skip_convert {
+                continue;
+            }
+            let full: Vec<_> = validate(&rendered.anthropic);
+            let judged: Vec<_> = findings(messages, &model, variant)
+                .expect("renders")
+                .into_iter()
+                .map(|f| f.wire)
+                .collect();
+            assert_eq!(judged, full, "[{variant}] {}", vector.name);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 100, "{compared}");
+}

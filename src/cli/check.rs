@@ -7,6 +7,11 @@
 //!
 //! Exit codes: 0 every file clean; 1 a violation, or pi itself would throw on a file (that
 //! transcript cannot be sent either); 2 bad input (nothing is judged: every file is read first).
+//!
+//! pi session files are judged by the messages pi would start from (`buildSessionContext` of the
+//! last entry); their malformed lines, which pi skips, are reported on stderr as
+//! `FILE:LINE:COLUMN` warnings. A file that is not a session, or on which pi cannot build the
+//! context at all, is bad input.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,8 +22,8 @@ use ctxfuzz_oracles::invariants::wire::{Finding, findings};
 use ctxfuzz_oracles::pi::{self, Thrown, Variant};
 use serde_json::{Value, json};
 
-use crate::cli::io;
 use crate::cli::render::parse_variant;
+use crate::cli::{io, session};
 
 /// Arguments of `ctxfuzz check`.
 #[derive(Debug, Default, clap::Args)]
@@ -34,12 +39,17 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Reads one transcript file: a JSON array of pi messages or `{"messages": [...]}`.
+/// Reads one transcript file: a JSON array of pi messages or `{"messages": [...]}`, or a pi
+/// session file (`*.jsonl`, or a session header on the first line), read as pi `v` would load it.
 ///
-/// The seam for other transcript formats (pi session files): a reader for them returns the
-/// messages pi would send into `convertToLlm`, as a JSON array document.
-pub fn read_transcript(path: &Path) -> Result<Value> {
-    io::read_json(path)
+/// The seam for other transcript formats: a reader for them returns the messages pi would send
+/// into `convertToLlm`, as a JSON array document.
+pub fn read_transcript(path: &Path, v: Variant) -> Result<Value> {
+    let text = io::read_text(path)?;
+    if session::is_session_file(path, &text) {
+        return session::read_messages(path, &text, v);
+    }
+    io::parse_json(path, &text)
 }
 
 /// What `check` concluded about one file.
@@ -52,7 +62,7 @@ pub fn run(args: Args) -> Result<u8> {
     let documents = args
         .files
         .iter()
-        .map(|path| read_transcript(path))
+        .map(|path| read_transcript(path, args.pi))
         .collect::<Result<Vec<_>>>()?;
     let transcripts = args
         .files

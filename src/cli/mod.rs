@@ -15,6 +15,7 @@ pub mod minimize;
 pub mod render;
 pub mod replay;
 pub mod scan;
+pub mod session;
 pub mod sweep;
 
 #[derive(Debug, Parser)]

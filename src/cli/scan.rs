@@ -1,9 +1,347 @@
-//! `ctxfuzz scan`.
+//! `ctxfuzz scan DIR`: how many of a directory tree's pi sessions carry each risky shape, and how
+//! many the Anthropic API would reject if they were sent today.
+//!
+//! Every `*.jsonl` file under DIR is read the way pi loads it (see [`super::session`]); the agent
+//! messages pi would start from are classified by shape (mid-cycle barriers by role, duplicated,
+//! late and early results, error/aborted assistants with calls, id hazards, malformed content),
+//! and sent through the oracle's model of pi's pipeline and the Anthropic wire validator.
+//! Read-only: nothing is written. Tolerant: an unreadable file, a file that is not a session, a
+//! malformed line, a session on which pi itself throws, are each counted and listed, never fatal.
+//!
+//! Exit code: 0 when no session would be rejected, 1 when one would, 2 when DIR cannot be read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use ctxfuzz_oracles::invariants::wire::{self, Finding};
+use ctxfuzz_oracles::pi::{Variant, default_model};
+use serde::Serialize;
+
+use super::session::{self, SessionFile};
+use crate::generators::shapes::{Shape, shapes};
 
 /// Arguments of `ctxfuzz scan`.
-#[derive(Debug, Default, clap::Args)]
-pub struct Args {}
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory to scan (recursively) for pi session files (`*.jsonl`).
+    pub dir: PathBuf,
+    /// pi version whose rules apply (any version; picks one of the four behaviour variants).
+    #[arg(long = "pi", default_value = "1.6.0")]
+    pub pi: String,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`ctxfuzz scan` is not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let variant = Variant::from_version(&args.pi).map_err(anyhow::Error::msg)?;
+    let report = scan(&args.dir, variant)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(u8::from(report.sessions.rejected > 0))
+}
+
+/// Everything `scan` found.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub root: String,
+    pub pi: String,
+    pub files: FileCounts,
+    pub sessions: SessionCounts,
+    /// Sessions per shape, for every shape ctxfuzz knows (zeros included).
+    pub shapes: BTreeMap<String, usize>,
+    /// Per Anthropic rule id: sessions with at least one violation, and violations in all.
+    pub wire_rules: BTreeMap<&'static str, RuleCount>,
+    /// Per known failure shape of SPEC §1 (`1` ... `5`): sessions that show it.
+    pub known_failures: BTreeMap<String, usize>,
+    /// The sessions the API would reject, with their first violation.
+    pub rejected: Vec<Rejected>,
+    pub malformed_lines: Vec<MalformedLine>,
+    /// Files that could not be judged, and why.
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct FileCounts {
+    /// `*.jsonl` files found.
+    pub found: usize,
+    pub unreadable: usize,
+    /// Files whose first entry is not a session header (pi reads them as empty sessions).
+    pub not_sessions: usize,
+    pub with_malformed_lines: usize,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SessionCounts {
+    /// Session files whose context pi can build.
+    pub judged: usize,
+    /// Sessions on which pi itself throws (or loops) building or converting the context.
+    pub pi_fails: usize,
+    /// Sessions the Anthropic API would reject with a 400.
+    pub rejected: usize,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct RuleCount {
+    pub sessions: usize,
+    pub violations: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Rejected {
+    pub file: String,
+    pub violations: usize,
+    pub first: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MalformedLine {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Problem {
+    pub file: String,
+    pub problem: String,
+}
+
+/// Scans `dir` with the rules of `variant`.
+pub fn scan(dir: &Path, variant: Variant) -> Result<Report> {
+    if !dir.is_dir() {
+        bail!("{}: not a directory", dir.display());
+    }
+    let mut report = Report {
+        root: dir.display().to_string(),
+        pi: variant.checked_against().to_string(),
+        shapes: Shape::all().iter().map(|s| (s.to_string(), 0)).collect(),
+        ..Report::default()
+    };
+    let mut files = Vec::new();
+    collect(dir, &mut files, &mut report.problems)?;
+    files.sort();
+    for path in files {
+        report.files.found += 1;
+        report.add(&path, variant);
+    }
+    Ok(report)
+}
+
+/// Every `*.jsonl` file under `dir`. Symbolic links to directories are not followed (no cycles);
+/// an unreadable subdirectory is a problem, not an error.
+fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) -> Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if let Err(error) = collect(&path, files, problems) {
+                problems.push(Problem {
+                    file: path.display().to_string(),
+                    problem: format!("{error:#}"),
+                });
+            }
+        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+impl Report {
+    fn add(&mut self, path: &Path, variant: Variant) {
+        let file = path.display().to_string();
+        let text = match std::fs::read(path) {
+            // pi decodes with a StringDecoder, which replaces invalid UTF-8 the same way.
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(error) => {
+                self.files.unreadable += 1;
+                self.problem(&file, format!("cannot read: {error}"));
+                return;
+            }
+        };
+        let loaded = session::load(&text, variant);
+        if !loaded.lines.malformed.is_empty() {
+            self.files.with_malformed_lines += 1;
+        }
+        self.malformed_lines
+            .extend(loaded.lines.malformed.iter().map(|m| MalformedLine {
+                file: file.clone(),
+                line: m.line,
+                column: m.column,
+                message: m.message.clone(),
+            }));
+        self.add_context(&file, loaded, variant);
+    }
+
+    fn add_context(&mut self, file: &str, loaded: SessionFile, variant: Variant) {
+        let context = match loaded.context {
+            None => {
+                self.files.not_sessions += 1;
+                self.problem(
+                    file,
+                    "not a pi session: the first entry is not a session header".into(),
+                );
+                return;
+            }
+            Some(Err(error)) => {
+                self.sessions.pi_fails += 1;
+                self.problem(file, format!("pi cannot build the context: {error}"));
+                return;
+            }
+            Some(Ok(context)) => context,
+        };
+        let findings = match wire::findings(&context.messages, &default_model(), variant) {
+            Ok(findings) => findings,
+            Err(thrown) => {
+                self.sessions.pi_fails += 1;
+                self.problem(file, thrown.to_string());
+                return;
+            }
+        };
+        self.sessions.judged += 1;
+        for shape in shapes(&context.messages) {
+            *self.shapes.entry(shape.to_string()).or_default() += 1;
+        }
+        self.add_findings(file, &findings);
+    }
+
+    fn add_findings(&mut self, file: &str, findings: &[Finding]) {
+        let Some(first) = findings.first() else {
+            return;
+        };
+        self.sessions.rejected += 1;
+        self.rejected.push(Rejected {
+            file: file.to_string(),
+            violations: findings.len(),
+            first: format!("{}: {}", first.wire.rule, first.wire.text),
+        });
+        let mut rules: BTreeMap<&'static str, usize> = BTreeMap::new();
+        let mut known = std::collections::BTreeSet::new();
+        for finding in findings {
+            *rules.entry(finding.wire.rule).or_default() += 1;
+            known.extend(finding.shape.map(|s| (s.number(), s.describe())));
+        }
+        for (rule, violations) in rules {
+            let count = self.wire_rules.entry(rule).or_default();
+            count.sessions += 1;
+            count.violations += violations;
+        }
+        for (number, description) in known {
+            let key = format!("{number}: {description}");
+            *self.known_failures.entry(key).or_default() += 1;
+        }
+    }
+
+    fn problem(&mut self, file: &str, problem: String) {
+        self.problems.push(Problem {
+            file: file.to_string(),
+            problem,
+        });
+    }
+
+    /// The report as aligned text for a terminal.
+    pub fn table(&self) -> String {
+        let mut rows: Vec<(String, String)> = vec![
+            (
+                "session files (*.jsonl)".into(),
+                self.files.found.to_string(),
+            ),
+            ("  unreadable".into(), self.files.unreadable.to_string()),
+            (
+                "  not a session (no header)".into(),
+                self.files.not_sessions.to_string(),
+            ),
+            (
+                "  with malformed lines".into(),
+                self.files.with_malformed_lines.to_string(),
+            ),
+            (
+                "malformed lines (skipped by pi)".into(),
+                self.malformed_lines.len().to_string(),
+            ),
+            ("sessions judged".into(), self.sessions.judged.to_string()),
+            (
+                "sessions pi itself fails on".into(),
+                self.sessions.pi_fails.to_string(),
+            ),
+            (
+                "sessions rejected by the API today".into(),
+                self.sessions.rejected.to_string(),
+            ),
+        ];
+        rows.push((String::new(), String::new()));
+        rows.push(("shape".into(), "sessions".into()));
+        for shape in Shape::all() {
+            let name = shape.to_string();
+            let count = self.shapes.get(&name).copied().unwrap_or(0);
+            rows.push((format!("  {name}"), count.to_string()));
+        }
+        rows.push((String::new(), String::new()));
+        rows.push((
+            "wire rule (Anthropic 400)".into(),
+            "sessions / violations".into(),
+        ));
+        if self.wire_rules.is_empty() {
+            rows.push(("  (none)".into(), String::new()));
+        }
+        for (rule, count) in &self.wire_rules {
+            rows.push((
+                format!("  {rule}"),
+                format!("{} / {}", count.sessions, count.violations),
+            ));
+        }
+        let width = rows
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = format!("ctxfuzz scan {} (pi {} rules)\n", self.root, self.pi);
+        for (key, value) in rows {
+            out += format!("{key:<width$}  {value}").trim_end();
+            out.push('\n');
+        }
+        if !self.known_failures.is_empty() {
+            out += "\nknown failure shapes (SPEC §1), sessions:\n";
+            for (shape, count) in &self.known_failures {
+                out += &format!("  {count:>6}  {shape}\n");
+            }
+        }
+        out += &self.listing();
+        out
+    }
+
+    /// The files behind the counts, so a user can open them.
+    fn listing(&self) -> String {
+        let mut out = String::new();
+        if !self.rejected.is_empty() {
+            out += "\nrejected sessions:\n";
+            for r in &self.rejected {
+                out += &format!("  {} ({} violations): {}\n", r.file, r.violations, r.first);
+            }
+        }
+        if !self.malformed_lines.is_empty() {
+            out += "\nmalformed lines:\n";
+            for m in &self.malformed_lines {
+                out += &format!("  {}:{}:{}: {}\n", m.file, m.line, m.column, m.message);
+            }
+        }
+        if !self.problems.is_empty() {
+            out += "\nnot judged:\n";
+            for p in &self.problems {
+                out += &format!("  {}: {}\n", p.file, p.problem);
+            }
+        }
+        out
+    }
 }

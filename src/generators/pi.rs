@@ -12,6 +12,8 @@
 //! libFuzzer's minimiser) moves toward ordinary transcripts.
 
 use arbitrary::{Result, Unstructured};
+use proptest::collection::vec;
+use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT};
@@ -41,27 +43,43 @@ pub const OTHER_MODEL: Model = Model {
 
 /// One transcript from `u`. Never fails for lack of bytes: an exhausted input yields ordinary turns.
 pub fn transcript(u: &mut Unstructured<'_>) -> Result<Vec<Value>> {
-    let mut g = Generator {
-        u,
-        out: Vec::with_capacity(24),
-        late: Vec::new(),
-        called: Vec::new(),
-        next_id: 0,
-        clock: 1_000,
-    };
+    let mut written = Written::default();
+    let mut g = Generator { u, w: &mut written };
     let long = g.rare(LONG_PER_65536)?;
     let turns = g.u.int_in_range(1..=7)?;
     for _ in 0..turns {
         g.turn()?;
     }
     if long {
-        while g.out.len() < LONG_TRANSCRIPT {
+        while g.w.out.len() < LONG_TRANSCRIPT {
             g.turn()?;
         }
     }
-    g.flush_late();
-    Ok(g.out)
+    Ok(written.finish())
 }
+
+/// One transcript with each turn decoded from its own bytes: the same turns as [`transcript`],
+/// framed so that dropping a chunk drops a turn (what makes the proptest face shrink well).
+pub fn from_turns(turns: &[Vec<u8>]) -> Vec<Value> {
+    let mut written = Written::default();
+    for bytes in turns {
+        let mut g = Generator {
+            u: &mut Unstructured::new(bytes),
+            w: &mut written,
+        };
+        g.turn().expect("the decoder never fails");
+    }
+    written.finish()
+}
+
+/// The proptest face: up to seven turns of up to [`TURN_BYTES`] bytes each. Shrinking removes
+/// whole turns, then moves each turn's bytes toward 0, that is toward an ordinary turn.
+pub fn strategy() -> impl Strategy<Value = Vec<Value>> {
+    vec(vec(any::<u8>(), 0..=TURN_BYTES), 1..=7).prop_map(|turns| from_turns(&turns))
+}
+
+/// More bytes than the most elaborate turn consumes.
+pub const TURN_BYTES: usize = 96;
 
 /// The transcript of one seed: `transcript` over [`super::seeded_bytes`]`(seed, SEED_BYTES)`.
 pub fn from_seed(seed: u64) -> Vec<Value> {
@@ -77,8 +95,8 @@ const LONG_PER_65536: u16 = 20;
 /// About 1 in 800 tool results carries a huge body.
 const HUGE_PER_65536: u16 = 80;
 
-struct Generator<'u, 'd> {
-    u: &'u mut Unstructured<'d>,
+/// What the turns decoded so far leave for the next one.
+struct Written {
     out: Vec<Value>,
     /// Results held back to be emitted after the next assistant's results ("late").
     late: Vec<Value>,
@@ -86,6 +104,31 @@ struct Generator<'u, 'd> {
     called: Vec<String>,
     next_id: u32,
     clock: u64,
+}
+
+impl Default for Written {
+    fn default() -> Self {
+        Written {
+            out: Vec::with_capacity(24),
+            late: Vec::new(),
+            called: Vec::new(),
+            next_id: 0,
+            clock: 1_000,
+        }
+    }
+}
+
+impl Written {
+    /// The transcript, with the results still held back at the end.
+    fn finish(mut self) -> Vec<Value> {
+        self.out.append(&mut self.late);
+        self.out
+    }
+}
+
+struct Generator<'w, 'u, 'd> {
+    u: &'u mut Unstructured<'d>,
+    w: &'w mut Written,
 }
 
 /// What happens to one turn's results.
@@ -193,7 +236,7 @@ const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
 const TOOLS: [&str; 4] = ["bash", "read", "edit", "write"];
 const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
-impl Generator<'_, '_> {
+impl Generator<'_, '_, '_> {
     /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
     fn pick<T: Clone>(&mut self, options: &[(T, u16)]) -> Result<T> {
         let total: u16 = options.iter().map(|(_, w)| w).sum();
@@ -218,17 +261,17 @@ impl Generator<'_, '_> {
     }
 
     fn tick(&mut self) -> Value {
-        self.clock += 1;
-        Value::from(self.clock)
+        self.w.clock += 1;
+        Value::from(self.w.clock)
     }
 
     fn turn(&mut self) -> Result<()> {
         if !self.coin(100)? {
             let user = self.user()?;
-            self.out.push(user);
+            self.w.out.push(user);
         }
         let other_model = self.coin(150)?;
-        let calls = self.pick(&[(1usize, 450), (2, 250), (0, 150), (3, 100), (4, 50)])?;
+        let calls = self.pick(&[(1usize, 450), (2, 250), (3, 100), (4, 50), (0, 150)])?;
         let mut ids = Vec::with_capacity(calls);
         for _ in 0..calls {
             ids.push(self.call_id(other_model)?);
@@ -238,20 +281,20 @@ impl Generator<'_, '_> {
             results.push(self.result(id)?);
         }
         let assistant = self.assistant(&ids, other_model)?;
-        let mut held_back = std::mem::take(&mut self.late);
+        let mut held_back = std::mem::take(&mut self.w.late);
         let mut before = Vec::new();
         self.damage(&mut before, &mut results)?;
-        self.out.append(&mut before);
-        self.out.push(assistant);
-        self.out.append(&mut results);
-        self.out.append(&mut held_back);
+        self.w.out.append(&mut before);
+        self.w.out.push(assistant);
+        self.w.out.append(&mut results);
+        self.w.out.append(&mut held_back);
         if self.coin(250)? {
             let closing = self.assistant(&[], false)?;
-            self.out.push(closing);
+            self.w.out.push(closing);
         }
         if self.coin(30)? {
             let barrier = self.barrier()?;
-            self.out.push(barrier);
+            self.w.out.push(barrier);
         }
         Ok(())
     }
@@ -286,17 +329,12 @@ impl Generator<'_, '_> {
                 }
                 Damage::Late => {
                     let moved = results.remove(self.u.choose_index(n)?);
-                    self.late.push(moved);
+                    self.w.late.push(moved);
                 }
                 Damage::Early => before.push(results.remove(self.u.choose_index(n)?)),
             }
         }
         Ok(())
-    }
-
-    /// Emits the results still held back at the end of the transcript.
-    fn flush_late(&mut self) {
-        self.out.append(&mut self.late);
     }
 
     fn call_id(&mut self, other_model: bool) -> Result<String> {
@@ -306,9 +344,9 @@ impl Generator<'_, '_> {
             &SAME_MODEL_IDS
         };
         let id = match self.pick(styles)? {
-            IdStyle::Reused if !self.called.is_empty() => {
-                let at = self.u.choose_index(self.called.len())?;
-                return Ok(self.called[at].clone());
+            IdStyle::Reused if !self.w.called.is_empty() => {
+                let at = self.u.choose_index(self.w.called.len())?;
+                return Ok(self.w.called[at].clone());
             }
             IdStyle::Fresh | IdStyle::Reused => self.fresh("toolu_"),
             IdStyle::Collapsing => {
@@ -323,15 +361,15 @@ impl Generator<'_, '_> {
             IdStyle::NonAscii => self.fresh("outil_é"),
             IdStyle::Astral => self.fresh("tool_😀"),
         };
-        self.called.push(id.clone());
+        self.w.called.push(id.clone());
         Ok(id)
     }
 
     fn fresh(&mut self, prefix: &str) -> String {
-        self.next_id += 1;
+        self.w.next_id += 1;
         let mut id = String::with_capacity(prefix.len() + 10);
         id.push_str(prefix);
-        push_decimal(&mut id, self.next_id);
+        push_decimal(&mut id, self.w.next_id);
         id
     }
 
@@ -340,7 +378,7 @@ impl Generator<'_, '_> {
             Form::Array => Some(Value::Array(blocks)),
             Form::Null => Some(Value::Null),
             Form::Missing => None,
-            Form::Text => Some(Value::from(TEXTS[self.out.len() % TEXTS.len()])),
+            Form::Text => Some(Value::from(TEXTS[self.w.out.len() % TEXTS.len()])),
         }
     }
 

@@ -53,8 +53,11 @@ fn queuer(index: usize) -> String {
 }
 
 /// Where the guard sits among the other extensions: `load_order` lists `ext1..extN` with the
-/// guard inserted at `guard_at`.
+/// guard inserted at `guard_at` (empty, the default order, when there are none).
 fn load_order(others: usize, guard_at: usize) -> Vec<String> {
+    if others == 0 {
+        return Vec::new();
+    }
     let mut order: Vec<String> = (1..=others).map(queuer).collect();
     order.insert(guard_at.min(others), super::schedule::GUARD.to_string());
     order
@@ -153,18 +156,19 @@ fn response_strategy() -> impl Strategy<Value = Response> {
 }
 
 fn settings_strategy() -> impl Strategy<Value = Settings> {
+    // Every flag shrinks towards pi's default (`false` is the default for each of them).
     (
-        prop::bool::weighted(7.0 / 8.0),
+        prop::bool::weighted(1.0 / 8.0),
         0..=4u8,
-        prop::bool::weighted(7.0 / 8.0),
+        prop::bool::weighted(1.0 / 8.0),
         prop::bool::weighted(1.0 / 4.0),
         prop::bool::weighted(1.0 / 8.0),
     )
         .prop_map(
-            |(retry, max_retries, compaction, all, print_mode)| Settings {
-                retry,
+            |(no_retry, max_retries, no_compaction, all, print_mode)| Settings {
+                retry: !no_retry,
                 max_retries,
-                compaction,
+                compaction: !no_compaction,
                 queue_mode: if all {
                     QueueMode::All
                 } else {

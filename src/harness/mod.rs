@@ -9,6 +9,7 @@ pub mod external;
 pub mod findings;
 pub mod minimise;
 pub mod panics;
+pub mod pi_bridge;
 pub mod progress;
 pub mod replay;
 pub mod runner;

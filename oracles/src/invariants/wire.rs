@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::{Cause, Judgement, Violation};
 use crate::js::{field, is_str};
 use crate::pi::{self, Thrown, Variant};
-use crate::wire::anthropic::{WireViolation, validate};
+use crate::wire::anthropic::{Payload, WireViolation, validate};
 
 pub const WIRE_VALID: &str = "wire-valid";
 pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
@@ -87,7 +87,7 @@ pub struct Finding {
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
 pub fn findings(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Finding>, Thrown> {
-    let rendered = pi::render_borrowed(input, model, v)?;
+    let rendered = pi::render_borrowed(input, model, v, Payload::IdsOnly)?;
     let wire = validate(&rendered.anthropic);
     if wire.is_empty() {
         return Ok(Vec::new());

@@ -112,7 +112,7 @@ pub struct Rendered {
 
 /// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
 pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered, Thrown> {
-    let rendered = render_borrowed(messages, model, v)?;
+    let rendered = render_borrowed(messages, model, v, anthropic::Payload::Full)?;
     Ok(Rendered {
         llm: into_owned(rendered.llm),
         transformed: into_owned(rendered.transformed.messages),
@@ -120,7 +120,8 @@ pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered,
     })
 }
 
-/// The pipeline with every unchanged message borrowed, for the invariants' hot path.
+/// The pipeline with every unchanged message borrowed, for the invariants' hot path (which asks
+/// for the request without its text: [`anthropic::Payload::IdsOnly`]).
 pub(crate) struct RenderedBorrowed<'a> {
     pub llm: Vec<Cow<'a, Value>>,
     pub transformed: transform::Transformed<'a>,
@@ -131,10 +132,11 @@ pub(crate) fn render_borrowed<'a>(
     messages: &'a [Value],
     model: &Value,
     v: Variant,
+    payload: anthropic::Payload,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
     let transformed = transform::transform(llm.clone(), model, v)?;
-    let anthropic = anthropic::build(&llm, &transformed.messages, model, v)?;
+    let anthropic = anthropic::build(&llm, &transformed.messages, model, v, payload)?;
     Ok(RenderedBorrowed {
         llm,
         transformed,

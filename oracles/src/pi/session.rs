@@ -17,7 +17,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-pub use jsonl::{MalformedLine, SessionLines, parse};
+use crate::js::{self, truthy};
+use crate::pi::Variant;
+
+pub use jsonl::{MalformedLine, SessionLines, has_session_header, parse, parse_file};
 pub use key::Key;
 pub use migrate::migrate;
 
@@ -38,6 +41,16 @@ pub enum SessionRules {
 
 impl SessionRules {
     pub const ALL: [SessionRules; 3] = [Self::Legacy, Self::Split, Self::Canonical];
+
+    /// The session rules of a behaviour variant, by the release it is checked against. `From086`
+    /// also covers 0.86.x, which still read sessions like 0.81 (docs/pi-versions.md).
+    pub fn of(v: Variant) -> SessionRules {
+        match v {
+            Variant::Before0804 => SessionRules::Legacy,
+            Variant::From0804 => SessionRules::Split,
+            Variant::From086 | Variant::From130 => SessionRules::Canonical,
+        }
+    }
 }
 
 /// What `buildSessionContext` returns.
@@ -86,6 +99,39 @@ impl std::fmt::Display for SessionError {
     }
 }
 
+/// The vectors protocol in session mode: `{"entries": [...] | "jsonl": "...", "leafId"?, "model"?,
+/// "anthropic"?}`. The context's messages then go through the message-mode pipeline; the output
+/// adds `"session": {messages, thinkingLevel, model}`, or is `{"error", "stage":
+/// "buildSessionContext"}` when pi fails building it.
+pub fn run_vector_input(input: &Value, v: Variant) -> Value {
+    let mut entries = match (input.get("jsonl"), input.get("entries")) {
+        (Some(Value::String(text)), _) => parse(text).entries,
+        (_, Some(Value::Array(entries))) => entries.clone(),
+        _ => {
+            return json!({"error": "expected \"jsonl\" text or an \"entries\" array", "stage": "input"});
+        }
+    };
+    let context = migrate(&mut entries)
+        .and_then(|_| build_context(&entries, input.get("leafId"), SessionRules::of(v)));
+    let context = match context {
+        Ok(context) => context,
+        Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
+    };
+    let mut messages_input = Map::new();
+    for key in ["model", "anthropic", "skipConvert"] {
+        if let Some(value) = input.get(key) {
+            messages_input.insert(key.into(), value.clone());
+        }
+    }
+    let session = context.to_json();
+    messages_input.insert("messages".into(), Value::Array(context.messages));
+    let mut output = super::vectors::run_messages(&Value::Object(messages_input), v);
+    if let Value::Object(fields) = &mut output {
+        fields.insert("session".into(), session);
+    }
+    output
+}
+
 /// `buildSessionContext(entries, leafId)`. `leaf` `None` is `undefined` (the last entry is the
 /// leaf); `Some(Value::Null)` is an explicit `null` (nothing selected).
 pub fn build_context(
@@ -114,7 +160,7 @@ fn index_by_id(entries: &[Value]) -> Result<HashMap<Key<'_>, usize>, SessionErro
     let mut index = HashMap::with_capacity(entries.len());
     for (position, entry) in entries.iter().enumerate() {
         if entry.is_null() {
-            return Err(property_of_nullish(entry, "id"));
+            return Err(cannot_read(Some(entry), "id"));
         }
         index.insert(Key::of(entry.get("id")), position);
     }
@@ -168,10 +214,7 @@ fn entry_type(entry: &Value) -> Option<&str> {
 /// `entry.message`, which pi reads `.role` from: throws when it is `null` or missing.
 fn message_of(entry: &Value) -> Result<&Value, SessionError> {
     match entry.get("message") {
-        None => Err(SessionError::Throws(
-            "TypeError: Cannot read properties of undefined (reading 'role')".into(),
-        )),
-        Some(message) if message.is_null() => Err(property_of_nullish(message, "role")),
+        message @ (None | Some(Value::Null)) => Err(cannot_read(message, "role")),
         Some(message) => Ok(message),
     }
 }
@@ -323,9 +366,7 @@ fn apply_edit(messages: Vec<Value>, edit: &Value) -> Result<Vec<Value>, SessionE
                 return Ok(message);
             }
             let Some(replacement) = replacement else {
-                return Err(SessionError::Throws(
-                    "TypeError: Cannot read properties of undefined (reading 'content')".into(),
-                ));
+                return Err(cannot_read(None, "content"));
             };
             let content = match replacement.get("content") {
                 Some(Value::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
@@ -429,31 +470,6 @@ fn with_field(value: &Value, field: &str, content: Option<Value>) -> Value {
     Value::Object(copy)
 }
 
-/// JavaScript truthiness of a property read (`None` is `undefined`).
-pub(crate) fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
-    }
-}
-
-/// JavaScript `Number(value)` for the values a version field holds (objects and arrays: `NaN`).
-pub(crate) fn js_number(value: &Value) -> f64 {
-    match value {
-        Value::Null => 0.0,
-        Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) => match s.trim() {
-            "" => 0.0,
-            text => text.parse().unwrap_or(f64::NAN),
-        },
-        Value::Array(_) | Value::Object(_) => f64::NAN,
-    }
-}
-
 /// A JSON number as JavaScript prints it: integral values without a fraction.
 pub(crate) fn number(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
@@ -463,12 +479,9 @@ pub(crate) fn number(x: f64) -> Value {
     }
 }
 
-/// The error V8 throws for `value.property` when `value` is `null` or `undefined`.
-pub(crate) fn property_of_nullish(value: &Value, property: &str) -> SessionError {
-    let what = if value.is_null() { "null" } else { "undefined" };
-    SessionError::Throws(format!(
-        "TypeError: Cannot read properties of {what} (reading '{property}')"
-    ))
+/// The error V8 throws for `value.property` when `value` is `null` or `undefined` (`None`).
+pub(crate) fn cannot_read(value: Option<&Value>, property: &str) -> SessionError {
+    SessionError::Throws(js::cannot_read(value, property))
 }
 
 #[cfg(test)]

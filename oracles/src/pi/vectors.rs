@@ -1,6 +1,7 @@
-//! The vectors / `render --batch` protocol, message mode: one input object in, one output object
-//! out, in the exact shapes of `vectors.expected.jsonl`. The golden test, `ctxfuzz render --batch`
-//! and the conformance test all go through [`run_vector_input`].
+//! The vectors / `render --batch` protocol: one input object in, one output object out, in the
+//! exact shapes of `vectors.expected.jsonl`. The golden test, `ctxfuzz render --batch` and the
+//! conformance test all go through [`run_vector_input`]. Session mode (`entries` / `jsonl`) first
+//! builds the session context ([`super::session::run_vector_input`]), then continues here.
 
 use std::borrow::Cow;
 
@@ -10,14 +11,23 @@ use super::{Thrown, Variant, convert, default_model, transform};
 use crate::js::{field, truthy};
 use crate::wire::anthropic;
 
-/// Runs one protocol input: `{"messages": [...], "model"?: {...} (shallow-merged over
+/// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
+/// mode ([`run_messages`]).
+pub fn run_vector_input(input: &Value, v: Variant) -> Value {
+    if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
+        return super::session::run_vector_input(input, v);
+    }
+    run_messages(input, v)
+}
+
+/// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
 /// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool}`.
 ///
 /// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
-pub fn run_vector_input(input: &Value, v: Variant) -> Value {
+pub(crate) fn run_messages(input: &Value, v: Variant) -> Value {
     let Some(Value::Array(messages)) = field(input, "messages") else {
         return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
     };
@@ -36,7 +46,7 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(&llm, &transformed, &model, v) {
+        match anthropic::build(&llm, &transformed, &model, v, anthropic::Payload::Full) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }

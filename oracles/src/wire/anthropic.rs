@@ -38,10 +38,35 @@ fn throw(error: String) -> Thrown {
     Thrown::new(Stage::Anthropic, error)
 }
 
+/// How much of the request to build. The validator reads only roles, block types and ids, so
+/// judging builds the same messages with every text and payload left out (`null`): the same code
+/// decides what is sent, dropped, merged and thrown on, without copying the transcript's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Payload {
+    Full,
+    IdsOnly,
+}
+
+impl Payload {
+    fn text(self, text: &str) -> Value {
+        match self {
+            Payload::Full => Value::from(text),
+            Payload::IdsOnly => Value::Null,
+        }
+    }
+
+    fn value(self, value: &Value) -> Value {
+        match self {
+            Payload::Full => value.clone(),
+            Payload::IdsOnly => Value::Null,
+        }
+    }
+}
+
 /// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
 /// `{"model", "messages", "system"?, "max_tokens", "stream": true}`.
 pub fn build_request(transformed: &[Value], model: &Value, v: Variant) -> Result<Value, Thrown> {
-    build(transformed, transformed, model, v)
+    build(transformed, transformed, model, v, Payload::Full)
 }
 
 /// The request body. `before_transform` is what `transformMessages` was given: from 0.86 pi
@@ -52,6 +77,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     transformed: &[N],
     model: &Value,
     v: Variant,
+    payload: Payload,
 ) -> Result<Value, Thrown> {
     let system = if v.has_system_role() {
         system_prompt(before_transform.iter().map(Borrow::borrow))?
@@ -66,7 +92,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
         .map(Borrow::borrow)
         .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
         .collect();
-    let messages = convert_messages(&conversation, model, v)?;
+    let messages = convert_messages(&conversation, model, v, payload)?;
     let mut body = Map::new();
     if let Some(id) = field(model, "id") {
         body.insert("model".into(), id.clone());
@@ -123,7 +149,9 @@ fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String
         // `parts.filter(part => part.length > 0)`: strings and arrays have a length.
         match value {
             Value::String(text) if !text.is_empty() => parts.push(text.clone()),
-            Value::Array(items) if !items.is_empty() => parts.push(js::join(items, ",")),
+            Value::Array(items) if !items.is_empty() => {
+                parts.push(js::join(items.iter().map(Some), ","));
+            }
             _ => {}
         }
     }
@@ -142,10 +170,10 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
                     return Err(throw(js::cannot_read(Some(block), "type")));
                 }
                 if is_str(field(block, "type"), "text") {
-                    texts.push(field(block, "text").cloned().unwrap_or(Value::Null));
+                    texts.push(field(block, "text"));
                 }
             }
-            Ok(js::join(&texts, "\n"))
+            Ok(js::join(texts, "\n"))
         }
         None | Some(Value::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
@@ -157,6 +185,7 @@ fn convert_messages(
     transformed: &[&Value],
     model: &Value,
     v: Variant,
+    payload: Payload,
 ) -> Result<Vec<Value>, Thrown> {
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
@@ -166,11 +195,11 @@ fn convert_messages(
         let message = transformed[i];
         let role = field(message, "role");
         if is_str(role, "user") {
-            if let Some(content) = user_content(field(message, "content"))? {
+            if let Some(content) = user_content(field(message, "content"), payload)? {
                 out.push(json!({"role": "user", "content": content}));
             }
         } else if is_str(role, "assistant") {
-            let blocks = assistant_blocks(message, allow_empty_signature, v)?;
+            let blocks = assistant_blocks(message, allow_empty_signature, v, payload)?;
             if !blocks.is_empty() {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
@@ -178,7 +207,7 @@ fn convert_messages(
             let mut results = Vec::new();
             let mut error_images = Vec::new();
             while i < transformed.len() && is_str(field(transformed[i], "role"), "toolResult") {
-                results.push(tool_result(transformed[i], v, &mut error_images)?);
+                results.push(tool_result(transformed[i], v, payload, &mut error_images)?);
                 i += 1;
             }
             results.append(&mut error_images);
@@ -191,11 +220,9 @@ fn convert_messages(
 }
 
 /// A user message's wire content, or `None` when nothing is left to send.
-fn user_content(content: Option<&Value>) -> Result<Option<Value>, Thrown> {
+fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Value>, Thrown> {
     let items = match content {
-        Some(Value::String(text)) => {
-            return Ok((!js::is_blank(text)).then(|| Value::from(text.clone())));
-        }
+        Some(Value::String(text)) => return Ok((!js::is_blank(text)).then(|| payload.text(text))),
         Some(Value::Array(items)) => items,
         None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "map"))),
         Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
@@ -207,11 +234,11 @@ fn user_content(content: Option<&Value>) -> Result<Option<Value>, Thrown> {
         }
         if is_str(field(item, "type"), "text") {
             let text = sanitized_text(field(item, "text"))?;
-            if !js::is_blank(&text) {
-                blocks.push(json!({"type": "text", "text": text}));
+            if !js::is_blank(text) {
+                blocks.push(json!({"type": "text", "text": payload.text(text)}));
             }
         } else {
-            blocks.push(image_block(item));
+            blocks.push(image_block(item, payload));
         }
     }
     Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
@@ -219,16 +246,19 @@ fn user_content(content: Option<&Value>) -> Result<Option<Value>, Thrown> {
 
 /// `sanitizeSurrogates(text)`: `text.replace(...)` throws on a non-string. (A JSON string cannot
 /// hold an unpaired surrogate, so the replacement itself never changes anything here.)
-fn sanitized_text(text: Option<&Value>) -> Result<String, Thrown> {
+fn sanitized_text(text: Option<&Value>) -> Result<&str, Thrown> {
     match text {
-        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::String(text)) => Ok(text),
         None | Some(Value::Null) => Err(throw(js::cannot_read(text, "replace"))),
         Some(_) => Err(throw("TypeError: text.replace is not a function".into())),
     }
 }
 
 /// `{type: "image", source: {type: "base64", media_type: mimeType, data}}`.
-fn image_block(image: &Value) -> Value {
+fn image_block(image: &Value, payload: Payload) -> Value {
+    if payload == Payload::IdsOnly {
+        return json!({"type": "image"});
+    }
     let mut source = Map::new();
     source.insert("type".into(), Value::from("base64"));
     if let Some(mime) = field(image, "mimeType") {
@@ -260,6 +290,7 @@ fn assistant_blocks(
     message: &Value,
     allow_empty_signature: bool,
     v: Variant,
+    payload: Payload,
 ) -> Result<Vec<Value>, Thrown> {
     let Some(Value::Array(content)) = field(message, "content") else {
         // transformMessages always leaves an array here; anything else was thrown on earlier.
@@ -271,7 +302,7 @@ fn assistant_blocks(
         if is_str(kind, "text") {
             let text = trimmable(field(block, "text"), "block.text")?;
             if !js::is_blank(text) {
-                blocks.push(json!({"type": "text", "text": text}));
+                blocks.push(json!({"type": "text", "text": payload.text(text)}));
             }
         } else if is_str(kind, "thinking") {
             let signature = field(block, "thinkingSignature");
@@ -279,7 +310,7 @@ fn assistant_blocks(
                 let mut redacted = Map::new();
                 redacted.insert("type".into(), Value::from("redacted_thinking"));
                 if let Some(signature) = signature {
-                    redacted.insert("data".into(), signature.clone());
+                    redacted.insert("data".into(), payload.value(signature));
                 }
                 blocks.push(Value::Object(redacted));
                 continue;
@@ -302,10 +333,12 @@ fn assistant_blocks(
             if js::is_blank(thinking) && !signed {
                 continue;
             }
+            let thinking = payload.text(thinking);
             blocks.push(if signed {
+                let signature = signature.map_or(Value::Null, |s| payload.value(s));
                 json!({"type": "thinking", "thinking": thinking, "signature": signature})
             } else if allow_empty_signature {
-                json!({"type": "thinking", "thinking": thinking, "signature": ""})
+                json!({"type": "thinking", "thinking": thinking, "signature": payload.text("")})
             } else {
                 json!({"type": "text", "text": thinking})
             });
@@ -318,8 +351,11 @@ fn assistant_blocks(
             if let Some(name) = field(block, "name") {
                 tool_use.insert("name".into(), name.clone());
             }
-            let input = field(block, "arguments").filter(|a| !a.is_null()).cloned();
-            tool_use.insert("input".into(), input.unwrap_or_else(|| json!({})));
+            let input = field(block, "arguments").filter(|a| !a.is_null());
+            tool_use.insert(
+                "input".into(),
+                input.map_or_else(|| json!({}), |a| payload.value(a)),
+            );
             blocks.push(Value::Object(tool_use));
         }
     }
@@ -331,6 +367,7 @@ fn assistant_blocks(
 fn tool_result(
     message: &Value,
     v: Variant,
+    payload: Payload,
     error_images: &mut Vec<Value>,
 ) -> Result<Value, Thrown> {
     let content = field(message, "content");
@@ -362,15 +399,13 @@ fn tool_result(
             split_content = Some(Value::Array(
                 replace_images(blocks, ERROR_IMAGE_PLACEHOLDER).map_err(|t| throw(t.error))?,
             ));
-            error_images.push(json!({
-                "type": "text",
-                "text": format!(
-                    "Images from the error result of tool call {} ({}):",
-                    js::to_js_string(field(message, "toolCallId")),
-                    js::to_js_string(field(message, "toolName"))
-                )
-            }));
-            error_images.extend(images.into_iter().map(image_block));
+            let caption = format!(
+                "Images from the error result of tool call {} ({}):",
+                js::to_js_string(field(message, "toolCallId")),
+                js::to_js_string(field(message, "toolName"))
+            );
+            error_images.push(json!({"type": "text", "text": payload.text(&caption)}));
+            error_images.extend(images.into_iter().map(|image| image_block(image, payload)));
         }
     }
     let mut result = Map::new();
@@ -380,7 +415,7 @@ fn tool_result(
     }
     result.insert(
         "content".into(),
-        result_content(split_content.as_ref().or(content))?,
+        result_content(split_content.as_ref().or(content), payload)?,
     );
     if let Some(is_error) = field(message, "isError") {
         result.insert("is_error".into(), is_error.clone());
@@ -390,7 +425,7 @@ fn tool_result(
 
 /// `convertContentBlocks`: text-only content joined into one string; otherwise blocks, with a
 /// "(see attached image)" text first when there is no text at all.
-fn result_content(content: Option<&Value>) -> Result<Value, Thrown> {
+fn result_content(content: Option<&Value>, payload: Payload) -> Result<Value, Thrown> {
     let blocks = match content {
         Some(Value::Array(blocks)) => blocks,
         None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "some"))),
@@ -407,11 +442,10 @@ fn result_content(content: Option<&Value>) -> Result<Value, Thrown> {
         }
     }
     if !has_images {
-        let texts: Vec<Value> = blocks
-            .iter()
-            .map(|block| field(block, "text").cloned().unwrap_or(Value::Null))
-            .collect();
-        return Ok(Value::from(js::join(&texts, "\n")));
+        return Ok(match payload {
+            Payload::Full => Value::from(js::join(blocks.iter().map(|b| field(b, "text")), "\n")),
+            Payload::IdsOnly => Value::Null,
+        });
     }
     let mut out = Vec::with_capacity(blocks.len() + 1);
     for block in blocks {
@@ -419,13 +453,17 @@ fn result_content(content: Option<&Value>) -> Result<Value, Thrown> {
             return Err(throw(js::cannot_read(Some(block), "type")));
         }
         if is_str(field(block, "type"), "text") {
-            out.push(json!({"type": "text", "text": sanitized_text(field(block, "text"))?}));
+            let text = sanitized_text(field(block, "text"))?;
+            out.push(json!({"type": "text", "text": payload.text(text)}));
         } else {
-            out.push(image_block(block));
+            out.push(image_block(block, payload));
         }
     }
     if !out.iter().any(|b| is_str(field(b, "type"), "text")) {
-        out.insert(0, json!({"type": "text", "text": IMAGE_ONLY_TEXT}));
+        out.insert(
+            0,
+            json!({"type": "text", "text": payload.text(IMAGE_ONLY_TEXT)}),
+        );
     }
     Ok(Value::Array(out))
 }

@@ -12,6 +12,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::js;
+
 /// A line pi skips because it is not JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MalformedLine {
@@ -31,28 +33,51 @@ pub struct SessionLines {
     pub malformed: Vec<MalformedLine>,
 }
 
-/// Parses the text of a session file (JSONL).
+/// `parseSessionEntries(text)` (the vectors' `jsonl` input): the whole text is trimmed first.
 pub fn parse(text: &str) -> SessionLines {
-    let trimmed = js_trim(text);
+    let trimmed = js::trim(text);
     let start = trimmed.as_ptr() as usize - text.as_ptr() as usize;
+    read_lines(text, start, trimmed, |_| true)
+}
+
+/// `loadEntriesFromFile(path)` (what pi does with a file on disk): lines are not trimmed as a
+/// whole, and a line whose JSON is falsy (`null`, `0`, `false`, `""`) is dropped like a blank one.
+/// Whether the result is a session at all is [`has_session_header`]'s question.
+pub fn parse_file(text: &str) -> SessionLines {
+    read_lines(text, 0, text, truthy_json)
+}
+
+/// pi's header check on load: the first entry is `{"type": "session", "id": <string>}`. pi reads
+/// a file that fails it as an empty session.
+pub fn has_session_header(entries: &[Value]) -> bool {
+    entries.first().is_some_and(|header| {
+        header.get("type").and_then(Value::as_str) == Some("session")
+            && header.get("id").is_some_and(Value::is_string)
+    })
+}
+
+/// Parses the lines of `body`, which starts `start` bytes into `text`, keeping the entries `keep`
+/// accepts. Positions are reported in `text`.
+fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) -> SessionLines {
     let mut out = SessionLines::default();
     let mut offset = start;
-    for line in trimmed.split('\n') {
+    let first_line = text[..start].matches('\n').count() + 1;
+    for (line_number, line) in (first_line..).zip(body.split('\n')) {
         let line_start = offset;
         offset += line.len() + 1;
-        if js_trim(line).is_empty() {
+        if js::is_blank(line) {
             continue;
         }
-        let number = text[..line_start].matches('\n').count() + 1;
         match serde_json::from_str::<Value>(line) {
-            Ok(entry) => {
+            Ok(entry) if keep(&entry) => {
                 out.entries.push(entry);
-                out.lines.push(number);
+                out.lines.push(line_number);
             }
+            Ok(_) => {}
             Err(error) => {
                 let line_begin = text[..line_start].rfind('\n').map_or(0, |i| i + 1);
                 out.malformed.push(MalformedLine {
-                    line: number,
+                    line: line_number,
                     column: line_start - line_begin + error.column().max(1),
                     message: describe(&error),
                 });
@@ -62,6 +87,10 @@ pub fn parse(text: &str) -> SessionLines {
     out
 }
 
+fn truthy_json(value: &Value) -> bool {
+    js::truthy(Some(value))
+}
+
 /// serde_json's message without its trailing position (reported separately).
 fn describe(error: &serde_json::Error) -> String {
     let text = error.to_string();
@@ -69,26 +98,6 @@ fn describe(error: &serde_json::Error) -> String {
         Some(at) => text[..at].to_string(),
         None => text,
     }
-}
-
-/// JavaScript's `String.prototype.trim`: ECMAScript WhiteSpace and LineTerminator, which include
-/// U+FEFF but not U+0085 (Rust's `str::trim` is the other way round).
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
 }
 
 #[cfg(test)]
@@ -135,8 +144,44 @@ mod tests {
     }
 
     #[test]
-    fn primitives_are_entries_too() {
-        let parsed = parse("5\n\"s\"\nnull");
-        assert_eq!(parsed.entries, vec![json!(5), json!("s"), Value::Null]);
+    fn primitives_are_entries_too_but_a_file_drops_falsy_ones() {
+        let text = "5\n\"s\"\nnull\n0\n\"\"\nfalse";
+        assert_eq!(
+            parse(text).entries,
+            vec![
+                json!(5),
+                json!("s"),
+                Value::Null,
+                json!(0),
+                json!(""),
+                json!(false)
+            ]
+        );
+        let file = parse_file(text);
+        assert_eq!(file.entries, vec![json!(5), json!("s")]);
+        assert_eq!(file.lines, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_file_is_not_trimmed_as_a_whole() {
+        let file = parse_file("\u{feff}{\"type\":\"session\",\"id\":\"s\"}\n{\"id\":\"a\"}");
+        assert_eq!(
+            file.malformed.len(),
+            1,
+            "the byte order mark breaks the first line"
+        );
+        assert!(!has_session_header(&file.entries));
+        let file = parse_file("\n{\"type\":\"session\",\"id\":\"s\"}\n{\"id\":\"a\"}");
+        assert!(has_session_header(&file.entries));
+        assert_eq!(file.lines, vec![2, 3]);
+    }
+
+    #[test]
+    fn the_header_needs_a_string_id() {
+        assert!(!has_session_header(&[json!({"type": "session", "id": 5})]));
+        assert!(!has_session_header(&[
+            json!({"type": "message", "id": "a"})
+        ]));
+        assert!(!has_session_header(&[]));
     }
 }

@@ -8,7 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{SessionError, js_number, property_of_nullish};
+use super::{SessionError, cannot_read};
+use crate::js::truthy;
 
 const CURRENT_VERSION: f64 = 3.0;
 
@@ -40,7 +41,7 @@ pub fn migrate(entries: &mut [Value]) -> Result<bool, SessionError> {
 fn find_header(entries: &[Value]) -> Result<Option<&Value>, SessionError> {
     for entry in entries {
         if entry.is_null() {
-            return Err(property_of_nullish(entry, "type"));
+            return Err(cannot_read(Some(entry), "type"));
         }
         if is_header(entry) {
             return Ok(Some(entry));
@@ -57,7 +58,7 @@ fn v1_to_v2(entries: &mut [Value]) -> Result<(), SessionError> {
     let mut previous = Value::Null;
     for index in 0..entries.len() {
         if entries[index].is_null() {
-            return Err(property_of_nullish(&entries[index], "type"));
+            return Err(cannot_read(Some(&entries[index]), "type"));
         }
         if is_header(&entries[index]) {
             set_version(&mut entries[index], 2);
@@ -97,7 +98,7 @@ fn first_kept_target(entries: &[Value], index: usize) -> Option<Option<Value>> {
         return None;
     }
     let target = entries.get(position as usize)?;
-    if !super::truthy(Some(target)) || is_header(target) {
+    if !truthy(Some(target)) || is_header(target) {
         return None;
     }
     Some(target.get("id").cloned())
@@ -106,7 +107,7 @@ fn first_kept_target(entries: &[Value], index: usize) -> Option<Option<Value>> {
 fn v2_to_v3(entries: &mut [Value]) -> Result<(), SessionError> {
     for entry in entries.iter_mut() {
         if entry.is_null() {
-            return Err(property_of_nullish(entry, "type"));
+            return Err(cannot_read(Some(entry), "type"));
         }
         if is_header(entry) {
             set_version(entry, 3);
@@ -148,6 +149,20 @@ fn object_mut<'a>(
         _ => Err(SessionError::Throws(format!(
             "TypeError: Cannot create property '{property}' on {shown}"
         ))),
+    }
+}
+
+/// JavaScript `Number(value)` for the values a version field holds (objects and arrays: `NaN`).
+fn js_number(value: &Value) -> f64 {
+    match value {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => match s.trim() {
+            "" => 0.0,
+            text => text.parse().unwrap_or(f64::NAN),
+        },
+        Value::Array(_) | Value::Object(_) => f64::NAN,
     }
 }
 

@@ -1,0 +1,87 @@
+//! Mismatches the conformance test (`tests/conformance.rs`) found between the oracle and the real
+//! pi, each pinned here as a minimal input with the real pi's output (recorded through
+//! `oracles/conformance/bridge.mjs`), so a regression shows without Node.
+
+use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use serde_json::{Value, json};
+
+fn anthropic_messages(input: &Value, v: Variant) -> Value {
+    run_vector_input(input, v)["anthropic"]["messages"].clone()
+}
+
+/// 0.79.0 trims a thinking block's text before looking at its signature and drops it when blank;
+/// 0.81.1 keeps a signed block whatever its text.
+#[test]
+fn blank_signed_thinking_is_dropped_by_0_79_only() {
+    let input = json!({"anthropic": true, "messages": [
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+         "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 2,
+         "content": [{"type": "thinking", "thinking": "   ", "thinkingSignature": "sig"},
+                     {"type": "text", "text": "done"}]}
+    ]});
+    assert_eq!(
+        anthropic_messages(&input, Variant::Before0804),
+        json!([{"role": "user", "content": "go"},
+               {"role": "assistant", "content": [{"type": "text", "text": "done"}]}])
+    );
+    for v in [Variant::From0804, Variant::From086, Variant::From130] {
+        assert_eq!(
+            anthropic_messages(&input, v),
+            json!([{"role": "user", "content": "go"},
+                   {"role": "assistant", "content": [
+                       {"type": "thinking", "thinking": "   ", "signature": "sig"},
+                       {"type": "text", "text": "done"}]}]),
+            "{v:?}"
+        );
+    }
+}
+
+/// From 0.86 pi collapses system messages into the prompt before transforming, so a system
+/// message between two results does not split their wire message; 0.81 (reached with
+/// `skipConvert`, since its `convertToLlm` drops system messages) does split it.
+#[test]
+fn a_system_message_between_results_splits_the_run_before_0_86_only() {
+    let input = json!({"anthropic": true, "skipConvert": true, "messages": [
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+         "model": "claude-sonnet-4-5", "stopReason": "toolUse", "timestamp": 2,
+         "content": [{"type": "toolCall", "id": "X", "name": "bash", "arguments": {}},
+                     {"type": "toolCall", "id": "Y", "name": "bash", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": "X", "toolName": "bash", "isError": false,
+         "content": [{"type": "text", "text": "x"}], "timestamp": 3},
+        {"role": "system", "content": "be brief", "timestamp": 4},
+        {"role": "toolResult", "toolCallId": "Y", "toolName": "bash", "isError": false,
+         "content": [{"type": "text", "text": "y"}], "timestamp": 5}
+    ]});
+    let head = json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "X", "name": "bash", "input": {}},
+            {"type": "tool_use", "id": "Y", "name": "bash", "input": {}}]}
+    ]);
+    let x = json!({"type": "tool_result", "tool_use_id": "X", "content": "x", "is_error": false});
+    let y = json!({"type": "tool_result", "tool_use_id": "Y", "content": "y", "is_error": false});
+    let with = |tail: Value| {
+        let mut messages = head.as_array().cloned().unwrap_or_default();
+        messages.extend(tail.as_array().cloned().unwrap_or_default());
+        Value::Array(messages)
+    };
+    assert_eq!(
+        anthropic_messages(&input, Variant::From0804),
+        with(json!([{"role": "user", "content": [x]}, {"role": "user", "content": [y]}]))
+    );
+    for v in [Variant::From086, Variant::From130] {
+        assert_eq!(
+            anthropic_messages(&input, v),
+            with(json!([{"role": "user", "content": [x, y]}])),
+            "{v:?}"
+        );
+        let system = &run_vector_input(&input, v)["anthropic"]["system"];
+        assert_eq!(
+            system,
+            &json!([{"type": "text", "text": "be brief"}]),
+            "{v:?}"
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! pi session files as `check` and `scan` read them: the way pi loads a file from disk
+//! (`loadEntriesFromFile`, header check, migrations), then `buildSessionContext` from the last
+//! entry. Malformed lines are kept with their positions so the commands can report them.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use ctxfuzz_oracles::pi::Variant;
+use ctxfuzz_oracles::pi::session::{
+    self, SessionContext, SessionError, SessionLines, SessionRules,
+};
+
+/// What pi makes of one session file.
+#[derive(Debug)]
+pub struct SessionFile {
+    pub lines: SessionLines,
+    /// The agent messages pi would start from, or why pi cannot build them. `None` when the file
+    /// is not a session (no header on its first entry: pi reads it as an empty session).
+    pub context: Option<Result<SessionContext, SessionError>>,
+}
+
+/// Whether `path`/`text` is a session file rather than a JSON document: a `.jsonl` name, or a
+/// first line that is a session header.
+pub fn is_session_file(path: &Path, text: &str) -> bool {
+    if path.extension().is_some_and(|ext| ext == "jsonl") {
+        return true;
+    }
+    let first = text
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    serde_json::from_str::<serde_json::Value>(first)
+        .is_ok_and(|entry| session::has_session_header(std::slice::from_ref(&entry)))
+}
+
+/// Reads a session file's text with the rules of pi variant `v`.
+pub fn load(text: &str, v: Variant) -> SessionFile {
+    let lines = session::parse_file(text);
+    if !session::has_session_header(&lines.entries) {
+        return SessionFile {
+            lines,
+            context: None,
+        };
+    }
+    let mut entries = lines.entries.clone();
+    let context = session::migrate(&mut entries)
+        .and_then(|_| session::build_context(&entries, None, SessionRules::of(v)));
+    SessionFile {
+        lines,
+        context: Some(context),
+    }
+}
+
+/// The agent messages of a session file, as `check` judges them (a JSON array). Malformed lines
+/// are reported on stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or
+/// on which pi cannot build the context, is an error.
+pub fn read_messages(path: &Path, text: &str, v: Variant) -> Result<Value> {
+    let loaded = load(text, v);
+    for m in &loaded.lines.malformed {
+        eprintln!(
+            "ctxfuzz: warning: {}:{}:{}: malformed line skipped (pi skips it too): {}",
+            path.display(),
+            m.line,
+            m.column,
+            m.message
+        );
+    }
+    match loaded.context {
+        None => bail!(
+            "{}:1:1: not a pi session file: the first entry is not a session header (pi would read it as an empty session)",
+            path.display()
+        ),
+        Some(Err(error)) => bail!(
+            "{}: pi cannot build the session context: {error}",
+            path.display()
+        ),
+        Some(Ok(context)) => Ok(Value::Array(context.messages)),
+    }
+}

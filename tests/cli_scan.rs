@@ -1,0 +1,296 @@
+//! `ctxfuzz scan DIR` as a user runs it: counts of risky shapes across a tree of pi session files,
+//! read-only, tolerant of everything a real sessions directory holds.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn ctxfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const ASSISTANT: &str =
+    r#""api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5""#;
+
+/// A session file: the header, then one entry per line, each the child of the previous one.
+fn session(entries: &[Value]) -> String {
+    let mut text = json!({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}).to_string();
+    text.push('\n');
+    for (i, entry) in entries.iter().enumerate() {
+        let mut entry = entry.clone();
+        entry["id"] = json!(format!("e{i}"));
+        entry["parentId"] = if i == 0 {
+            Value::Null
+        } else {
+            json!(format!("e{}", i - 1))
+        };
+        entry["timestamp"] = json!("2026-01-01T00:00:01.000Z");
+        text += &entry.to_string();
+        text.push('\n');
+    }
+    text
+}
+
+fn message(message: &str) -> Value {
+    json!({"type": "message", "message": serde_json::from_str::<Value>(message).unwrap()})
+}
+
+fn user(text: &str) -> Value {
+    message(&format!(
+        r#"{{"role":"user","content":"{text}","timestamp":1}}"#
+    ))
+}
+
+fn call(id: &str, stop: &str) -> Value {
+    message(&format!(
+        r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{id}","name":"bash","arguments":{{}}}}],{ASSISTANT},"stopReason":"{stop}","timestamp":2}}"#
+    ))
+}
+
+fn result(id: &str) -> Value {
+    message(&format!(
+        r#"{{"role":"toolResult","toolCallId":"{id}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":3}}"#
+    ))
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A sessions directory with one file per situation.
+fn sessions_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "clean.jsonl",
+        &session(&[user("go"), call("A", "toolUse"), result("A"), user("next")]),
+    );
+    // Known failure 1: a custom message between a call and its result (pi-condense gh-11).
+    let custom = json!({"type": "custom_message", "customType": "notice", "content": "steer", "display": true});
+    write(
+        root,
+        "p1/barrier.jsonl",
+        &session(&[
+            user("go"),
+            call("B", "toolUse"),
+            custom.clone(),
+            result("B"),
+        ]),
+    );
+    // Known failure 2: the result of an aborted assistant.
+    write(
+        root,
+        "p1/aborted.jsonl",
+        &session(&[user("go"), call("C", "aborted"), result("C"), user("retry")]),
+    );
+    // Known failure 3 (V28): a compaction kept from a mid-cycle custom message.
+    let mut v28 = session(&[user("go"), call("D", "toolUse"), custom, result("D")]);
+    v28 += &json!({"type": "compaction", "id": "c", "parentId": "e3", "timestamp": "2026-01-01T00:00:05.000Z",
+                   "summary": "S", "firstKeptEntryId": "e2", "tokensBefore": 10}).to_string();
+    v28.push('\n');
+    write(root, "p2/deep/v28.jsonl", &v28);
+    // A truncated last line (a crash while writing), in an otherwise clean session.
+    let mut truncated = session(&[user("go"), call("E", "toolUse"), result("E")]);
+    truncated += "{\"type\":\"message\",\"id\":\"e9\",\"mess";
+    write(root, "p2/truncated.jsonl", &truncated);
+    // Not sessions, or not judged.
+    write(
+        root,
+        "p2/notes.jsonl",
+        "{\"type\":\"message\",\"id\":\"x\"}\n",
+    );
+    write(root, "p2/README.md", "not a session file, ignored\n");
+    write(
+        root,
+        "p3/throws.jsonl",
+        &session(&[json!({"type": "message"})]),
+    );
+    write(root, "p3/binary.jsonl", "");
+    std::fs::write(root.join("p3/bad-utf8.jsonl"), b"\xff\xfe garbage\n").unwrap();
+    std::os::unix::fs::symlink(
+        root.join("p3/missing-target.jsonl"),
+        root.join("p3/dangling.jsonl"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root, root.join("p3/loop")).unwrap();
+    dir
+}
+
+fn scan_json(dir: &Path) -> (Value, Output) {
+    let out = ctxfuzz(&["scan", dir.to_str().unwrap(), "--json"]);
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    (report, out)
+}
+
+#[test]
+fn counts_every_risky_shape_and_every_file_that_could_not_be_judged() {
+    let dir = sessions_dir();
+    let (report, out) = scan_json(dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "sessions would be rejected: {}",
+        stderr(&out)
+    );
+    assert_eq!(
+        report["files"],
+        json!({"found": 10, "unreadable": 1, "not_sessions": 3, "with_malformed_lines": 2})
+    );
+    assert_eq!(
+        report["sessions"],
+        json!({"judged": 5, "pi_fails": 1, "rejected": 3})
+    );
+    assert_eq!(
+        report["shapes"]["barrier-between-call-and-result:custom"],
+        1
+    );
+    assert_eq!(report["shapes"]["stop-with-calls:aborted"], 1);
+    assert_eq!(report["shapes"]["result-duplicated"], 0);
+    assert_eq!(report["wire_rules"]["orphan-result"]["sessions"], 2);
+    assert_eq!(report["wire_rules"]["duplicate-result"]["sessions"], 1);
+    let known: Vec<&str> = report["known_failures"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert!(known.iter().any(|k| k.starts_with("1:")), "{known:?}");
+    assert!(known.iter().any(|k| k.starts_with("2:")), "{known:?}");
+    assert!(known.iter().any(|k| k.starts_with("3:")), "{known:?}");
+    let rejected: Vec<&str> = report["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        rejected.iter().any(|f| f.ends_with("p2/deep/v28.jsonl")),
+        "{rejected:?}"
+    );
+    assert!(
+        !rejected.iter().any(|f| f.ends_with("clean.jsonl")),
+        "{rejected:?}"
+    );
+    let malformed = &report["malformed_lines"];
+    assert!(
+        malformed.as_array().unwrap().iter().any(|m| {
+            m["file"].as_str().unwrap().ends_with("truncated.jsonl") && m["line"] == 5
+        }),
+        "{malformed}"
+    );
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains("dangling.jsonl") && problems.contains("cannot read"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("throws.jsonl") && problems.contains("TypeError"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn the_table_names_the_counts_and_the_files() {
+    let dir = sessions_dir();
+    let out = ctxfuzz(&["scan", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "sessions rejected by the API today",
+        "barrier-between-call-and-result:custom",
+        "orphan-result",
+        "known failure shapes",
+        "truncated.jsonl:5:",
+        "v28.jsonl (",
+    ] {
+        assert!(
+            table.contains(expected),
+            "missing {expected:?} in:\n{table}"
+        );
+    }
+}
+
+#[test]
+fn a_clean_tree_exits_0_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = session(&[user("go"), call("A", "toolUse"), result("A")]);
+    write(dir.path(), "only.jsonl", &text);
+    let before: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let (report, out) = scan_json(dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(report["sessions"]["judged"], 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("only.jsonl")).unwrap(),
+        text
+    );
+    let after: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(before, after, "scan wrote into the scanned tree");
+}
+
+#[test]
+fn the_rules_follow_the_pi_version() {
+    // A system message between a call and its result: dropped by 0.81's convertToLlm (so the
+    // result answers its call), held and re-emitted by 1.6.0 (also fine): clean either way, but
+    // an older compaction re-emitted inside the kept range only breaks 0.81 (V30's rule).
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = session(&[user("go"), call("A", "toolUse")]);
+    text += &json!({"type": "compaction", "id": "c1", "parentId": "e1", "timestamp": "2026-01-01T00:00:03.000Z",
+                    "summary": "old", "firstKeptEntryId": "e0", "tokensBefore": 1}).to_string();
+    text += "\n";
+    text += &json!({"type": "message", "id": "r", "parentId": "c1", "timestamp": "2026-01-01T00:00:04.000Z",
+                    "message": {"role": "toolResult", "toolCallId": "A", "toolName": "bash", "content": [], "isError": false, "timestamp": 4}}).to_string();
+    text += "\n";
+    text += &json!({"type": "compaction", "id": "c2", "parentId": "r", "timestamp": "2026-01-01T00:00:05.000Z",
+                    "summary": "new", "firstKeptEntryId": "e0", "tokensBefore": 2}).to_string();
+    text += "\n";
+    write(dir.path(), "s.jsonl", &text);
+    let path = dir.path().to_str().unwrap();
+    let current = ctxfuzz(&["scan", path, "--json", "--pi", "1.6.0"]);
+    assert_eq!(
+        current.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&current.stdout)
+    );
+    let old = ctxfuzz(&["scan", path, "--json", "--pi", "0.81.1"]);
+    assert_eq!(
+        old.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&old.stdout)
+    );
+}
+
+#[test]
+fn a_missing_directory_is_bad_input() {
+    let out = ctxfuzz(&["scan", "/nonexistent/sessions"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("/nonexistent/sessions") && err.lines().count() == 1,
+        "{err}"
+    );
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let out = ctxfuzz(&["scan", file.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "a file is not a directory");
+    let out = ctxfuzz(&["scan", "/tmp", "--pi", "banana"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,417 @@
+//! Conformance of the oracle's pi models with the real pi (SPEC §5.3).
+//!
+//! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
+//! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
+//! Rust model of the matching behaviour variant, and `llm`, `transformed`, the Anthropic request's
+//! `messages` and `system`, the session context, and any thrown error are compared field by field
+//! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
+//! diffs with the command that replays the run.
+//!
+//! Inputs: (a) every reference vector (message and session mode) against all four versions, and
+//! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
+//! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
+//! variant (default 2,000 transcripts and a quarter as many session files).
+//!
+//! Never skips: without Node or without the installed packages the test fails with the command that
+//! fixes it.
+
+use std::path::Path;
+
+use arbitrary::Unstructured;
+use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session as session_gen};
+use ctxfuzz::harness::pi_bridge;
+use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use serde_json::{Value, json};
+
+const VECTORS: &str = include_str!("../oracles/tests/data/vectors.expected.jsonl");
+const SHOWN_MISMATCHES: usize = 5;
+
+/// The bridge's answers; a missing Node or package fails with the command that fixes it.
+fn ask_real_pi(requests: Vec<Value>) -> Vec<Value> {
+    pi_bridge::ask(requests).unwrap_or_else(|e| panic!("conformance: {e:#}"))
+}
+
+/// One input and where it came from (printed with a mismatch).
+struct Case {
+    origin: String,
+    variant: Variant,
+    input: Value,
+}
+
+/// The fields compared, in the order a reader wants them.
+fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
+    vec![
+        ("error", output.get("error")),
+        ("stage", output.get("stage")),
+        ("session", output.get("session")),
+        ("llm", output.get("llm")),
+        ("transformed", output.get("transformed")),
+        (
+            "anthropic.messages",
+            output.get("anthropic").and_then(|a| a.get("messages")),
+        ),
+        (
+            "anthropic.system",
+            output.get("anthropic").and_then(|a| a.get("system")),
+        ),
+    ]
+}
+
+struct Mismatch {
+    field: &'static str,
+    diff: String,
+}
+
+fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
+    let model = &without_error_name_at_anthropic_stage(model);
+    compared_fields(real)
+        .into_iter()
+        .zip(compared_fields(model))
+        .filter(|((_, a), (_, b))| a != b)
+        .map(|((field, a), (_, b))| Mismatch {
+            field,
+            diff: unified_diff(a, b),
+        })
+        .collect()
+}
+
+/// pi's Anthropic provider reports a throw while building the request as an `error` event that
+/// keeps only the message (`errorMessage`), so the real pi's text at that stage has no
+/// `TypeError: ` in front; the model's is compared without it.
+fn without_error_name_at_anthropic_stage(output: &Value) -> Value {
+    let mut output = output.clone();
+    if output["stage"] == "anthropic"
+        && let Some(Value::String(error)) = output.get_mut("error")
+        && let Some((name, message)) = error.split_once(": ")
+        && name.ends_with("Error")
+    {
+        *error = message.to_string();
+    }
+    output
+}
+
+/// A unified diff of the two values. Arrays are cut to the neighbourhood of their first
+/// difference, so a mismatch deep in a 10k-message transcript stays readable (and cheap).
+fn unified_diff(real: Option<&Value>, model: Option<&Value>) -> String {
+    let (real, model, from) = match (real, model) {
+        (Some(Value::Array(a)), Some(Value::Array(b))) => {
+            let first = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let window = |items: &[Value]| {
+                let start = first.saturating_sub(1);
+                Value::Array(items[start.min(items.len())..(first + 3).min(items.len())].to_vec())
+            };
+            (Some(window(a)), Some(window(b)), first.saturating_sub(1))
+        }
+        (a, b) => (a.cloned(), b.cloned(), 0),
+    };
+    let pretty = |v: &Option<Value>| match v {
+        Some(v) => serde_json::to_string_pretty(v).expect("pretty JSON") + "\n",
+        None => "(absent)\n".to_string(),
+    };
+    let (real, model) = (pretty(&real), pretty(&model));
+    let header = |side: &str| format!("{side} (from index {from})");
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(&real, &model)
+        .unified_diff()
+        .context_radius(4)
+        .header(&header("real pi"), &header("ctxfuzz oracle"))
+        .to_string()
+}
+
+/// Runs `cases` through the bridge and the model; panics with the first diffs if any differ.
+fn check(name: &str, cases: Vec<Case>, replay: &str) {
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|c| json!({"pi": c.variant.checked_against(), "input": c.input}))
+        .collect();
+    let responses = ask_real_pi(requests.clone());
+    let mut report = String::new();
+    let mut mismatched = 0;
+    for (index, (case, real)) in cases.iter().zip(&responses).enumerate() {
+        let model = run_vector_input(&case.input, case.variant);
+        let mismatches = compare(real, &model);
+        if mismatches.is_empty() {
+            continue;
+        }
+        mismatched += 1;
+        if mismatched <= SHOWN_MISMATCHES {
+            let fields: Vec<&str> = mismatches.iter().map(|m| m.field).collect();
+            let input = abbreviated(&case.input).to_string();
+            report += &format!(
+                "\n--- {} (pi {}): {} differ\ninput: {}\nfull request: {}\n",
+                case.origin,
+                case.variant.checked_against(),
+                fields.join(", "),
+                truncate(&input, 2000),
+                save_request(name, mismatched, &requests[index]),
+            );
+            for mismatch in mismatches {
+                report += &format!("[{}]\n{}", mismatch.field, mismatch.diff);
+            }
+        }
+    }
+    assert!(
+        mismatched == 0,
+        "{name}: {mismatched} of {} inputs differ between the real pi and the oracle.{report}\n\
+         replay: {replay}",
+        cases.len()
+    );
+    eprintln!("{name}: {} inputs, 0 mismatches", cases.len());
+}
+
+/// Writes one bridge request line under `target/conformance/` and returns its path, so a
+/// mismatch can be replayed on either side: `node oracles/conformance/bridge.mjs < FILE`, and
+/// `ctxfuzz render --batch --pi VERSION` on its `input`.
+fn save_request(test: &str, n: usize, request: &Value) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance");
+    let slug: String = test
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let path = dir.join(format!("{slug}-{n}.jsonl"));
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, format!("{request}\n")));
+    match written {
+        Ok(()) => path.display().to_string(),
+        Err(e) => format!("(not saved: {e})"),
+    }
+}
+
+/// The input with long strings cut, for display (the replay command reproduces it exactly).
+fn abbreviated(value: &Value) -> Value {
+    match value {
+        Value::String(s) if s.len() > 120 => {
+            Value::String(format!("{}…({} bytes)", truncate(s, 40), s.len()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(abbreviated).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), abbreviated(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+fn vectors() -> Vec<Value> {
+    VECTORS
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a vector line"))
+        .collect()
+}
+
+/// The bridge reproduces the recorded outputs (so a mismatch below is the model's, not the
+/// bridge's), and the model agrees with the real pi on every vector in all four versions.
+#[test]
+fn conformance_reference_vectors_all_versions() {
+    let vectors = vectors();
+    let recorded: Vec<Case> = vectors
+        .iter()
+        .map(|v| Case {
+            origin: v["name"].as_str().unwrap_or("?").to_string(),
+            variant: if v["variant"] == "current" {
+                Variant::From130
+            } else {
+                Variant::From0804
+            },
+            input: v["input"].clone(),
+        })
+        .collect();
+    let requests = recorded
+        .iter()
+        .map(|c| json!({"pi": c.variant.checked_against(), "input": c.input}))
+        .collect();
+    let responses = ask_real_pi(requests);
+    for ((case, vector), real) in recorded.iter().zip(&vectors).zip(&responses) {
+        assert_eq!(
+            real, &vector["output"],
+            "the bridge no longer reproduces {}",
+            case.origin
+        );
+    }
+    let mut cases = Vec::new();
+    for variant in Variant::ALL {
+        for v in vectors.iter().filter(|v| v["variant"] == "current") {
+            cases.push(Case {
+                origin: v["name"].as_str().unwrap_or("?").to_string(),
+                variant,
+                input: v["input"].clone(),
+            });
+        }
+    }
+    check(
+        "reference vectors",
+        cases,
+        "cargo test --release --test conformance conformance_reference_vectors_all_versions",
+    );
+}
+
+/// The seed of this run: fresh each time unless `CTXFUZZ_CONFORMANCE_SEED` replays one.
+fn run_seed() -> u64 {
+    match std::env::var("CTXFUZZ_CONFORMANCE_SEED") {
+        Ok(seed) => seed
+            .parse()
+            .expect("CTXFUZZ_CONFORMANCE_SEED must be a number"),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+    }
+}
+
+fn cases_per_variant() -> usize {
+    std::env::var("CTXFUZZ_CONFORMANCE_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2_000)
+}
+
+/// A message-mode input: a generated transcript, sometimes sent to a model without vision or
+/// straight to `transformMessages`, with block forms the transcript generator leaves out
+/// (whitespace-only text, every thinking form, signatures, images in user messages).
+fn message_input(seed: u64) -> Value {
+    let bytes = seeded_bytes(seed, pi_gen::SEED_BYTES);
+    let mut messages = pi_gen::transcript(&mut Unstructured::new(&bytes)).expect("generates");
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
+    for message in &mut messages {
+        enrich(message, &mut rng);
+    }
+    let mut input = json!({"messages": messages, "anthropic": true});
+    if rng.u8(..100) < 15 {
+        input["model"] = json!({"input": ["text"]});
+    }
+    if rng.u8(..100) < 5 {
+        input["skipConvert"] = json!(true);
+    }
+    input
+}
+
+const ODD_TEXTS: [&str; 6] = ["", "   ", "\n\t", "\u{feff}", "\u{85}", "ok\u{a0}"];
+
+fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
+    let role = message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let Some(Value::Array(blocks)) = message.get_mut("content") else {
+        if role == "user" && rng.u8(..100) < 5 {
+            message["content"] = json!(ODD_TEXTS[rng.usize(..ODD_TEXTS.len())]);
+        }
+        return;
+    };
+    for block in blocks.iter_mut() {
+        if rng.u8(..100) >= 12 {
+            continue;
+        }
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => match rng.u8(..3) {
+                0 => block["text"] = json!(ODD_TEXTS[rng.usize(..ODD_TEXTS.len())]),
+                1 => block["textSignature"] = json!("{\"id\":\"msg_1\"}"),
+                _ => block["extra"] = json!(true),
+            },
+            Some("thinking") => {
+                *block = match rng.u8(..5) {
+                    0 => json!({"type": "thinking", "thinking": ""}),
+                    1 => json!({"type": "thinking", "thinking": "   ", "thinkingSignature": "sig"}),
+                    2 => {
+                        json!({"type": "thinking", "thinking": "", "thinkingSignature": "enc", "redacted": true})
+                    }
+                    3 => json!({"type": "thinking", "thinking": "plain unsigned"}),
+                    _ => {
+                        json!({"type": "thinking", "thinking": "\u{feff}", "thinkingSignature": ""})
+                    }
+                }
+            }
+            Some("toolCall") => match rng.u8(..3) {
+                0 => block["thoughtSignature"] = json!("ts"),
+                1 => block["arguments"] = Value::Null,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    if rng.u8(..100) < 8 {
+        let extra = match role.as_str() {
+            "user" | "toolResult" => {
+                json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+            }
+            "assistant" => {
+                json!({"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"})
+            }
+            _ => return,
+        };
+        blocks.insert(rng.usize(..=blocks.len()), extra);
+    }
+}
+
+fn session_input(seed: u64) -> Value {
+    let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
+    let mut input = session_gen::session_input(&mut Unstructured::new(&bytes)).expect("generates");
+    input["anthropic"] = json!(true);
+    input
+}
+
+fn generated(variant: Variant) {
+    let seed = run_seed();
+    let count = cases_per_variant();
+    let mut cases = Vec::with_capacity(count + count / 4);
+    for i in 0..count as u64 {
+        let case_seed = seed.wrapping_add(i);
+        cases.push(Case {
+            origin: format!("transcript of seed {case_seed}"),
+            variant,
+            input: message_input(case_seed),
+        });
+    }
+    for i in 0..(count / 4) as u64 {
+        let case_seed = seed.wrapping_add(i);
+        cases.push(Case {
+            origin: format!("session of seed {case_seed}"),
+            variant,
+            input: session_input(case_seed),
+        });
+    }
+    let test = format!("conformance_generated_{}", test_suffix(variant));
+    check(
+        &format!("generated, pi {} (seed {seed})", variant.checked_against()),
+        cases,
+        &format!("CTXFUZZ_CONFORMANCE_SEED={seed} cargo test --release --test conformance {test}"),
+    );
+}
+
+fn test_suffix(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Before0804 => "0_79",
+        Variant::From0804 => "0_81",
+        Variant::From086 => "0_87",
+        Variant::From130 => "1_6",
+    }
+}
+
+#[test]
+fn conformance_generated_0_79() {
+    generated(Variant::Before0804);
+}
+
+#[test]
+fn conformance_generated_0_81() {
+    generated(Variant::From0804);
+}
+
+#[test]
+fn conformance_generated_0_87() {
+    generated(Variant::From086);
+}
+
+#[test]
+fn conformance_generated_1_6() {
+    generated(Variant::From130);
+}
