@@ -23,11 +23,13 @@ fn sweep_target(rule: &str) -> Box<dyn Target> {
     targets::build("sweep", Some(rule), &json!({})).unwrap()
 }
 
+/// Findings whose minimised input breaks `invariant` (a minimised input is reported once, under
+/// the first invariant it was minimised for; its verdict lists every invariant it breaks).
 fn findings_of<'a>(outcome: &'a Outcome, invariant: &str) -> Vec<&'a Finding> {
     outcome
         .findings
         .iter()
-        .filter(|f| f.key.invariant == invariant)
+        .filter(|f| f.key.invariant == invariant || f.verdict.iter().any(|v| v == invariant))
         .collect()
 }
 

@@ -232,11 +232,14 @@ fn record(
         // about the generator than about the defect.
         let finding = findings::minimise(target, input, violation, Some(origin));
         let mut found = found.lock().expect("findings lock");
-        // One minimised input is reported once, however many invariants it breaks (its case
-        // file's verdict lists them all).
+        // One minimised input is reported once per class, however many invariants it breaks
+        // (its case file's verdict lists them all).
         let is_new = found.seen.insert(finding.key.clone())
-            && !found.findings.iter().any(|f| f.input == finding.input)
-            && !new.iter().any(|f: &Finding| f.input == finding.input);
+            && !found
+                .findings
+                .iter()
+                .chain(&new)
+                .any(|f| f.input == finding.input && f.class == finding.class);
         let stale = found.stale.entry(coarse).or_default();
         *stale = if is_new { 0 } else { *stale + 1 };
         if is_new {

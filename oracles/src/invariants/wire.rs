@@ -245,21 +245,26 @@ impl<'m> IdProvenance<'m> {
     /// repeated, or two raw ids sanitised to one) and, with at most one real result, pi answers
     /// each occurrence with its own synthetic result. Removing results cannot prevent that.
     fn synthetic_duplicates(&self, id: &str) -> Option<&'static str> {
-        if self.results.get(id).map_or(0, Vec::len) >= 2 {
-            return None;
-        }
         let calls = self.calls.get(id)?;
+        let results = self.results.get(id).map(Vec::as_slice).unwrap_or_default();
         calls.iter().enumerate().find_map(|(i, (index, raw))| {
-            calls[i + 1..]
+            let (_, other_raw) = calls[i + 1..].iter().find(|(other, _)| other == index)?;
+            // Only the results of this assistant's turn count: the id may be reused in other
+            // turns, each with its own real result (found by the harness's `sweep` target).
+            let next_turn = calls[i + 1..]
                 .iter()
-                .find(|(other, _)| other == index)
-                .map(|(_, other_raw)| {
-                    if other_raw == raw {
-                        REUSED_ID
-                    } else {
-                        COLLISION
-                    }
-                })
+                .map(|(other, _)| *other)
+                .find(|other| other > index)
+                .unwrap_or(usize::MAX);
+            let answered = results
+                .iter()
+                .filter(|(result, _)| result > index && *result < next_turn)
+                .count();
+            (answered < 2).then_some(if other_raw == raw {
+                REUSED_ID
+            } else {
+                COLLISION
+            })
         })
     }
 
