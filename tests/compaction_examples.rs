@@ -90,10 +90,10 @@ fn example_3_no_valid_cut_is_boundary_zero_and_nothing_happens() {
             &mut tracker,
         );
         assert_eq!(
-            (result.boundary, result.outcome, result.summary.as_str()),
-            (0, Outcome::NoCut, "")
+            (result.boundary, &result.outcome, result.summary.as_str()),
+            (0, &Outcome::NoCut, "")
         );
-        assert_eq!(result.messages, history);
+        assert_eq!(result.messages(), history);
         assert_eq!(
             tracker,
             Tracker::with_total(7),
@@ -125,10 +125,10 @@ fn example_4_stored_schema_and_non_objects() {
     );
     assert_eq!(refills(&tracker), vec![0, 0, 0, 0, 1]);
     assert_eq!(
-        result.messages[0],
+        result.messages()[0],
         json!({"sender": "system", "text": result.summary, "messageType": "context_summary", "metadata": {"reason": "context_overflow_protection"}})
     );
-    assert_eq!(result.messages[1..], history[3..]);
+    assert_eq!(result.messages()[1..], history[3..]);
 }
 
 fn example_5() -> Vec<Value> {
@@ -147,9 +147,10 @@ fn example_5() -> Vec<Value> {
 
 #[test]
 fn example_5_state_and_verbatim_turns_are_composed() {
+    let example_5 = example_5();
     let mut tracker = Tracker::default();
     let result = compact(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &autobot(),
         &Scripted::Fixed("The user asked for a release.".into()),
@@ -180,13 +181,14 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         &mut Tracker::default(),
     );
     assert_eq!(first.boundary, 2);
+    let first_messages = first.messages();
     assert_eq!(
         first.summary,
         "MODEL SUMMARY\n\n### User messages (verbatim)\n- never touch the prod database"
     );
     // Round 2 sees the summary as production persists it (sender "system"): AutoBot drops it.
     let second = compact(
-        &first.messages,
+        &first_messages,
         Family::Chat,
         &autobot(),
         &summariser,
@@ -203,7 +205,7 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         ..Config::default()
     };
     let second = compact(
-        &first.messages,
+        &first_messages,
         Family::Chat,
         &carry,
         &summariser,
@@ -238,7 +240,10 @@ fn example_7_clipping_writes_where_the_summariser_reads() {
         clipped[2]["content"],
         json!(format!("{}\u{2026} [clipped]", "v".repeat(400)))
     );
-    assert_eq!(clipped[3], user);
+    assert!(
+        matches!(&clipped[3], std::borrow::Cow::Borrowed(m) if **m == user),
+        "user text is never clipped (nor copied)"
+    );
     // The old key wrote list content's clip to `text`, which nobody reads.
     let legacy = clip_tool_results(&input, Family::Chat, 400, ClipKey::Legacy);
     assert_eq!(legacy[2]["content"], text_list_tool["content"]);
@@ -290,6 +295,7 @@ fn example_9_only_the_last_ten_commands_are_rendered() {
 
 #[test]
 fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
+    let example_5 = example_5();
     let mut tracker = Tracker::with_total(920);
     let turn = Turn {
         usage: None,
@@ -299,7 +305,7 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
     };
     let failing = Scripted::Error("provider 429".into());
     let first = check_and_protect(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &autobot(),
         &failing,
@@ -316,7 +322,7 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
     );
     assert!(tracker.calls.is_empty(), "no reset after a failure");
     let again = check_and_protect(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &autobot(),
         &Scripted::Fixed("S".into()),
@@ -330,7 +336,7 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
         "the summariser is not called while backing off"
     );
     let later = check_and_protect(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &autobot(),
         &Scripted::Fixed("S".into()),
@@ -343,9 +349,10 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
 
 #[test]
 fn an_empty_summary_is_a_failure_and_leaves_the_tracker_alone() {
+    let example_5 = example_5();
     let mut tracker = Tracker::with_total(5);
     let result = compact(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &autobot(),
         &Scripted::Fixed("  \n".into()),
@@ -363,13 +370,14 @@ fn an_empty_summary_is_a_failure_and_leaves_the_tracker_alone() {
 
 #[test]
 fn composition_after_the_reset_resets_without_delivering_when_composition_fails() {
+    let example_5 = example_5();
     let faults = Faults {
         compose_fails: true,
     };
     let after = Config::variant("compose-after-reset").unwrap();
     let mut tracker = Tracker::default();
     let result = compact(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &after,
         &Scripted::Digest,
@@ -384,7 +392,7 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
     );
     let mut tracker = Tracker::default();
     compact(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &Config::default(),
         &Scripted::Digest,
@@ -399,9 +407,10 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
 
 #[test]
 fn a_summary_larger_than_its_region_is_skipped_by_default() {
+    let example_5 = example_5();
     let mut tracker = Tracker::default();
     let result = compact(
-        &example_5(),
+        &example_5,
         Family::Chat,
         &Config::default(),
         &Scripted::Digest,
@@ -413,7 +422,7 @@ fn a_summary_larger_than_its_region_is_skipped_by_default() {
         "{:?}",
         result.outcome
     );
-    assert_eq!((result.boundary, result.messages), (0, example_5()));
+    assert_eq!((result.boundary, result.messages()), (0, example_5.clone()));
     assert!(tracker.calls.is_empty());
 }
 

@@ -98,3 +98,33 @@ fn a_real_result_kept_after_a_barrier_is_still_charged() {
         "{causes:?}"
     );
 }
+
+#[test]
+fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
+    // Two real results for the id elsewhere in the transcript do not matter: in the turn with the
+    // repeated call there is none, so the duplicates are pi's two synthetics.
+    let input = [
+        user(),
+        assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
+        user(),
+        assistant(vec![call("t1")], "claude-sonnet-4-5"),
+        result("t1"),
+        result("t1"),
+    ];
+    let Judgement::Fail(violations) = wire::judge(&input, &default_model(), Variant::default())
+    else {
+        panic!("expected violations");
+    };
+    let first_turn: Vec<&Cause> = violations
+        .iter()
+        .filter(|v| v.evidence["rule"] == "duplicate-result" && v.evidence["message"] == 2)
+        .map(|v| &v.cause)
+        .collect();
+    assert!(!first_turn.is_empty(), "{violations:#?}");
+    assert!(
+        first_turn
+            .iter()
+            .all(|c| matches!(c, Cause::Unpreventable(_))),
+        "{first_turn:?}"
+    );
+}

@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<u8> {
         &mut tracker,
     );
     if let Some(path) = &args.output {
-        let mut text = serde_json::to_string_pretty(&result.messages)?;
+        let mut text = serde_json::to_string_pretty(&result.messages())?;
         text.push('\n');
         io::write_atomically(path, text.as_bytes())?;
     }
@@ -96,20 +96,20 @@ pub fn run(args: Args) -> Result<u8> {
         );
     } else {
         print!("{}", describe(&result, &config, &tracker));
-        println!("{}", serde_json::to_string_pretty(&result.messages)?);
+        println!("{}", serde_json::to_string_pretty(&result.messages())?);
     }
     Ok(0)
 }
 
 /// The human-readable report printed before the transcript.
-fn describe(result: &Compaction, config: &Config, tracker: &Tracker) -> String {
+fn describe(result: &Compaction<'_>, config: &Config, tracker: &Tracker) -> String {
     let policy = serde_json::to_value(config.policy).unwrap_or_default();
     let family = serde_json::to_value(result.family).unwrap_or_default();
     let mut text = format!(
         "policy {} on a {} transcript of {} messages: boundary picked at {}\n",
         policy.as_str().unwrap_or(""),
         family.as_str().unwrap_or(""),
-        result.messages.len() + result.boundary - usize::from(result.boundary > 0),
+        result.kept.len() + result.boundary,
         result.picked
     );
     text += &match &result.outcome {
@@ -118,7 +118,7 @@ fn describe(result: &Compaction, config: &Config, tracker: &Tracker) -> String {
              summary carries {} verbatim user turn(s), {} file(s) written, {} command(s), {} tool(s)\n",
             result.region_tokens,
             result.summary_tokens,
-            result.messages.len() - 1,
+            result.kept.len(),
             result.preserved.len(),
             result.state.files_written.len(),
             result.state.commands.len(),

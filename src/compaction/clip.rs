@@ -1,5 +1,7 @@
-//! Clipping long tool-result bodies in the copy of the region handed to the summariser. The
-//! caller's messages are never modified: a clipped message is a shallow copy.
+//! Clipping long tool-result bodies in the view of the region handed to the summariser. The
+//! caller's messages are never modified: a clipped message is a copy, every other one is borrowed.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -14,21 +16,21 @@ pub fn clip_tool_results(
     family: Family,
     max_chars: usize,
     key: ClipKey,
-) -> Vec<Value> {
+) -> Vec<Cow<'_, Value>> {
     messages
         .iter()
         .map(|message| {
             if !family.is_tool_result(message) {
-                return message.clone();
+                return Cow::Borrowed(message);
             }
             let body = message_text(message);
             match body.char_indices().nth(max_chars) {
-                None => message.clone(),
+                None => Cow::Borrowed(message),
                 Some((cut, _)) => {
                     let mut copy = message.clone();
                     copy[body_key(message, key)] =
                         Value::String(format!("{}{CLIP_MARKER}", &body[..cut]));
-                    copy
+                    Cow::Owned(copy)
                 }
             }
         })

@@ -4,6 +4,8 @@
 //! Everything here reads `serde_json::Value`s defensively: a non-object entry, a missing field or
 //! a field of the wrong type reads as empty, never raises.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -95,7 +97,7 @@ impl Family {
 
     /// Name and arguments of every tool call a message carries (AutoBot's `_tool_calls_of` and
     /// `_call_name_and_args`; pi's `toolCall` blocks). Malformed calls read as empty.
-    pub fn tool_calls(self, message: &Value) -> Vec<(&str, Map<String, Value>)> {
+    pub fn tool_calls(self, message: &Value) -> Vec<(&str, Cow<'_, Map<String, Value>>)> {
         self.raw_calls(message)
             .map(|call| match self {
                 Family::Pi => (
@@ -134,10 +136,10 @@ impl Family {
     /// The text a message contributes to token estimates and to the summariser (AutoBot's
     /// `_message_text`: list content → its text parts joined by a space; an empty or non-string
     /// content falls back to `text`). pi summaries read their `summary`.
-    pub fn text(self, message: &Value) -> String {
+    pub fn text(self, message: &Value) -> Cow<'_, str> {
         if self == Family::Pi && matches!(self.role(message), "compactionSummary" | "branchSummary")
         {
-            return str_field(message, "summary").to_string();
+            return Cow::Borrowed(str_field(message, "summary"));
         }
         message_text(message)
     }
@@ -162,18 +164,27 @@ impl Family {
 }
 
 /// AutoBot's `_message_text` (both families share it: pi content is a string or a list of parts).
-pub fn message_text(message: &Value) -> String {
+/// Borrowed unless several text parts have to be joined.
+pub fn message_text(message: &Value) -> Cow<'_, str> {
     match message.get("content") {
         Some(Value::Array(parts)) => {
-            let joined = text_parts(parts).collect::<Vec<_>>().join(" ");
+            let mut texts = text_parts(parts);
+            let joined = match (texts.next(), texts.next()) {
+                (None, _) => Cow::Borrowed(""),
+                (Some(only), None) => Cow::Borrowed(only),
+                (Some(first), Some(second)) => {
+                    let rest: Vec<&str> = [first, second].into_iter().chain(texts).collect();
+                    Cow::Owned(rest.join(" "))
+                }
+            };
             if !joined.is_empty() {
                 return joined;
             }
         }
-        Some(Value::String(s)) if !s.is_empty() => return s.clone(),
+        Some(Value::String(s)) if !s.is_empty() => return Cow::Borrowed(s),
         _ => {}
     }
-    str_field(message, "text").to_string()
+    Cow::Borrowed(str_field(message, "text"))
 }
 
 /// AutoBot's `_text_parts`: the `text` of every `{type: "text", text: <string>}` part.
@@ -201,13 +212,13 @@ fn is_block(block: &Value, kind: &str) -> bool {
 }
 
 /// Tool-call arguments as an object: a JSON string is parsed; anything else reads as `{}`.
-fn arguments(raw: &Value) -> Map<String, Value> {
+fn arguments(raw: &Value) -> Cow<'_, Map<String, Value>> {
     match raw {
-        Value::Object(map) => map.clone(),
+        Value::Object(map) => Cow::Borrowed(map),
         Value::String(text) => match serde_json::from_str(text) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
+            Ok(Value::Object(map)) => Cow::Owned(map),
+            _ => Cow::Owned(Map::new()),
         },
-        _ => Map::new(),
+        _ => Cow::Owned(Map::new()),
     }
 }

@@ -19,6 +19,8 @@ pub mod summariser;
 pub mod tokens;
 pub mod tracker;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -55,11 +57,14 @@ pub enum Outcome {
 }
 
 /// The result of one compaction: the new transcript and everything a report or an oracle needs.
+/// The kept messages are borrowed from the input, so a compaction copies nothing it keeps.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction {
+pub struct Compaction<'a> {
     pub family: Family,
-    /// The new transcript (a copy of the input when nothing was compacted).
-    pub messages: Vec<Value>,
+    /// The message that replaces the summarised region (none when nothing was compacted).
+    pub summary_message: Option<Value>,
+    /// The kept messages (the whole input when nothing was compacted).
+    pub kept: &'a [Value],
     /// The first kept index when compacted, 0 otherwise.
     pub boundary: usize,
     /// What the policy picked (the boundary, even when the compaction was then skipped or failed).
@@ -68,7 +73,7 @@ pub struct Compaction {
     pub summary: String,
     pub outcome: Outcome,
     /// The clipped region exactly as the summariser received it.
-    pub summariser_input: Vec<Value>,
+    pub summariser_input: Vec<Cow<'a, Value>>,
     pub state: state::State,
     pub preserved: Vec<String>,
     pub region_tokens: u64,
@@ -76,18 +81,19 @@ pub struct Compaction {
 }
 
 /// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
-pub fn compact(
-    messages: &[Value],
+pub fn compact<'a>(
+    messages: &'a [Value],
     family: Family,
     config: &Config,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,
-) -> Compaction {
+) -> Compaction<'a> {
     let picked = boundary::pick(messages, family, config);
     let mut result = Compaction {
         family,
-        messages: messages.to_vec(),
+        summary_message: None,
+        kept: messages,
         boundary: 0,
         picked,
         summary: String::new(),
@@ -157,17 +163,25 @@ pub fn compact(
         refill(tracker);
     }
     let tokens_before = result.region_tokens + retained.iter().sum::<u64>();
-    let mut out = Vec::with_capacity(kept.len() + 1);
-    out.push(family.summary_message(&composed, tokens_before, &region[region.len() - 1]));
-    out.extend_from_slice(kept);
-    result.messages = out;
+    result.summary_message =
+        Some(family.summary_message(&composed, tokens_before, &region[region.len() - 1]));
+    result.kept = kept;
     result.boundary = picked;
     result.summary = composed;
     result.outcome = Outcome::Compacted;
     result
 }
 
-impl Compaction {
+impl Compaction<'_> {
+    /// The new transcript: the summary message, then the kept messages (a copy).
+    pub fn messages(&self) -> Vec<Value> {
+        self.summary_message
+            .iter()
+            .chain(self.kept)
+            .cloned()
+            .collect()
+    }
+
     /// The report `ctxfuzz compact` prints and the oracles read (without the transcript).
     pub fn report(&self, tracker: &Tracker) -> Value {
         json!({
@@ -175,7 +189,7 @@ impl Compaction {
             "outcome": self.outcome,
             "picked_boundary": self.picked,
             "summarised": self.boundary,
-            "kept": self.messages.len() - usize::from(self.boundary > 0),
+            "kept": self.kept.len(),
             "region_tokens": self.region_tokens,
             "summary_tokens": self.summary_tokens,
             "state": self.state,
@@ -187,7 +201,7 @@ impl Compaction {
     /// `{"messages", "boundary", "summary", "report"}`: the `--json` output of `ctxfuzz compact`.
     pub fn to_json(&self, tracker: &Tracker) -> Value {
         json!({
-            "messages": self.messages,
+            "messages": self.messages(),
             "boundary": self.boundary,
             "summary": self.summary,
             "report": self.report(tracker),

@@ -25,7 +25,7 @@ const WARN_FILL: f64 = 0.80;
 const COMPRESS_FILL: f64 = 0.90;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Protection {
+pub struct Protection<'a> {
     pub warning_triggered: bool,
     pub summary_created: bool,
     pub summary_text: String,
@@ -34,7 +34,7 @@ pub struct Protection {
     pub total_tokens: u64,
     pub context_limit: u64,
     #[serde(skip)]
-    pub compaction: Option<Compaction>,
+    pub compaction: Option<Compaction<'a>>,
 }
 
 /// The inputs of one overflow check besides the transcript.
@@ -49,15 +49,15 @@ pub struct Turn {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn check_and_protect(
-    messages: &[Value],
+pub fn check_and_protect<'a>(
+    messages: &'a [Value],
     family: Family,
     config: &Config,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,
     turn: Turn,
-) -> Protection {
+) -> Protection<'a> {
     if let Some((prompt, completion)) = turn.usage {
         tracker.add(prompt, completion);
     }

@@ -2,6 +2,8 @@
 //! oldest first. With `carry`, an earlier summary in the region contributes the verbatim turns it
 //! carried, so an instruction survives every later round (within the cap).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::family::Family;
@@ -12,7 +14,7 @@ pub fn preserved(messages: &[Value], family: Family, cap: usize, carry: bool) ->
     if cap == 0 {
         return Vec::new();
     }
-    let mut texts = Vec::new();
+    let mut texts: Vec<Cow<'_, str>> = Vec::new();
     for message in messages {
         if family.is_user(message) {
             let text = family.text(message);
@@ -20,10 +22,11 @@ pub fn preserved(messages: &[Value], family: Family, cap: usize, carry: bool) ->
                 texts.push(text);
             }
         } else if carry && family.is_summary(message) {
-            texts.extend(carried(&family.text(message)));
+            texts.extend(carried(&family.text(message)).into_iter().map(Cow::Owned));
         }
     }
-    texts.split_off(texts.len().saturating_sub(cap))
+    let recent = texts.len().saturating_sub(cap);
+    texts.drain(recent..).map(Cow::into_owned).collect()
 }
 
 /// The verbatim turns a composed summary carries: the items of its first

@@ -1,6 +1,8 @@
 //! The summariser: a trait, the deterministic offline default (a fixed-size digest of the
 //! region), and scripted behaviours for examples and fault injection.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -18,7 +20,7 @@ pub enum SummaryError {
 pub trait Summariser {
     /// The raw summary of `region` (already clipped). Surrounding whitespace is trimmed by the
     /// caller and an empty result counts as a failure.
-    fn summarise(&self, region: &[Value], family: Family) -> Result<String, SummaryError>;
+    fn summarise(&self, region: &[Cow<'_, Value>], family: Family) -> Result<String, SummaryError>;
 }
 
 /// The summariser behaviours a case file or the fuzzer can ask for.
@@ -38,7 +40,7 @@ pub enum Scripted {
 }
 
 impl Summariser for Scripted {
-    fn summarise(&self, region: &[Value], family: Family) -> Result<String, SummaryError> {
+    fn summarise(&self, region: &[Cow<'_, Value>], family: Family) -> Result<String, SummaryError> {
         match self {
             Scripted::Digest => Ok(digest(region, family)),
             Scripted::Fixed(text) => Ok(text.clone()),
@@ -51,7 +53,7 @@ impl Summariser for Scripted {
 /// Calls `summariser` and applies AutoBot's post-processing: trim, and empty is a failure.
 pub fn summarise(
     summariser: &dyn Summariser,
-    region: &[Value],
+    region: &[Cow<'_, Value>],
     family: Family,
 ) -> Result<String, SummaryError> {
     let text = summariser.summarise(region, family)?;
@@ -61,15 +63,18 @@ pub fn summarise(
     }
 }
 
-fn digest(region: &[Value], family: Family) -> String {
+fn digest(region: &[Cow<'_, Value>], family: Family) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let (mut users, mut tools) = (0, 0);
     for message in region {
         users += usize::from(family.is_user(message));
         tools += usize::from(family.is_tool_result(message));
-        let line = format!("{}: {}\n", family.role(message), family.text(message));
-        for byte in line.bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        // The line `role: text` of the summariser's prompt, hashed without building it.
+        let text = family.text(message);
+        for part in [family.role(message), ": ", &text, "\n"] {
+            for byte in part.bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
         }
     }
     format!(

@@ -6,6 +6,7 @@
 //!
 //! [`shapes`] says which shapes a transcript has.
 
+pub mod chat;
 pub mod pi;
 pub mod session;
 pub mod shapes;

@@ -159,13 +159,9 @@ pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
         let before = found.len();
         judge_round(contract, &reader, round, &mut found);
         if round.boundary > 0 {
-            summarised_turns.extend(
-                round.input[..round.boundary]
-                    .iter()
-                    .filter(|m| reader.role(m) == "user")
-                    .map(|m| reader.text(m))
-                    .filter(|t| !t.is_empty()),
-            );
+            // The summary an earlier round wrote sits at index 0; its turns are already counted.
+            let own = usize::from(compacted_rounds > 0);
+            summarised_turns.extend(reader.turns(&round.input[own..round.boundary]));
             if compacted_rounds > 0 {
                 across_rounds(contract, round, &summarised_turns, &mut found);
             }
@@ -307,12 +303,7 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
 
     // user-turns-preserved, caps-respected
     let block = verbatim_block(round.summary);
-    let turns: Vec<String> = region
-        .iter()
-        .filter(|m| reader.role(m) == "user")
-        .map(|m| reader.text(m))
-        .filter(|t| !t.is_empty())
-        .collect();
+    let turns = reader.turns(region);
     let expected = render_items(&turns[turns.len().saturating_sub(contract.user_message_cap)..]);
     if !block.unwrap_or("").ends_with(&expected) {
         report(
@@ -321,15 +312,15 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
             json!({"expected": expected, "verbatim_block": block}),
         );
     }
-    let items = block.map_or(0, |b| b.split('\n').filter(|l| l.starts_with("- ")).count());
-    if items > contract.user_message_cap {
+    let rendered = block.map_or(0, |b| items(b).len());
+    if rendered > contract.user_message_cap {
         report(
             CAPS,
             format!(
-                "{items} verbatim turns rendered, cap {}",
+                "{rendered} verbatim turns rendered, cap {}",
                 contract.user_message_cap
             ),
-            json!({"rendered": items, "cap": contract.user_message_cap}),
+            json!({"rendered": rendered, "cap": contract.user_message_cap}),
         );
     }
 
@@ -463,28 +454,18 @@ fn state_retained(
             missing.push(label.trim_matches(['*', ':', ' ']).to_string());
         }
     }
-    let commands_line = summary
-        .split('\n')
-        .find_map(|l| l.strip_prefix("**Commands run:** "));
-    match commands_line {
-        None if !shown.is_empty() => missing.push("Commands run".to_string()),
-        Some(line) if line != shown.join("; ") => {
-            let all = commands.join("; ");
-            let invariant = if line == all || line.len() > shown.join("; ").len() {
-                CAPS
-            } else {
-                STATE_RETAINED
-            };
+    // Commands may contain newlines, so the line is matched as a whole rather than split out.
+    let line = |commands: &[String]| format!("**Commands run:** {}", commands.join("; "));
+    if !shown.is_empty() && !summary.contains(&line(shown)) {
+        if shown.len() < commands.len() && summary.contains(&line(&commands)) {
             report(
-                invariant,
-                format!(
-                    "the commands line does not show the last {} commands",
-                    shown.len()
-                ),
-                json!({"rendered": line, "expected": shown}),
+                CAPS,
+                format!("all {} commands rendered, cap {cap}", commands.len()),
+                json!({"commands": commands.len(), "cap": cap}),
             );
+        } else {
+            missing.push("Commands run".to_string());
         }
-        _ => {}
     }
     if !missing.is_empty() {
         report(
@@ -554,6 +535,20 @@ fn verbatim_block(summary: &str) -> Option<&str> {
         let at = summary.find(&format!("\n\n{VERBATIM_HEADING}"))?;
         Some(&summary[at + 2 + VERBATIM_HEADING.len()..])
     })
+}
+
+/// The turns of a verbatim block: a `- ` line starts one, any other line continues it.
+fn items(block: &str) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    for line in block.split('\n') {
+        if let Some(item) = line.strip_prefix("- ") {
+            items.push(item.to_string());
+        } else if let Some(last) = items.last_mut() {
+            last.push('\n');
+            last.push_str(line);
+        }
+    }
+    items
 }
 
 fn render_items(turns: &[String]) -> String {
@@ -627,6 +622,28 @@ impl Reader {
             _ => {}
         }
         Self::field(m, "text").to_string()
+    }
+
+    /// The user turns a region holds, oldest first: every non-empty user text, and the verbatim
+    /// turns an earlier summary in the region carries, where it sits.
+    fn turns(&self, region: &[Value]) -> Vec<String> {
+        let mut turns = Vec::new();
+        for m in region {
+            if self.role(m) == "user" {
+                turns.extend(Some(self.text(m)).filter(|t| !t.is_empty()));
+            } else if self.is_summary(m) {
+                turns.extend(verbatim_block(&self.text(m)).map(items).unwrap_or_default());
+            }
+        }
+        turns
+    }
+
+    fn is_summary(&self, m: &Value) -> bool {
+        if self.pi {
+            Self::field(m, "role") == "compactionSummary"
+        } else {
+            Self::field(m, "messageType") == "context_summary"
+        }
     }
 
     fn is_summary_carrying(&self, m: &Value, summary: &str) -> bool {

@@ -7,6 +7,9 @@
 //! `session_error`, `truncated`, and others this module does not need. The guard extension is
 //! named `guard`; its recovery follow-up is a user message whose sender is `guard`.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Cause, Judgement, Violation};
@@ -47,10 +50,47 @@ pub const INVARIANTS: [(&str, &str); 5] = [
 
 const GUARD: &str = "guard";
 
+/// The fields of a trace event the invariants read (every other field is ignored).
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow)]
+    event: Cow<'a, str>,
+    #[serde(default)]
+    healthy: Option<bool>,
+    #[serde(default)]
+    run: Option<u64>,
+    #[serde(default, borrow)]
+    trigger: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    delivered: Vec<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    moved: Vec<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    handlers: Vec<Handled<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Handled<'a> {
+    #[serde(borrow)]
+    ext: Cow<'a, str>,
+    #[serde(borrow)]
+    did: Did<'a>,
+    #[serde(default)]
+    latch: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Did<'a> {
+    #[serde(borrow)]
+    action: Cow<'a, str>,
+}
+
 /// One logical run as the trace shows it.
 #[derive(Default)]
 struct Run {
-    run: Value,
+    run: Option<u64>,
     trigger: String,
     agent_ends: u64,
     follow_ups: u64,
@@ -63,10 +103,21 @@ struct Run {
     died: Option<String>,
 }
 
-/// Judges one guard trace.
+/// Judges one guard trace given as a JSON value.
 pub fn judge(trace: &Value) -> Judgement {
-    let Some(events) = trace.as_array() else {
-        return Judgement::CannotJudge("a guard trace is a JSON array of events".to_string());
+    judge_parsed(Vec::<Event>::deserialize(trace))
+}
+
+/// Judges one guard trace given as JSON text (what the fuzz target hands over: serialising a trace
+/// to text and reading only these fields is several times cheaper than building a `Value`).
+pub fn judge_text(trace: &str) -> Judgement {
+    judge_parsed(serde_json::from_str(trace))
+}
+
+fn judge_parsed(events: Result<Vec<Event<'_>>, serde_json::Error>) -> Judgement {
+    let events = match events {
+        Ok(events) => events,
+        Err(error) => return Judgement::CannotJudge(format!("not a guard trace: {error}")),
     };
     let mut judge = Judge::default();
     for (index, event) in events.iter().enumerate() {
@@ -85,23 +136,15 @@ struct Judge {
     latch: bool,
     run: Option<Run>,
     /// The run that started the current prompt, and the runs that settled for it.
-    prompt: Value,
-    settled_for_prompt: Vec<Value>,
-}
-
-fn senders(value: &Value) -> impl Iterator<Item = &str> {
-    value
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
+    prompt: Option<u64>,
+    settled_for_prompt: Vec<Option<u64>>,
 }
 
 impl Judge {
-    fn event(&mut self, index: usize, event: &Value) {
-        let kind = event["event"].as_str().unwrap_or_default();
+    fn event(&mut self, index: usize, event: &Event<'_>) {
+        let kind = event.event.as_ref();
         if kind == "supervision" {
-            self.unhealthy = event["healthy"] == Value::Bool(false);
+            self.unhealthy = event.healthy == Some(false);
             return;
         }
         if kind == "run_start" {
@@ -113,7 +156,7 @@ impl Judge {
         };
         match kind {
             "llm_request" => {
-                let recoveries = senders(&event["delivered"]).filter(|s| *s == GUARD).count();
+                let recoveries = event.delivered.iter().filter(|s| *s == GUARD).count();
                 if recoveries > 0 {
                     run.recovery_reached_model = true;
                     run.undelivered = run.undelivered.saturating_sub(recoveries as u64);
@@ -121,12 +164,12 @@ impl Judge {
             }
             "esc" => {
                 run.esc = true;
-                if senders(&event["moved"]).any(|s| s == GUARD) {
+                if event.moved.iter().any(|s| s == GUARD) {
                     run.undelivered = 0;
                 }
             }
             "run_failed" | "session_error" => {
-                run.died = Some(event["reason"].as_str().unwrap_or(kind).to_string());
+                run.died = Some(event.reason.as_deref().unwrap_or(kind).to_string());
             }
             "agent_end" => {
                 run.agent_ends += 1;
@@ -141,37 +184,32 @@ impl Judge {
         }
     }
 
-    fn start_run(&mut self, event: &Value) {
-        let trigger = event["trigger"].as_str().unwrap_or_default().to_string();
+    fn start_run(&mut self, event: &Event<'_>) {
+        let trigger = event.trigger.as_deref().unwrap_or_default().to_string();
         if trigger != GUARD {
-            self.prompt = event["run"].clone();
+            self.prompt = event.run;
             self.settled_for_prompt.clear();
         }
         self.run = Some(Run {
-            run: event["run"].clone(),
+            run: event.run,
             trigger,
             ..Run::default()
         });
     }
 
     /// The guard's handler outcomes: its latch, its follow-ups, its failed deliveries.
-    fn handlers(&mut self, event: &Value) {
+    fn handlers(&mut self, event: &Event<'_>) {
         let run = self.run.as_mut().expect("handlers only inside a run");
-        let guard_handlers = event["handlers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|handled| handled["ext"] == GUARD);
-        for handled in guard_handlers {
-            if let Some(latch) = handled["latch"].as_bool() {
+        for handled in event.handlers.iter().filter(|handled| handled.ext == GUARD) {
+            if let Some(latch) = handled.latch {
                 self.latch = latch;
             }
-            match handled["did"]["action"].as_str() {
-                Some("blocked") => {
+            match handled.did.action.as_ref() {
+                "blocked" => {
                     run.follow_ups += 1;
                     run.undelivered += 1;
                 }
-                Some("delivery-failed") => run.delivery_failed = true,
+                "delivery-failed" => run.delivery_failed = true,
                 _ => {}
             }
         }
@@ -197,11 +235,13 @@ impl Judge {
         let run = self.run.take().expect("a settle belongs to a run");
         let evidence = |extra: Value| json!({ "event_index": index, "run": run.run, "trigger": run.trigger, "detail": extra });
 
-        self.settled_for_prompt.push(run.run.clone());
+        self.settled_for_prompt.push(run.run);
         if self.settled_for_prompt.len() == 2 {
             let summary = format!(
                 "the prompt of run {} settled twice (runs {} and {}): two idle signals",
-                self.prompt, self.settled_for_prompt[0], self.settled_for_prompt[1]
+                display(self.prompt),
+                display(self.settled_for_prompt[0]),
+                display(self.settled_for_prompt[1])
             );
             let detail =
                 json!({ "prompt_run": self.prompt, "settled_runs": self.settled_for_prompt });
@@ -225,7 +265,7 @@ impl Judge {
             };
             let summary = format!(
                 "run {} settled with supervision unhealthy and the recovery instruction never reached the model",
-                run.run
+                display(run.run)
             );
             let detail = json!({ "died": run.died, "delivery_failed": run.delivery_failed });
             self.violation(NO_BLIND_TURN_END, cause, summary, evidence(detail));
@@ -234,7 +274,7 @@ impl Judge {
         if self.latch {
             let summary = format!(
                 "the guard's latch is still set after run {} settled",
-                run.run
+                display(run.run)
             );
             self.violation(
                 LATCH_RELEASED,
@@ -253,7 +293,8 @@ impl Judge {
             };
             let summary = format!(
                 "{} recovery follow-up(s) sent in run {} never reached the model before it settled",
-                run.undelivered, run.run
+                run.undelivered,
+                display(run.run)
             );
             let detail = json!({ "undelivered": run.undelivered, "died": run.died });
             self.violation(RECOVERY_LANDS_IN_RUN, cause, summary, evidence(detail));
@@ -267,7 +308,9 @@ impl Judge {
         if run.follow_ups > bound {
             let summary = format!(
                 "run {} got {} guard follow-ups for {} agent_end events (bound {bound})",
-                run.run, run.follow_ups, run.agent_ends
+                display(run.run),
+                run.follow_ups,
+                run.agent_ends
             );
             let evidence = json!({
                 "event_index": index, "run": run.run, "follow_ups": run.follow_ups,
@@ -281,6 +324,11 @@ impl Judge {
             );
         }
     }
+}
+
+/// A run number for a summary (`?` when the trace did not say).
+fn display(run: Option<u64>) -> String {
+    run.map_or_else(|| "?".to_string(), |run| run.to_string())
 }
 
 #[cfg(test)]
@@ -341,8 +389,27 @@ mod tests {
     }
 
     #[test]
-    fn a_trace_that_is_not_an_array_cannot_be_judged() {
+    fn a_trace_that_is_not_an_array_of_events_cannot_be_judged() {
         assert!(matches!(judge(&json!({})), Judgement::CannotJudge(_)));
+        assert!(matches!(
+            judge(&json!([{"run": 1}])),
+            Judgement::CannotJudge(_)
+        ));
+        assert!(matches!(
+            judge_text("[{\"event\": 3}]"),
+            Judgement::CannotJudge(_)
+        ));
+    }
+
+    #[test]
+    fn text_and_value_are_judged_alike() {
+        let mut trace = fixed_trace();
+        trace.remove(4);
+        let value = Value::Array(trace);
+        let expected = ids(value.clone());
+        let both = [NO_BLIND_TURN_END, RECOVERY_LANDS_IN_RUN].map(|id| (id.to_string(), true));
+        assert_eq!(expected, both.to_vec());
+        assert_eq!(judge_text(&value.to_string()), judge(&value));
     }
 
     #[test]

@@ -242,30 +242,30 @@ impl<'m> IdProvenance<'m> {
     }
 
     /// Why pi itself sends several results for `id`: one assistant calls it twice (the raw id
-    /// repeated, or two raw ids sanitised to one) and, with at most one real result, pi answers
-    /// each occurrence with its own synthetic result. Removing results cannot prevent that.
+    /// repeated, or two raw ids sanitised to one) and, with at most one real result in its turn,
+    /// pi answers each occurrence with its own synthetic result. Removing results cannot prevent
+    /// that.
     fn synthetic_duplicates(&self, id: &str) -> Option<&'static str> {
         let calls = self.calls.get(id)?;
         let results = self.results.get(id).map(Vec::as_slice).unwrap_or_default();
-        calls.iter().enumerate().find_map(|(i, (index, raw))| {
-            let (_, other_raw) = calls[i + 1..].iter().find(|(other, _)| other == index)?;
-            // Only the results of this assistant's turn count: the id may be reused in other
-            // turns, each with its own real result (found by the harness's `sweep` target).
-            let next_turn = calls[i + 1..]
-                .iter()
-                .map(|(other, _)| *other)
-                .find(|other| other > index)
-                .unwrap_or(usize::MAX);
-            let answered = results
-                .iter()
-                .filter(|(result, _)| result > index && *result < next_turn)
-                .count();
-            (answered < 2).then_some(if other_raw == raw {
+        calls.iter().enumerate().find_map(|(i, (at, raw))| {
+            let (_, other_raw) = calls[i + 1..].iter().find(|(other, _)| other == at)?;
+            let turn = *at..self.next_assistant(*at);
+            let answers = results.iter().filter(|(r, _)| turn.contains(r)).count();
+            (answers < 2).then_some(if other_raw == raw {
                 REUSED_ID
             } else {
                 COLLISION
             })
         })
+    }
+
+    /// The index of the first assistant after `index` (the end of the list if none).
+    fn next_assistant(&self, index: usize) -> usize {
+        self.messages[index + 1..]
+            .iter()
+            .position(|m| is_str(field(m, "role"), "assistant"))
+            .map_or(self.messages.len(), |offset| index + 1 + offset)
     }
 
     fn shape(&self, wire: &WireViolation, cause: &Cause) -> Option<KnownShape> {

@@ -34,7 +34,7 @@ pub(crate) fn convert<'a>(
         let Some(role) = field(message, "role").and_then(Value::as_str) else {
             continue;
         };
-        let timestamp = field(message, "timestamp");
+        let timestamp = || field(message, "timestamp");
         let converted = match role {
             "user" | "assistant" | "toolResult" => Cow::Borrowed(message),
             "system" if v.has_system_role() => Cow::Borrowed(message),
@@ -42,18 +42,18 @@ pub(crate) fn convert<'a>(
                 if truthy(field(message, "excludeFromContext")) {
                     continue;
                 }
-                Cow::Owned(user_text(bash_text(message), timestamp))
+                Cow::Owned(user_text(bash_text(message), timestamp()))
             }
             "custom" => {
                 let content = match field(message, "content") {
                     Some(Value::String(text)) => Some(json!([{"type": "text", "text": text}])),
                     other => other.cloned(),
                 };
-                Cow::Owned(user_message(content, timestamp))
+                Cow::Owned(user_message(content, timestamp()))
             }
             "branchSummary" => Cow::Owned(user_text(
                 summary_text(BRANCH_PREFIX, field(message, "summary"), BRANCH_SUFFIX),
-                timestamp,
+                timestamp(),
             )),
             "compactionSummary" => Cow::Owned(user_text(
                 summary_text(
@@ -61,7 +61,7 @@ pub(crate) fn convert<'a>(
                     field(message, "summary"),
                     COMPACTION_SUFFIX,
                 ),
-                timestamp,
+                timestamp(),
             )),
             _ => continue,
         };

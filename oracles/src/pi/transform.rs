@@ -402,23 +402,29 @@ fn has_thinking_text(block: &Value) -> Result<bool, Thrown> {
     }
 }
 
-/// How a tool call id takes part in `Set.has` (SameValueZero): primitives by value; an object
-/// or array id is a distinct reference that nothing else equals (`None`).
-fn id_key(id: Option<&Value>) -> Option<String> {
-    match id {
-        None => Some("u".into()),
-        Some(Value::Null) => Some("z".into()),
-        Some(Value::Bool(b)) => Some(format!("b{b}")),
-        Some(Value::Number(n)) => Some(format!("n{}", js::number_to_js_string(n.as_f64()?))),
-        Some(Value::String(s)) => Some(format!("s{s}")),
-        Some(Value::Array(_) | Value::Object(_)) => None,
-    }
+/// A tool call id as `Set.has` compares it (SameValueZero): primitives by value; an object or
+/// array id is a distinct reference that nothing else equals (`None`).
+#[derive(PartialEq, Eq, Hash)]
+enum IdKey<'k> {
+    Undefined,
+    Null,
+    Bool(bool),
+    /// The bits of the number as an `f64`, with `-0` read as `0`.
+    Number(u64),
+    Str(&'k str),
 }
 
-/// A pending call: what the synthetic result copies from it.
-struct PendingCall {
-    id: Option<Value>,
-    name: Option<Value>,
+impl<'k> IdKey<'k> {
+    fn of(id: Option<&'k Value>) -> Option<Self> {
+        match id {
+            None => Some(IdKey::Undefined),
+            Some(Value::Null) => Some(IdKey::Null),
+            Some(Value::Bool(b)) => Some(IdKey::Bool(*b)),
+            Some(Value::Number(n)) => Some(IdKey::Number((n.as_f64()? + 0.0).to_bits())),
+            Some(Value::String(s)) => Some(IdKey::Str(s)),
+            Some(Value::Array(_) | Value::Object(_)) => None,
+        }
+    }
 }
 
 /// Step 3: the tool-call accounting pass.
@@ -428,87 +434,85 @@ fn account_tool_calls(
 ) -> Result<Vec<Cow<'_, Value>>, Thrown> {
     let mut ledger = Ledger {
         out: Vec::with_capacity(messages.len() + 4),
-        pending: Vec::new(),
-        answered: HashSet::new(),
+        pending: None,
         held: Vec::new(),
     };
     for message in messages {
-        let role = field(&message, "role");
-        if is_str(role, "assistant") {
-            ledger.close();
-            let stop = field(&message, "stopReason");
-            if is_str(stop, "error") || is_str(stop, "aborted") {
-                continue;
-            }
-            let calls = tool_calls(&message)?;
-            if !calls.is_empty() {
-                ledger.pending = calls;
-                ledger.answered.clear();
-            }
-            ledger.out.push(message);
-        } else if is_str(role, "toolResult") {
-            if let Some(key) = id_key(field(&message, "toolCallId")) {
-                ledger.answered.insert(key);
-            }
-            ledger.out.push(message);
-        } else if is_str(role, "system") && v.has_system_role() {
-            if ledger.pending.is_empty() {
+        let role = field(&message, "role").and_then(Value::as_str);
+        match role {
+            Some("assistant") => {
+                ledger.close();
+                let stop = field(&message, "stopReason").and_then(Value::as_str);
+                if matches!(stop, Some("error" | "aborted")) {
+                    continue;
+                }
+                if has_tool_calls(&message)? {
+                    ledger.pending = Some(ledger.out.len());
+                }
                 ledger.out.push(message);
-            } else {
+            }
+            Some("system") if v.has_system_role() && ledger.pending.is_some() => {
                 ledger.held.push(message);
             }
-        } else if is_str(role, "user") {
-            ledger.close();
-            ledger.out.push(message);
-        } else {
-            ledger.out.push(message);
+            Some("user") => {
+                ledger.close();
+                ledger.out.push(message);
+            }
+            // Results are never checked here: their ids are read when the calls are closed.
+            _ => ledger.out.push(message),
         }
     }
     ledger.close();
     Ok(ledger.out)
 }
 
-/// `assistant.content.filter(b => b.type === "toolCall")`.
-fn tool_calls(assistant: &Value) -> Result<Vec<PendingCall>, Thrown> {
+/// The `toolCall` blocks of an assistant's (already transformed, so array) content.
+fn calls_of(assistant: &Value) -> impl Iterator<Item = &Value> {
+    field(assistant, "content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|block| is_str(field(block, "type"), "toolCall"))
+}
+
+/// `assistant.content.filter(b => b.type === "toolCall").length > 0`, throwing where a block is
+/// `null` (only possible for arrays `flatMap` spliced in).
+fn has_tool_calls(assistant: &Value) -> Result<bool, Thrown> {
     let Some(Value::Array(blocks)) = field(assistant, "content") else {
-        return Ok(Vec::new());
+        return Ok(false);
     };
-    let mut calls = Vec::new();
-    for block in blocks {
-        if block.is_null() {
-            return Err(throw(js::cannot_read(Some(block), "type")));
-        }
-        if is_str(field(block, "type"), "toolCall") {
-            calls.push(PendingCall {
-                id: field(block, "id").cloned(),
-                name: field(block, "name").cloned(),
-            });
-        }
+    if let Some(null) = blocks.iter().find(|block| block.is_null()) {
+        return Err(throw(js::cannot_read(Some(null), "type")));
     }
-    Ok(calls)
+    Ok(calls_of(assistant).next().is_some())
 }
 
 struct Ledger<'a> {
     out: Vec<Cow<'a, Value>>,
-    pending: Vec<PendingCall>,
-    answered: HashSet<String>,
+    /// Index in `out` of the assistant whose calls are open.
+    pending: Option<usize>,
     held: Vec<Cow<'a, Value>>,
 }
 
 impl Ledger<'_> {
-    /// `closePendingToolCalls`: a synthetic result for every unanswered pending call (in call
-    /// order, duplicates included), then the held system messages.
+    /// `closePendingToolCalls`: a synthetic result for every call of the open assistant that no
+    /// result since it answers (in call order, duplicates included), then the held system
+    /// messages.
     fn close(&mut self) {
-        if !self.pending.is_empty() {
-            for call in &self.pending {
-                let answered =
-                    id_key(call.id.as_ref()).is_some_and(|key| self.answered.contains(&key));
-                if !answered {
-                    self.out.push(Cow::Owned(synthetic_result(call)));
-                }
-            }
-            self.pending.clear();
-            self.answered.clear();
+        if let Some(assistant) = self.pending.take() {
+            let (before, after) = self.out.split_at(assistant + 1);
+            let answered: HashSet<IdKey<'_>> = after
+                .iter()
+                .filter(|m| is_str(field(m, "role"), "toolResult"))
+                .filter_map(|m| IdKey::of(field(m, "toolCallId")))
+                .collect();
+            let synthetic: Vec<Value> = calls_of(&before[assistant])
+                .filter(|call| {
+                    !IdKey::of(field(call, "id")).is_some_and(|key| answered.contains(&key))
+                })
+                .map(synthetic_result)
+                .collect();
+            self.out.extend(synthetic.into_iter().map(Cow::Owned));
         }
         self.out.append(&mut self.held);
     }
@@ -516,13 +520,13 @@ impl Ledger<'_> {
 
 /// The result pi invents for an unanswered call. The timestamp is wall-clock time in pi; the
 /// model freezes it to 0, as the reference vectors do.
-fn synthetic_result(call: &PendingCall) -> Value {
+fn synthetic_result(call: &Value) -> Value {
     let mut map = Map::new();
     map.insert("role".into(), Value::from("toolResult"));
-    if let Some(id) = &call.id {
+    if let Some(id) = field(call, "id") {
         map.insert("toolCallId".into(), id.clone());
     }
-    if let Some(name) = &call.name {
+    if let Some(name) = field(call, "name") {
         map.insert("toolName".into(), name.clone());
     }
     map.insert(

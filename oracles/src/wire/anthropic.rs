@@ -61,6 +61,15 @@ impl Payload {
             Payload::IdsOnly => Value::Null,
         }
     }
+
+    /// A content block that carries no id (text, image, thinking): built in full, or `null`
+    /// (which the validator counts as "other content", as it would the real block).
+    fn block(self, build: impl FnOnce() -> Value) -> Value {
+        match self {
+            Payload::Full => build(),
+            Payload::IdsOnly => Value::Null,
+        }
+    }
 }
 
 /// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
@@ -235,10 +244,10 @@ fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Valu
         if is_str(field(item, "type"), "text") {
             let text = sanitized_text(field(item, "text"))?;
             if !js::is_blank(text) {
-                blocks.push(json!({"type": "text", "text": payload.text(text)}));
+                blocks.push(payload.block(|| json!({"type": "text", "text": text})));
             }
         } else {
-            blocks.push(image_block(item, payload));
+            blocks.push(payload.block(|| image_block(item)));
         }
     }
     Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
@@ -255,10 +264,7 @@ fn sanitized_text(text: Option<&Value>) -> Result<&str, Thrown> {
 }
 
 /// `{type: "image", source: {type: "base64", media_type: mimeType, data}}`.
-fn image_block(image: &Value, payload: Payload) -> Value {
-    if payload == Payload::IdsOnly {
-        return json!({"type": "image"});
-    }
+fn image_block(image: &Value) -> Value {
     let mut source = Map::new();
     source.insert("type".into(), Value::from("base64"));
     if let Some(mime) = field(image, "mimeType") {
@@ -302,17 +308,19 @@ fn assistant_blocks(
         if is_str(kind, "text") {
             let text = trimmable(field(block, "text"), "block.text")?;
             if !js::is_blank(text) {
-                blocks.push(json!({"type": "text", "text": payload.text(text)}));
+                blocks.push(payload.block(|| json!({"type": "text", "text": text})));
             }
         } else if is_str(kind, "thinking") {
             let signature = field(block, "thinkingSignature");
             if truthy(field(block, "redacted")) {
-                let mut redacted = Map::new();
-                redacted.insert("type".into(), Value::from("redacted_thinking"));
-                if let Some(signature) = signature {
-                    redacted.insert("data".into(), payload.value(signature));
-                }
-                blocks.push(Value::Object(redacted));
+                blocks.push(payload.block(|| {
+                    let mut redacted = Map::new();
+                    redacted.insert("type".into(), Value::from("redacted_thinking"));
+                    if let Some(signature) = signature {
+                        redacted.insert("data".into(), signature.clone());
+                    }
+                    Value::Object(redacted)
+                }));
                 continue;
             }
             // Before 0.80.4 a blank thinking block is dropped even when signed (and its text is
@@ -333,15 +341,15 @@ fn assistant_blocks(
             if js::is_blank(thinking) && !signed {
                 continue;
             }
-            let thinking = payload.text(thinking);
-            blocks.push(if signed {
-                let signature = signature.map_or(Value::Null, |s| payload.value(s));
-                json!({"type": "thinking", "thinking": thinking, "signature": signature})
-            } else if allow_empty_signature {
-                json!({"type": "thinking", "thinking": thinking, "signature": payload.text("")})
-            } else {
-                json!({"type": "text", "text": thinking})
-            });
+            blocks.push(payload.block(|| {
+                if signed {
+                    json!({"type": "thinking", "thinking": thinking, "signature": signature})
+                } else if allow_empty_signature {
+                    json!({"type": "thinking", "thinking": thinking, "signature": ""})
+                } else {
+                    json!({"type": "text", "text": thinking})
+                }
+            }));
         } else if is_str(kind, "toolCall") {
             let mut tool_use = Map::new();
             tool_use.insert("type".into(), Value::from("tool_use"));
@@ -404,8 +412,12 @@ fn tool_result(
                 js::to_js_string(field(message, "toolCallId")),
                 js::to_js_string(field(message, "toolName"))
             );
-            error_images.push(json!({"type": "text", "text": payload.text(&caption)}));
-            error_images.extend(images.into_iter().map(|image| image_block(image, payload)));
+            error_images.push(payload.block(|| json!({"type": "text", "text": caption})));
+            error_images.extend(
+                images
+                    .into_iter()
+                    .map(|image| payload.block(|| image_block(image))),
+            );
         }
     }
     let mut result = Map::new();
@@ -447,23 +459,25 @@ fn result_content(content: Option<&Value>, payload: Payload) -> Result<Value, Th
             Payload::IdsOnly => Value::Null,
         });
     }
+    // Every text is read (it may throw) even when only the ids are wanted.
     let mut out = Vec::with_capacity(blocks.len() + 1);
     for block in blocks {
         if block.is_null() {
             return Err(throw(js::cannot_read(Some(block), "type")));
         }
-        if is_str(field(block, "type"), "text") {
+        let converted = if is_str(field(block, "type"), "text") {
             let text = sanitized_text(field(block, "text"))?;
-            out.push(json!({"type": "text", "text": payload.text(text)}));
+            payload.block(|| json!({"type": "text", "text": text}))
         } else {
-            out.push(image_block(block, payload));
-        }
+            payload.block(|| image_block(block))
+        };
+        out.push(converted);
+    }
+    if payload == Payload::IdsOnly {
+        return Ok(Value::Null);
     }
     if !out.iter().any(|b| is_str(field(b, "type"), "text")) {
-        out.insert(
-            0,
-            json!({"type": "text", "text": payload.text(IMAGE_ONLY_TEXT)}),
-        );
+        out.insert(0, json!({"type": "text", "text": IMAGE_ONLY_TEXT}));
     }
     Ok(Value::Array(out))
 }
