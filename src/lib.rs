@@ -9,5 +9,6 @@ pub mod compaction;
 pub mod generators;
 pub mod guard;
 pub mod harness;
+pub mod mutants;
 pub mod sweep;
 pub mod transcript;

@@ -12,6 +12,7 @@ pub mod fuzz;
 pub mod guard;
 pub mod io;
 pub mod minimize;
+pub mod mutants;
 pub mod render;
 pub mod replay;
 pub mod scan;
@@ -47,6 +48,8 @@ enum Command {
     Replay(replay::Args),
     /// Shrink a failing case file.
     Minimize(minimize::Args),
+    /// Run the known-defect catalog: every historical or seeded defect must be caught.
+    Mutants(mutants::Args),
     /// Print the event trace of one turn-end guard schedule.
     Guard(guard::Args),
 }
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Minimize(args)) => minimize::run(args),
         Some(Command::Guard(args)) => guard::run(args),
+        Some(Command::Mutants(args)) => mutants::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -171,11 +171,11 @@ impl Report {
             }
         };
         let loaded = session::load(&text, variant);
-        if !loaded.lines.malformed.is_empty() {
+        if !loaded.malformed.is_empty() {
             self.files.with_malformed_lines += 1;
         }
         self.malformed_lines
-            .extend(loaded.lines.malformed.iter().map(|m| MalformedLine {
+            .extend(loaded.malformed.iter().map(|m| MalformedLine {
                 file: file.clone(),
                 line: m.line,
                 column: m.column,

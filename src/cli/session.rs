@@ -9,13 +9,14 @@ use serde_json::Value;
 
 use ctxfuzz_oracles::pi::Variant;
 use ctxfuzz_oracles::pi::session::{
-    self, SessionContext, SessionError, SessionLines, SessionRules,
+    self, MalformedLine, SessionContext, SessionError, SessionLines, SessionRules,
 };
 
 /// What pi makes of one session file.
 #[derive(Debug)]
 pub struct SessionFile {
-    pub lines: SessionLines,
+    /// The lines pi skips (not JSON), with their positions.
+    pub malformed: Vec<MalformedLine>,
     /// The agent messages pi would start from, or why pi cannot build them. `None` when the file
     /// is not a session (no header on its first entry: pi reads it as an empty session).
     pub context: Option<Result<SessionContext, SessionError>>,
@@ -37,18 +38,21 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
 
 /// Reads a session file's text with the rules of pi variant `v`.
 pub fn load(text: &str, v: Variant) -> SessionFile {
-    let lines = session::parse_file(text);
-    if !session::has_session_header(&lines.entries) {
+    let SessionLines {
+        mut entries,
+        malformed,
+        ..
+    } = session::parse_file(text);
+    if !session::has_session_header(&entries) {
         return SessionFile {
-            lines,
+            malformed,
             context: None,
         };
     }
-    let mut entries = lines.entries.clone();
     let context = session::migrate(&mut entries)
         .and_then(|_| session::build_context(&entries, None, SessionRules::of(v)));
     SessionFile {
-        lines,
+        malformed,
         context: Some(context),
     }
 }
@@ -58,7 +62,7 @@ pub fn load(text: &str, v: Variant) -> SessionFile {
 /// on which pi cannot build the context, is an error.
 pub fn read_messages(path: &Path, text: &str, v: Variant) -> Result<Value> {
     let loaded = load(text, v);
-    for m in &loaded.lines.malformed {
+    for m in &loaded.malformed {
         eprintln!(
             "ctxfuzz: warning: {}:{}:{}: malformed line skipped (pi skips it too): {}",
             path.display(),

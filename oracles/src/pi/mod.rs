@@ -11,14 +11,16 @@ use std::fmt;
 use serde_json::{Value, json};
 
 pub mod convert;
+mod fault;
 pub mod session;
 pub mod transform;
 mod variant;
 mod vectors;
 
+pub use fault::Fault;
 pub use transform::normalize_tool_call_id;
 pub use variant::Variant;
-pub use vectors::run_vector_input;
+pub use vectors::{run_vector_input, run_vector_input_with_fault};
 
 use crate::wire::anthropic;
 
@@ -95,8 +97,20 @@ pub fn transform_messages(
 ) -> Result<Vec<Value>, Thrown> {
     let borrowed = messages.iter().map(Cow::Borrowed).collect();
     Ok(into_owned(
-        transform::transform(borrowed, model, v)?.messages,
+        transform::transform(borrowed, model, v, None)?.messages,
     ))
+}
+
+/// `transformMessages(convertToLlm(messages), model, anthropicNormalizeToolCallId)`, with every
+/// message neither step changes borrowed from `messages` (pi's own functions copy only what they
+/// change too). The hot path for callers that only read the result, such as the benchmark against
+/// the real pi.
+pub fn convert_and_transform<'a>(
+    messages: &'a [Value],
+    model: &Value,
+    v: Variant,
+) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+    Ok(transform::transform(convert::convert(messages, v)?, model, v, None)?.messages)
 }
 
 /// Every stage of the pipeline for one transcript.
@@ -135,8 +149,8 @@ pub(crate) fn render_borrowed<'a>(
     payload: anthropic::Payload,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
-    let transformed = transform::transform(llm.clone(), model, v)?;
-    let anthropic = anthropic::build(&llm, &transformed.messages, model, v, payload)?;
+    let transformed = transform::transform(llm.clone(), model, v, None)?;
+    let anthropic = anthropic::build(&llm, &transformed.messages, model, v, payload, None)?;
     Ok(RenderedBorrowed {
         llm,
         transformed,

@@ -125,7 +125,7 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     }
     let session = context.to_json();
     messages_input.insert("messages".into(), Value::Array(context.messages));
-    let mut output = super::vectors::run_messages(&Value::Object(messages_input), v);
+    let mut output = super::vectors::run_messages(&Value::Object(messages_input), v, None);
     if let Value::Object(fields) = &mut output {
         fields.insert("session".into(), session);
     }

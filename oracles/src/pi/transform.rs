@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Stage, Thrown, Variant};
+use super::{Fault, Stage, Thrown, Variant};
 use crate::js::{self, field, is_str, strict_equals, truthy};
 
 const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
@@ -68,6 +68,7 @@ pub(crate) fn transform<'a>(
     messages: Vec<Cow<'a, Value>>,
     model: &Value,
     v: Variant,
+    fault: Option<Fault>,
 ) -> Result<Transformed<'a>, Thrown> {
     let messages = if v.normalizes_null_content() {
         normalize_null_content(messages)?
@@ -85,9 +86,10 @@ pub(crate) fn transform<'a>(
             v,
             &mut id_map,
             &mut remapped_result_ids,
+            fault,
         )?);
     }
-    let messages = account_tool_calls(first_pass, v)?;
+    let messages = account_tool_calls(first_pass, v, fault)?;
     Ok(Transformed {
         messages,
         remapped_result_ids,
@@ -227,12 +229,13 @@ fn first_pass_message<'a>(
     v: Variant,
     id_map: &mut HashMap<String, String>,
     remapped_result_ids: &mut HashSet<String>,
+    fault: Option<Fault>,
 ) -> Result<Cow<'a, Value>, Thrown> {
     if message.is_null() {
         return Err(throw(js::cannot_read(Some(&message), "role")));
     }
     let role = field(&message, "role");
-    if is_str(role, "toolResult") {
+    if is_str(role, "toolResult") && fault != Some(Fault::CompareRawIds) {
         let remapped = field(&message, "toolCallId")
             .and_then(Value::as_str)
             .and_then(|id| id_map.get(id).filter(|n| n.as_str() != id));
@@ -431,6 +434,7 @@ impl<'k> IdKey<'k> {
 fn account_tool_calls(
     messages: Vec<Cow<'_, Value>>,
     v: Variant,
+    fault: Option<Fault>,
 ) -> Result<Vec<Cow<'_, Value>>, Thrown> {
     let mut ledger = Ledger {
         out: Vec::with_capacity(messages.len() + 4),
@@ -443,7 +447,9 @@ fn account_tool_calls(
             Some("assistant") => {
                 ledger.close();
                 let stop = field(&message, "stopReason").and_then(Value::as_str);
-                if matches!(stop, Some("error" | "aborted")) {
+                if matches!(stop, Some("error" | "aborted"))
+                    && fault != Some(Fault::KeepErroredAssistants)
+                {
                     continue;
                 }
                 if has_tool_calls(&message)? {
@@ -455,7 +461,9 @@ fn account_tool_calls(
                 ledger.held.push(message);
             }
             Some("user") => {
-                ledger.close();
+                if fault != Some(Fault::NoSyntheticAtUser) {
+                    ledger.close();
+                }
                 ledger.out.push(message);
             }
             // Results are never checked here: their ids are read when the calls are closed.

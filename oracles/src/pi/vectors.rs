@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{Thrown, Variant, convert, default_model, transform};
+use super::{Fault, Thrown, Variant, convert, default_model, transform};
 use crate::js::{field, truthy};
 use crate::wire::anthropic;
 
@@ -17,7 +17,13 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
         return super::session::run_vector_input(input, v);
     }
-    run_messages(input, v)
+    run_messages(input, v, None)
+}
+
+/// [`run_vector_input`] in message mode with a seeded fault in the model (for the known-defect
+/// catalog: each fault must make some golden vector differ).
+pub fn run_vector_input_with_fault(input: &Value, v: Variant, fault: Option<Fault>) -> Value {
+    run_messages(input, v, fault)
 }
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
@@ -27,7 +33,7 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
-pub(crate) fn run_messages(input: &Value, v: Variant) -> Value {
+pub(crate) fn run_messages(input: &Value, v: Variant, fault: Option<Fault>) -> Value {
     let Some(Value::Array(messages)) = field(input, "messages") else {
         return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
     };
@@ -40,13 +46,20 @@ pub(crate) fn run_messages(input: &Value, v: Variant) -> Value {
             Err(thrown) => return failure(&thrown, []),
         }
     };
-    let transformed = match transform::transform(llm.clone(), &model, v) {
+    let transformed = match transform::transform(llm.clone(), &model, v, fault) {
         Ok(transformed) => transformed.messages,
         Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(&llm, &transformed, &model, v, anthropic::Payload::Full) {
+        match anthropic::build(
+            &llm,
+            &transformed,
+            &model,
+            v,
+            anthropic::Payload::Full,
+            fault,
+        ) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }

@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 
 use crate::js::{self, field, is_str, truthy};
 use crate::pi::transform::replace_images;
-use crate::pi::{Stage, Thrown, Variant};
+use crate::pi::{Fault, Stage, Thrown, Variant};
 
 mod validate;
 
@@ -75,7 +75,7 @@ impl Payload {
 /// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
 /// `{"model", "messages", "system"?, "max_tokens", "stream": true}`.
 pub fn build_request(transformed: &[Value], model: &Value, v: Variant) -> Result<Value, Thrown> {
-    build(transformed, transformed, model, v, Payload::Full)
+    build(transformed, transformed, model, v, Payload::Full, None)
 }
 
 /// The request body. `before_transform` is what `transformMessages` was given: from 0.86 pi
@@ -87,6 +87,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     model: &Value,
     v: Variant,
     payload: Payload,
+    fault: Option<Fault>,
 ) -> Result<Value, Thrown> {
     let system = if v.has_system_role() {
         system_prompt(before_transform.iter().map(Borrow::borrow))?
@@ -101,7 +102,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
         .map(Borrow::borrow)
         .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
         .collect();
-    let messages = convert_messages(&conversation, model, v, payload)?;
+    let messages = convert_messages(&conversation, model, v, payload, fault)?;
     let mut body = Map::new();
     if let Some(id) = field(model, "id") {
         body.insert("model".into(), id.clone());
@@ -195,6 +196,7 @@ fn convert_messages(
     model: &Value,
     v: Variant,
     payload: Payload,
+    fault: Option<Fault>,
 ) -> Result<Vec<Value>, Thrown> {
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
@@ -218,6 +220,9 @@ fn convert_messages(
             while i < transformed.len() && is_str(field(transformed[i], "role"), "toolResult") {
                 results.push(tool_result(transformed[i], v, payload, &mut error_images)?);
                 i += 1;
+                if fault == Some(Fault::UnmergedResultRuns) {
+                    break;
+                }
             }
             results.append(&mut error_images);
             out.push(json!({"role": "user", "content": results}));
