@@ -89,3 +89,42 @@ fn soak_sweep_strict() {
         outcome.stats.execs, outcome.stats.elapsed, outcome.stats.cannot_judge
     );
 }
+
+/// `cycle-safe` with the default configuration across the compaction's targets (`compaction`, and
+/// `pipeline` with the strict sweep and with the sweep skipped): no finding for the soak duration.
+#[test]
+fn soak_compaction_cycle_safe() {
+    use arbitrary::Unstructured;
+    use ctxfuzz::generators::seeded_bytes;
+    use ctxfuzz::harness::targets;
+    use serde_json::json;
+
+    let soaked = [
+        targets::build("compaction", Some("cycle-safe"), &json!({})).unwrap(),
+        targets::build("pipeline", Some("cycle-safe"), &json!({})).unwrap(),
+        targets::build("pipeline", Some("cycle-safe"), &json!({"sweep": "off"})).unwrap(),
+    ];
+    let deadline = Instant::now() + soak_duration();
+    let mut seed = 0;
+    while Instant::now() < deadline {
+        for target in &soaked {
+            let bytes = seeded_bytes(seed, 4096);
+            let input = target
+                .generate(&mut Unstructured::new(&bytes))
+                .expect("generators never fail");
+            if let Judgement::Fail(violations) = target.judge(&input) {
+                panic!(
+                    "{} [{}] profile {} seed {seed} (4096 seeded bytes): {violations:#?}\ninput: {input}",
+                    target.name(),
+                    target.variant(),
+                    target.profile(),
+                );
+            }
+        }
+        seed += 1;
+    }
+    println!(
+        "soak_compaction_cycle_safe: {seed} seeds x {} targets, 0 findings",
+        soaked.len()
+    );
+}

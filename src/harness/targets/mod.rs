@@ -6,8 +6,10 @@ use serde_json::Value;
 
 use super::target::Target;
 
+mod compaction;
 mod differential;
 mod oracle_json;
+mod pipeline;
 mod sweep;
 
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
@@ -19,6 +21,8 @@ const REGISTRY: &[(&str, Builder)] = &[
     ("sweep", sweep::build),
     ("oracle-json", oracle_json::build),
     ("differential", differential::build),
+    ("compaction", compaction::build),
+    ("pipeline", pipeline::build),
 ];
 
 /// The names of every registered target.

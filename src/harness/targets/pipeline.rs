@@ -1,0 +1,188 @@
+//! The `pipeline` target (SPEC §4.3): compaction → sweep → pi's `convertToLlm` and
+//! `transformMessages` → the Anthropic request → the wire validator, for pi transcripts; for chat
+//! transcripts, compaction → the OpenAI chat validator.
+//!
+//! Generated transcripts are damaged on purpose, so the provider may refuse the original too. The
+//! judgement is therefore differential: the compaction is charged only when the compacted request
+//! breaks the provider's rules more often than the original, over a tool the original was fine
+//! with (see `new_violations`). The
+//! profile picks the pi version (`{"pi": "1.6.0"}`) and the sweep rule (`{"sweep": "strict"}`, or
+//! `"off"` to see what a compaction does when nothing cleans up after it).
+
+use std::collections::HashSet;
+
+use anyhow::{Result, bail};
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::wire::openai;
+use serde_json::{Value, json};
+
+use super::compaction::generate_transcript;
+use crate::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
+use crate::harness::target::Target;
+use crate::sweep::{BarrierRule, sweep};
+
+pub const NAME: &str = "pipeline";
+
+pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+    let variant = variant.unwrap_or("cycle-safe");
+    let pi = profile
+        .get("pi")
+        .and_then(Value::as_str)
+        .unwrap_or("1.6.0")
+        .to_string();
+    let sweep = match profile
+        .get("sweep")
+        .and_then(Value::as_str)
+        .unwrap_or("strict")
+    {
+        "off" => None,
+        rule => Some(
+            rule.parse::<BarrierRule>()
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
+    };
+    let Ok(pi_variant) = Variant::from_version(&pi) else {
+        bail!("unknown pi version `{pi}`");
+    };
+    Ok(Box::new(PipelineTarget {
+        variant: variant.to_string(),
+        config: Config::variant(variant)?,
+        pi,
+        pi_variant,
+        sweep,
+    }))
+}
+
+pub struct PipelineTarget {
+    variant: String,
+    config: Config,
+    pi: String,
+    pi_variant: Variant,
+    sweep: Option<BarrierRule>,
+}
+
+impl PipelineTarget {
+    fn compacted(&self, messages: &[Value]) -> (Family, Vec<Value>) {
+        let family = Family::detect(messages);
+        let result = compact(
+            messages,
+            family,
+            &self.config,
+            &Scripted::Digest,
+            Faults::default(),
+            &mut Tracker::default(),
+        );
+        (family, result.messages())
+    }
+
+    /// What is sent after the sweep (if any).
+    fn swept(&self, messages: &[Value]) -> Vec<Value> {
+        match self.sweep {
+            Some(rule) => sweep(messages, rule).messages.into_owned(),
+            None => messages.to_vec(),
+        }
+    }
+
+    /// The provider's verdict on `messages` after the rest of the pipeline.
+    fn provider(&self, family: Family, messages: &[Value]) -> Judgement {
+        match family {
+            Family::Pi => wire::judge(&self.swept(messages), &default_model(), self.pi_variant),
+            Family::Chat => Judgement::from_violations(openai::judge(messages)),
+        }
+    }
+}
+
+impl Target for PipelineTarget {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn variant(&self) -> String {
+        self.variant.clone()
+    }
+
+    fn profile(&self) -> Value {
+        let sweep = self.sweep.map_or("off", BarrierRule::name);
+        json!({"pi": self.pi, "sweep": sweep})
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        let family = if u.arbitrary::<bool>()? {
+            Family::Pi
+        } else {
+            Family::Chat
+        };
+        generate_transcript(u, family).map(Value::Array)
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        let Value::Array(messages) = input else {
+            return Judgement::CannotJudge("the pipeline's input is an array of messages".into());
+        };
+        let (family, compacted) = self.compacted(messages);
+        let before = match self.provider(family, messages) {
+            Judgement::CannotJudge(why) => return Judgement::CannotJudge(why),
+            Judgement::Pass => Vec::new(),
+            Judgement::Fail(violations) => violations,
+        };
+        match self.provider(family, &compacted) {
+            Judgement::Fail(after) => Judgement::from_violations(new_violations(&before, after)),
+            other => other,
+        }
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        let Value::Array(messages) = input else {
+            return json!({"error": "the pipeline's input is an array of messages"});
+        };
+        let (family, compacted) = self.compacted(messages);
+        match family {
+            Family::Pi => Value::Array(self.swept(&compacted)),
+            Family::Chat => Value::Array(compacted),
+        }
+    }
+}
+
+/// The charged violations of `after` when the compacted request breaks the provider's rules more
+/// often (`wire-valid`, one per broken rule instance) than the original request does, and some of
+/// them concern a tool id (for chat, an error) the original request had no problem with.
+///
+/// Matching violations one by one would charge the compaction with damage that was there before:
+/// indices move when messages are summarised, and so do pi's tool ids and rule names (a result
+/// whose cross-model call was summarised keeps its raw id instead of the sanitised one; a late
+/// result that duplicated pi's synthetic becomes an orphan once the synthetic's call is gone; a
+/// summary merged into the user turn of already orphaned results puts text before them). The
+/// exact per-result check is the compaction target's `compaction-no-new-orphans`.
+fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation> {
+    let broken = |vs: &[Violation]| {
+        vs.iter()
+            .filter(|v| v.invariant == wire::WIRE_VALID)
+            .count()
+    };
+    let known: HashSet<String> = before.iter().map(subject).collect();
+    let fresh = after
+        .iter()
+        .any(|v| v.cause == Cause::SystemUnderTest && !known.contains(&subject(v)));
+    if broken(&after) <= broken(before) || !fresh {
+        return Vec::new();
+    }
+    after
+        .into_iter()
+        .filter(|v| v.cause == Cause::SystemUnderTest)
+        .collect()
+}
+
+/// What a violation is about: the tool id it names (pi), or the error text without message
+/// indices (chat, whose errors name the ids).
+fn subject(v: &Violation) -> String {
+    match (
+        v.evidence.get("tool_use_id"),
+        v.evidence.get("error").and_then(Value::as_str),
+    ) {
+        (Some(Value::String(id)), _) => id.clone(),
+        (_, Some(text)) if !text.starts_with("Invalid type for 'messages[") => text.to_string(),
+        _ => String::new(),
+    }
+}
