@@ -8,6 +8,7 @@ use super::target::Target;
 
 mod compaction;
 mod differential;
+mod guard;
 mod oracle_json;
 mod pipeline;
 mod sweep;
@@ -23,6 +24,7 @@ const REGISTRY: &[(&str, Builder)] = &[
     ("differential", differential::build),
     ("compaction", compaction::build),
     ("pipeline", pipeline::build),
+    ("guard", guard::build),
 ];
 
 /// The names of every registered target.

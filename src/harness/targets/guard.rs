@@ -1,0 +1,85 @@
+//! The `guard` target: schedules through pi's run-loop model with the turn-end guard wired as one
+//! of its three variants, judged by `ctxfuzz_oracles::invariants::guard` from the trace alone.
+//!
+//! Its output is every variant's trace (event order and one line per event), so a case file pins
+//! all three at once and replay compares the same output whichever variant it builds. A finding
+//! is explained by a diff of the variant's trace against its counterpart's (the fix, or for the fix
+//! the original wiring).
+
+use anyhow::{Result, anyhow};
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::{self, Judgement};
+use serde_json::{Value, json};
+
+use crate::guard::{self, Schedule, Variant, compare, generate};
+use crate::harness::target::{Explanation, Target};
+
+pub struct GuardTarget {
+    variant: Variant,
+}
+
+/// Registry builder: `variant` is `settled`, `end-no-release` or `end-release` (default); the
+/// profile has no options (everything lives in the schedule).
+pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
+    let variant = match variant {
+        Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
+        None => Variant::default(),
+    };
+    Ok(Box::new(GuardTarget { variant }))
+}
+
+impl Target for GuardTarget {
+    fn name(&self) -> &'static str {
+        "guard"
+    }
+
+    fn variant(&self) -> String {
+        self.variant.name().to_string()
+    }
+
+    fn profile(&self) -> Value {
+        json!({})
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        Ok(generate::schedule(u)?.to_value())
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        match Schedule::from_value(input) {
+            Ok(schedule) => {
+                let trace = guard::run(self.variant, &schedule);
+                invariants::guard::judge_text(
+                    &serde_json::to_string(&trace).expect("a trace serialises"),
+                )
+            }
+            Err(error) => Judgement::CannotJudge(format!("not a guard schedule: {error}")),
+        }
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        let schedule = match Schedule::from_value(input) {
+            Ok(schedule) => schedule,
+            Err(error) => return json!({ "error": format!("not a guard schedule: {error}") }),
+        };
+        compare::every_variant(&schedule)
+    }
+
+    fn shape(&self, input: &Value) -> String {
+        match Schedule::from_value(input) {
+            Ok(schedule) => schedule.shape(),
+            Err(_) => "invalid".to_string(),
+        }
+    }
+
+    fn explain(&self, input: &Value) -> Option<Explanation> {
+        let schedule = Schedule::from_value(input).ok()?;
+        let other = compare::counterpart(self.variant);
+        Some(Explanation {
+            expected_label: other.name().to_string(),
+            expected: guard::run(other, &schedule).text(),
+            actual_label: self.variant.name().to_string(),
+            actual: guard::run(self.variant, &schedule).text(),
+        })
+    }
+}
