@@ -4,6 +4,9 @@
 use std::time::{Duration, Instant};
 
 use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
+use ctxfuzz::harness::progress::Progress;
+use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
+use ctxfuzz::harness::targets;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge_text};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
@@ -63,6 +66,27 @@ fn soak_guard_fix() {
     eprintln!(
         "soak_guard_fix: {schedules} schedules in {:.0?}, 0 charged",
         start.elapsed()
+    );
+}
+
+/// The `strict` sweep under the in-process fuzz loop for the soak duration, on every core: no
+/// finding is charged to the sweep (unpreventable violations are pi's own and not counted).
+#[test]
+fn soak_sweep_strict() {
+    let target = targets::build("sweep", Some("strict"), &serde_json::json!({})).unwrap();
+    let config = FuzzConfig {
+        seed: 0x50a4,
+        first: 0,
+        runs: None,
+        time: Some(soak_duration()),
+        jobs: std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    let outcome = runner::fuzz(target.as_ref(), &config, &mut Progress::Hidden, &|_, _| {});
+    let charged: Vec<_> = outcome.charged().map(|f| (&f.key, &f.input)).collect();
+    assert!(charged.is_empty(), "{charged:#?}");
+    eprintln!(
+        "soak_sweep_strict: {} execs in {:.0?}, {} cannot judge, 0 findings charged to the sweep",
+        outcome.stats.execs, outcome.stats.elapsed, outcome.stats.cannot_judge
     );
 }
 

@@ -15,6 +15,12 @@ pub fn read_text(path: &Path) -> Result<String> {
         bail!("{}: is a directory, expected a file", path.display());
     }
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    text_of(path, bytes)
+}
+
+/// The bytes of the file `path` as UTF-8 text; invalid UTF-8 is an error naming the line and
+/// column of the first bad byte.
+pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let (line, column) = line_column(valid);
@@ -33,7 +39,9 @@ pub fn parse_json(path: &Path, text: &str) -> Result<Value> {
             "{}:{}:{}: invalid JSON: {}",
             path.display(),
             e.line(),
-            e.column(),
+            // serde_json says column 0 for an error before the first character of a line (an
+            // empty file); editors count from 1.
+            e.column().max(1),
             describe_json_error(&e)
         )
     })

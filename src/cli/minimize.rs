@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::harness::findings::{self, cause_label};
-use crate::harness::minimise::{DEFAULT_BUDGET, minimise};
+use crate::harness::minimise::{Budget, minimise};
 use crate::harness::target::Class;
 use crate::harness::{panics, targets};
 use crate::transcript::case::CaseFile;
@@ -25,32 +25,43 @@ pub struct Args {
     /// Only this variant's verdict must be kept (a case) or is judged (an artifact).
     #[arg(long, visible_alias = "rule", value_name = "VARIANT")]
     pub variant: Option<String>,
-    /// Where to write the case file [default: print it].
-    #[arg(short, long, value_name = "OUT")]
+    /// Where to write the case file: a file, or an existing directory (or a path ending in `/`)
+    /// to write `DIR/<target>-<variant>-<invariant>-<hash>.json` [default: print it].
+    #[arg(short, long, visible_alias = "out", value_name = "OUT")]
     pub output: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let case = match (&args.from_artifact, &args.case) {
+    let (case, file_name) = match (&args.from_artifact, &args.case) {
         (Some(artifact), _) => from_artifact(&artifact[0], Path::new(&artifact[1]), &args)?,
-        (None, Some(path)) => shrink_case(path, &args)?,
+        (None, Some(path)) => {
+            let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+            (
+                shrink_case(path, &args)?,
+                name.unwrap_or_else(|| "case.json".into()),
+            )
+        }
         (None, None) => bail!("give a CASE file or --from-artifact TARGET FILE"),
     };
-    match &args.output {
-        Some(out) => {
-            let case = CaseFile {
-                replay: Some(format!("ctxfuzz replay {}", out.display())),
-                ..case
-            };
-            case.write(out)?;
-            eprintln!(
-                "written: {} (replay: ctxfuzz replay {})",
-                out.display(),
-                out.display()
-            );
-        }
-        None => print!("{}", case.to_pretty()),
-    }
+    let Some(out) = &args.output else {
+        print!("{}", case.to_pretty());
+        return Ok(0);
+    };
+    let path = if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+        out.join(file_name)
+    } else {
+        out.clone()
+    };
+    let case = CaseFile {
+        replay: Some(format!("ctxfuzz replay {}", path.display())),
+        ..case
+    };
+    case.write(&path)?;
+    eprintln!(
+        "written: {} (replay: ctxfuzz replay {})",
+        path.display(),
+        path.display()
+    );
     Ok(0)
 }
 
@@ -90,12 +101,12 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
             path.display()
         );
     }
-    let input = minimise(&case.input, keeps_verdicts, DEFAULT_BUDGET);
+    let input = minimise(&case.input, keeps_verdicts, Budget::default());
     Ok(CaseFile { input, ..case })
 }
 
 /// Decodes an artifact, picks its first violation (charged ones first) and minimises for it.
-fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<CaseFile> {
+fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFile, String)> {
     let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
     let target = targets::build(target_name, args.variant.as_deref(), &Value::Null)?;
     let input = target.decode(&bytes).map_err(|e| {
@@ -126,9 +137,6 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<CaseFile
         violation.summary
     );
     let finding = findings::minimise(target.as_ref(), &input, violation, None);
-    let path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("findings").join(finding.file_name()));
-    Ok(finding.case_file(&path))
+    let name = finding.file_name();
+    Ok((finding.case_file(Path::new(&name)), name))
 }

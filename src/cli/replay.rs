@@ -1,7 +1,7 @@
 //! `ctxfuzz replay`: judge case files against every variant in their verdicts; derive the
 //! libFuzzer seed corpus from them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -13,7 +13,8 @@ use crate::transcript::case::CaseFile;
 /// Arguments of `ctxfuzz replay`.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
-    /// Case files or directories of case files [default: corpus].
+    /// Case files or directories of case files [default: every corpus/<target> directory of a
+    /// registered target].
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Instead of judging, write each case's input as a libFuzzer seed to
@@ -24,7 +25,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("corpus")]
+        // The default corpus holds one directory per target; others hold data for other tests.
+        let (dirs, others) = replay::target_dirs(Path::new("corpus"))?;
+        for other in others {
+            eprintln!("corpus/{other}: not a registered target, skipped");
+        }
+        dirs
     } else {
         args.paths
     };

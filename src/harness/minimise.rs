@@ -12,11 +12,26 @@
 //! exactly as the original did (the caller's predicate decides what "the same" failure is).
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// The default number of predicate calls one minimisation may spend.
-pub const DEFAULT_BUDGET: usize = 20_000;
+/// What one minimisation may spend: predicate calls and wall time (a system under test that hangs
+/// costs its whole timeout per call).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub calls: usize,
+    pub time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            calls: 20_000,
+            time: Duration::from_secs(5),
+        }
+    }
+}
 
 /// Strings at most this long are left alone unless they are ids: roles, block types and
 /// stop reasons are what a reader needs to see.
@@ -30,12 +45,13 @@ enum Step {
 
 type Path = Vec<Step>;
 
-/// Minimises `input` while `still_fails` holds, spending at most `budget` predicate calls.
-pub fn minimise(input: &Value, still_fails: impl Fn(&Value) -> bool, budget: usize) -> Value {
+/// Minimises `input` while `still_fails` holds, within `budget`.
+pub fn minimise(input: &Value, still_fails: impl Fn(&Value) -> bool, budget: Budget) -> Value {
     let mut run = Run {
         current: input.clone(),
         still_fails,
-        calls_left: budget,
+        calls_left: budget.calls,
+        deadline: Instant::now() + budget.time,
     };
     loop {
         let mut progress = run.shrink_arrays();
@@ -52,11 +68,15 @@ struct Run<F> {
     current: Value,
     still_fails: F,
     calls_left: usize,
+    deadline: Instant,
 }
 
 impl<F: Fn(&Value) -> bool> Run<F> {
     /// Adopts `candidate` if it still fails (and the budget allows asking).
     fn try_adopt(&mut self, candidate: Value) -> bool {
+        if self.calls_left > 0 && Instant::now() >= self.deadline {
+            self.calls_left = 0;
+        }
         if self.calls_left == 0 {
             return false;
         }
@@ -323,6 +343,13 @@ mod tests {
         })
     }
 
+    fn calls(calls: usize) -> Budget {
+        Budget {
+            calls,
+            ..Budget::default()
+        }
+    }
+
     #[test]
     fn shrinks_messages_blocks_fields_and_ids() {
         let input = json!([
@@ -338,7 +365,7 @@ mod tests {
             {"role": "toolResult", "toolCallId": "toolu_01ABCDEFGHIJ", "content": [{"type": "text", "text": "body"}]}
         ]);
         assert!(barrier_between_call_and_result(&input));
-        let small = minimise(&input, barrier_between_call_and_result, DEFAULT_BUDGET);
+        let small = minimise(&input, barrier_between_call_and_result, Budget::default());
         assert_eq!(
             small,
             json!([
@@ -352,7 +379,7 @@ mod tests {
     #[test]
     fn a_passing_input_is_returned_unchanged_when_nothing_smaller_fails() {
         let input = json!([{"role": "custom"}, 17, "a long string that could be shortened"]);
-        assert_eq!(minimise(&input, |v| v == &input, 1000), input);
+        assert_eq!(minimise(&input, |v| v == &input, calls(1000)), input);
     }
 
     #[test]
@@ -361,23 +388,23 @@ mod tests {
         let small = minimise(
             &input,
             |v| v["body"].as_str().is_some_and(|s| s.contains('c')) && v["keep"] == true,
-            1000,
+            calls(1000),
         );
         assert_eq!(small, json!({"body": "abc", "keep": true}));
     }
 
     #[test]
     fn the_budget_bounds_predicate_calls() {
-        let calls = std::cell::Cell::new(0);
+        let count = std::cell::Cell::new(0);
         let input = json!((0..100).collect::<Vec<_>>());
         minimise(
             &input,
             |_| {
-                calls.set(calls.get() + 1);
+                count.set(count.get() + 1);
                 false
             },
-            25,
+            calls(25),
         );
-        assert_eq!(calls.get(), 25);
+        assert_eq!(count.get(), 25);
     }
 }

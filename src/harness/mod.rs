@@ -5,6 +5,7 @@
 //! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
 
 pub mod bytes;
+pub mod external;
 pub mod findings;
 pub mod minimise;
 pub mod panics;
@@ -16,6 +17,8 @@ pub mod target;
 pub mod targets;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::{Mutex, OnceLock};
 
 use ctxfuzz_oracles::invariants::Judgement;
@@ -61,4 +64,33 @@ fn cached_target(name: &str) -> &'static dyn Target {
             .unwrap_or_else(|e| panic!("cannot build fuzz target `{name}`: {e:#}"));
         Box::leak(target)
     })
+}
+
+/// The `main` of a cargo-fuzz target built without cargo-fuzz (plain stable `cargo build`): runs
+/// every file named on the command line (every file inside a directory) through [`fuzz_one`],
+/// as libFuzzer's `-runs=0` would. A charged violation panics, as under libFuzzer.
+pub fn replay_inputs(name: &str) -> ExitCode {
+    let paths: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let mut files = Vec::new();
+    for path in &paths {
+        match std::fs::read_dir(path) {
+            Ok(entries) => files.extend(entries.filter_map(|e| e.ok().map(|e| e.path()))),
+            Err(_) => files.push(path.clone()),
+        }
+    }
+    files.sort();
+    for file in &files {
+        match std::fs::read(file) {
+            Ok(bytes) => fuzz_one(name, &bytes),
+            Err(error) => {
+                eprintln!("{}: cannot read: {error}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    println!(
+        "{name}: {} input(s) replayed, no violation charged",
+        files.len()
+    );
+    ExitCode::SUCCESS
 }

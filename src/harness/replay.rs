@@ -68,6 +68,35 @@ pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
     Ok(mismatches)
 }
 
+/// The subdirectories of a corpus root named after a registered target (sorted), and the names
+/// of the others (data for other tests, or a target not registered yet: not replayed).
+pub fn target_dirs(root: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let names = targets::names();
+    let (mut registered, mut others) = (Vec::new(), Vec::new());
+    let entries = std::fs::read_dir(root)
+        .with_context(|| format!("{}: cannot read directory", root.display()))?;
+    for entry in entries {
+        let dir = entry
+            .with_context(|| format!("{}: cannot read directory", root.display()))?
+            .path();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if !dir.is_dir() {
+            continue;
+        }
+        if names.contains(&name.as_str()) {
+            registered.push(dir);
+        } else {
+            others.push(name);
+        }
+    }
+    registered.sort();
+    others.sort();
+    Ok((registered, others))
+}
+
 /// Every `*.json` file under `paths` (files as given, directories recursively), sorted.
 pub fn case_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();

@@ -1,7 +1,7 @@
 //! The in-process fuzz loop: stable Rust, all cores (std threads), every case derived from
 //! (seed, case index) so any single case regenerates; bounded by a number of runs or a time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -20,6 +20,10 @@ const CHUNK: u64 = 64;
 
 /// A run stops minimising after this many distinct findings (it keeps counting failures).
 pub const MAX_FINDINGS: usize = 64;
+
+/// Minimisations of one (invariant, cause) in a row that yield no new shape before the run stops
+/// minimising it: the same defect found a thousand times costs a few minimisations, not a thousand.
+pub const MAX_STALE_MINIMISATIONS: u32 = 4;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -76,6 +80,8 @@ impl Outcome {
 
 #[derive(Default)]
 struct Found {
+    /// (invariant, cause) → minimisations in a row that found no new shape.
+    stale: HashMap<(&'static str, String), u32>,
     seen: HashSet<Key>,
     findings: Vec<Finding>,
 }
@@ -214,22 +220,29 @@ fn record(
             .violations
             .entry((target.class(violation), violation.invariant))
             .or_default() += 1;
-        let key = findings::key(target, input, violation);
+        let coarse = (violation.invariant, findings::cause_label(&violation.cause));
         {
-            let mut found = found.lock().expect("findings lock");
-            if found.seen.len() >= MAX_FINDINGS || !found.seen.insert(key.clone()) {
+            let found = found.lock().expect("findings lock");
+            let stale = found.stale.get(&coarse).copied().unwrap_or(0);
+            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMISATIONS {
                 continue;
             }
         }
+        // Deduplicated by the shape of the minimised input: the raw input's shape says more
+        // about the generator than about the defect.
         let finding = findings::minimise(target, input, violation, Some(origin));
-        // Differently shaped originals can minimise to one shape: keep the first only.
-        let first_of_its_shape = finding.key == key
-            || found
-                .lock()
-                .expect("findings lock")
-                .seen
-                .insert(finding.key.clone());
-        if first_of_its_shape {
+        let mut found = found.lock().expect("findings lock");
+        // One minimised input is reported once per class, however many invariants it breaks
+        // (its case file's verdict lists them all).
+        let is_new = found.seen.insert(finding.key.clone())
+            && !found
+                .findings
+                .iter()
+                .chain(&new)
+                .any(|f| f.input == finding.input && f.class == finding.class);
+        let stale = found.stale.entry(coarse).or_default();
+        *stale = if is_new { 0 } else { *stale + 1 };
+        if is_new {
             new.push(finding);
         }
     }

@@ -7,8 +7,11 @@ use serde_json::Value;
 use super::target::Target;
 
 mod compaction;
+mod differential;
 mod guard;
+mod oracle_json;
 mod pipeline;
+mod sweep;
 
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
 /// profile (a JSON object of options such as `{"pi": "1.6.0"}`; unknown keys are ignored).
@@ -16,6 +19,9 @@ pub type Builder = fn(variant: Option<&str>, profile: &Value) -> Result<Box<dyn 
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
 const REGISTRY: &[(&str, Builder)] = &[
+    ("sweep", sweep::build),
+    ("oracle-json", oracle_json::build),
+    ("differential", differential::build),
     ("compaction", compaction::build),
     ("pipeline", pipeline::build),
     ("guard", guard::build),

@@ -1,0 +1,54 @@
+//! `ctxfuzz fuzz` throughput on the `sweep` target, per core, for transcripts of about 20 messages:
+//! one exec is what a fuzz worker does per case (seeded bytes → transcript → sweep → oracle).
+//! The stages are measured side by side in the same run so the ratios say where the time goes:
+//! `decode` (bytes to transcript), `sweep` (decode + the sweep under test), `exec` (the whole case,
+//! the oracle included).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ctxfuzz::harness::{Target, bytes, panics, targets};
+use ctxfuzz::sweep::{BarrierRule, sweep};
+use serde_json::{Value, json};
+
+/// Seeded cases whose transcript has 15 to 25 messages.
+fn twenty_message_cases(target: &dyn Target) -> Vec<Vec<u8>> {
+    (0..)
+        .map(|index| bytes::case_bytes(0xbe4c, index))
+        .filter(|case| {
+            let input = target.decode(case).expect("the generator never fails");
+            input
+                .as_array()
+                .is_some_and(|m| (15..=25).contains(&m.len()))
+        })
+        .take(256)
+        .collect()
+}
+
+fn throughput(c: &mut Criterion) {
+    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
+    let cases = twenty_message_cases(target.as_ref());
+    let mut group = c.benchmark_group("fuzz_throughput_sweep_20_messages");
+    group.throughput(Throughput::Elements(1));
+    let mut next = cases.iter().cycle();
+    group.bench_function("decode", |b| {
+        b.iter(|| black_box(target.decode(next.next().unwrap()).unwrap()))
+    });
+    group.bench_function("sweep", |b| {
+        b.iter(|| {
+            let input: Value = target.decode(next.next().unwrap()).unwrap();
+            let messages = input.as_array().unwrap();
+            black_box(sweep(messages, BarrierRule::Strict).swept.len())
+        })
+    });
+    group.bench_function("exec", |b| {
+        b.iter(|| {
+            let input = target.decode(next.next().unwrap()).unwrap();
+            black_box(panics::judge(target.as_ref(), &input))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, throughput);
+criterion_main!(benches);

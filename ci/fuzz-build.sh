@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds every cargo-fuzz target on stable (no sanitizer; cargo-fuzz installed if missing), then
+# runs the regression corpus once through each target's libFuzzer entry point (-runs=0), so a
+# target that no longer builds or crashes on a known case fails CI.
+# Nightly with ASan instead: `cargo +nightly fuzz build` (README "Fuzzing").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/lib.sh
+
+ensure_tool cargo-fuzz cargo-fuzz 0.13.2
+step "cargo fuzz build -s none (stable)"
+timed cargo fuzz build -s none
+
+seeds="$(mktemp -d)"
+trap 'rm -rf "$seeds"' EXIT
+step "seed inputs from corpus/"
+cargo run --release --quiet -- replay --export-seeds "$seeds"
+triple="$(rustc -vV | sed -n 's/^host: //p')"
+for target in $(cargo fuzz list); do
+  if [ -d "$seeds/$target" ]; then
+    step "replay the corpus through fuzz target $target"
+    timed "target/$triple/release/$target" -runs=0 "$seeds/$target"
+  fi
+done

@@ -1,0 +1,10 @@
+//! cargo-fuzz target `sweep`: the same code as `ctxfuzz fuzz --target sweep`.
+//! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin sweep -- FILE...`) it replays files on stable.
+#![cfg_attr(fuzzing, no_main)]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ctxfuzz::harness::fuzz_one("sweep", data));
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    ctxfuzz::harness::replay_inputs("sweep")
+}

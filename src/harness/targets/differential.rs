@@ -1,0 +1,200 @@
+//! Target `differential`: two sweep rules side by side on the same generated transcripts
+//! (`--rule A --against B`; defaults `strict` against `allowlist`).
+//!
+//! Every result one rule sweeps and the other keeps is classified by asking the provider model
+//! whether that result, put back into the sweeping rule's output, is accepted:
+//! - accepted: the sweeping rule discarded a tool output the provider would have taken
+//!   (`over-sweep`: a lost tool output, a cost, not a 400);
+//! - rejected: the keeping rule keeps a result the provider refuses (`keeps-rejected`: a 400).
+//!
+//! Ids name the rule at fault: `over-sweep` / `keeps-rejected` for the rule under test (`--rule`),
+//! `against-over-sweep` / `against-keeps-rejected` for the rule it is compared with. Only the rule
+//! under test keeping a rejected result is charged (it fails the run); the other three classes are
+//! reported in sections of their own: the documented over-sweep of `strict` is a design decision,
+//! and the faults of the comparison rule are evidence for choosing a rule, not defects of this one.
+
+use anyhow::Result;
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use serde_json::{Value, json};
+
+use super::sweep::{Boundary, against_rule, generate, messages, parse_rule, shape};
+use crate::harness::target::{Class, Explanation, Target};
+use crate::sweep::{BarrierRule, sweep};
+
+pub const OVER_SWEEP: &str = "over-sweep";
+pub const KEEPS_REJECTED: &str = "keeps-rejected";
+pub const AGAINST_OVER_SWEEP: &str = "against-over-sweep";
+pub const AGAINST_KEEPS_REJECTED: &str = "against-keeps-rejected";
+
+/// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
+pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
+
+pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+    Ok(Box::new(Differential {
+        rule: parse_rule(variant)?,
+        against: against_rule(profile, DEFAULT_AGAINST)?,
+        boundary: Boundary::from_profile(profile)?,
+    }))
+}
+
+struct Differential {
+    rule: BarrierRule,
+    against: BarrierRule,
+    boundary: Boundary,
+}
+
+/// The indices of the results `rule` sweeps (the sweep reports ids; indices locate duplicates).
+fn swept_indices(messages: &[Value], rule: BarrierRule) -> Vec<usize> {
+    let kept = sweep(messages, rule).messages;
+    let mut next = 0;
+    let mut swept = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if kept
+            .get(next)
+            .is_some_and(|k| std::ptr::eq(k, message) || k == message)
+        {
+            next += 1;
+        } else {
+            swept.push(index);
+        }
+    }
+    swept
+}
+
+fn without(messages: &[Value], dropped: &[usize]) -> Vec<Value> {
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, m)| m.clone())
+        .collect()
+}
+
+impl Differential {
+    /// Classifies result `index`, swept by `sweeper` (whose sweep is `swept`) and kept by `keeper`.
+    fn classify(
+        &self,
+        messages: &[Value],
+        swept: &[usize],
+        index: usize,
+        sweeper: BarrierRule,
+        keeper: BarrierRule,
+    ) -> Result<Violation, String> {
+        let after_sweep = without(messages, swept);
+        let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
+        let with_result = without(messages, &put_back);
+        let baseline = self.boundary.contract_violations(&after_sweep)?.len();
+        let accepted = self.boundary.contract_violations(&with_result)?.len() <= baseline;
+        let under_test = if accepted { sweeper } else { keeper } == self.rule;
+        let invariant = match (accepted, under_test) {
+            (true, true) => OVER_SWEEP,
+            (true, false) => AGAINST_OVER_SWEEP,
+            (false, true) => KEEPS_REJECTED,
+            (false, false) => AGAINST_KEEPS_REJECTED,
+        };
+        let id = messages[index]
+            .get("toolCallId")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let summary = if accepted {
+            format!(
+                "`{sweeper}` sweeps result {index} ({id}) that the provider accepts (`{keeper}` keeps it)"
+            )
+        } else {
+            format!(
+                "`{keeper}` keeps result {index} ({id}) that the provider rejects (`{sweeper}` sweeps it)"
+            )
+        };
+        Ok(Violation {
+            invariant,
+            cause: Cause::SystemUnderTest,
+            summary,
+            evidence: json!({"index": index, "tool_call_id": id, "sweeps": sweeper.name(),
+                             "keeps": keeper.name(), "provider_accepts": accepted}),
+        })
+    }
+}
+
+impl Target for Differential {
+    fn name(&self) -> &'static str {
+        "differential"
+    }
+
+    fn variant(&self) -> String {
+        self.rule.name().to_string()
+    }
+
+    fn profile(&self) -> Value {
+        let mut profile = self.boundary.profile();
+        profile["against"] = json!(self.against.name());
+        profile
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        generate(u)
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        let messages = match messages(input) {
+            Ok(messages) => messages,
+            Err(cannot) => return cannot,
+        };
+        let first = swept_indices(messages, self.rule);
+        let second = swept_indices(messages, self.against);
+        let differences = first
+            .iter()
+            .filter(|i| !second.contains(i))
+            .map(|&i| (i, &first, self.rule, self.against))
+            .chain(
+                second
+                    .iter()
+                    .filter(|i| !first.contains(i))
+                    .map(|&i| (i, &second, self.against, self.rule)),
+            );
+        let mut violations = Vec::new();
+        for (index, swept, sweeper, keeper) in differences {
+            match self.classify(messages, swept, index, sweeper, keeper) {
+                Ok(violation) => violations.push(violation),
+                Err(reason) => return Judgement::CannotJudge(reason),
+            }
+        }
+        Judgement::from_violations(violations)
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        let Ok(messages) = messages(input) else {
+            return Value::Null;
+        };
+        json!({
+            self.rule.name(): swept_indices(messages, self.rule),
+            format!("against {}", self.against): swept_indices(messages, self.against),
+        })
+    }
+
+    fn shape(&self, input: &Value) -> String {
+        shape(input)
+    }
+
+    fn class(&self, violation: &Violation) -> Class {
+        if violation.invariant == KEEPS_REJECTED {
+            Class::Charged
+        } else {
+            Class::Informational
+        }
+    }
+
+    fn explain(&self, input: &Value) -> Option<Explanation> {
+        let messages = input.as_array()?;
+        let request = |rule| {
+            self.boundary
+                .request_text(&without(messages, &swept_indices(messages, rule)))
+        };
+        Some(Explanation {
+            expected_label: format!("request after `{}`", self.rule),
+            expected: request(self.rule),
+            actual_label: format!("request after `{}`", self.against),
+            actual: request(self.against),
+        })
+    }
+}

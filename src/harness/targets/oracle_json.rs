@@ -1,0 +1,165 @@
+//! Target `oracle-json`: arbitrary bytes as an input file, read and judged by the code `ctxfuzz check`
+//! reads and judges a transcript file with. It must never panic (`no-panic`, caught by the harness) and
+//! every rejection must be one line naming the file and `LINE:COLUMN` (`error-names-position`).
+//!
+//! Inputs are mostly damaged transcripts (a real generated transcript as JSON text, then
+//! truncated, with a byte changed or inserted, or nested deeply) and sometimes raw bytes, so the
+//! parser and the oracle both see hostile input that is close to real. A case file holds the file
+//! as `{"file": TEXT}`, or `{"file_bytes": [..]}` when it is not UTF-8.
+
+use std::path::Path;
+
+use anyhow::Result;
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use serde_json::{Value, json};
+
+use super::sweep::{Boundary, generate as generate_transcript};
+use crate::cli::io;
+use crate::harness::target::Target;
+
+pub const ERROR_NAMES_POSITION: &str = "error-names-position";
+
+/// The name the input file is judged under (what error messages must start with).
+const FILE_NAME: &str = "input.json";
+
+pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+    if let Some(other) = variant.filter(|v| *v != "check") {
+        anyhow::bail!("target oracle-json has one variant, `check` (got `{other}`)");
+    }
+    Ok(Box::new(OracleJson {
+        boundary: Boundary::from_profile(profile)?,
+    }))
+}
+
+struct OracleJson {
+    boundary: Boundary,
+}
+
+/// The input of a file's bytes.
+fn input_of(bytes: Vec<u8>) -> Value {
+    match String::from_utf8(bytes) {
+        Ok(text) => json!({ "file": text }),
+        Err(e) => json!({ "file_bytes": e.into_bytes() }),
+    }
+}
+
+/// The file's bytes of an input.
+fn bytes_of(input: &Value) -> Option<Vec<u8>> {
+    if let Some(text) = input.get("file").and_then(Value::as_str) {
+        return Some(text.as_bytes().to_vec());
+    }
+    input
+        .get("file_bytes")?
+        .as_array()?
+        .iter()
+        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+        .collect()
+}
+
+impl OracleJson {
+    /// Reads and judges the file as `check` does (`read_json`, `messages_of`, the wire oracle),
+    /// from bytes instead of from disk: the verdict, or the one-line error.
+    fn check(&self, bytes: Vec<u8>) -> Result<Judgement> {
+        let path = Path::new(FILE_NAME);
+        let text = io::text_of(path, bytes)?;
+        let document = io::parse_json(path, &text)?;
+        let messages = io::messages_of(path, &document)?;
+        Ok(wire::judge(
+            messages,
+            &self.boundary.model,
+            self.boundary.pi,
+        ))
+    }
+}
+
+impl Target for OracleJson {
+    fn name(&self) -> &'static str {
+        "oracle-json"
+    }
+
+    fn variant(&self) -> String {
+        "check".to_string()
+    }
+
+    fn profile(&self) -> Value {
+        self.boundary.profile()
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        let mut file = match u.int_in_range(0..=9)? {
+            0 => return Ok(input_of(u.bytes(u.len())?.to_vec())),
+            1 => {
+                let depth = u.int_in_range(1..=2000)?;
+                format!(
+                    "{}{}",
+                    "[".repeat(depth),
+                    "]".repeat(u.int_in_range(0..=depth)?)
+                )
+                .into_bytes()
+            }
+            _ => serde_json::to_vec(&generate_transcript(u)?).expect("JSON"),
+        };
+        for _ in 0..u.int_in_range(0..=3)? {
+            let at = u.choose_index(file.len() + 1)?;
+            match u.int_in_range(0..=3)? {
+                0 => file.truncate(at),
+                1 => file.insert(at, u.arbitrary()?),
+                2 if at < file.len() => file[at] = u.arbitrary()?,
+                _ => file.insert(at, *u.choose(b"[]{}\",:\\0-e.\n\xff")?),
+            }
+        }
+        Ok(input_of(file))
+    }
+
+    /// Bytes that start like a JSON document are the file itself (libFuzzer mutates files);
+    /// anything else drives the generator.
+    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value> {
+        if matches!(bytes.first(), Some(b'[' | b'{')) {
+            return Ok(input_of(bytes.to_vec()));
+        }
+        self.generate(&mut Unstructured::new(bytes))
+    }
+
+    fn seed_bytes(&self, input: &Value) -> Vec<u8> {
+        bytes_of(input).unwrap_or_default()
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        let Some(bytes) = bytes_of(input) else {
+            return Judgement::CannotJudge("the input has no `file` or `file_bytes`".into());
+        };
+        let error = match self.check(bytes) {
+            // Any verdict of the oracle is fine here: this target judges the reading, not the file.
+            Ok(_) => return Judgement::Pass,
+            Err(error) => format!("{error:#}"),
+        };
+        let prefix_ok = error
+            .strip_prefix(FILE_NAME)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .and_then(|rest| {
+                let mut parts = rest.splitn(3, ':');
+                let line = parts.next()?.parse::<u64>().ok()?;
+                let column = parts.next()?.parse::<u64>().ok()?;
+                Some(line > 0 && column > 0 && parts.next().is_some())
+            })
+            .unwrap_or(false);
+        if prefix_ok && !error.contains('\n') {
+            return Judgement::Pass;
+        }
+        Judgement::Fail(vec![Violation {
+            invariant: ERROR_NAMES_POSITION,
+            cause: Cause::SystemUnderTest,
+            summary: format!("the error is not one line naming {FILE_NAME}:LINE:COLUMN: {error}"),
+            evidence: json!({ "error": error }),
+        }])
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        match bytes_of(input).map(|bytes| self.check(bytes)) {
+            Some(Ok(judgement)) => json!({ "verdict": judgement.verdict() }),
+            Some(Err(error)) => json!({ "error": format!("{error:#}") }),
+            None => Value::Null,
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Target `sweep`: a generated pi transcript → the orphan sweep under one barrier rule (or an
+//! external program, `--sut`) → the oracle.
+//!
+//! The sweep's contract: no orphan result and no duplicate result on the wire (the two permanent
+//! 400s, and `wire-valid` for the rules behind them), plus the four sweep invariants, with the twin
+//! predicting under the contract rule (`strict`) whatever rule runs, so a rule that sweeps
+//! differently (`allowlist`) is caught by `sweep-matches-twin`. A `tool_use` id repeated across the
+//! request breaks `no-duplicate-tool-use-id` too, but lives in the assistants, which no sweep
+//! touches: it is reported in its own section, not charged to the sweep. A finding is explained by the
+//! Anthropic request built from the twin's prediction (expected) against the request built from the
+//! sweep's output (actual): the diff shows the very `tool_result` the provider refuses.
+
+use std::borrow::Cow;
+
+use anyhow::{Context, Result};
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
+use ctxfuzz_oracles::invariants::wire::{
+    self, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT, WIRE_VALID,
+};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::pi::{self, Variant};
+use serde_json::{Value, json};
+
+use crate::generators::{pi as pi_generator, shapes};
+use crate::harness::external::External;
+use crate::harness::target::{Class, Explanation, Target};
+use crate::sweep::{BarrierRule, sweep};
+
+/// The wire rules behind the two permanent 400s.
+const PERMANENT_WIRE_RULES: [&str; 3] =
+    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
+
+/// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
+/// touches, so the sweep target reports it in its own section instead of charging the sweep.
+const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
+
+pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+    let rule = parse_rule(variant)?;
+    let boundary = Boundary::from_profile(profile)?;
+    let external = match profile.get("sut").and_then(Value::as_str) {
+        Some(command) => Some(External::from_profile(command, profile)?),
+        None => None,
+    };
+    Ok(Box::new(SweepTarget {
+        rule,
+        boundary,
+        external,
+    }))
+}
+
+/// A barrier rule by name (`None`: the default, `strict`).
+pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
+    name.map_or(Ok(BarrierRule::default()), |n| {
+        n.parse().map_err(anyhow::Error::msg)
+    })
+}
+
+/// The provider boundary a target judges against: pi's behaviour variant and the model.
+pub(super) struct Boundary {
+    pub pi: Variant,
+    pub version: Option<String>,
+    pub model: Value,
+}
+
+impl Boundary {
+    pub fn from_profile(profile: &Value) -> Result<Self> {
+        let version = profile.get("pi").and_then(Value::as_str).map(String::from);
+        let pi = match &version {
+            Some(v) => Variant::from_version(v).map_err(anyhow::Error::msg)?,
+            None => Variant::default(),
+        };
+        Ok(Boundary {
+            pi,
+            version,
+            model: pi::default_model(),
+        })
+    }
+
+    /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
+    /// repair); `Err` when pi itself would throw.
+    pub fn contract_violations(&self, messages: &[Value]) -> Result<Vec<Violation>, String> {
+        match wire::judge(messages, &self.model, self.pi) {
+            Judgement::Pass => Ok(Vec::new()),
+            Judgement::CannotJudge(reason) => Err(reason),
+            Judgement::Fail(violations) => Ok(violations
+                .into_iter()
+                .filter(|v| {
+                    [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
+                        && v.evidence["rule"]
+                            .as_str()
+                            .is_some_and(|rule| PERMANENT_WIRE_RULES.contains(&rule))
+                })
+                .collect()),
+        }
+    }
+
+    /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
+    pub fn request_text(&self, messages: &[Value]) -> String {
+        match pi::render(messages, &self.model, self.pi) {
+            Ok(rendered) => {
+                serde_json::to_string_pretty(&rendered.anthropic["messages"]).expect("JSON") + "\n"
+            }
+            Err(thrown) => format!("{thrown}\n"),
+        }
+    }
+
+    pub fn profile(&self) -> Value {
+        match &self.version {
+            Some(version) => json!({ "pi": version }),
+            None => json!({}),
+        }
+    }
+}
+
+/// The transcript of an input, or why it cannot be judged.
+pub(super) fn messages(input: &Value) -> Result<&[Value], Judgement> {
+    input
+        .as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| Judgement::CannotJudge("the input is not a JSON array of messages".into()))
+}
+
+pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    pi_generator::transcript(u).map(Value::Array)
+}
+
+/// The SPEC §6 shapes of a (minimised) transcript, as one key.
+pub(super) fn shape(input: &Value) -> String {
+    let Some(messages) = input.as_array() else {
+        return "not-an-array".to_string();
+    };
+    let names: Vec<String> = shapes::shapes(messages)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    names.join(",")
+}
+
+struct SweepTarget {
+    rule: BarrierRule,
+    boundary: Boundary,
+    external: Option<External>,
+}
+
+/// What one sweep did, as the invariants need it.
+struct Run<'a> {
+    output: Cow<'a, [Value]>,
+    swept: Vec<String>,
+    returned_input: bool,
+    second_swept: Vec<String>,
+}
+
+impl SweepTarget {
+    fn run<'a>(&self, messages: &'a [Value]) -> Result<Run<'a>, Violation> {
+        let Some(external) = &self.external else {
+            let first = sweep(messages, self.rule);
+            let returned_input = matches!(&first.messages, Cow::Borrowed(kept)
+                if std::ptr::eq(kept.as_ptr(), messages.as_ptr()) && kept.len() == messages.len());
+            let second_swept = sweep(&first.messages, self.rule).swept;
+            return Ok(Run {
+                output: first.messages,
+                swept: first.swept,
+                returned_input,
+                second_swept,
+            });
+        };
+        let (output, swept) = external.sweep(messages)?;
+        if let Some(difference) = external.matches_rust(messages, &output, &swept, self.rule) {
+            return Err(difference);
+        }
+        let (_, second_swept) = external.sweep(&output)?;
+        Ok(Run {
+            // Identity cannot be observed through a pipe: a program is never charged for it.
+            returned_input: swept.is_empty(),
+            output: Cow::Owned(output),
+            swept,
+            second_swept,
+        })
+    }
+}
+
+impl Target for SweepTarget {
+    fn name(&self) -> &'static str {
+        "sweep"
+    }
+
+    fn variant(&self) -> String {
+        self.rule.name().to_string()
+    }
+
+    fn profile(&self) -> Value {
+        let mut profile = self.boundary.profile();
+        if let Some(external) = &self.external {
+            external.record_in(&mut profile);
+        }
+        profile
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        generate(u)
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        let messages = match messages(input) {
+            Ok(messages) => messages,
+            Err(cannot) => return cannot,
+        };
+        let run = match self.run(messages) {
+            Ok(run) => run,
+            Err(violation) => return Judgement::Fail(vec![violation]),
+        };
+        let mut violations = sweep_invariants::check(&SweepRun {
+            input: messages,
+            output: &run.output,
+            swept: &run.swept,
+            returned_input: run.returned_input,
+            second_swept: &run.second_swept,
+            twin: TwinRule::CONTRACT,
+        });
+        match self.boundary.contract_violations(&run.output) {
+            Ok(wire) => violations.extend(wire),
+            Err(reason) if violations.is_empty() => return Judgement::CannotJudge(reason),
+            Err(_) => {}
+        }
+        Judgement::from_violations(violations)
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        let Ok(messages) = messages(input) else {
+            return Value::Null;
+        };
+        match self.run(messages) {
+            Ok(run) => json!({ "messages": run.output, "swept": run.swept }),
+            Err(violation) => json!({ "error": violation.summary }),
+        }
+    }
+
+    fn shape(&self, input: &Value) -> String {
+        shape(input)
+    }
+
+    fn class(&self, violation: &Violation) -> Class {
+        match violation.cause {
+            Cause::Unpreventable(_) => Class::Unpreventable,
+            Cause::SystemUnderTest if violation.evidence["rule"] == OUTSIDE_THE_SWEEP => {
+                Class::Informational
+            }
+            Cause::SystemUnderTest => Class::Charged,
+        }
+    }
+
+    fn explain(&self, input: &Value) -> Option<Explanation> {
+        let messages = input.as_array()?;
+        let predicted = sweep_invariants::twin_sweep(messages, TwinRule::CONTRACT);
+        let expected: Vec<Value> = messages
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !predicted.contains(i))
+            .map(|(_, m)| m.clone())
+            .collect();
+        let actual = match self.run(messages) {
+            Ok(run) => self.boundary.request_text(&run.output),
+            Err(violation) => format!("{}\n", violation.summary),
+        };
+        Some(Explanation {
+            expected_label: format!("request after the `{}` twin's sweep", TwinRule::CONTRACT),
+            expected: self.boundary.request_text(&expected),
+            actual_label: format!("request after the `{}` sweep", self.rule),
+            actual,
+        })
+    }
+}
+
+/// Reads the rule the `differential` target compares against.
+pub(super) fn against_rule(profile: &Value, default: BarrierRule) -> Result<BarrierRule> {
+    parse_rule(
+        profile
+            .get("against")
+            .and_then(Value::as_str)
+            .or(Some(default.name())),
+    )
+    .context("--against")
+}

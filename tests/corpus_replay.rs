@@ -1,0 +1,71 @@
+//! The regression corpus as stable tests: every case file under `corpus/` is judged, through the
+//! target registry, against each variant of its verdicts. A failure names the file and shows the
+//! diff; the run reports every mismatch, not just the first.
+
+use std::path::{Path, PathBuf};
+
+use ctxfuzz::harness::replay;
+use ctxfuzz::transcript::case::CaseFile;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+}
+
+/// The corpus directories of registered targets (the others hold data for other tests, or wait
+/// for their target to join the registry: named on stderr).
+fn registered_dirs() -> Vec<PathBuf> {
+    let (dirs, others) = replay::target_dirs(&corpus()).unwrap();
+    for other in others {
+        eprintln!("corpus/{other}: not a registered target, not replayed");
+    }
+    dirs
+}
+
+#[test]
+fn every_case_in_the_corpus_replays_with_its_recorded_verdicts() {
+    let files = replay::case_files(&registered_dirs()).unwrap();
+    assert!(!files.is_empty(), "the corpus is empty");
+    let mut report = String::new();
+    for file in &files {
+        let case = CaseFile::read(file).unwrap_or_else(|e| panic!("{e:#}"));
+        let mismatches =
+            replay::replay(&case).unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+        for mismatch in mismatches {
+            report.push_str(&format!(
+                "\n{} [{}] ({})\n{}",
+                file.display(),
+                mismatch.variant,
+                case.why,
+                mismatch.diff
+            ));
+        }
+    }
+    assert!(report.is_empty(), "corpus mismatches:{report}");
+}
+
+#[test]
+fn every_case_file_sits_in_the_directory_of_its_target() {
+    for dir in registered_dirs() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        for file in replay::case_files(&[dir]).unwrap() {
+            let case = CaseFile::read(&file).unwrap();
+            assert_eq!(case.target, name, "{}", file.display());
+        }
+    }
+}
+
+#[test]
+fn a_wrong_verdict_is_reported_with_a_diff() {
+    let file = corpus().join("sweep").join("gh11-custom.json");
+    let mut case = CaseFile::read(&file).unwrap();
+    let strict = case.verdicts.get_mut("strict").unwrap();
+    strict.push("no-orphan-result".to_string());
+    let mismatches = replay::replay(&case).unwrap();
+    assert_eq!(mismatches.len(), 1);
+    assert_eq!(mismatches[0].variant, "strict");
+    assert!(
+        mismatches[0].diff.contains("-no-orphan-result"),
+        "{}",
+        mismatches[0].diff
+    );
+}

@@ -1,0 +1,165 @@
+//! The claims about the fuzzer, as fixed-seed tests: each defective sweep rule is caught
+//! by the invariant that names its defect, minimised to the essential shape, and the correct rule
+//! yields nothing charged to it.
+
+use ctxfuzz::harness::findings::Finding;
+use ctxfuzz::harness::progress::Progress;
+use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::{Class, Target, targets};
+use serde_json::{Value, json};
+
+fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
+    let config = Config {
+        seed,
+        first: 0,
+        runs: Some(runs),
+        time: None,
+        jobs: 2,
+    };
+    runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
+}
+
+fn sweep_target(rule: &str) -> Box<dyn Target> {
+    targets::build("sweep", Some(rule), &json!({})).unwrap()
+}
+
+/// Findings whose minimised input breaks `invariant` (a minimised input is reported once, under
+/// the first invariant it was minimised for; its verdict lists every invariant it breaks).
+fn findings_of<'a>(outcome: &'a Outcome, invariant: &str) -> Vec<&'a Finding> {
+    outcome
+        .findings
+        .iter()
+        .filter(|f| f.key.invariant == invariant || f.verdict.iter().any(|v| v == invariant))
+        .collect()
+}
+
+fn role(message: &Value) -> &str {
+    message["role"].as_str().unwrap_or("(none)")
+}
+
+fn call_ids(message: &Value) -> Vec<&str> {
+    message["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["id"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_none_rule_is_caught_on_the_duplicate_brick_minimised_to_its_essential_shape() {
+    let target = sweep_target("none");
+    let outcome = fuzz(target.as_ref(), 1, 20_000);
+    let bricks = findings_of(&outcome, "no-duplicate-tool-use-id");
+    let charged: Vec<_> = bricks
+        .iter()
+        .filter(|f| f.class == Class::Charged)
+        .collect();
+    assert!(!charged.is_empty(), "{:#?}", outcome.stats);
+    let essential = charged.iter().find(|f| {
+        let messages = f.input.as_array().unwrap();
+        let (first, last) = (&messages[0], &messages[messages.len() - 1]);
+        messages.len() <= 4
+            && role(first) == "assistant"
+            && role(last) == "toolResult"
+            && call_ids(first).contains(&last["toolCallId"].as_str().unwrap_or("?"))
+            && messages[1..messages.len() - 1]
+                .iter()
+                .any(|m| !["assistant", "toolResult"].contains(&role(m)))
+    });
+    assert!(
+        essential.is_some(),
+        "no finding minimised to assistant(X) / barrier / toolResult(X): {:#?}",
+        charged.iter().map(|f| &f.input).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_all_other_roles_rule_is_caught_on_the_error_or_aborted_orphan() {
+    let target = sweep_target("all-other-roles");
+    let outcome = fuzz(target.as_ref(), 2, 20_000);
+    let orphans = findings_of(&outcome, "no-orphan-result");
+    let dropped_assistant = orphans.iter().any(|f| {
+        f.class == Class::Charged
+            && f.input.as_array().unwrap().iter().any(|m| {
+                role(m) == "assistant"
+                    && matches!(m["stopReason"].as_str(), Some("error" | "aborted"))
+            })
+    });
+    assert!(
+        dropped_assistant,
+        "{:#?}",
+        orphans.iter().map(|f| &f.input).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_allowlist_rule_is_caught_by_the_twin() {
+    let target = sweep_target("allowlist");
+    let outcome = fuzz(target.as_ref(), 3, 20_000);
+    let twin = findings_of(&outcome, "sweep-matches-twin");
+    assert!(
+        twin.iter().any(|f| f.class == Class::Charged),
+        "{:#?}",
+        outcome.stats
+    );
+}
+
+#[test]
+fn the_strict_rule_has_nothing_charged_to_it() {
+    let target = sweep_target("strict");
+    let outcome = fuzz(target.as_ref(), 4, 20_000);
+    let charged: Vec<_> = outcome.charged().map(|f| (&f.key, &f.input)).collect();
+    assert!(charged.is_empty(), "{charged:#?}");
+    assert!(outcome.stats.execs > 19_000, "{:#?}", outcome.stats);
+}
+
+#[test]
+fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class() {
+    let target = targets::build(
+        "differential",
+        Some("strict"),
+        &json!({"against": "allowlist"}),
+    )
+    .unwrap();
+    let outcome = fuzz(target.as_ref(), 5, 20_000);
+    let over = findings_of(&outcome, "over-sweep");
+    assert!(!over.is_empty(), "{:#?}", outcome.stats);
+    assert!(over.iter().all(|f| f.class == Class::Informational));
+    assert!(
+        over.iter()
+            .all(|f| f.violation.evidence["sweeps"] == "strict")
+    );
+    // strict never keeps a result the provider rejects where allowlist sweeps it.
+    assert!(findings_of(&outcome, "keeps-rejected").is_empty());
+    assert!(!findings_of(&outcome, "against-keeps-rejected").is_empty());
+}
+
+#[test]
+fn oracle_json_reads_hostile_files_without_panicking_and_names_positions() {
+    let target = targets::build("oracle-json", None, &json!({})).unwrap();
+    let outcome = fuzz(target.as_ref(), 6, 5_000);
+    let findings: Vec<_> = outcome
+        .findings
+        .iter()
+        .map(|f| (&f.key, &f.violation.summary))
+        .collect();
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert!(outcome.stats.execs > 4_000);
+}
+
+#[test]
+fn every_registered_target_decodes_its_own_seed_bytes() {
+    let samples = [
+        json!([{"role": "user", "content": "hi"}]),
+        json!({"file": "[{\"role\": \"user\"}]"}),
+    ];
+    for name in targets::names() {
+        let target = targets::build(name, None, &json!({})).unwrap();
+        for sample in &samples {
+            let bytes = target.seed_bytes(sample);
+            if matches!(bytes.first(), Some(b'[' | b'{')) {
+                let back = target.decode(&bytes).unwrap();
+                assert_eq!(target.seed_bytes(&back), bytes, "{name}");
+            }
+        }
+    }
+}
