@@ -29,12 +29,11 @@ pub struct Defect {
 /// How a defect is looked for.
 #[derive(Debug, Clone, Copy)]
 pub enum Probe {
-    /// Fuzz `target` built with `variant` and `profile` (a JSON object) from a fixed seed until a
+    /// Fuzz `target` built with `variant` (and its default profile) from a fixed seed until a
     /// finding is charged to the system under test.
     Fuzz {
         target: &'static str,
         variant: &'static str,
-        profile: &'static str,
     },
     /// Replay the golden vectors (real pi output) through the oracle with a seeded fault until one
     /// of them differs.
@@ -42,22 +41,9 @@ pub enum Probe {
 }
 
 const fn fuzz(name: &'static str, target: &'static str, variant: &'static str) -> Defect {
-    fuzz_with(name, target, variant, "{}")
-}
-
-const fn fuzz_with(
-    name: &'static str,
-    target: &'static str,
-    variant: &'static str,
-    profile: &'static str,
-) -> Defect {
     Defect {
         name,
-        probe: Probe::Fuzz {
-            target,
-            variant,
-            profile,
-        },
+        probe: Probe::Fuzz { target, variant },
     }
 }
 
@@ -74,11 +60,11 @@ pub const CATALOG: &[Defect] = &[
     fuzz("sweep: barrier rule allowlist", "sweep", "allowlist"),
     fuzz("compaction: midpoint boundary", "compaction", "midpoint"),
     fuzz("compaction: boundary floor 0", "compaction", "floor-0"),
-    fuzz_with(
+    // Observable only when composition fails: the compaction target injects summariser faults.
+    fuzz(
         "compaction: composition after the reset",
         "compaction",
         "compose-after-reset",
-        r#"{"faults": true}"#,
     ),
     fuzz("compaction: old clip key", "compaction", "old-clip-key"),
     fuzz(
@@ -155,14 +141,9 @@ pub fn run_catalog(budget: Budget, out: &Path) -> Result<Vec<Verdict>> {
 pub fn probe(defect: &Defect, budget: Budget, out: &Path) -> Result<Verdict> {
     let start = Instant::now();
     let mut verdict = match defect.probe {
-        Probe::Fuzz {
-            target,
-            variant,
-            profile,
-        } => {
-            let profile: Value = serde_json::from_str(profile)
-                .with_context(|| format!("{}: the catalog profile is not JSON", defect.name))?;
-            let target = targets::build(target, Some(variant), &profile)?;
+        Probe::Fuzz { target, variant } => {
+            let target = targets::build(target, Some(variant), &Value::Null)
+                .with_context(|| format!("{}: cannot build its target", defect.name))?;
             match first_charged_finding(target.as_ref(), budget) {
                 Some((finding, runs)) => Verdict {
                     defect: defect.name,

@@ -4,7 +4,6 @@
 use ctxfuzz::mutants::{self, Budget, CATALOG};
 
 #[test]
-#[ignore = "enabled once the sweep, compaction and guard targets are registered"]
 fn every_known_defect_is_caught() {
     let out = tempfile::tempdir().expect("a temporary directory");
     let verdicts = mutants::run_catalog(Budget::default(), out.path()).expect("the catalog runs");
