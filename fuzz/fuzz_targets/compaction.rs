@@ -1,0 +1,10 @@
+//! cargo-fuzz target `compaction`: the same code as `ctxfuzz fuzz --target compaction`.
+//! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin compaction -- FILE...`) it replays files on stable.
+#![cfg_attr(fuzzing, no_main)]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ctxfuzz::harness::fuzz_one("compaction", data));
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    ctxfuzz::harness::replay_inputs("compaction")
+}

@@ -1,0 +1,10 @@
+//! cargo-fuzz target `guard`: the same code as `ctxfuzz fuzz --target guard`.
+//! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin guard -- FILE...`) it replays files on stable.
+#![cfg_attr(fuzzing, no_main)]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ctxfuzz::harness::fuzz_one("guard", data));
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    ctxfuzz::harness::replay_inputs("guard")
+}
