@@ -41,7 +41,7 @@ fn violations(outcome: &Outcome, invariant: &str) -> u64 {
 }
 
 #[test]
-fn a_correct_program_agrees_with_the_rust_sweep() {
+fn external_a_correct_program_agrees_with_the_rust_sweep() {
     let outcome = fuzz("strict", &program("--rule strict"), 400);
     let charged: Vec<_> = outcome
         .charged()
@@ -52,7 +52,7 @@ fn a_correct_program_agrees_with_the_rust_sweep() {
 }
 
 #[test]
-fn a_program_with_another_rule_differs_from_the_rust_sweep() {
+fn external_a_program_with_another_rule_differs_from_the_rust_sweep() {
     let outcome = fuzz("strict", &program("--rule none"), 400);
     assert!(
         violations(&outcome, SUT_MATCHES_RUST) > 0,
@@ -62,7 +62,7 @@ fn a_program_with_another_rule_differs_from_the_rust_sweep() {
 }
 
 #[test]
-fn a_crash_is_a_finding_and_the_program_is_restarted() {
+fn external_a_crash_is_a_finding_and_the_program_is_restarted() {
     let outcome = fuzz("strict", &program("--fault crash"), 300);
     let crashes = violations(&outcome, SUT_CRASH);
     assert!(crashes > 0, "{:#?}", outcome.stats);
@@ -87,7 +87,7 @@ fn a_crash_is_a_finding_and_the_program_is_restarted() {
 }
 
 #[test]
-fn malformed_output_is_a_finding() {
+fn external_malformed_output_is_a_finding() {
     let outcome = fuzz("strict", &program("--fault garbage"), 200);
     assert!(
         violations(&outcome, SUT_MALFORMED) > 0,
@@ -97,7 +97,7 @@ fn malformed_output_is_a_finding() {
 }
 
 #[test]
-fn a_hang_is_a_finding_within_the_timeout() {
+fn external_a_hang_is_a_finding_within_the_timeout() {
     let started = std::time::Instant::now();
     let outcome = fuzz_with_timeout("strict", &program("--fault hang"), 30, 200);
     assert!(violations(&outcome, SUT_HANG) > 0, "{:#?}", outcome.stats);
