@@ -15,11 +15,10 @@ fn program(args: &str) -> String {
 }
 
 fn fuzz(rule: &str, sut: &str, runs: u64) -> Outcome {
-    fuzz_with_timeout(rule, sut, runs, 5_000)
+    fuzz_with_profile(rule, runs, json!({"sut": sut, "sut_timeout_ms": 5_000}))
 }
 
-fn fuzz_with_timeout(rule: &str, sut: &str, runs: u64, timeout_ms: u64) -> Outcome {
-    let profile = json!({"sut": sut, "sut_timeout_ms": timeout_ms});
+fn fuzz_with_profile(rule: &str, runs: u64, profile: serde_json::Value) -> Outcome {
     let target = targets::build("sweep", Some(rule), &profile).unwrap();
     let config = Config {
         seed: 11,
@@ -99,7 +98,11 @@ fn external_malformed_output_is_a_finding() {
 #[test]
 fn external_a_hang_is_a_finding_within_the_timeout() {
     let started = std::time::Instant::now();
-    let outcome = fuzz_with_timeout("strict", &program("--fault hang"), 30, 200);
+    // A python3 child starts well within the 2 s grace here; the default (10 s) is for slower
+    // interpreters.
+    let profile =
+        json!({"sut": program("--fault hang"), "sut_timeout_ms": 200, "sut_startup_ms": 2_000});
+    let outcome = fuzz_with_profile("strict", 30, profile);
     assert!(violations(&outcome, SUT_HANG) > 0, "{:#?}", outcome.stats);
     assert!(started.elapsed().as_secs() < 120);
 }

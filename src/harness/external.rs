@@ -27,9 +27,9 @@ pub const SUT_MATCHES_RUST: &str = "sut-matches-rust";
 /// How long a child may take to answer one case when the profile does not say.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Extra time a freshly started child has for its first answer (an interpreter's start-up is not
-/// a hang).
-const STARTUP_GRACE: Duration = Duration::from_secs(10);
+/// Extra time a freshly started child has for its first answer when the profile does not say
+/// (an interpreter's start-up is not a hang).
+pub const DEFAULT_STARTUP_GRACE: Duration = Duration::from_secs(10);
 
 /// How much of a child's stderr is kept as evidence.
 const STDERR_TAIL: usize = 2048;
@@ -37,11 +37,12 @@ const STDERR_TAIL: usize = 2048;
 pub struct External {
     command: String,
     timeout: Duration,
+    startup_grace: Duration,
     idle: Mutex<Vec<Running>>,
 }
 
 struct Running {
-    /// Whether the child has answered before (its first answer gets [`STARTUP_GRACE`]).
+    /// Whether the child has answered before (its first answer gets the start-up grace).
     answered: bool,
     child: Child,
     stdin: ChildStdin,
@@ -57,15 +58,19 @@ impl Drop for Running {
 }
 
 impl External {
-    /// The program `command` (run by `sh -c`), with the timeout of `profile.sut_timeout_ms`.
+    /// The program `command` (run by `sh -c`), with the timeout of `profile.sut_timeout_ms` and
+    /// the start-up grace of `profile.sut_startup_ms`.
     pub fn from_profile(command: &str, profile: &Value) -> Result<External> {
-        let timeout = profile
-            .get("sut_timeout_ms")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+        let millis = |key: &str, default: Duration| {
+            profile
+                .get(key)
+                .and_then(Value::as_u64)
+                .map_or(default, Duration::from_millis)
+        };
         Ok(External {
             command: command.to_string(),
-            timeout,
+            timeout: millis("sut_timeout_ms", DEFAULT_TIMEOUT),
+            startup_grace: millis("sut_startup_ms", DEFAULT_STARTUP_GRACE),
             idle: Mutex::new(Vec::new()),
         })
     }
@@ -77,6 +82,10 @@ impl External {
             map.insert(
                 "sut_timeout_ms".into(),
                 json!(self.timeout.as_millis() as u64),
+            );
+            map.insert(
+                "sut_startup_ms".into(),
+                json!(self.startup_grace.as_millis() as u64),
             );
         }
     }
@@ -179,7 +188,7 @@ impl External {
         let timeout = if running.answered {
             self.timeout
         } else {
-            self.timeout + STARTUP_GRACE
+            self.timeout + self.startup_grace
         };
         let received = match sent {
             Ok(()) => running.lines.recv_timeout(timeout),
