@@ -57,6 +57,7 @@ enum Command {
 /// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
 /// line on stderr.
 pub fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         None => fuzz::run(fuzz::Args::default()),
@@ -77,5 +78,15 @@ pub fn main() -> ExitCode {
             eprintln!("ctxfuzz: error: {error:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// A reader that goes away (`ctxfuzz compact FILE | head`) ends the process quietly, as it does
+/// for other Unix tools; Rust's default (SIGPIPE ignored) makes `println!` panic instead.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -1,0 +1,163 @@
+//! `ctxfuzz compact` as a user runs it: the `--json` object, the text report, `--output`, and a
+//! closed pipe.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn ctxfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Two user turns of 10 tokens and two assistant replies of 20: the cycle-safe boundary is the
+/// second user turn (index 2), so 30 tokens are summarised and 30 kept.
+fn transcript(dir: &Path) -> String {
+    let messages = json!([
+        {"role": "user", "content": "a".repeat(40), "timestamp": 1},
+        {"role": "assistant", "content": [{"type": "text", "text": "b".repeat(80)}],
+         "stopReason": "stop", "timestamp": 2},
+        {"role": "user", "content": "c".repeat(40), "timestamp": 3},
+        {"role": "assistant", "content": [{"type": "text", "text": "d".repeat(80)}],
+         "stopReason": "stop", "timestamp": 4},
+    ]);
+    let path = dir.join("t.json");
+    std::fs::write(&path, messages.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn compact_json(file: &str) -> Value {
+    let out = ctxfuzz(&[
+        "compact",
+        file,
+        "--format",
+        "pi",
+        "--summary",
+        "Summary.",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_output_carries_the_new_transcript_boundary_summary_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = compact_json(&transcript(dir.path()));
+    let summary = format!(
+        "Summary.\n\n### User messages (verbatim)\n- {}",
+        "a".repeat(40)
+    );
+    assert_eq!(out["boundary"], 2);
+    assert_eq!(out["summary"], summary);
+    assert_eq!(
+        out["messages"][0],
+        json!({"role": "compactionSummary", "summary": summary, "tokensBefore": 60, "timestamp": 2})
+    );
+    assert_eq!(out["messages"][1]["content"], "c".repeat(40));
+    assert_eq!(out["messages"].as_array().unwrap().len(), 3);
+    let report = &out["report"];
+    assert_eq!(report["family"], "pi");
+    assert_eq!(report["outcome"], json!({"kind": "compacted"}));
+    assert_eq!(report["picked_boundary"], 2);
+    assert_eq!(report["summarised"], 2);
+    assert_eq!(report["kept"], 2);
+    assert_eq!(report["region_tokens"], 30);
+    assert_eq!(report["summary_tokens"], 20);
+    assert_eq!(report["preserved_user_turns"], 1);
+    assert_eq!(
+        report["tracker"],
+        json!({"calls": ["reset", {"add": {"prompt": 10, "completion": 0}},
+                         {"add": {"prompt": 20, "completion": 0}}],
+               "failed_at": null, "message_count": 2, "total_tokens": 30})
+    );
+}
+
+#[test]
+fn text_output_reports_the_compaction_then_prints_the_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript(dir.path());
+    let out = ctxfuzz(&["compact", &file, "--format", "pi", "--summary", "Summary."]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "policy cycle-safe on a pi transcript of 4 messages: boundary picked at 2\n\
+             compacted: messages[..2] (30 tokens) replaced by one summary (20 tokens); 2 kept untouched\n"
+        ),
+        "{text}"
+    );
+    let json_start = text.find("\n[").unwrap();
+    let messages: Value = serde_json::from_str(&text[json_start..]).unwrap();
+    assert_eq!(messages[0]["role"], "compactionSummary");
+}
+
+#[test]
+fn output_file_holds_the_new_transcript_and_the_input_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript(dir.path());
+    let before = std::fs::read(&file).unwrap();
+    let written = dir.path().join("out.json");
+    let out = ctxfuzz(&[
+        "compact",
+        &file,
+        "--format",
+        "pi",
+        "--summary",
+        "Summary.",
+        "--json",
+        "--output",
+        written.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let saved: Value = serde_json::from_slice(&std::fs::read(&written).unwrap()).unwrap();
+    assert_eq!(saved, printed["messages"]);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn a_transcript_that_is_not_an_array_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("obj.json");
+    std::fs::write(&path, "{}").unwrap();
+    let out = ctxfuzz(&["compact", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("obj.json:1:1: expected a JSON array of messages"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(["compact", &file, "--format", "pi"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the first byte is read, as `| head -0` does.
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
