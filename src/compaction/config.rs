@@ -118,16 +118,6 @@ pub const VARIANTS: &[&str] = &[
     "no-state",
 ];
 
-/// The variants that are known defects (the mutation catalog must catch each).
-pub const DEFECTS: &[&str] = &[
-    "midpoint",
-    "floor-0",
-    "compose-after-reset",
-    "old-clip-key",
-    "no-preserve",
-    "no-state",
-];
-
 impl Config {
     /// Builds the configuration a variant name stands for.
     pub fn variant(name: &str) -> Result<Config, UnknownVariant> {

@@ -181,9 +181,9 @@ pub fn run(config: &Config, scenario: &Scenario) -> (Config, Family, Vec<RoundRu
         let faults = Faults {
             compose_fails: spec.compose_fails,
         };
+        tracker.calls.clear();
         let (compaction, overflow) = match spec.overflow {
             None => {
-                tracker.calls.clear();
                 let c = compact(
                     &transcript,
                     family,
@@ -201,7 +201,6 @@ pub fn run(config: &Config, scenario: &Scenario) -> (Config, Family, Vec<RoundRu
                     mode: Mode::Auto,
                     now: o.now,
                 };
-                tracker.calls.clear();
                 let p = check_and_protect(
                     &transcript,
                     family,
