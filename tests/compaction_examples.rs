@@ -6,11 +6,30 @@ use ctxfuzz::compaction::clip::clip_tool_results;
 use ctxfuzz::compaction::config::{ClipKey, Config};
 use ctxfuzz::compaction::overflow::{BACKING_OFF, Mode, Turn, check_and_protect};
 use ctxfuzz::compaction::state::{extract, render};
-use ctxfuzz::compaction::{Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact};
+use ctxfuzz::compaction::{
+    Compaction, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
+};
 use serde_json::{Value, json};
 
 fn chat(messages: Value) -> Vec<Value> {
     messages.as_array().unwrap().clone()
+}
+
+/// `compact` on a chat transcript, without injected faults.
+fn compact_chat<'a>(
+    history: &'a [Value],
+    config: &Config,
+    summariser: &Scripted,
+    tracker: &mut Tracker,
+) -> Compaction<'a> {
+    compact(
+        history,
+        Family::Chat,
+        config,
+        summariser,
+        Faults::default(),
+        tracker,
+    )
 }
 
 fn autobot() -> Config {
@@ -81,12 +100,10 @@ fn example_3_no_valid_cut_is_boundary_zero_and_nothing_happens() {
         chat(json!([{"role": "user", "content": "x"}])),
     ] {
         let mut tracker = Tracker::with_total(7);
-        let result = compact(
+        let result = compact_chat(
             &history,
-            Family::Chat,
             &autobot(),
             &Scripted::Error("never called".into()),
-            Faults::default(),
             &mut tracker,
         );
         assert_eq!(
@@ -110,12 +127,10 @@ fn example_4_stored_schema_and_non_objects() {
         {"sender": "user", "text": 12345}, {"sender": "user", "text": "fine"}
     ]));
     let mut tracker = Tracker::default();
-    let result = compact(
+    let result = compact_chat(
         &history,
-        Family::Chat,
         &autobot(),
         &Scripted::Fixed("Summary.".into()),
-        Faults::default(),
         &mut tracker,
     );
     assert_eq!(result.boundary, 3);
@@ -149,12 +164,10 @@ fn example_5() -> Vec<Value> {
 fn example_5_state_and_verbatim_turns_are_composed() {
     let example_5 = example_5();
     let mut tracker = Tracker::default();
-    let result = compact(
+    let result = compact_chat(
         &example_5,
-        Family::Chat,
         &autobot(),
         &Scripted::Fixed("The user asked for a release.".into()),
-        Faults::default(),
         &mut tracker,
     );
     assert_eq!(result.boundary, 5);
@@ -172,14 +185,7 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         {"role": "user", "content": "add the endpoint"}, {"role": "assistant", "content": "added"}
     ]));
     let summariser = Scripted::Fixed("MODEL SUMMARY".into());
-    let first = compact(
-        &round_1,
-        Family::Chat,
-        &autobot(),
-        &summariser,
-        Faults::default(),
-        &mut Tracker::default(),
-    );
+    let first = compact_chat(&round_1, &autobot(), &summariser, &mut Tracker::default());
     assert_eq!(first.boundary, 2);
     let first_messages = first.messages();
     assert_eq!(
@@ -187,12 +193,10 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         "MODEL SUMMARY\n\n### User messages (verbatim)\n- never touch the prod database"
     );
     // Round 2 sees the summary as production persists it (sender "system"): AutoBot drops it.
-    let second = compact(
+    let second = compact_chat(
         &first_messages,
-        Family::Chat,
         &autobot(),
         &summariser,
-        Faults::default(),
         &mut Tracker::default(),
     );
     assert_eq!(
@@ -204,12 +208,10 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         skip_unless_smaller: false,
         ..Config::default()
     };
-    let second = compact(
+    let second = compact_chat(
         &first_messages,
-        Family::Chat,
         &carry,
         &summariser,
-        Faults::default(),
         &mut Tracker::default(),
     );
     assert_eq!(
@@ -351,12 +353,10 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
 fn an_empty_summary_is_a_failure_and_leaves_the_tracker_alone() {
     let example_5 = example_5();
     let mut tracker = Tracker::with_total(5);
-    let result = compact(
+    let result = compact_chat(
         &example_5,
-        Family::Chat,
         &autobot(),
         &Scripted::Fixed("  \n".into()),
-        Faults::default(),
         &mut tracker,
     );
     assert_eq!(
@@ -409,12 +409,10 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
 fn a_summary_larger_than_its_region_is_skipped_by_default() {
     let example_5 = example_5();
     let mut tracker = Tracker::default();
-    let result = compact(
+    let result = compact_chat(
         &example_5,
-        Family::Chat,
         &Config::default(),
         &Scripted::Digest,
-        Faults::default(),
         &mut tracker,
     );
     assert!(

@@ -36,6 +36,13 @@ fn duplicate_result_causes(input: &[Value]) -> Vec<Cause> {
         .collect()
 }
 
+/// Every duplicate result of `input` is found and each has a cause `expected` accepts.
+fn assert_duplicates_charged(input: &[Value], expected: impl Fn(&Cause) -> bool) {
+    let causes = duplicate_result_causes(input);
+    assert!(!causes.is_empty());
+    assert!(causes.iter().all(expected), "{causes:?}");
+}
+
 #[test]
 fn a_repeated_call_id_answered_by_two_synthetics_is_unpreventable() {
     let input = [
@@ -43,13 +50,9 @@ fn a_repeated_call_id_answered_by_two_synthetics_is_unpreventable() {
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
         user(),
     ];
-    let causes = duplicate_result_causes(&input);
-    assert!(!causes.is_empty());
-    assert!(
-        causes
-            .iter()
-            .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains("reuses"))),
-        "{causes:?}"
+    assert_duplicates_charged(
+        &input,
+        |c| matches!(c, Cause::Unpreventable(r) if r.contains("reuses")),
     );
 }
 
@@ -60,13 +63,9 @@ fn ids_sanitised_to_one_inside_one_assistant_are_a_collision() {
         assistant(vec![call("cx|0"), call("cx 0")], "gpt-5"),
         user(),
     ];
-    let causes = duplicate_result_causes(&input);
-    assert!(!causes.is_empty());
-    assert!(
-        causes
-            .iter()
-            .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains("sanitising"))),
-        "{causes:?}"
+    assert_duplicates_charged(
+        &input,
+        |c| matches!(c, Cause::Unpreventable(r) if r.contains("sanitising")),
     );
 }
 
@@ -78,12 +77,7 @@ fn a_real_result_kept_after_a_barrier_is_still_charged() {
         json!({"role": "custom", "content": "x"}),
         result("t1"),
     ];
-    let causes = duplicate_result_causes(&brick);
-    assert!(!causes.is_empty());
-    assert!(
-        causes.iter().all(|c| *c == Cause::SystemUnderTest),
-        "{causes:?}"
-    );
+    assert_duplicates_charged(&brick, |c| *c == Cause::SystemUnderTest);
     let twice = [
         user(),
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
@@ -91,12 +85,7 @@ fn a_real_result_kept_after_a_barrier_is_still_charged() {
         user(),
         result("t1"),
     ];
-    let causes = duplicate_result_causes(&twice);
-    assert!(!causes.is_empty());
-    assert!(
-        causes.iter().all(|c| *c == Cause::SystemUnderTest),
-        "{causes:?}"
-    );
+    assert_duplicates_charged(&twice, |c| *c == Cause::SystemUnderTest);
 }
 
 #[test]
