@@ -13,7 +13,8 @@ timed() {
 # Installed tools stay in ~/.cargo/bin, which is the cache on a machine that keeps its home.
 ensure_tool() {
   local binary=$1 crate=$2 version=$3
-  if "$binary" --version 2>/dev/null | grep -q "$version"; then
+  # A cargo subcommand prints its version only when run through cargo (`cargo mutants --version`).
+  if cargo "${binary#cargo-}" --version 2>/dev/null | grep -q "$version"; then
     return 0
   fi
   step "installing $crate $version (not on PATH yet)"
