@@ -15,9 +15,9 @@ source ci/lib.sh
 mode=${1:-}
 shift || true
 # A stale outcomes.json from an earlier run must never be judged as this run's.
-rm -rf target/mutants/mutants.out
-mkdir -p target/mutants
-args=(--no-shuffle --in-place --output target/mutants)
+rm -rf target/mutation/mutants.out
+mkdir -p target/mutation
+args=(--no-shuffle --in-place --output target/mutation)
 case "$mode" in
   --in-diff)
     base=${1:-HEAD~1}
@@ -55,13 +55,13 @@ timed cargo mutants "${args[@]}" || status=$?
 # 5/6 bad --in-diff, 70 internal error.
 case "$status" in
   0 | 2 | 3) ;;
-  *) echo "ci/mutants.sh: cargo-mutants failed (exit $status): see target/mutants/mutants.out/debug.log" >&2
+  *) echo "ci/mutants.sh: cargo-mutants failed (exit $status): see target/mutation/mutants.out/debug.log" >&2
      exit "$status" ;;
 esac
 
-if [ "$status" = 0 ] && [ ! -e target/mutants/mutants.out/outcomes.json ]; then
+if [ "$status" = 0 ] && [ ! -e target/mutation/mutants.out/outcomes.json ]; then
   # cargo-mutants 27 writes no output at all when the filters leave nothing to mutate.
   echo "mutants: 0 (no mutant in the examined code of this change)"
   exit 0
 fi
-python3 ci/mutants_verdict.py target/mutants/mutants.out ci/mutants-equivalent.txt
+python3 ci/mutants_verdict.py target/mutation/mutants.out ci/mutants-equivalent.txt
