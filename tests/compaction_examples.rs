@@ -250,6 +250,9 @@ fn example_7_clipping_writes_where_the_summariser_reads() {
     let legacy = clip_tool_results(&input, Family::Chat, 400, ClipKey::Legacy);
     assert_eq!(legacy[2]["content"], text_list_tool["content"]);
     assert_eq!(legacy[2]["text"].as_str().unwrap().chars().count(), 411);
+    // String content was clipped in place under the old key too: only list content was lost.
+    assert_eq!(legacy[0]["content"], json!(expected));
+    assert!(legacy[0].get("text").is_none(), "{}", legacy[0]);
 }
 
 #[test]
