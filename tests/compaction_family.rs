@@ -1,0 +1,53 @@
+//! How the compaction reads a transcript: which family it is, and which messages count as
+//! summaries whose verbatim turns are carried forward.
+
+use ctxfuzz::compaction::Family;
+use ctxfuzz::compaction::preserve::preserved;
+use serde_json::{Value, json};
+
+fn messages(value: Value) -> Vec<Value> {
+    value.as_array().unwrap().clone()
+}
+
+#[test]
+fn an_assistant_tool_call_block_makes_a_transcript_pi() {
+    let pi = messages(json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "bash", "arguments": {}}]}
+    ]));
+    assert_eq!(Family::detect(&pi), Family::Pi);
+    // The same block anywhere but in an assistant message says nothing about the family.
+    let chat = messages(json!([
+        {"role": "user", "content": [{"type": "toolCall", "id": "a", "name": "bash", "arguments": {}}]},
+        {"role": "assistant", "content": "ok"}
+    ]));
+    assert_eq!(Family::detect(&chat), Family::Chat);
+}
+
+#[test]
+fn a_pi_only_role_makes_a_transcript_pi_and_plain_turns_are_chat() {
+    for role in ["toolResult", "bashExecution", "compactionSummary", "custom"] {
+        let history = messages(json!([{"role": "user", "content": "x"}, {"role": role}]));
+        assert_eq!(Family::detect(&history), Family::Pi, "{role}");
+    }
+    let chat = messages(json!([
+        {"role": "user", "content": "x"}, {"role": "assistant", "content": "y"},
+        {"role": "tool", "tool_call_id": "a", "content": "z"}
+    ]));
+    assert_eq!(Family::detect(&chat), Family::Chat);
+}
+
+#[test]
+fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
+    let block = "Summary.\n\n### User messages (verbatim)\n- never deploy on fridays";
+    let history = messages(json!([
+        {"sender": "system", "text": block, "messageType": "context_summary"},
+        {"sender": "assistant", "text": block},
+        {"sender": "user", "text": "ship it"}
+    ]));
+    assert_eq!(
+        preserved(&history, Family::Chat, 40, true),
+        ["never deploy on fridays", "ship it"],
+        "an assistant quoting a summary is not a summary"
+    );
+}
