@@ -1,6 +1,7 @@
 //! Soak runs: each reads its duration in seconds from `CTXFUZZ_SOAK_SECS` (default 5, so a plain
 //! `cargo test` stays fast; CI runs them with 300 in a separate step).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
@@ -9,6 +10,7 @@ use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
 use ctxfuzz::harness::targets;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge_text};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
+use serde_json::json;
 
 fn soak_duration() -> Duration {
     let secs = std::env::var("CTXFUZZ_SOAK_SECS")
@@ -73,7 +75,7 @@ fn soak_guard_fix() {
 /// finding is charged to the sweep (unpreventable violations are pi's own and not counted).
 #[test]
 fn soak_sweep_strict() {
-    let target = targets::build("sweep", Some("strict"), &serde_json::json!({})).unwrap();
+    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
     let config = FuzzConfig {
         seed: 0x50a4,
         first: 0,
@@ -91,40 +93,42 @@ fn soak_sweep_strict() {
 }
 
 /// `cycle-safe` with the default configuration across the compaction's targets (`compaction`, and
-/// `pipeline` with the strict sweep and with the sweep skipped): no finding for the soak duration.
+/// `pipeline` with the strict sweep and with the sweep skipped), each under the harness runner for
+/// a third of the soak duration: no finding at all. A finding is written as a case file under
+/// `target/tmp/soak-findings/` and printed with its `ctxfuzz replay` command.
 #[test]
 fn soak_compaction_cycle_safe() {
-    use arbitrary::Unstructured;
-    use ctxfuzz::generators::seeded_bytes;
-    use ctxfuzz::harness::targets;
-    use serde_json::json;
-
     let soaked = [
         targets::build("compaction", Some("cycle-safe"), &json!({})).unwrap(),
         targets::build("pipeline", Some("cycle-safe"), &json!({})).unwrap(),
         targets::build("pipeline", Some("cycle-safe"), &json!({"sweep": "off"})).unwrap(),
     ];
-    let deadline = Instant::now() + soak_duration();
-    let mut seed = 0;
-    while Instant::now() < deadline {
-        for target in &soaked {
-            let bytes = seeded_bytes(seed, 4096);
-            let input = target
-                .generate(&mut Unstructured::new(&bytes))
-                .expect("generators never fail");
-            if let Judgement::Fail(violations) = target.judge(&input) {
-                panic!(
-                    "{} [{}] profile {} seed {seed} (4096 seeded bytes): {violations:#?}\ninput: {input}",
-                    target.name(),
-                    target.variant(),
-                    target.profile(),
-                );
-            }
-        }
-        seed += 1;
+    let findings_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soak-findings");
+    for target in &soaked {
+        let config = FuzzConfig {
+            seed: 0xc0de,
+            first: 0,
+            runs: None,
+            time: Some(soak_duration() / soaked.len() as u32),
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+        };
+        let outcome = runner::fuzz(target.as_ref(), &config, &mut Progress::Hidden, &|_, _| {});
+        let reports: Vec<String> = outcome
+            .findings
+            .iter()
+            .map(|finding| {
+                let path = finding.write(&findings_dir).ok();
+                finding.report(target.as_ref(), path.as_deref(), None)
+            })
+            .collect();
+        assert!(reports.is_empty(), "{}", reports.join("\n"));
+        eprintln!(
+            "soak_compaction_cycle_safe: {} [{}] profile {}: {} execs in {:.0?}, 0 findings",
+            target.name(),
+            target.variant(),
+            target.profile(),
+            outcome.stats.execs,
+            outcome.stats.elapsed
+        );
     }
-    println!(
-        "soak_compaction_cycle_safe: {seed} seeds x {} targets, 0 findings",
-        soaked.len()
-    );
 }
