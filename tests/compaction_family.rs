@@ -22,6 +22,12 @@ fn an_assistant_tool_call_block_makes_a_transcript_pi() {
         {"role": "assistant", "content": "ok"}
     ]));
     assert_eq!(Family::detect(&chat), Family::Chat);
+    // Nor does an assistant's list content without a tool-call block (chat allows text parts).
+    let chat_parts = messages(json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok", "id": "t"}]}
+    ]));
+    assert_eq!(Family::detect(&chat_parts), Family::Chat);
 }
 
 #[test]
