@@ -278,6 +278,18 @@ fn example_8_state_from_malformed_and_mixed_calls() {
 }
 
 #[test]
+fn a_falsy_path_falls_through_to_file_path_and_a_truthy_non_string_does_not() {
+    let write = |args: Value| json!({"function": {"name": "write_file", "arguments": args}});
+    let message = json!({"role": "assistant", "tool_calls": [
+        write(json!({"path": 0, "file_path": "zero.py"})),
+        write(json!({"path": "", "file_path": "empty.py"})),
+        write(json!({"path": 5, "file_path": "never.py"})),
+    ]});
+    let state = extract(&[message], Family::Chat, &Config::default());
+    assert_eq!(state.files_written, vec!["zero.py", "empty.py"]);
+}
+
+#[test]
 fn example_9_only_the_last_ten_commands_are_rendered() {
     let calls: Vec<Value> = (0..12)
         .map(|i| json!({"function": {"name": "bash", "arguments": {"command": format!("c{i}")}}}))

@@ -2,7 +2,7 @@
 //! summaries whose verbatim turns are carried forward.
 
 use ctxfuzz::compaction::Family;
-use ctxfuzz::compaction::preserve::preserved;
+use ctxfuzz::compaction::preserve::{carried, preserved};
 use serde_json::{Value, json};
 
 fn messages(value: Value) -> Vec<Value> {
@@ -56,4 +56,10 @@ fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
         ["never deploy on fridays", "ship it"],
         "an assistant quoting a summary is not a summary"
     );
+}
+
+#[test]
+fn a_summary_that_opens_with_blank_lines_still_carries_its_turns() {
+    let summary = "\n\n### User messages (verbatim)\n- keep the tests green";
+    assert_eq!(carried(summary), ["keep the tests green"]);
 }

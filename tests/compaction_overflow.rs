@@ -61,6 +61,8 @@ fn a_zero_context_limit_is_zero_fill_and_never_compacts() {
 #[test]
 fn auto_mode_compacts_at_ninety_percent() {
     let history = history();
+    let (exactly, _) = check(&history, 900, 1000, Mode::Auto);
+    assert!(exactly.summary_created, "90 % itself compacts");
     let (p, tracker) = check(&history, 950, 1000, Mode::Auto);
     assert!(p.warning_triggered && p.summary_created);
     assert!(p.summary_text.starts_with("S\n\n"), "{}", p.summary_text);
