@@ -283,10 +283,22 @@ fn a_falsy_path_falls_through_to_file_path_and_a_truthy_non_string_does_not() {
     let message = json!({"role": "assistant", "tool_calls": [
         write(json!({"path": 0, "file_path": "zero.py"})),
         write(json!({"path": "", "file_path": "empty.py"})),
+        write(json!({"path": [], "file_path": "list.py"})),
+        write(json!({"path": {}, "file_path": "map.py"})),
+        write(json!({"path": false, "file_path": "false.py"})),
+        write(json!({"path": null, "file_path": "null.py"})),
         write(json!({"path": 5, "file_path": "never.py"})),
+        write(json!({"path": ["x"], "file_path": "never.py"})),
+        write(json!({"path": {"k": 1}, "file_path": "never.py"})),
+        write(json!({"path": true, "file_path": "never.py"})),
     ]});
     let state = extract(&[message], Family::Chat, &Config::default());
-    assert_eq!(state.files_written, vec!["zero.py", "empty.py"]);
+    assert_eq!(
+        state.files_written,
+        vec![
+            "zero.py", "empty.py", "list.py", "map.py", "false.py", "null.py"
+        ]
+    );
 }
 
 #[test]
