@@ -174,6 +174,21 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn strict_equality_compares_primitives_by_value_and_containers_never() {
+        let null = json!(null);
+        let (yes, no) = (json!(true), json!(false));
+        assert!(strict_equals(None, None));
+        assert!(strict_equals(Some(&null), Some(&null)));
+        assert!(!strict_equals(Some(&null), None), "null !== undefined");
+        assert!(strict_equals(Some(&yes), Some(&yes)));
+        assert!(!strict_equals(Some(&yes), Some(&no)));
+        assert!(strict_equals(Some(&json!(1)), Some(&json!(1.0))));
+        assert!(!strict_equals(Some(&json!(1)), Some(&json!("1"))));
+        assert!(strict_equals(Some(&json!("a")), Some(&json!("a"))));
+        assert!(!strict_equals(Some(&json!([])), Some(&json!([]))));
+    }
+
+    #[test]
     fn trim_uses_the_javascript_whitespace_set() {
         assert_eq!(trim("\u{FEFF} a \u{3000}"), "a");
         assert_eq!(trim("\u{0085}a"), "\u{0085}a");
