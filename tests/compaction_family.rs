@@ -1,8 +1,11 @@
 //! How the compaction reads a transcript: which family it is, and which messages count as
 //! summaries whose verbatim turns are carried forward.
 
-use ctxfuzz::compaction::Family;
+use std::borrow::Cow;
+
 use ctxfuzz::compaction::preserve::{carried, preserved};
+use ctxfuzz::compaction::summariser::summarise;
+use ctxfuzz::compaction::{Family, Scripted};
 use serde_json::{Value, json};
 
 fn messages(value: Value) -> Vec<Value> {
@@ -62,4 +65,21 @@ fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
 fn a_summary_that_opens_with_blank_lines_still_carries_its_turns() {
     let summary = "\n\n### User messages (verbatim)\n- keep the tests green";
     assert_eq!(carried(summary), ["keep the tests green"]);
+}
+
+#[test]
+fn the_offline_digest_counts_user_turns_and_tool_results() {
+    let region = messages(json!([
+        {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+        {"role": "tool", "tool_call_id": "x", "content": "c"}, {"role": "user", "content": "d"},
+        {"role": "tool", "tool_call_id": "y", "content": "e"}, {"role": "tool", "tool_call_id": "z", "content": "f"}
+    ]));
+    let view: Vec<Cow<'_, Value>> = region.iter().map(Cow::Borrowed).collect();
+    let digest = summarise(&Scripted::Digest, &view, Family::Chat).unwrap();
+    assert!(
+        digest.starts_with(
+            "Summary of 6 earlier message(s): 2 user turn(s), 3 tool result(s). Digest "
+        ),
+        "{digest}"
+    );
 }

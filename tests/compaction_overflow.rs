@@ -85,3 +85,26 @@ fn an_empty_transcript_is_never_compacted() {
     assert!(!p.summary_created && p.compaction.is_none());
     assert_eq!(tracker, Tracker::with_total(950));
 }
+
+#[test]
+fn a_reported_usage_counts_prompt_and_completion() {
+    let history = history();
+    let mut tracker = Tracker::with_total(100);
+    let turn = Turn {
+        usage: Some((600, 250)),
+        context_limit: 1000,
+        mode: Mode::WarnOnly,
+        now: 0,
+    };
+    let p = check_and_protect(
+        &history,
+        Family::Chat,
+        &Config::default(),
+        &Scripted::Fixed("S".into()),
+        Faults::default(),
+        &mut tracker,
+        turn,
+    );
+    assert_eq!(p.total_tokens, 950);
+    assert_eq!((tracker.total_tokens, tracker.message_count), (950, 1));
+}

@@ -66,6 +66,14 @@ fn seed_004_measured_orders_are_reproduced() {
 }
 
 #[test]
+fn a_finding_on_the_fix_is_compared_with_the_original_and_any_other_with_the_fix() {
+    use ctxfuzz::guard::compare::counterpart;
+    assert_eq!(counterpart(Variant::EndRelease), Variant::Settled);
+    assert_eq!(counterpart(Variant::Settled), Variant::EndRelease);
+    assert_eq!(counterpart(Variant::EndNoRelease), Variant::EndRelease);
+}
+
+#[test]
 fn trace_1_healthy_runs_the_predicate_once_and_settles_once() {
     let trace = events(Variant::EndRelease, json!({}));
     assert_eq!(count(&trace, "llm_request"), 1);
