@@ -74,6 +74,22 @@ fn a_finding_on_the_fix_is_compared_with_the_original_and_any_other_with_the_fix
 }
 
 #[test]
+fn the_side_by_side_diff_shows_both_whole_traces() {
+    use ctxfuzz::guard::compare::side_by_side;
+    let unhealthy = schedule(json!({"unhealthy": true}));
+    let shown = side_by_side(&unhealthy, Variant::Settled, Variant::EndRelease);
+    for (variant, sign) in [(Variant::Settled, '-'), (Variant::EndRelease, '+')] {
+        for line in guard::run(variant, &unhealthy).text().lines() {
+            assert!(
+                shown.contains(&format!("\n {line}\n"))
+                    || shown.contains(&format!("\n{sign}{line}\n")),
+                "{variant:?} line {line:?} is missing from\n{shown}"
+            );
+        }
+    }
+}
+
+#[test]
 fn trace_1_healthy_runs_the_predicate_once_and_settles_once() {
     let trace = events(Variant::EndRelease, json!({}));
     assert_eq!(count(&trace, "llm_request"), 1);

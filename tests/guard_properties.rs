@@ -27,6 +27,12 @@ proptest! {
         prop_assert!(charged.is_empty(), "{charged:?}\n{}", guard::run(Variant::EndRelease, &schedule).text());
     }
 
+    /// Queuers are the user or extensions `ext1..extN`, and the load order lists each once.
+    #[test]
+    fn queuers_are_the_user_or_named_extensions(schedule in schedule_strategy()) {
+        prop_assert!(names_are_sound(&schedule), "{}", schedule.to_value());
+    }
+
     /// Schedules survive their JSON form unchanged (case files and the minimiser rely on it).
     #[test]
     fn schedules_round_trip_through_json(schedule in schedule_strategy()) {
@@ -50,4 +56,40 @@ proptest! {
         let starts: Vec<&Value> = events.iter().filter(|e| e["event"] == "run_start").collect();
         prop_assert!(starts.len() >= usize::from(schedule.prompts.max(1)));
     }
+}
+
+fn is_extension(name: &str) -> bool {
+    name.strip_prefix("ext")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Every queuer is the user or an extension, and the load order is the guard plus distinct
+/// extensions.
+fn names_are_sound(schedule: &guard::Schedule) -> bool {
+    let mut listed = schedule.load_order.clone();
+    listed.sort();
+    listed.dedup();
+    schedule
+        .queues
+        .iter()
+        .all(|q| q.by == "user" || is_extension(&q.by))
+        && listed.len() == schedule.load_order.len()
+        && schedule
+            .load_order
+            .iter()
+            .all(|n| n == "guard" || is_extension(n))
+}
+
+/// The fuzz-bytes generator names queuers like the proptest one.
+#[test]
+fn fuzz_bytes_schedules_name_their_queuers_soundly() {
+    let mut queued = 0;
+    for seed in 0..500 {
+        let bytes = ctxfuzz::generators::seeded_bytes(seed, 512);
+        let schedule =
+            guard::generate::schedule(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+        assert!(names_are_sound(&schedule), "{}", schedule.to_value());
+        queued += schedule.queues.iter().filter(|q| q.by != "user").count();
+    }
+    assert!(queued > 0, "no extension ever queued");
 }
