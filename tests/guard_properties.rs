@@ -93,3 +93,37 @@ fn fuzz_bytes_schedules_name_their_queuers_soundly() {
     }
     assert!(queued > 0, "no extension ever queued");
 }
+
+/// Share of `schedules` whose settings satisfy `keep`.
+fn share(schedules: &[guard::Schedule], keep: impl Fn(&guard::schedule::Settings) -> bool) -> f64 {
+    schedules.iter().filter(|s| keep(&s.settings)).count() as f64 / schedules.len() as f64
+}
+
+/// Both generators mostly keep pi's defaults (retry and compaction on, one at a time) and
+/// sometimes turn each off: a generator stuck on either side would never test the other.
+#[test]
+fn generated_settings_mostly_keep_pi_defaults() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let fuzzed: Vec<guard::Schedule> = (0..2000)
+        .map(|seed| {
+            let bytes = ctxfuzz::generators::seeded_bytes(seed, 4096);
+            guard::generate::schedule(&mut arbitrary::Unstructured::new(&bytes)).unwrap()
+        })
+        .collect();
+    let mut runner = TestRunner::deterministic();
+    let sampled: Vec<guard::Schedule> = (0..2000)
+        .map(|_| schedule_strategy().new_tree(&mut runner).unwrap().current())
+        .collect();
+    for (name, schedules) in [("fuzz bytes", &fuzzed), ("proptest", &sampled)] {
+        for (setting, on) in [
+            ("retry", share(schedules, |s| s.retry)),
+            ("compaction", share(schedules, |s| s.compaction)),
+        ] {
+            assert!(
+                (0.75..0.97).contains(&on),
+                "{name}: {setting} on in {on:.2} of schedules"
+            );
+        }
+    }
+}
