@@ -373,6 +373,32 @@ fn esc_while_streaming_aborts_the_response_and_moves_the_queue_to_the_editor() {
 }
 
 #[test]
+fn an_error_or_aborted_response_ends_the_low_level_run_without_draining_the_queue() {
+    for kind in ["error", "aborted", "transient-error", "overflow"] {
+        let value = json!({
+            "responses": [{"kind": kind}],
+            "queues": [{"by": "user", "at": "turn_end", "nth": 1, "deliver": "steer"}],
+            "settings": {"retry": false, "compaction": false}
+        });
+        let trace = events(Variant::EndRelease, value);
+        let turn_end = trace.iter().position(|e| e["event"] == "turn_end").unwrap();
+        assert_eq!(
+            trace[turn_end + 1]["event"],
+            "agent_end",
+            "{kind}: {trace:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_default_schedule_serialises_without_its_settings() {
+    let value = Schedule::default().to_value();
+    assert!(value.get("settings").is_none(), "{value}");
+    let changed = schedule(json!({"settings": {"retry": false}})).to_value();
+    assert_eq!(changed["settings"]["retry"], false);
+}
+
+#[test]
 fn a_fatal_session_error_ends_the_run_at_its_next_boundary() {
     let value = json!({"unhealthy": true, "responses": [{"kind": "stop", "fatal": true}]});
     let trace = events(Variant::EndRelease, value.clone());
