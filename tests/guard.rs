@@ -391,9 +391,10 @@ fn an_error_or_aborted_response_ends_the_low_level_run_without_draining_the_queu
 }
 
 #[test]
-fn a_default_schedule_serialises_without_its_settings() {
+fn a_default_schedule_serialises_without_its_defaults() {
     let value = Schedule::default().to_value();
     assert!(value.get("settings").is_none(), "{value}");
+    assert!(value.get("unhealthy").is_none(), "{value}");
     let changed = schedule(json!({"settings": {"retry": false}})).to_value();
     assert_eq!(changed["settings"]["retry"], false);
 }
