@@ -391,6 +391,27 @@ fn an_error_or_aborted_response_ends_the_low_level_run_without_draining_the_queu
 }
 
 #[test]
+fn a_schedule_shape_names_the_mechanisms_it_exercises() {
+    let shape = |value: Value| schedule(value).shape();
+    assert_eq!(shape(json!({})), "plain");
+    assert_eq!(shape(json!({"responses": [{"kind": "stop"}]})), "plain");
+    assert_eq!(
+        shape(
+            json!({"prompts": 2, "responses": [{"kind": "transient-error"}, {"kind": "overflow"}]})
+        ),
+        "prompts+retry+overflow"
+    );
+    assert_eq!(
+        shape(
+            json!({"responses": [{"kind": "stop", "esc": "boundary", "fatal": true, "over_threshold": true}],
+                     "delivery_failures": [1], "settings": {"print_mode": true},
+                     "queues": [{"by": "user", "at": "turn_end", "nth": 1, "deliver": "steer"}]})
+        ),
+        "threshold+esc+fatal+delivery-failure+queues+print"
+    );
+}
+
+#[test]
 fn a_default_schedule_serialises_without_its_defaults() {
     let value = Schedule::default().to_value();
     assert!(value.get("settings").is_none(), "{value}");
