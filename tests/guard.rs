@@ -412,6 +412,16 @@ fn a_schedule_shape_names_the_mechanisms_it_exercises() {
 }
 
 #[test]
+fn extensions_load_in_order_with_the_guard_exactly_once() {
+    let queue = |by: &str| json!({"by": by, "at": "turn_end", "nth": 1, "deliver": "steer"});
+    let listed = schedule(json!({"load_order": ["ext1", "guard", "ext2"],
+                                 "queues": [queue("ext3"), queue("user"), queue("ext1")]}));
+    assert_eq!(listed.extensions(), ["ext1", "guard", "ext2", "ext3"]);
+    let unlisted = schedule(json!({"load_order": ["ext1"], "queues": [queue("ext2")]}));
+    assert_eq!(unlisted.extensions(), ["guard", "ext1", "ext2"]);
+}
+
+#[test]
 fn a_default_schedule_serialises_without_its_defaults() {
     let value = Schedule::default().to_value();
     assert!(value.get("settings").is_none(), "{value}");
