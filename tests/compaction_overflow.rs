@@ -18,9 +18,20 @@ fn history() -> Vec<Value> {
 
 /// One check with `tracked` tokens already counted, no usage reported, against `limit`.
 fn check(messages: &[Value], tracked: u64, limit: u64, mode: Mode) -> (Protection<'_>, Tracker) {
+    check_with_usage(messages, tracked, None, limit, mode)
+}
+
+/// One check with `tracked` tokens already counted and the turn's `usage`, against `limit`.
+fn check_with_usage(
+    messages: &[Value],
+    tracked: u64,
+    usage: Option<(u64, u64)>,
+    limit: u64,
+    mode: Mode,
+) -> (Protection<'_>, Tracker) {
     let mut tracker = Tracker::with_total(tracked);
     let turn = Turn {
-        usage: None,
+        usage,
         context_limit: limit,
         mode,
         now: 100,
@@ -89,22 +100,7 @@ fn an_empty_transcript_is_never_compacted() {
 #[test]
 fn a_reported_usage_counts_prompt_and_completion() {
     let history = history();
-    let mut tracker = Tracker::with_total(100);
-    let turn = Turn {
-        usage: Some((600, 250)),
-        context_limit: 1000,
-        mode: Mode::WarnOnly,
-        now: 0,
-    };
-    let p = check_and_protect(
-        &history,
-        Family::Chat,
-        &Config::default(),
-        &Scripted::Fixed("S".into()),
-        Faults::default(),
-        &mut tracker,
-        turn,
-    );
+    let (p, tracker) = check_with_usage(&history, 100, Some((600, 250)), 1000, Mode::WarnOnly);
     assert_eq!(p.total_tokens, 950);
     assert_eq!((tracker.total_tokens, tracker.message_count), (950, 1));
 }
