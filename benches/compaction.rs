@@ -6,7 +6,7 @@
 //! 10k ones, ...), so every size reads the same amount of memory and only the length of the
 //! transcripts changes: re-compacting one 1k transcript that sits in the cache would measure the
 //! cache, not the algorithm. The baseline, in the same run, is one read of every message (the
-//! token estimate of the whole transcript: the least any compaction has to do). Nothing in the
+//! length of every message's text: the least any compaction has to do). Nothing in the
 //! measured loops allocates per message besides the compaction itself, so no benchmark disturbs
 //! the heap of the next one.
 //!
@@ -16,7 +16,7 @@ use std::hint::black_box;
 
 use arbitrary::Unstructured;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::compaction::{Config, Family, Faults, Scripted, Tracker, compact, tokens};
+use ctxfuzz::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use serde_json::Value;
 
@@ -58,7 +58,12 @@ fn per_message(c: &mut Criterion) {
             group.bench_function(format!("read {len} (baseline)"), |b| {
                 b.iter(|| {
                     for messages in &transcripts {
-                        black_box(tokens::total_tokens(family, messages));
+                        black_box(
+                            messages
+                                .iter()
+                                .map(|m| family.text(m).chars().count())
+                                .sum::<usize>(),
+                        );
                     }
                 })
             });

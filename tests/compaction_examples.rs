@@ -1,15 +1,33 @@
 //! The reference's worked examples (autobot-compaction.md §8), exact strings and tracker calls,
 //! plus the behaviours that go beyond AutoBot (cycle-safe, carry-forward, skip when not smaller).
 
-use ctxfuzz::compaction::boundary::pick;
+use std::borrow::Cow;
+
+use ctxfuzz::compaction::boundary;
 use ctxfuzz::compaction::clip::clip_tool_results;
 use ctxfuzz::compaction::config::{ClipKey, Config};
+use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::overflow::{BACKING_OFF, Mode, Turn, check_and_protect};
-use ctxfuzz::compaction::state::{extract, render};
+use ctxfuzz::compaction::state::{State, extract, render};
 use ctxfuzz::compaction::{
     Compaction, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
 use serde_json::{Value, json};
+
+fn pick(messages: &[Value], family: Family, config: &Config) -> usize {
+    boundary::pick(&Facts::read(messages, family), config)
+}
+
+/// Chat tool results clipped at the default 400 characters.
+fn clip_chat(messages: &[Value], key: ClipKey) -> Vec<Cow<'_, Value>> {
+    let facts = Facts::read(messages, Family::Chat);
+    clip_tool_results(messages, &facts.messages, 400, key)
+}
+
+fn chat_state(messages: &[Value]) -> State {
+    let facts = Facts::read(messages, Family::Chat);
+    extract(messages, &facts.messages, Family::Chat, &Config::default())
+}
 
 fn chat(messages: Value) -> Vec<Value> {
     messages.as_array().unwrap().clone()
@@ -229,7 +247,7 @@ fn example_7_clipping_writes_where_the_summariser_reads() {
         json!({"role": "tool", "content": [{"type": "text", "text": "v".repeat(900)}]});
     let user = json!({"role": "user", "content": "y".repeat(900)});
     let input = vec![long_tool, list_tool, text_list_tool.clone(), user.clone()];
-    let clipped = clip_tool_results(&input, Family::Chat, 400, ClipKey::Read);
+    let clipped = clip_chat(&input, ClipKey::Read);
     let expected = format!("{}\u{2026} [clipped]", "x".repeat(400));
     assert_eq!(clipped[0]["content"], json!(expected));
     assert_eq!(clipped[0]["content"].as_str().unwrap().chars().count(), 411);
@@ -243,11 +261,11 @@ fn example_7_clipping_writes_where_the_summariser_reads() {
         json!(format!("{}\u{2026} [clipped]", "v".repeat(400)))
     );
     assert!(
-        matches!(&clipped[3], std::borrow::Cow::Borrowed(m) if **m == user),
+        matches!(&clipped[3], Cow::Borrowed(m) if **m == user),
         "user text is never clipped (nor copied)"
     );
     // The old key wrote list content's clip to `text`, which nobody reads.
-    let legacy = clip_tool_results(&input, Family::Chat, 400, ClipKey::Legacy);
+    let legacy = clip_chat(&input, ClipKey::Legacy);
     assert_eq!(legacy[2]["content"], text_list_tool["content"]);
     assert_eq!(legacy[2]["text"].as_str().unwrap().chars().count(), 411);
     // String content was clipped in place under the old key too: only list content was lost.
@@ -263,15 +281,11 @@ fn example_8_state_from_malformed_and_mixed_calls() {
         {"function": {"name": "bash", "arguments": "{bad"}},
         "not a call"
     ]});
-    let state = extract(
-        &[
-            message,
-            json!("not a dict"),
-            json!({"role": "assistant", "tool_calls": "nope"}),
-        ],
-        Family::Chat,
-        &Config::default(),
-    );
+    let state = chat_state(&[
+        message,
+        json!("not a dict"),
+        json!({"role": "assistant", "tool_calls": "nope"}),
+    ]);
     assert_eq!(state.files_written, vec!["a.py"]);
     assert_eq!(state.commands, vec!["ls"]);
     assert_eq!(state.tools_used, vec!["Write_File_v2", "bash"]);
@@ -292,7 +306,7 @@ fn a_falsy_path_falls_through_to_file_path_and_a_truthy_non_string_does_not() {
         write(json!({"path": {"k": 1}, "file_path": "never.py"})),
         write(json!({"path": true, "file_path": "never.py"})),
     ]});
-    let state = extract(&[message], Family::Chat, &Config::default());
+    let state = chat_state(&[message]);
     assert_eq!(
         state.files_written,
         vec![
@@ -306,11 +320,7 @@ fn example_9_only_the_last_ten_commands_are_rendered() {
     let calls: Vec<Value> = (0..12)
         .map(|i| json!({"function": {"name": "bash", "arguments": {"command": format!("c{i}")}}}))
         .collect();
-    let state = extract(
-        &[json!({"role": "assistant", "tool_calls": calls})],
-        Family::Chat,
-        &Config::default(),
-    );
+    let state = chat_state(&[json!({"role": "assistant", "tool_calls": calls})]);
     assert_eq!(
         render(&state, 10),
         "### Retained state (extracted, not inferred)\n**Commands run:** c2; c3; c4; c5; c6; c7; c8; c9; c10; c11\n**Tools used:** bash"

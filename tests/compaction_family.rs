@@ -3,8 +3,11 @@
 
 use std::borrow::Cow;
 
+use ctxfuzz::compaction::clip::clip_tool_results;
+use ctxfuzz::compaction::config::ClipKey;
+use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::preserve::{carried, preserved};
-use ctxfuzz::compaction::summariser::summarise;
+use ctxfuzz::compaction::summariser::{PromptLine, prompt, summarise};
 use ctxfuzz::compaction::{Family, Scripted};
 use serde_json::{Value, json};
 
@@ -55,7 +58,7 @@ fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
         {"sender": "user", "text": "ship it"}
     ]));
     assert_eq!(
-        preserved(&history, Family::Chat, 40, true),
+        preserved(&Facts::read(&history, Family::Chat).messages, 40, true),
         ["never deploy on fridays", "ship it"],
         "an assistant quoting a summary is not a summary"
     );
@@ -75,11 +78,35 @@ fn the_offline_digest_counts_user_turns_and_tool_results() {
         {"role": "tool", "tool_call_id": "y", "content": "e"}, {"role": "tool", "tool_call_id": "z", "content": "f"}
     ]));
     let view: Vec<Cow<'_, Value>> = region.iter().map(Cow::Borrowed).collect();
-    let digest = summarise(&Scripted::Digest, &view, Family::Chat).unwrap();
+    let facts = Facts::read(&region, Family::Chat);
+    let lines = prompt(&view, &facts.messages, Family::Chat);
+    let digest = summarise(&Scripted::Digest, &lines, Family::Chat).unwrap();
     assert!(
         digest.starts_with(
             "Summary of 6 earlier message(s): 2 user turn(s), 3 tool result(s). Digest "
         ),
         "{digest}"
     );
+}
+
+#[test]
+fn the_prompt_reads_the_clipped_copy_of_a_long_tool_result() {
+    let region = messages(json!([
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "x", "content": "z".repeat(900)}
+    ]));
+    let facts = Facts::read(&region, Family::Chat);
+    let clipped = clip_tool_results(&region, &facts.messages, 400, ClipKey::Read);
+    let lines = prompt(&clipped, &facts.messages, Family::Chat);
+    let expected = [
+        PromptLine {
+            role: "user",
+            text: "go".into(),
+        },
+        PromptLine {
+            role: "tool",
+            text: format!("{}\u{2026} [clipped]", "z".repeat(400)).into(),
+        },
+    ];
+    assert_eq!(lines, expected);
 }

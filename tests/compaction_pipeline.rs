@@ -52,11 +52,11 @@ fn autobot_mid_cycle_cut_is_reported_by_the_wire_once_the_sweep_is_skipped() {
         window: 0,
         ..ctxfuzz::compaction::Config::variant("autobot").unwrap()
     };
-    let cut = ctxfuzz::compaction::boundary::pick(
+    let facts = ctxfuzz::compaction::facts::Facts::read(
         input.as_array().unwrap(),
         ctxfuzz::compaction::Family::Pi,
-        &narrow,
     );
+    let cut = ctxfuzz::compaction::boundary::pick(&facts, &narrow);
     assert_eq!(cut, 4);
     assert_eq!(
         verdict("pipeline", "midpoint", off.clone(), &input),

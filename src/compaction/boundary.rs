@@ -1,25 +1,24 @@
 //! Boundary policies: the index of the first kept message. `messages[..b]` is summarised,
-//! `messages[b..]` kept; 0 means "do not compact".
+//! `messages[b..]` kept; 0 means "do not compact". Read from the transcript's `Facts`.
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
 use super::config::{Config, Policy};
-use super::family::Family;
+use super::facts::{Facts, Id, Role};
 
 /// The boundary `config.policy` picks for `messages`.
-pub fn pick(messages: &[Value], family: Family, config: &Config) -> usize {
-    if messages.len() <= 1 {
+pub fn pick(facts: &Facts, config: &Config) -> usize {
+    let len = facts.messages.len();
+    if len <= 1 {
         return 0;
     }
-    let target = messages.len() / 2;
+    let target = len / 2;
     match config.policy {
         Policy::Midpoint => target,
-        Policy::Autobot => search(messages, family, config, target, |_| true),
+        Policy::Autobot => search(facts, config, target, |_| true),
         Policy::CycleSafe => {
-            let inside = open_cycles(messages, family);
-            search(messages, family, config, target, |i| !inside[i])
+            let inside = open_cycles(facts);
+            search(facts, config, target, |i| !inside[i])
         }
     }
 }
@@ -27,21 +26,15 @@ pub fn pick(messages: &[Value], family: Family, config: &Config) -> usize {
 /// AutoBot's `_pick_boundary` with an extra validity test on each candidate: a user turn within
 /// `window` at or below `target`, else the nearest non-tool-result index at or below it; both
 /// searches stop at `config.floor`.
-fn search(
-    messages: &[Value],
-    family: Family,
-    config: &Config,
-    target: usize,
-    valid: impl Fn(usize) -> bool,
-) -> usize {
+fn search(facts: &Facts, config: &Config, target: usize, valid: impl Fn(usize) -> bool) -> usize {
     let window_floor = config.floor.max(target.saturating_sub(config.window));
     let user_turn = (window_floor..=target)
         .rev()
-        .find(|&i| family.is_user(&messages[i]) && valid(i));
+        .find(|&i| facts.messages[i].role == Role::User && valid(i));
     let any_turn = || {
         (config.floor..=target)
             .rev()
-            .find(|&i| !family.is_tool_result(&messages[i]) && valid(i))
+            .find(|&i| facts.messages[i].role != Role::ToolResult && valid(i))
     };
     user_turn.or_else(any_turn).unwrap_or(0)
 }
@@ -50,10 +43,10 @@ fn search(
 /// result at `j >= b` answers a call opened at `o < b`. A result answers the most recent
 /// assistant if that assistant opened its id and no earlier result consumed it (the sweep's
 /// pairing); messages between them, of any role, do not matter. One forward pass.
-pub fn open_cycles(messages: &[Value], family: Family) -> Vec<bool> {
-    let mut inside = vec![false; messages.len() + 1];
+pub fn open_cycles(facts: &Facts) -> Vec<bool> {
+    let mut inside = vec![false; facts.messages.len() + 1];
     let mut opener: Option<usize> = None;
-    let mut open: HashSet<&str> = HashSet::new();
+    let mut open: HashSet<Id> = HashSet::new();
     // The furthest result answered so far for the current opener.
     let mut reach = 0;
     let mark = |opener: Option<usize>, reach: usize, inside: &mut [bool]| {
@@ -61,15 +54,15 @@ pub fn open_cycles(messages: &[Value], family: Family) -> Vec<bool> {
             inside[o + 1..=reach].fill(true);
         }
     };
-    for (i, message) in messages.iter().enumerate() {
-        if family.role(message) == "assistant" {
+    for (i, fact) in facts.messages.iter().enumerate() {
+        if fact.role == Role::Assistant {
             mark(opener, reach, &mut inside);
             opener = Some(i);
             reach = i;
             open.clear();
-            open.extend(family.call_ids(message));
-        } else if let Some(id) = family.result_id(message)
-            && open.remove(id)
+            open.extend(facts.call_ids(fact).iter().copied());
+        } else if let Some(id) = fact.result_id
+            && open.remove(&id)
         {
             reach = i;
         }

@@ -6,21 +6,25 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::config::ClipKey;
-use super::family::{Family, message_text, text_parts};
+use super::facts::{Fact, Role};
+use super::family::{message_text, text_parts};
 
 /// Appended to a clipped body: U+2026 then ` [clipped]` (11 characters).
 pub const CLIP_MARKER: &str = "\u{2026} [clipped]";
 
-pub fn clip_tool_results(
-    messages: &[Value],
-    family: Family,
+/// `messages` with every tool result longer than `max_chars` clipped; `facts` are the messages'
+/// facts, so a message that is not clipped is not read again.
+pub fn clip_tool_results<'a>(
+    messages: &'a [Value],
+    facts: &[Fact],
     max_chars: usize,
     key: ClipKey,
-) -> Vec<Cow<'_, Value>> {
+) -> Vec<Cow<'a, Value>> {
     messages
         .iter()
-        .map(|message| {
-            if !family.is_tool_result(message) {
+        .zip(facts)
+        .map(|(message, fact)| {
+            if fact.role != Role::ToolResult || fact.chars <= max_chars {
                 return Cow::Borrowed(message);
             }
             let body = message_text(message);

@@ -119,6 +119,11 @@ impl Family {
             .collect()
     }
 
+    /// Whether `tool_calls` would return anything.
+    pub fn has_tool_calls(self, message: &Value) -> bool {
+        self.raw_calls(message).next().is_some()
+    }
+
     fn raw_calls(self, message: &Value) -> impl Iterator<Item = &Value> {
         let calls: &[Value] = match self {
             Family::Pi => blocks(message),

@@ -11,6 +11,7 @@ pub mod boundary;
 pub mod clip;
 pub mod compose;
 pub mod config;
+pub mod facts;
 pub mod family;
 pub mod overflow;
 pub mod preserve;
@@ -89,7 +90,8 @@ pub fn compact<'a>(
     faults: Faults,
     tracker: &mut Tracker,
 ) -> Compaction<'a> {
-    let picked = boundary::pick(messages, family, config);
+    let facts = facts::Facts::read(messages, family);
+    let picked = boundary::pick(&facts, config);
     let mut result = Compaction {
         family,
         summary_message: None,
@@ -108,9 +110,11 @@ pub fn compact<'a>(
         return result;
     }
     let (region, kept) = messages.split_at(picked);
+    let region_facts = &facts.messages[..picked];
     result.summariser_input =
-        clip::clip_tool_results(region, family, config.clip_chars, config.clip_key);
-    let summary = match summariser::summarise(summariser, &result.summariser_input, family) {
+        clip::clip_tool_results(region, region_facts, config.clip_chars, config.clip_key);
+    let prompt = summariser::prompt(&result.summariser_input, region_facts, family);
+    let summary = match summariser::summarise(summariser, &prompt, family) {
         Ok(summary) => summary,
         Err(error) => {
             result.outcome = Outcome::Failed {
@@ -119,13 +123,11 @@ pub fn compact<'a>(
             return result;
         }
     };
-    let retained: Vec<u64> = kept
-        .iter()
-        .map(|m| tokens::message_tokens(family, m))
-        .collect();
     let refill = |tracker: &mut Tracker| {
         tracker.reset();
-        retained.iter().for_each(|&t| tracker.add(t, 0));
+        facts.messages[picked..]
+            .iter()
+            .for_each(|fact| tracker.add(fact.tokens(), 0));
     };
     if config.compose_order == config::ComposeOrder::AfterReset {
         refill(tracker);
@@ -136,21 +138,17 @@ pub fn compact<'a>(
         };
         return result;
     }
-    result.state = state::extract(region, family, config);
+    result.state = state::extract(region, region_facts, family, config);
     if config.preserve_user_turns {
-        result.preserved = preserve::preserved(
-            region,
-            family,
-            config.user_message_cap,
-            config.carry_verbatim,
-        );
+        result.preserved =
+            preserve::preserved(region_facts, config.user_message_cap, config.carry_verbatim);
     }
     let state_block = match config.state_block {
         true => state::render(&result.state, config.state_command_cap),
         false => String::new(),
     };
     let composed = compose::compose(&summary, &state_block, &preserve::render(&result.preserved));
-    result.region_tokens = tokens::total_tokens(family, region);
+    result.region_tokens = facts.tokens(0..picked);
     result.summary_tokens = tokens::estimate(&composed);
     if config.skip_unless_smaller && result.summary_tokens >= result.region_tokens {
         result.outcome = Outcome::NotSmaller {
@@ -162,7 +160,7 @@ pub fn compact<'a>(
     if config.compose_order == config::ComposeOrder::BeforeReset {
         refill(tracker);
     }
-    let tokens_before = result.region_tokens + retained.iter().sum::<u64>();
+    let tokens_before = facts.tokens(0..messages.len());
     result.summary_message =
         Some(family.summary_message(&composed, tokens_before, &region[region.len() - 1]));
     result.kept = kept;

@@ -2,31 +2,37 @@
 //! oldest first. With `carry`, an earlier summary in the region contributes the verbatim turns it
 //! carried, so an instruction survives every later round (within the cap).
 
-use std::borrow::Cow;
-
-use serde_json::Value;
-
-use super::family::Family;
+use super::facts::{Fact, Role};
 
 pub const VERBATIM_HEADER: &str = "### User messages (verbatim)";
 
-pub fn preserved(messages: &[Value], family: Family, cap: usize, carry: bool) -> Vec<String> {
-    if cap == 0 {
-        return Vec::new();
-    }
-    let mut texts: Vec<Cow<'_, str>> = Vec::new();
-    for message in messages {
-        if family.is_user(message) {
-            let text = family.text(message);
-            if !text.is_empty() {
-                texts.push(text);
-            }
-        } else if carry && family.is_summary(message) {
-            texts.extend(carried(&family.text(message)).into_iter().map(Cow::Owned));
+/// The preserved turns of the region whose facts are `region`. It is read newest first and only
+/// until `cap` turns are found, so a long region costs no more than its last turns.
+pub fn preserved(region: &[Fact], cap: usize, carry: bool) -> Vec<String> {
+    // Lazily, newest first: `take` stops the walk at the cap.
+    let mut newest_first: Vec<String> = region
+        .iter()
+        .rev()
+        .flat_map(|fact| turns_of(fact, carry))
+        .take(cap)
+        .collect();
+    newest_first.reverse();
+    newest_first
+}
+
+/// The turns one message contributes, newest first: a non-empty user text, or (with `carry`)
+/// the turns an earlier summary carried.
+fn turns_of(fact: &Fact, carry: bool) -> Vec<String> {
+    if fact.role == Role::User {
+        if fact.chars == 0 {
+            return Vec::new();
         }
+        return vec![fact.text.to_string()];
     }
-    let recent = texts.len().saturating_sub(cap);
-    texts.drain(recent..).map(Cow::into_owned).collect()
+    if carry && fact.summary {
+        return carried(&fact.text).into_iter().rev().collect();
+    }
+    Vec::new()
 }
 
 /// The verbatim turns a composed summary carries: the items of its first

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::config::Config;
+use super::facts::Fact;
 use super::family::Family;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -17,12 +18,17 @@ pub struct State {
 
 pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
 
-pub fn extract(messages: &[Value], family: Family, config: &Config) -> State {
+/// `facts` are the messages' facts: only messages with tool calls are read again.
+pub fn extract(messages: &[Value], facts: &[Fact], family: Family, config: &Config) -> State {
     let mut state = State::default();
     // Membership sets keep the first-seen lists linear in the region's length.
     let mut tools_seen = HashSet::new();
     let mut files_seen = HashSet::new();
-    for message in messages {
+    let with_calls = messages
+        .iter()
+        .zip(facts)
+        .filter(|(_, fact)| fact.tool_calls);
+    for (message, _) in with_calls {
         for (name, args) in family.tool_calls(message) {
             if name.is_empty() {
                 continue;

@@ -1,11 +1,13 @@
-//! The summariser: a trait, the deterministic offline default (a fixed-size digest of the
-//! region), and scripted behaviours for examples and fault injection.
+//! The summariser: its prompt (one `role: text` line per message of the clipped region, as
+//! AutoBot's `_summarize_messages` formats it), a trait, the deterministic offline default (a
+//! fixed-size digest of the prompt), and scripted behaviours for examples and fault injection.
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::facts::Fact;
 use super::family::Family;
 
 /// Why no summary came back (AutoBot's `SummarizationFailed`).
@@ -17,10 +19,37 @@ pub enum SummaryError {
     Empty,
 }
 
+/// One line of the prompt: a message's role and text (`Family::role`, `Family::text`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptLine<'a> {
+    pub role: &'a str,
+    pub text: Cow<'a, str>,
+}
+
+/// The prompt for the clipped `region`, whose facts (read before clipping) are `facts`: a clipped
+/// copy is read again, every other message's line comes from its facts.
+pub fn prompt<'a>(
+    region: &'a [Cow<'_, Value>],
+    facts: &'a [Fact<'_>],
+    family: Family,
+) -> Vec<PromptLine<'a>> {
+    region
+        .iter()
+        .zip(facts)
+        .map(|(message, fact)| PromptLine {
+            role: fact.role_name,
+            text: match message {
+                Cow::Borrowed(_) => Cow::Borrowed(&fact.text),
+                Cow::Owned(copy) => family.text(copy),
+            },
+        })
+        .collect()
+}
+
 pub trait Summariser {
-    /// The raw summary of `region` (already clipped). Surrounding whitespace is trimmed by the
-    /// caller and an empty result counts as a failure.
-    fn summarise(&self, region: &[Cow<'_, Value>], family: Family) -> Result<String, SummaryError>;
+    /// The raw summary of the region whose prompt is `prompt`. Surrounding whitespace is trimmed
+    /// by the caller and an empty result counts as a failure.
+    fn summarise(&self, prompt: &[PromptLine<'_>], family: Family) -> Result<String, SummaryError>;
 }
 
 /// The summariser behaviours a case file or the fuzzer can ask for.
@@ -40,9 +69,9 @@ pub enum Scripted {
 }
 
 impl Summariser for Scripted {
-    fn summarise(&self, region: &[Cow<'_, Value>], family: Family) -> Result<String, SummaryError> {
+    fn summarise(&self, prompt: &[PromptLine<'_>], family: Family) -> Result<String, SummaryError> {
         match self {
-            Scripted::Digest => Ok(digest(region, family)),
+            Scripted::Digest => Ok(digest(prompt, family)),
             Scripted::Fixed(text) => Ok(text.clone()),
             Scripted::Error(cause) => Err(SummaryError::Call(cause.clone())),
             Scripted::Empty => Ok(String::new()),
@@ -53,25 +82,24 @@ impl Summariser for Scripted {
 /// Calls `summariser` and applies AutoBot's post-processing: trim, and empty is a failure.
 pub fn summarise(
     summariser: &dyn Summariser,
-    region: &[Cow<'_, Value>],
+    prompt: &[PromptLine<'_>],
     family: Family,
 ) -> Result<String, SummaryError> {
-    let text = summariser.summarise(region, family)?;
+    let text = summariser.summarise(prompt, family)?;
     match text.trim() {
         "" => Err(SummaryError::Empty),
         trimmed => Ok(trimmed.to_string()),
     }
 }
 
-fn digest(region: &[Cow<'_, Value>], family: Family) -> String {
+fn digest(prompt: &[PromptLine<'_>], family: Family) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let (mut users, mut tools) = (0, 0);
-    for message in region {
-        users += usize::from(family.is_user(message));
-        tools += usize::from(family.is_tool_result(message));
-        // The line `role: text` of the summariser's prompt, hashed without building it.
-        let text = family.text(message);
-        for part in [family.role(message), ": ", &text, "\n"] {
+    for line in prompt {
+        users += usize::from(line.role == "user");
+        tools += usize::from(line.role == family.tool_role());
+        // The line `role: text`, hashed without building it.
+        for part in [line.role, ": ", &line.text, "\n"] {
             for byte in part.bytes() {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
             }
@@ -79,6 +107,6 @@ fn digest(region: &[Cow<'_, Value>], family: Family) -> String {
     }
     format!(
         "Summary of {} earlier message(s): {users} user turn(s), {tools} tool result(s). Digest {hash:016x}.",
-        region.len()
+        prompt.len()
     )
 }
