@@ -127,9 +127,10 @@ pub fn number_to_js_string(x: f64) -> String {
         return "0".to_string();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
+        return if x.is_sign_positive() { "Infinity" } else { "-Infinity" }.to_string();
     }
-    let sign = if x < 0.0 { "-" } else { "" };
+    // Zero (of either sign) and NaN returned above: the sign bit is the sign.
+    let sign = if x.is_sign_negative() { "-" } else { "" };
     // Rust's `{:e}` prints the shortest round-tripping digits, e.g. `1.2345e-7`.
     let sci = format!("{:e}", x.abs());
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -247,6 +248,10 @@ mod tests {
             (0.1, "0.1"),
             (2.5e25, "2.5e+25"),
             (-0.0, "0"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (f64::NAN, "NaN"),
+            (-1.5e-9, "-1.5e-9"),
         ] {
             assert_eq!(number_to_js_string(x), s, "{x}");
         }
