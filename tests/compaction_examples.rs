@@ -239,6 +239,19 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
 }
 
 #[test]
+fn a_tool_result_of_exactly_the_clip_size_is_neither_clipped_nor_copied() {
+    let at_limit = json!({"role": "tool", "content": "é".repeat(400)});
+    let over = json!({"role": "tool", "content": "é".repeat(401)});
+    let input = vec![at_limit.clone(), over];
+    let clipped = clip_chat(&input, ClipKey::Read);
+    assert!(matches!(&clipped[0], Cow::Borrowed(m) if **m == at_limit));
+    assert_eq!(
+        clipped[1]["content"],
+        json!(format!("{}\u{2026} [clipped]", "é".repeat(400)))
+    );
+}
+
+#[test]
 fn example_7_clipping_writes_where_the_summariser_reads() {
     let long_tool = json!({"role": "tool", "content": "x".repeat(900)});
     let list_tool =

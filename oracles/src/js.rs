@@ -126,11 +126,11 @@ pub fn number_to_js_string(x: f64) -> String {
     if x == 0.0 {
         return "0".to_string();
     }
-    if x.is_infinite() {
-        return if x.is_sign_positive() { "Infinity" } else { "-Infinity" }.to_string();
-    }
     // Zero (of either sign) and NaN returned above: the sign bit is the sign.
     let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x.is_infinite() {
+        return format!("{sign}Infinity");
+    }
     // Rust's `{:e}` prints the shortest round-tripping digits, e.g. `1.2345e-7`.
     let sci = format!("{:e}", x.abs());
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));

@@ -27,16 +27,15 @@ pub fn clip_tool_results<'a>(
             if fact.role != Role::ToolResult || fact.chars <= max_chars {
                 return Cow::Borrowed(message);
             }
+            // `fact.chars > max_chars`: the cut exists.
             let body = message_text(message);
-            match body.char_indices().nth(max_chars) {
-                None => Cow::Borrowed(message),
-                Some((cut, _)) => {
-                    let mut copy = message.clone();
-                    copy[body_key(message, key)] =
-                        Value::String(format!("{}{CLIP_MARKER}", &body[..cut]));
-                    Cow::Owned(copy)
-                }
-            }
+            let cut = body
+                .char_indices()
+                .nth(max_chars)
+                .map_or(body.len(), |(at, _)| at);
+            let mut copy = message.clone();
+            copy[body_key(message, key)] = Value::String(format!("{}{CLIP_MARKER}", &body[..cut]));
+            Cow::Owned(copy)
         })
         .collect()
 }
