@@ -145,13 +145,14 @@ pub fn number_to_js_string(x: f64) -> String {
     } else if -6 < n && n <= 0 {
         format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
-        let exp_sign = if n > 0 { "+" } else { "-" };
+        let exp = n - 1;
+        let exp_sign = if exp.is_negative() { "-" } else { "+" };
         let rest = if k > 1 {
             format!(".{}", &digits[1..])
         } else {
             String::new()
         };
-        format!("{}{rest}e{exp_sign}{}", &digits[..1], (n - 1).abs())
+        format!("{}{rest}e{exp_sign}{}", &digits[..1], exp.abs())
     };
     format!("{sign}{body}")
 }
