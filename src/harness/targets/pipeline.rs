@@ -174,14 +174,16 @@ fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation>
         .collect()
 }
 
-/// What a violation is about: the tool id it names (pi), or the error text without message
-/// indices (chat, whose errors name the ids).
+/// What a violation is about: the tool id it names (pi; a result without an id is about "no id",
+/// whichever rule and index name it), or the error text without message indices (chat, whose
+/// errors name the ids).
 fn subject(v: &Violation) -> String {
     match (
         v.evidence.get("tool_use_id"),
         v.evidence.get("error").and_then(Value::as_str),
     ) {
         (Some(Value::String(id)), _) => id.clone(),
+        (Some(Value::Null), _) => "(no id)".to_string(),
         (_, Some(text)) if !text.starts_with("Invalid type for 'messages[") => text.to_string(),
         _ => String::new(),
     }
