@@ -384,6 +384,27 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_acting_at_turn_end_is_judged_as_one_acting_at_agent_end() {
+        let blocked_at = |hook: &str| {
+            let (turn_end, agent_end) = match hook {
+                "turn_end" => (vec![guard("blocked", true)], vec![]),
+                _ => (vec![], vec![guard("blocked", true)]),
+            };
+            json!([
+                unhealthy(),
+                start(1, "user"),
+                request(&["user"]),
+                { "event": "turn_end", "handlers": turn_end },
+                end(agent_end),
+                settled(1, vec![]),
+            ])
+        };
+        let at_agent_end = ids(blocked_at("agent_end"));
+        assert!(!at_agent_end.is_empty(), "an undelivered block is charged");
+        assert_eq!(ids(blocked_at("turn_end")), at_agent_end);
+    }
+
+    #[test]
     fn the_fixed_trace_passes() {
         assert_eq!(ids(Value::Array(fixed_trace())), vec![]);
     }
