@@ -85,9 +85,9 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
 }
 
 #[test]
-fn judging_sees_the_same_violations_as_the_full_request() {
+fn judging_and_the_borrowing_pipeline_see_what_the_full_request_does() {
     use ctxfuzz_oracles::invariants::wire::findings;
-    use ctxfuzz_oracles::pi::{default_model, render};
+    use ctxfuzz_oracles::pi::{convert_and_transform, default_model, render};
     use ctxfuzz_oracles::wire::anthropic::validate;
     let mut compared = 0;
     for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
@@ -108,6 +108,13 @@ fn judging_sees_the_same_violations_as_the_full_request() {
             if skip_convert {
                 continue;
             }
+            let borrowed = convert_and_transform(messages, &model, variant).expect("renders");
+            assert_eq!(
+                borrowed.iter().map(|m| m.as_ref()).collect::<Vec<_>>(),
+                rendered.transformed.iter().collect::<Vec<_>>(),
+                "[{variant}] {}: the borrowing pipeline renders what `render` does",
+                vector.name
+            );
             let full: Vec<_> = validate(&rendered.anthropic);
             let judged: Vec<_> = findings(messages, &model, variant)
                 .expect("renders")
