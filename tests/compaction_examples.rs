@@ -513,3 +513,18 @@ fn autobot_cuts_inside_a_call_cycle_and_cycle_safe_does_not() {
         "the assistant that makes the call"
     );
 }
+
+#[test]
+fn cycle_safe_pairs_a_result_with_the_latest_call_of_its_id_across_any_assistant() {
+    // The middle assistant has no content: pi never sends it, so on the wire the result answers
+    // the call two messages up, although by the sweep's pairing it is an orphan.
+    let history = chat(json!([
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "t1", "name": "read"}]},
+        {"role": "assistant"},
+        {"role": "toolResult", "toolCallId": "t1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+    ]));
+    let window_0 = |config: Config| Config { window: 0, ..config };
+    assert_eq!(pick(&history, Family::Pi, &window_0(autobot())), 1);
+    assert_eq!(pick(&history, Family::Pi, &window_0(Config::default())), 0);
+}

@@ -1,7 +1,7 @@
 //! Boundary policies: the index of the first kept message. `messages[..b]` is summarised,
 //! `messages[b..]` kept; 0 means "do not compact". Read from the transcript's `Facts`.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use super::config::{Config, Policy};
 use super::facts::{Facts, Id, Role};
@@ -40,33 +40,33 @@ fn search(facts: &Facts, config: &Config, target: usize, valid: impl Fn(usize) -
 }
 
 /// `inside[b]` is true when cutting at `b` would summarise a call whose result is kept: some
-/// result at `j >= b` answers a call opened at `o < b`. A result answers the most recent
-/// assistant if that assistant opened its id and no earlier result consumed it (the sweep's
-/// pairing); messages between them, of any role, do not matter. One forward pass.
+/// result at `j >= b` whose id was last opened, before `j`, by the assistant at `o < b`. This is
+/// wider than the sweep's pairing, where every assistant closes the calls before it: an assistant
+/// the provider never sees (no content, failed) closes nothing on the wire, where the result still
+/// answers the older call. Pairing a result with the latest call of its id, whatever sits between,
+/// is the reading that is safe under both. One forward pass; each pair marks the cuts `o < b <= j`
+/// in a difference array.
 pub fn open_cycles(facts: &Facts) -> Vec<bool> {
-    let mut inside = vec![false; facts.messages.len() + 1];
-    let mut opener: Option<usize> = None;
-    let mut open: HashSet<Id> = HashSet::new();
-    // The furthest result answered so far for the current opener.
-    let mut reach = 0;
-    let mark = |opener: Option<usize>, reach: usize, inside: &mut [bool]| {
-        if let Some(o) = opener {
-            inside[o + 1..=reach].fill(true);
-        }
-    };
+    let len = facts.messages.len();
+    let mut delta = vec![0i64; len + 2];
+    let mut opener: HashMap<Id, usize> = HashMap::new();
     for (i, fact) in facts.messages.iter().enumerate() {
-        if fact.role == Role::Assistant {
-            mark(opener, reach, &mut inside);
-            opener = Some(i);
-            reach = i;
-            open.clear();
-            open.extend(facts.call_ids(fact).iter().copied());
-        } else if let Some(id) = fact.result_id
-            && open.remove(&id)
+        if let Some(id) = fact.result_id
+            && let Some(&o) = opener.get(&id)
         {
-            reach = i;
+            delta[o + 1] += 1;
+            delta[i + 1] -= 1;
+        }
+        for &id in facts.call_ids(fact) {
+            opener.insert(id, i);
         }
     }
-    mark(opener, reach, &mut inside);
-    inside
+    let mut depth = 0;
+    delta[..=len]
+        .iter()
+        .map(|d| {
+            depth += d;
+            depth > 0
+        })
+        .collect()
 }

@@ -3,7 +3,7 @@
 //! is re-stated here independently (message text, token estimate, call cycles, clipping, state,
 //! preserved turns): this module never calls `ctxfuzz::compaction`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -711,21 +711,10 @@ impl Reader {
             .iter()
             .map(|m| {
                 if self.role(m) == "assistant" {
-                    open = self
-                        .calls(m)
-                        .into_iter()
-                        .filter_map(|c| c.get("id")?.as_str())
-                        .collect();
+                    open = self.call_ids(m).collect();
                     false
                 } else if self.is_tool_result(m) {
-                    let key = if self.pi {
-                        "toolCallId"
-                    } else {
-                        "tool_call_id"
-                    };
-                    !m.get(key)
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| open.remove(id))
+                    !self.answered_id(m).is_some_and(|id| open.remove(id))
                 } else {
                     false
                 }
@@ -733,24 +722,36 @@ impl Reader {
             .collect()
     }
 
-    /// `inside[b]`: cutting at `b` would separate a kept result from the call it answers.
+    fn call_ids<'m>(&self, assistant: &'m Value) -> impl Iterator<Item = &'m str> {
+        self.calls(assistant)
+            .into_iter()
+            .filter_map(|c| c.get("id")?.as_str())
+    }
+
+    /// The id a tool result names (`toolCallId`, chat `tool_call_id`), if a string.
+    fn answered_id<'m>(&self, result: &'m Value) -> Option<&'m str> {
+        let key = if self.pi {
+            "toolCallId"
+        } else {
+            "tool_call_id"
+        };
+        result.get(key).and_then(Value::as_str)
+    }
+
+    /// `inside[b]`: cutting at `b` would separate a kept result from the latest earlier call of
+    /// its id. Whatever lies between does not matter: an assistant the provider never sees (no
+    /// content, failed) closes no call on the wire, where the result still answers it.
     fn open_cycles(&self, messages: &[Value]) -> Vec<bool> {
-        let orphan = self.orphans(messages);
         let mut inside = vec![false; messages.len() + 1];
-        let mut last_assistant = None;
-        let mut answered_up_to: Vec<(usize, usize)> = Vec::new();
+        let mut latest_call: HashMap<&str, usize> = HashMap::new();
         for (i, m) in messages.iter().enumerate() {
             if self.role(m) == "assistant" {
-                last_assistant = Some(i);
+                latest_call.extend(self.call_ids(m).map(|id| (id, i)));
             } else if self.is_tool_result(m)
-                && !orphan[i]
-                && let Some(a) = last_assistant
+                && let Some(&call) = self.answered_id(m).and_then(|id| latest_call.get(id))
             {
-                answered_up_to.push((a, i));
+                inside[call + 1..=i].fill(true);
             }
-        }
-        for (call, result) in answered_up_to {
-            inside[call + 1..=result].fill(true);
         }
         inside
     }
