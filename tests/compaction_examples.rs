@@ -524,7 +524,10 @@ fn cycle_safe_pairs_a_result_with_the_latest_call_of_its_id_across_any_assistant
         {"role": "toolResult", "toolCallId": "t1"},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
     ]));
-    let window_0 = |config: Config| Config { window: 0, ..config };
+    let window_0 = |config: Config| Config {
+        window: 0,
+        ..config
+    };
     assert_eq!(pick(&history, Family::Pi, &window_0(autobot())), 1);
     assert_eq!(pick(&history, Family::Pi, &window_0(Config::default())), 0);
 }

@@ -2,9 +2,10 @@
 //! model records), never by running the model.
 //!
 //! The trace is a JSON array of events tagged by `event`: `supervision {healthy}`,
-//! `run_start {run, trigger}`, `run_failed`, `llm_request {delivered: [sender]}`, `esc {moved}`,
-//! `turn_end`/`agent_end`/`agent_settled {handlers: [{ext, did: {action}, latch}]}`,
-//! `session_error`, `truncated`, and others this module does not need. The guard extension is
+//! `run_start {run, trigger}`, `run_failed`, `llm_request {delivered: [sender]}`, `esc` (an ESC
+//! excuses its run, whatever it moved back to the editor), `turn_end`/`agent_end`/`agent_settled
+//! {handlers: [{ext, did: {action}, latch}]}`, `session_error`, `truncated`, and others this
+//! module does not need. The guard extension is
 //! named `guard`; its recovery follow-up is a user message whose sender is `guard`.
 
 use std::borrow::Cow;
@@ -65,8 +66,6 @@ struct Event<'a> {
     reason: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     delivered: Vec<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    moved: Vec<Cow<'a, str>>,
     #[serde(default, borrow)]
     handlers: Vec<Handled<'a>>,
 }
@@ -162,12 +161,7 @@ impl Judge {
                     run.undelivered = run.undelivered.saturating_sub(recoveries as u64);
                 }
             }
-            "esc" => {
-                run.esc = true;
-                if event.moved.iter().any(|s| s == GUARD) {
-                    run.undelivered = 0;
-                }
-            }
+            "esc" => run.esc = true,
             "run_failed" | "session_error" => {
                 run.died = Some(event.reason.as_deref().unwrap_or(kind).to_string());
             }
@@ -402,6 +396,20 @@ mod tests {
         let at_agent_end = ids(blocked_at("agent_end"));
         assert!(!at_agent_end.is_empty(), "an undelivered block is charged");
         assert_eq!(ids(blocked_at("turn_end")), at_agent_end);
+    }
+
+    #[test]
+    fn a_violation_names_its_run_and_trigger() {
+        let mut trace = fixed_trace();
+        trace.remove(4);
+        let Judgement::Fail(violations) = judge(&Value::Array(trace)) else {
+            panic!("the undelivered recovery is charged");
+        };
+        for v in &violations {
+            let named = (&v.evidence["run"], &v.evidence["trigger"]);
+            assert_eq!(named, (&json!(1), &json!("user")), "{}", v.summary);
+            assert!(v.summary.contains("run 1 "), "{}", v.summary);
+        }
     }
 
     #[test]
