@@ -50,6 +50,20 @@ fn a_pi_only_role_makes_a_transcript_pi_and_plain_turns_are_chat() {
 }
 
 #[test]
+fn a_text_only_pi_transcript_is_pi_by_its_stop_reason() {
+    let pi = messages(json!([
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"}
+    ]));
+    assert_eq!(Family::detect(&pi), Family::Pi);
+    let not_a_reason = messages(json!([
+        {"role": "assistant", "content": "ok", "stopReason": 1},
+        {"role": "user", "content": "x", "stopReason": "stop"}
+    ]));
+    assert_eq!(Family::detect(&not_a_reason), Family::Chat);
+}
+
+#[test]
 fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
     let block = "Summary.\n\n### User messages (verbatim)\n- never deploy on fridays";
     let history = messages(json!([

@@ -29,12 +29,15 @@ const PI_ONLY_ROLES: &[&str] = &[
 ];
 
 impl Family {
-    /// pi if any message has a pi-only role or an assistant carries a `toolCall` block, else chat.
+    /// pi if any message has a pi-only role, or an assistant carries a `toolCall` block or pi's
+    /// `stopReason` (every pi assistant message has one; chat messages never do), else chat.
     pub fn detect(messages: &[Value]) -> Family {
         let pi = messages.iter().any(|m| {
             let role = str_field(m, "role");
             PI_ONLY_ROLES.contains(&role)
-                || (role == "assistant" && blocks(m).iter().any(|b| is_block(b, "toolCall")))
+                || (role == "assistant"
+                    && (m.get("stopReason").is_some_and(Value::is_string)
+                        || blocks(m).iter().any(|b| is_block(b, "toolCall"))))
         });
         if pi { Family::Pi } else { Family::Chat }
     }
