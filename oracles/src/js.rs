@@ -140,9 +140,9 @@ pub fn number_to_js_string(x: f64) -> String {
     let n = exponent + 1;
     let body = if k <= n && n <= 21 {
         format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
+    } else if (1..=21).contains(&n) {
         format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if -6 < n && n <= 0 {
+    } else if (-5..=0).contains(&n) {
         format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
         let exp = n - 1;
