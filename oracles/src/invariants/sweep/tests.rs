@@ -231,3 +231,12 @@ fn rules_round_trip_by_name() {
     }
     assert!("All-Other-Roles".parse::<TwinRule>().is_err());
 }
+
+#[test]
+fn matches_twin_points_at_the_first_difference() {
+    // The twin sweeps both orphans, `b` then `z`; the sweep under test swept `b` then `y`.
+    let input = [a(&["x"]), r("x"), r("b"), r("z")];
+    let v = matches_twin(&input, &ids(&["b", "y"]), TwinRule::CONTRACT);
+    assert_eq!(only(v.clone()), MATCHES_TWIN);
+    assert_eq!(v[0].evidence["first_difference"], json!(1));
+}
