@@ -240,3 +240,11 @@ fn matches_twin_points_at_the_first_difference() {
     assert_eq!(only(v.clone()), MATCHES_TWIN);
     assert_eq!(v[0].evidence["first_difference"], json!(1));
 }
+
+#[test]
+fn only_tool_call_blocks_open_calls() {
+    // A text block that happens to carry an `id` opens nothing: its "result" is an orphan.
+    let text_with_id = json!({"role": "assistant", "stopReason": "stop",
+        "content": [{"type": "text", "text": "x", "id": "t"}]});
+    assert_eq!(twin_sweep(&[text_with_id, r("t")], TwinRule::CONTRACT), [1]);
+}
