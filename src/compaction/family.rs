@@ -53,10 +53,6 @@ impl Family {
         }
     }
 
-    pub fn is_user(self, message: &Value) -> bool {
-        self.role(message) == "user"
-    }
-
     pub fn is_tool_result(self, message: &Value) -> bool {
         self.role(message) == self.tool_role()
     }
