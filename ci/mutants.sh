@@ -44,6 +44,10 @@ case "$mode" in
 esac
 
 ensure_tool cargo-mutants cargo-mutants 27.1.0
+ensure_tool cargo-nextest cargo-nextest 0.9.143
+
+# One conformance seed for every mutant: a mutant's verdict must not depend on the run's clock.
+export CTXFUZZ_CONFORMANCE_SEED=${CTXFUZZ_CONFORMANCE_SEED:-20261130}
 
 # The soak tests run for a fixed time in every mutant's test run; 2 s each (instead of 5) still
 # runs thousands of cases and shortens every survivor's run, the costly ones.
