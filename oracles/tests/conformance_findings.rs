@@ -85,3 +85,37 @@ fn a_system_message_between_results_splits_the_run_before_0_86_only() {
         );
     }
 }
+
+/// `transformMessages` maps an assistant's blocks with `flatMap`, so an array where a block should
+/// be is spliced in one level deep; what it holds then reaches the provider untransformed.
+#[test]
+fn an_array_among_assistant_blocks_is_spliced_in_by_every_version() {
+    let input = json!({"anthropic": true, "messages": [
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+         "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 2,
+         "content": [[{"type": "text", "text": "nested"},
+                      {"type": "toolCall", "id": "a.b", "name": "bash", "arguments": {}}],
+                     {"type": "text", "text": "done"}]},
+        {"role": "toolResult", "toolCallId": "a.b", "toolName": "bash", "isError": false,
+         "content": [{"type": "text", "text": "x"}], "timestamp": 3}
+    ]});
+    for v in [
+        Variant::Before0804,
+        Variant::From0804,
+        Variant::From086,
+        Variant::From130,
+    ] {
+        assert_eq!(
+            anthropic_messages(&input, v),
+            json!([{"role": "user", "content": "go"},
+                   {"role": "assistant", "content": [
+                       {"type": "text", "text": "nested"},
+                       {"type": "tool_use", "id": "a.b", "name": "bash", "input": {}},
+                       {"type": "text", "text": "done"}]},
+                   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a.b",
+                                                 "content": "x", "is_error": false}]}]),
+            "{v:?}"
+        );
+    }
+}
