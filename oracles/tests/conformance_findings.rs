@@ -119,3 +119,34 @@ fn an_array_among_assistant_blocks_is_spliced_in_by_every_version() {
         );
     }
 }
+
+/// pi's accounting compares tool-call ids with `Set.has` (SameValueZero): a number id matches the
+/// same number and `-0` matches `0`, so only the unanswered call `2` gets a synthetic result.
+#[test]
+fn number_ids_are_answered_by_equal_numbers_and_minus_zero_by_zero() {
+    let call = |id: f64| json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}});
+    let result = |id: u32, text: &str| {
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "isError": false,
+               "content": [{"type": "text", "text": text}], "timestamp": 3})
+    };
+    let input = json!({"messages": [
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+         "model": "claude-sonnet-4-5", "stopReason": "toolUse", "timestamp": 2,
+         "content": [call(-0.0), call(1.0), call(2.0)]},
+        result(0, "x"),
+        result(1, "y"),
+        {"role": "user", "content": "next", "timestamp": 5}
+    ]});
+    for v in [Variant::Before0804, Variant::From130] {
+        let transformed = run_vector_input(&input, v)["transformed"].clone();
+        let synthetic: Vec<&Value> = transformed
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["isError"] == json!(true))
+            .map(|m| &m["toolCallId"])
+            .collect();
+        assert_eq!(synthetic, [&json!(2.0)], "{v:?}: {transformed}");
+    }
+}
