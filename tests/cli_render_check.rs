@@ -146,7 +146,12 @@ fn check_prints_rule_location_and_the_api_error() {
         text.contains("messages.1.content.0  orphan-result"),
         "{text}"
     );
-    assert!(text.contains("known failure 2"), "{text}");
+    assert!(
+        text.contains(
+            "known failure 2: a result of an assistant that ended with error/aborted, which pi drops"
+        ),
+        "{text}"
+    );
     assert!(
         text.contains("unexpected tool_use_id found in tool_result blocks: toolu_E1"),
         "{text}"
