@@ -6,8 +6,10 @@
 //! Strings follow the ECMAScript date-time format that V8 accepts first: `YYYY[-MM[-DD]]`,
 //! optionally `THH:mm[:ss[.fraction]]` and `Z` or `±HH:mm`, extended years `±YYYYYY`. A date-time
 //! without an offset is read as UTC (the bridge pins `TZ=UTC`, pi's own files always carry `Z`).
-//! V8's legacy fallback parser (free-form dates such as `"Jan 1 2026"`) is not modelled: such
-//! strings give `None` here. Arrays and objects (stringified by JavaScript first) give `None`.
+//! V8's legacy fallback parser is not modelled beyond whitespace around a date without a `T`:
+//! free-form dates (`"Jan 1 2026"`), offsets without a colon (`+0200`), one-digit months, bare
+//! signed years (`+2026`) and `Z` after a date alone give `None` here where V8 gives a time.
+//! Arrays and objects (stringified by JavaScript first) give `None`.
 
 use serde_json::Value;
 
@@ -20,7 +22,15 @@ pub fn epoch_millis(value: Option<&Value>) -> Option<f64> {
         Value::Null => Some(0.0),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         Value::Number(n) => time_clip(n.as_f64()?),
-        Value::String(s) => parse_iso(s.trim()),
+        // V8 falls back to its legacy parser when the ISO one fails; of that parser only its
+        // tolerance of whitespace around a date without a `T` is modelled.
+        Value::String(s) => parse_iso(s).or_else(|| {
+            if s.contains(['T', 't']) {
+                None
+            } else {
+                parse_iso(s.trim())
+            }
+        }),
         Value::Array(_) | Value::Object(_) => None,
     }
 }
@@ -30,8 +40,10 @@ pub fn to_json(millis: Option<f64>) -> Value {
     millis.map_or(Value::Null, crate::pi::session::number)
 }
 
+/// TimeClip. Its `-0` to `+0` step is left out: a time only leaves the model as JSON, where
+/// JavaScript writes both as `0`.
 fn time_clip(t: f64) -> Option<f64> {
-    (t.is_finite() && t.abs() <= MAX_TIME).then(|| t.trunc() + 0.0)
+    (t.is_finite() && t.abs() <= MAX_TIME).then(|| t.trunc())
 }
 
 fn parse_iso(s: &str) -> Option<f64> {
@@ -187,6 +199,72 @@ mod tests {
             ("2026-01-01T00:00:60Z", None),
             ("not a date", None),
             ("", None),
+            ("2026-01-01 00:00:01Z", Some(1767225601000.0)),
+            ("2026-01-01T00:00:01-02:30", Some(1767234601000.0)),
+            ("2026-01-01T00:00:01+24:00", None),
+            ("2026-01-01T00:00:01+23:60", None),
+            ("2026-01-01T00:00:01+23:59", Some(1767139261000.0)),
+            ("2026-01-01T00:00", Some(1767225600000.0)),
+            ("2026-01-01T0:00", None),
+            ("2026-01-01T00", None),
+            ("2026-01-01T00:00:01.", None),
+            ("2026-00-01", None),
+            ("2026-12-31", Some(1798675200000.0)),
+            ("2026-01-00", None),
+            ("2026-01-31", Some(1769817600000.0)),
+            ("2026-01-32", None),
+            ("2026-03-01", Some(1772323200000.0)),
+            ("2024-02-29", Some(1709164800000.0)),
+            ("2000-03-01", Some(951868800000.0)),
+            ("1900-03-01", Some(-2203891200000.0)),
+            ("1600-02-29", Some(-11670998400000.0)),
+            ("1969-12-31T23:59:59.999Z", Some(-1.0)),
+            ("-000000-01-01T00:00:00Z", None),
+            ("-271821-04-20T00:00:00Z", Some(-8640000000000000.0)),
+            ("-271821-04-19T23:59:59.999Z", None),
+            ("+275760-09-13T00:00:00Z", Some(8640000000000000.0)),
+            ("+275760-09-13T00:00:00.001Z", None),
+            ("2026-01-01T23:59:59Z", Some(1767311999000.0)),
+            ("2026-01-01T23:60:00Z", None),
+            ("2026-01-01T25:00:00Z", None),
+            ("2026-01-01T24:00:00.000Z", Some(1767312000000.0)),
+            ("2026-01-01T24:00:00.001Z", None),
+            ("2026-01-01T24:01Z", None),
+            ("2026-01-01T24:00Z", Some(1767312000000.0)),
+            ("2026-01-01T24:00:00+01:00", Some(1767308400000.0)),
+            ("2026-01-01T00:00:01.999999Z", Some(1767225601999.0)),
+            ("2026-01-01T00:00:01.05Z", Some(1767225601050.0)),
+            ("2026-01-01T12:34:56.789-11:59", Some(1767314036789.0)),
+            ("2026-01-01T00:00:01+00:00", Some(1767225601000.0)),
+            ("2026-01-01T00:00:01-00:00", Some(1767225601000.0)),
+            ("20260101", None),
+            ("2026-01-01T00:00:01ZZ", None),
+            ("2026-01-01X", None),
+            ("-000400-03-01T00:00:00Z", Some(-74784816000000.0)),
+            ("-000401-02-28T00:00:00Z", Some(-74816524800000.0)),
+            ("0000-01-01T00:00:00Z", Some(-62167219200000.0)),
+            ("0001-03-01", Some(-62130499200000.0)),
+            ("2026-02-28", Some(1772236800000.0)),
+            ("2026-02-01", Some(1769904000000.0)),
+            ("2026-12-01", Some(1796083200000.0)),
+            ("2026-11-30", Some(1795996800000.0)),
+            ("9999-12-31T23:59:59.999Z", Some(253402300799999.0)),
+            ("2026-01-01T00:00:01.1234z", Some(1767225601123.0)),
+            ("2026-01-01T10:20:30+05:45", Some(1767242130000.0)),
+            ("2026-06-15T12:00:00-07:00", Some(1781550000000.0)),
+            ("\t2026-01-01\n", Some(1767225600000.0)),
+            ("2026-01-01T00:00:00:00", None),
+            ("2026-01-01T00:00:00+01", None),
+            ("2026-01-01T00:00:00+01:", None),
+            ("2026-01-01T00:00:0", None),
+            ("2026-01-0", None),
+            ("2026-0", None),
+            ("2026-01-01T00:00:01 ", None),
+            (" 2026-01-01T00:00:01Z", None),
+            (" 2026-01-01t00:00:01z", None),
+            ("2026-01-01 ", Some(1767225600000.0)),
+            (" 2026-01-01 00:00:01.123Z", Some(1767225601123.0)),
+            ("2026-01-01 00:00:01+01:00 ", Some(1767222001000.0)),
         ];
         for (text, expected) in cases {
             assert_eq!(millis(json!(text)), expected, "{text}");
@@ -202,6 +280,12 @@ mod tests {
         assert_eq!(millis(json!(-1.7)), Some(-1.0));
         assert_eq!(millis(json!(8.64e15)), Some(8.64e15));
         assert_eq!(millis(json!(8.640000000000001e15)), None);
+        assert_eq!(millis(json!(-8.64e15)), Some(-8.64e15));
+        assert_eq!(millis(json!(-8.640000000000001e15)), None);
+        assert_eq!(millis(json!(1e300)), None);
+        assert_eq!(millis(json!(2.5)), Some(2.0));
+        assert_eq!(millis(json!(-2.5)), Some(-2.0));
+        assert_eq!(to_json(millis(json!(-0.5))), json!(0));
         assert_eq!(millis(json!([])), None);
         assert_eq!(millis(json!({})), None);
     }
