@@ -23,22 +23,22 @@ fn user() -> Value {
     json!({"role": "user", "content": "go on"})
 }
 
-/// The causes of the `duplicate-result` findings on `input`.
-fn duplicate_result_causes(input: &[Value]) -> Vec<Cause> {
+/// The causes of the findings of wire rule `rule` on `input`.
+fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
     let Judgement::Fail(violations) = wire::judge(input, &default_model(), Variant::default())
     else {
         return Vec::new();
     };
     violations
         .into_iter()
-        .filter(|v| v.evidence["rule"] == "duplicate-result")
+        .filter(|v| v.evidence["rule"] == rule)
         .map(|v| v.cause)
         .collect()
 }
 
 /// Every duplicate result of `input` is found and each has a cause `expected` accepts.
 fn assert_duplicates_charged(input: &[Value], expected: impl Fn(&Cause) -> bool) {
-    let causes = duplicate_result_causes(input);
+    let causes = causes(input, "duplicate-result");
     assert!(!causes.is_empty());
     assert!(causes.iter().all(expected), "{causes:?}");
 }
@@ -67,6 +67,33 @@ fn ids_sanitised_to_one_inside_one_assistant_are_a_collision() {
         &input,
         |c| matches!(c, Cause::Unpreventable(r) if r.contains("sanitising")),
     );
+}
+
+#[test]
+fn a_duplicate_call_id_is_a_collision_when_two_raw_ids_meet_and_a_reuse_otherwise() {
+    let collision = [
+        user(),
+        assistant(vec![call("cx|0"), call("cx 0")], "gpt-5"),
+        user(),
+    ];
+    let reuse = [
+        user(),
+        assistant(vec![call("t1")], "claude-sonnet-4-5"),
+        result("t1"),
+        user(),
+        assistant(vec![call("t1")], "claude-sonnet-4-5"),
+        result("t1"),
+    ];
+    for (input, reason) in [(&collision[..], "sanitising"), (&reuse[..], "reuses")] {
+        let found = causes(input, "duplicate-tool-use-id");
+        assert!(!found.is_empty(), "{reason}");
+        assert!(
+            found
+                .iter()
+                .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains(reason))),
+            "{reason}: {found:?}"
+        );
+    }
 }
 
 #[test]
