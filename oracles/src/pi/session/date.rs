@@ -98,7 +98,8 @@ fn parse_iso(s: &str) -> Option<f64> {
             if oh > 23 || om > 59 {
                 return None;
             }
-            offset_minutes = (oh * 60 + om) * if sign == b'-' { -1 } else { 1 };
+            let magnitude = oh * 60 + om;
+            offset_minutes = if sign == b'-' { -magnitude } else { magnitude };
         }
         let midnight_next = hour == 24 && minute == 0 && second == 0 && millis == 0.0;
         if (hour > 23 && !midnight_next) || minute > 59 || second > 59 {
