@@ -113,6 +113,17 @@ fn a_real_result_kept_after_a_barrier_is_still_charged() {
         result("t1"),
     ];
     assert_duplicates_charged(&twice, |c| *c == Cause::SystemUnderTest);
+    // The turn of the repeated call runs up to the next assistant: the result just before it is
+    // one of the turn's two real results.
+    let twice_then_on = [
+        user(),
+        assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
+        result("t1"),
+        result("t1"),
+        assistant(vec![call("t2")], "claude-sonnet-4-5"),
+        result("t2"),
+    ];
+    assert_duplicates_charged(&twice_then_on, |c| *c == Cause::SystemUnderTest);
 }
 
 #[test]

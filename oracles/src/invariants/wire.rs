@@ -293,7 +293,8 @@ impl<'m> IdProvenance<'m> {
             let Some((call, _)) = calls.iter().rev().find(|(call, _)| call < result) else {
                 continue;
             };
-            if self.messages[call + 1..*result]
+            // From the call's own message on: an assistant, never a summary.
+            if self.messages[*call..*result]
                 .iter()
                 .any(|m| is_compaction_summary(m))
             {

@@ -151,7 +151,9 @@ mod tests {
 
     #[test]
     fn garbage_is_rejected_with_the_input_named() {
-        for bad in ["", "latest", "1.x", "1.2.3.4", "1..2", "-1.0", "1.0-", "v", "1.+2"] {
+        for bad in [
+            "", "latest", "1.x", "1.2.3.4", "1..2", "-1.0", "1.0-", "v", "1.+2",
+        ] {
             let error = Variant::from_version(bad).unwrap_err();
             assert!(error.contains(&format!("{bad:?}")), "{error}");
         }
