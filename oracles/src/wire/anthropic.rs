@@ -73,12 +73,7 @@ impl Payload {
 }
 
 /// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
-/// `{"model", "messages", "system"?, "max_tokens", "stream": true}`.
-pub fn build_request(transformed: &[Value], model: &Value, v: Variant) -> Result<Value, Thrown> {
-    build(transformed, transformed, model, v, Payload::Full, None)
-}
-
-/// The request body. `before_transform` is what `transformMessages` was given: from 0.86 pi
+/// `{"model", "messages", "system"?, "max_tokens", "stream": true}`. `before_transform` is what `transformMessages` was given: from 0.86 pi
 /// collapses the system messages before transforming, so their raw content decides the prompt
 /// (and whether reading it throws).
 pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
