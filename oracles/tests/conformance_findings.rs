@@ -150,3 +150,24 @@ fn number_ids_are_answered_by_equal_numbers_and_minus_zero_by_zero() {
         assert_eq!(synthetic, [&json!(2.0)], "{v:?}: {transformed}");
     }
 }
+
+/// From 0.86 the system messages' `sections` build the prompt: a later message replaces a section
+/// in its place, `null` deletes one, a new name is appended, and empty sections are left out.
+#[test]
+fn system_sections_are_replaced_in_place_deleted_by_null_and_appended() {
+    let input = json!({"anthropic": true, "messages": [
+        {"role": "system", "content": "base", "timestamp": 1,
+         "sections": {"a": "A1", "b": "B1", "c": ["x", "y"], "e": ""}},
+        {"role": "user", "content": "go", "timestamp": 2},
+        {"role": "system", "content": "more", "timestamp": 3,
+         "sections": {"a": null, "b": "B2", "d": "D", "zz": null}},
+        {"role": "user", "content": "on", "timestamp": 4}
+    ]});
+    for v in [Variant::From086, Variant::From130] {
+        assert_eq!(
+            run_vector_input(&input, v)["anthropic"]["system"],
+            json!([{"type": "text", "text": "base\n\nmore\n\nB2\n\nx,y\n\nD"}]),
+            "{v:?}"
+        );
+    }
+}

@@ -142,14 +142,12 @@ impl Cursor<'_> {
 
     /// One or more digits of a fraction of a second, truncated to whole milliseconds.
     fn fraction_millis(&mut self) -> Option<f64> {
-        let start = self.at;
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-            self.at += 1;
-        }
-        let run = &self.s[start..self.at];
+        let rest = &self.s[self.at..];
+        let run = &rest[..rest.iter().take_while(|b| b.is_ascii_digit()).count()];
         if run.is_empty() {
             return None;
         }
+        self.at += run.len();
         let millis = run.iter().chain([b'0', b'0'].iter()).take(3);
         Some(millis.fold(0.0, |acc, d| acc * 10.0 + f64::from(d - b'0')))
     }
