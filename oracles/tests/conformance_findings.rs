@@ -171,3 +171,20 @@ fn system_sections_are_replaced_in_place_deleted_by_null_and_appended() {
         );
     }
 }
+
+/// Migrating a v1 file writes an id onto every entry; on a primitive entry JavaScript (strict
+/// mode) throws, naming the primitive's type and value.
+#[test]
+fn a_primitive_entry_in_a_v1_file_throws_naming_its_type() {
+    for (entry, shown) in [
+        (json!("x"), "string 'x'"),
+        (json!(true), "boolean 'true'"),
+        (json!(5), "number '5'"),
+    ] {
+        let input = json!({"entries": [{"type": "session", "id": "s"}, entry]});
+        assert_eq!(
+            run_vector_input(&input, Variant::From130)["error"],
+            json!(format!("TypeError: Cannot create property 'id' on {shown}")),
+        );
+    }
+}
