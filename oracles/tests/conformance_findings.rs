@@ -188,3 +188,33 @@ fn a_primitive_entry_in_a_v1_file_throws_naming_its_type() {
         );
     }
 }
+
+/// A v1 compaction whose `firstKeptEntryIndex` names the header keeps nothing before it: pi
+/// migrates only a target that is not the header. (The header's id is the one the model gives
+/// the first migrated entry, so taking the header's id would keep `a` and `b`.)
+#[test]
+fn a_v1_compaction_kept_from_the_header_keeps_nothing_before_it() {
+    let message = |text: &str, at: u64| {
+        json!({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+               "message": {"role": "user", "content": text, "timestamp": at}})
+    };
+    let input = json!({"entries": [
+        {"type": "session", "id": "migrated-00000002", "timestamp": "2026-01-01T00:00:00Z"},
+        message("a", 1),
+        message("b", 2),
+        {"type": "compaction", "timestamp": "2026-01-01T00:00:03Z", "summary": "S",
+         "firstKeptEntryIndex": 0, "tokensBefore": 9},
+        message("c", 4)
+    ]});
+    for v in [Variant::Before0804, Variant::From130] {
+        let llm = run_vector_input(&input, v)["llm"].clone();
+        let contents: Vec<&Value> = llm
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| &m["content"])
+            .collect();
+        assert_eq!(contents.len(), 2, "{v:?}: {llm}");
+        assert_eq!(contents[1], &json!("c"), "{v:?}: {llm}");
+    }
+}
