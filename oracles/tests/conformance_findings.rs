@@ -218,3 +218,37 @@ fn a_v1_compaction_kept_from_the_header_keeps_nothing_before_it() {
         assert_eq!(contents[1], &json!("c"), "{v:?}: {llm}");
     }
 }
+
+/// A v1 compaction keeps from the entry at a whole, non-negative `firstKeptEntryIndex` (which may
+/// be 0 when the header is not first); any other index names no entry and keeps nothing.
+#[test]
+fn a_v1_compaction_keeps_from_a_whole_non_negative_index_only() {
+    let message = |text: &str, at: u64| {
+        json!({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+               "message": {"role": "user", "content": text, "timestamp": at}})
+    };
+    for (index, kept) in [
+        (json!(0), vec!["a", "b", "c"]),
+        (json!(-1), vec!["c"]),
+        (json!(2.5), vec!["c"]),
+        (json!(2), vec!["b", "c"]),
+    ] {
+        let input = json!({"entries": [
+            message("a", 1),
+            {"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00Z"},
+            message("b", 2),
+            {"type": "compaction", "timestamp": "2026-01-01T00:00:03Z", "summary": "S",
+             "firstKeptEntryIndex": index, "tokensBefore": 9},
+            message("c", 4)
+        ]});
+        let llm = run_vector_input(&input, Variant::From130)["llm"].clone();
+        let after_summary: Vec<&Value> = llm
+            .as_array()
+            .into_iter()
+            .flatten()
+            .skip(1)
+            .map(|m| &m["content"])
+            .collect();
+        assert_eq!(after_summary, kept, "index {index}: {llm}");
+    }
+}
