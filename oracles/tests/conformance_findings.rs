@@ -252,3 +252,63 @@ fn a_v1_compaction_keeps_from_a_whole_non_negative_index_only() {
         assert_eq!(after_summary, kept, "index {index}: {llm}");
     }
 }
+
+/// The same model means the same provider, api and model id: an assistant that matches on only
+/// some of them is another model's, so its call ids are sanitised.
+#[test]
+fn a_model_matching_on_only_some_fields_is_another_model() {
+    let turn = |api: &str, provider: &str, model: &str, id: &str, at: u64| {
+        [
+            json!({"role": "assistant", "api": api, "provider": provider, "model": model,
+                   "stopReason": "toolUse", "timestamp": at,
+                   "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {}}]}),
+            json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "isError": false,
+                   "content": [{"type": "text", "text": "x"}], "timestamp": at + 1}),
+        ]
+    };
+    let mut messages = vec![json!({"role": "user", "content": "go", "timestamp": 1})];
+    messages.extend(turn(
+        "anthropic-messages",
+        "anthropic",
+        "claude-haiku-4-5",
+        "a.b",
+        2,
+    ));
+    messages.extend(turn(
+        "openai-completions",
+        "openrouter",
+        "claude-sonnet-4-5",
+        "c.d",
+        4,
+    ));
+    let input = json!({"anthropic": true, "messages": messages});
+    let ids: Vec<Value> = anthropic_messages(&input, Variant::From130)
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter_map(|block| {
+            block
+                .get("id")
+                .or_else(|| block.get("tool_use_id"))
+                .cloned()
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [json!("a_b"), json!("a_b"), json!("c_d"), json!("c_d")]
+    );
+}
+
+/// Before `transformMessages` reads content, 0.80.4+ gives a message without any
+/// `{...message, content: []}`: an array where a message should be spreads its indices.
+#[test]
+fn an_array_in_place_of_a_message_spreads_its_indices() {
+    let input = json!({"skipConvert": true, "messages": [
+        {"role": "user", "content": "go", "timestamp": 1}, ["x", "y"]]});
+    assert_eq!(
+        run_vector_input(&input, Variant::From130)["transformed"][1],
+        json!({"0": "x", "1": "y", "content": []})
+    );
+}
