@@ -312,3 +312,25 @@ fn an_array_in_place_of_a_message_spreads_its_indices() {
         json!({"0": "x", "1": "y", "content": []})
     );
 }
+
+/// A `null` message reaching `transformMessages` throws where pi first reads it: its `content`
+/// from 0.80.4 (the normalisation), its `role` before (the image downgrade, for a model without
+/// vision).
+#[test]
+fn a_null_message_throws_at_the_first_read_of_it() {
+    let input = json!({"skipConvert": true, "model": {"input": ["text"]},
+                       "messages": [{"role": "user", "content": "go", "timestamp": 1}, null]});
+    for (v, property) in [(Variant::Before0804, "role"), (Variant::From130, "content")] {
+        let output = run_vector_input(&input, v);
+        assert_eq!(
+            (&output["error"], &output["stage"]),
+            (
+                &json!(format!(
+                    "TypeError: Cannot read properties of null (reading '{property}')"
+                )),
+                &json!("transformMessages")
+            ),
+            "{v:?}"
+        );
+    }
+}

@@ -75,7 +75,7 @@ pub(crate) fn transform<'a>(
     } else {
         messages
     };
-    let messages = downgrade_images(messages, model, v)?;
+    let messages = downgrade_images(messages, model)?;
     let mut id_map = HashMap::new();
     let mut remapped_result_ids = HashSet::new();
     let mut first_pass = Vec::with_capacity(messages.len());
@@ -150,10 +150,13 @@ fn model_takes_images(model: &Value) -> Result<bool, Thrown> {
 
 /// Step 1: for a model without vision, every run of images in a user message's array content or a
 /// tool result's content becomes one placeholder text.
+///
+/// A `null` message passes through: from 0.80.4 the content normalisation threw on it already,
+/// and before that the next step (the first pass over the messages) throws the same `role` error
+/// at the same stage.
 fn downgrade_images<'a>(
     messages: Vec<Cow<'a, Value>>,
     model: &Value,
-    v: Variant,
 ) -> Result<Vec<Cow<'a, Value>>, Thrown> {
     if model_takes_images(model)? {
         return Ok(messages);
@@ -161,9 +164,6 @@ fn downgrade_images<'a>(
     messages
         .into_iter()
         .map(|message| {
-            if message.is_null() && !v.normalizes_null_content() {
-                return Err(throw(js::cannot_read(Some(&message), "role")));
-            }
             let role = field(&message, "role");
             let content = field(&message, "content");
             let placeholder = if is_str(role, "user") && content.is_some_and(Value::is_array) {
