@@ -5,7 +5,8 @@
 
 use ctxfuzz::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
 use ctxfuzz_oracles::invariants::compaction::{
-    BOUNDARY_VALID, Contract, KEPT_SUFFIX, Round, USER_TURNS, judge,
+    BOUNDARY_VALID, CAPS, CLIP_BOUNDED, Contract, INPUT_NOT_MUTATED, KEPT_SUFFIX, NO_NEW_ORPHANS,
+    RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, USER_TURNS, judge,
 };
 use serde_json::{Value, json};
 
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 #[derive(Clone)]
 struct Observed {
     input: Vec<Value>,
+    input_after: Vec<Value>,
     output: Vec<Value>,
     boundary: usize,
     picked: usize,
@@ -47,6 +49,7 @@ impl Observed {
                 .iter()
                 .map(|call| serde_json::to_value(call).expect("serialisable"))
                 .collect(),
+            input_after: input.clone(),
             input,
         }
     }
@@ -54,7 +57,7 @@ impl Observed {
     fn round(&self) -> Round<'_> {
         Round {
             input: &self.input,
-            input_after: &self.input,
+            input_after: &self.input_after,
             output: &self.output,
             boundary: self.boundary,
             picked: self.picked,
@@ -62,6 +65,12 @@ impl Observed {
             summariser_input: &self.summariser_input,
             tracker_calls: &self.tracker_calls,
         }
+    }
+
+    /// Replaces the composed summary, in the summary message as well.
+    fn set_summary(&mut self, summary: String) {
+        self.output[0]["text"] = json!(summary);
+        self.summary = summary;
     }
 }
 
@@ -209,4 +218,190 @@ fn a_first_round_that_alters_a_user_turn_breaks_only_that_rounds_rule() {
     altered.output[0]["text"] = json!(altered.summary);
     let found: Vec<&str> = verdict(&[&altered]).into_iter().map(|(i, _)| i).collect();
     assert_eq!(found, [USER_TURNS]);
+}
+
+/// Only the violations of `invariant`, by their words.
+fn of(invariant: &str, observed: &Observed) -> Vec<String> {
+    verdict(&[observed])
+        .into_iter()
+        .filter(|(i, _)| *i == invariant)
+        .map(|(_, summary)| summary)
+        .collect()
+}
+
+#[test]
+fn the_kept_messages_must_come_out_as_they_went_in_behind_the_summary() {
+    let observed = Observed::of(transcript());
+    let wrong = "the output is not one summary message followed by messages[4..]".to_string();
+    let mut changed = observed.clone();
+    changed.output[2] = user("something else");
+    let mut shorter = observed.clone();
+    shorter.output.pop();
+    let mut unsummarised = observed.clone();
+    unsummarised.output[0]["text"] = json!("another summary");
+    for tampered in [changed, shorter, unsummarised] {
+        assert_eq!(verdict(&[&tampered]), [(KEPT_SUFFIX, wrong.clone())]);
+    }
+    let mut past_the_end = observed.clone();
+    past_the_end.boundary = 9;
+    assert_eq!(
+        of(KEPT_SUFFIX, &past_the_end),
+        ["the output is not one summary message followed by messages[9..]"]
+    );
+}
+
+#[test]
+fn a_kept_result_whose_call_was_summarised_is_a_new_orphan_and_an_old_orphan_is_not() {
+    let mut input = transcript();
+    input.push(result("gone"));
+    let observed = Observed::of(input);
+    assert_eq!(
+        verdict(&[&observed]),
+        [],
+        "an orphan kept as it was is no new orphan"
+    );
+    let mut cut_in_cycle = observed.clone();
+    cut_in_cycle.boundary = 3;
+    cut_in_cycle.picked = 3;
+    cut_in_cycle.output = [&observed.output[..1], &observed.input[3..]].concat();
+    assert_eq!(
+        of(NO_NEW_ORPHANS, &cut_in_cycle),
+        ["1 kept tool result(s) lost their call to the summary"]
+    );
+}
+
+#[test]
+fn the_summariser_reads_the_region_with_only_long_tool_results_clipped() {
+    let observed = Observed::of(transcript());
+    let mut changed = observed.clone();
+    changed.summariser_input[1] = assistant("something else");
+    assert_eq!(
+        verdict(&[&changed]),
+        [(
+            CLIP_BOUNDED,
+            "message 1 is not a tool result but was changed".into()
+        )]
+    );
+    let mut unclipped = observed.clone();
+    unclipped.summariser_input[3]["content"] = json!("x".repeat(500));
+    let mut long = observed.clone();
+    long.input[3]["content"] = json!("x".repeat(500));
+    long.input_after = long.input.clone();
+    assert_eq!(
+        of(CLIP_BOUNDED, &unclipped),
+        ["the summariser reads 500 chars of tool result 3 (limit 411)"]
+    );
+    assert_eq!(
+        of(CLIP_BOUNDED, &long),
+        ["the summariser reads 9 chars of tool result 3 (limit 411)"]
+    );
+    let mut fewer = observed.clone();
+    fewer.summariser_input.pop();
+    assert_eq!(
+        verdict(&[&fewer]),
+        [(
+            CLIP_BOUNDED,
+            "the summariser received 3 messages for a region of 4".into()
+        )]
+    );
+}
+
+#[test]
+fn a_summary_no_smaller_than_its_region_is_reported() {
+    let mut observed = Observed::of(transcript());
+    let longer = format!("{}\n\n{}", "padding ".repeat(400), observed.summary);
+    observed.set_summary(longer);
+    let found = of(SMALLER, &observed);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(verdict(&[&observed]).len(), 1);
+    // At the bound: a summary of as many tokens as the region is not smaller; one fewer is.
+    let region: u64 = found[0]
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("the region's tokens");
+    for (tokens, reported) in [(region, true), (region - 1, false)] {
+        let mut sized = observed.clone();
+        sized.set_summary("x".repeat(4 * tokens as usize));
+        assert_eq!(
+            !of(SMALLER, &sized).is_empty(),
+            reported,
+            "{tokens} of {region}"
+        );
+    }
+}
+
+#[test]
+fn more_verbatim_turns_than_the_cap_are_reported() {
+    let observed = Observed::of(transcript());
+    let with_earlier = |count: usize| {
+        let extra: String = (0..count).map(|i| format!("- {i}\n")).collect();
+        let heading = "### User messages (verbatim)\n";
+        let mut tampered = observed.clone();
+        tampered.set_summary(
+            observed
+                .summary
+                .replace(heading, &format!("{heading}{extra}")),
+        );
+        verdict(&[&tampered])
+    };
+    assert_eq!(with_earlier(39), []);
+    assert_eq!(
+        with_earlier(40),
+        [(CAPS, "41 verbatim turns rendered, cap 40".into())]
+    );
+}
+
+#[test]
+fn the_state_block_must_name_the_commands_and_tools_of_the_region() {
+    let observed = Observed::of(transcript());
+    for (line, missing) in [
+        ("**Commands run:** ls\n", "Commands run"),
+        ("**Tools used:** bash\n", "Tools used"),
+    ] {
+        let mut tampered = observed.clone();
+        assert!(tampered.summary.contains(line), "{}", tampered.summary);
+        tampered.set_summary(tampered.summary.replace(line, ""));
+        assert_eq!(
+            verdict(&[&tampered]),
+            [(
+                STATE_RETAINED,
+                format!("the summary lacks the extracted state: {missing}")
+            )]
+        );
+    }
+}
+
+#[test]
+fn a_changed_input_is_reported() {
+    let mut observed = Observed::of(transcript());
+    observed.input_after[0] = user("rewritten");
+    assert_eq!(
+        verdict(&[&observed]),
+        [(
+            INPUT_NOT_MUTATED,
+            "the compaction modified the caller's transcript".into()
+        )]
+    );
+}
+
+#[test]
+fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_message() {
+    let observed = Observed::of(transcript());
+    assert_eq!(observed.tracker_calls[0], json!("reset"));
+    let mut twice = observed.clone();
+    twice.tracker_calls.push(json!("reset"));
+    assert_eq!(
+        verdict(&[&twice]),
+        [(
+            RESET_DELIVERED,
+            "the tracker was reset 2 time(s) without a delivered summary".into()
+        )]
+    );
+    let mut short = observed.clone();
+    short.tracker_calls.pop();
+    assert_eq!(
+        verdict(&[&short]),
+        [(RESET_DELIVERED, "refilled 3 message(s) for 4 kept".into())]
+    );
 }

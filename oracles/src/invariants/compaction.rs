@@ -161,7 +161,9 @@ pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
         if round.boundary > 0 {
             // The summary an earlier round wrote sits at index 0; its turns are already counted.
             let own = usize::from(compacted_rounds > 0);
-            summarised_turns.extend(reader.turns(&round.input[own..round.boundary]));
+            // A boundary past the end is a kept-suffix violation (reported), not a panic here.
+            let region = round.input.get(own..round.boundary).unwrap_or_default();
+            summarised_turns.extend(reader.turns(region));
             if compacted_rounds > 0 {
                 across_rounds(contract, round, &summarised_turns, &mut found);
             }
