@@ -334,3 +334,26 @@ fn a_null_message_throws_at_the_first_read_of_it() {
         );
     }
 }
+
+/// For a model without vision, a tool result's content is iterated block by block: a string
+/// yields its characters (each becomes a "block"), and a number is not iterable.
+#[test]
+fn a_string_tool_result_is_split_into_characters_for_a_model_without_vision() {
+    let result = |content: Value| {
+        json!({"role": "toolResult", "toolCallId": "t", "toolName": "bash", "isError": false,
+               "content": content, "timestamp": 2})
+    };
+    let user = json!({"role": "user", "content": "go", "timestamp": 1});
+    let input = |content: Value| {
+        json!({"skipConvert": true, "model": {"input": ["text"]},
+               "messages": [user.clone(), result(content)]})
+    };
+    assert_eq!(
+        run_vector_input(&input(json!("ok")), Variant::From130)["transformed"][1]["content"],
+        json!(["o", "k"])
+    );
+    assert_eq!(
+        run_vector_input(&input(json!(5)), Variant::From130)["error"],
+        json!("TypeError: content is not iterable")
+    );
+}
