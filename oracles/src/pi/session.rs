@@ -470,15 +470,6 @@ fn with_field(value: &Value, field: &str, content: Option<Value>) -> Value {
     Value::Object(copy)
 }
 
-/// A JSON number as JavaScript prints it: integral values without a fraction.
-pub(crate) fn number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        Value::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
-}
-
 /// The error V8 throws for `value.property` when `value` is `null` or `undefined` (`None`).
 pub(crate) fn cannot_read(value: Option<&Value>, property: &str) -> SessionError {
     SessionError::Throws(js::cannot_read(value, property))

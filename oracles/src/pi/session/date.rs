@@ -35,9 +35,11 @@ pub fn epoch_millis(value: Option<&Value>) -> Option<f64> {
     }
 }
 
-/// The JSON value JavaScript writes for a time: the number, or `null` for `NaN`.
+/// The JSON value JavaScript writes for a time: the number, or `null` for `NaN`. A time is whole
+/// and within ±8.64e15 (TimeClip), so it is exact as an `i64`, which prints as JavaScript prints
+/// it: without a fraction.
 pub fn to_json(millis: Option<f64>) -> Value {
-    millis.map_or(Value::Null, crate::pi::session::number)
+    millis.map_or(Value::Null, |t| Value::from(t as i64))
 }
 
 /// TimeClip. Its `-0` to `+0` step is left out: a time only leaves the model as JSON, where
@@ -293,5 +295,6 @@ mod tests {
     fn nan_is_written_as_null() {
         assert_eq!(to_json(None), Value::Null);
         assert_eq!(to_json(Some(1.0)), json!(1));
+        assert_eq!(to_json(Some(-8.64e15)), json!(-8_640_000_000_000_000_i64));
     }
 }
