@@ -242,6 +242,11 @@ fn the_kept_messages_must_come_out_as_they_went_in_behind_the_summary() {
     for tampered in [changed, shorter, unsummarised] {
         assert_eq!(verdict(&[&tampered]), [(KEPT_SUFFIX, wrong.clone())]);
     }
+    // Everything compacted: the summary alone is a well-formed output.
+    let mut everything = observed.clone();
+    everything.boundary = everything.input.len();
+    everything.output.truncate(1);
+    assert_eq!(of(KEPT_SUFFIX, &everything), Vec::<String>::new());
     let mut past_the_end = observed.clone();
     past_the_end.boundary = 9;
     assert_eq!(
@@ -268,6 +273,12 @@ fn a_kept_result_whose_call_was_summarised_is_a_new_orphan_and_an_old_orphan_is_
         of(NO_NEW_ORPHANS, &cut_in_cycle),
         ["1 kept tool result(s) lost their call to the summary"]
     );
+    let evidence: Vec<Value> = judge(&contract(), &[cut_in_cycle.round()])
+        .into_iter()
+        .filter(|v| v.invariant == NO_NEW_ORPHANS)
+        .map(|v| v.evidence["orphaned_input_indices"].clone())
+        .collect();
+    assert_eq!(evidence, [json!([3])]);
 }
 
 #[test]

@@ -357,3 +357,26 @@ fn a_string_tool_result_is_split_into_characters_for_a_model_without_vision() {
         json!("TypeError: content is not iterable")
     );
 }
+
+/// A system message without a timestamp still makes the prompt when it adds tools (pi-ai's
+/// `getCurrentSystemMessage` needs one or the other).
+#[test]
+fn a_system_message_that_adds_tools_makes_the_prompt_without_a_timestamp() {
+    let tool = json!({"name": "grep", "description": "d",
+                      "parameters": {"type": "object", "properties": {}}});
+    let input = |tools: Value| {
+        json!({"anthropic": true, "messages": [
+            {"role": "system", "content": "base", "toolsAdded": tools},
+            {"role": "user", "content": "go", "timestamp": 2}]})
+    };
+    let system = |tools: Value| {
+        run_vector_input(&input(tools), Variant::From130)["anthropic"]
+            .get("system")
+            .cloned()
+    };
+    assert_eq!(
+        system(json!([tool])),
+        Some(json!([{"type": "text", "text": "base"}]))
+    );
+    assert_eq!(system(json!([])), None);
+}
