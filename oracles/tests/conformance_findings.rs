@@ -380,3 +380,25 @@ fn a_system_message_that_adds_tools_makes_the_prompt_without_a_timestamp() {
     );
     assert_eq!(system(json!([])), None);
 }
+
+/// The prompt keeps a section by its length before joining: an array that joins to "" (`[""]`,
+/// `[null]`) still adds a paragraph break; an empty string, an empty array or a value that is
+/// neither adds nothing.
+#[test]
+fn a_section_is_kept_by_its_length_not_by_its_text() {
+    for (sections, prompt) in [
+        (json!({"a": [""], "b": "B"}), "base\n\n\n\nB"),
+        (json!({"a": [null], "b": 5, "c": {}}), "base\n\n"),
+        (json!({"a": ""}), "base"),
+        (json!({"a": [], "b": "B"}), "base\n\nB"),
+    ] {
+        let input = json!({"anthropic": true, "messages": [
+            {"role": "system", "content": "base", "timestamp": 1, "sections": sections},
+            {"role": "user", "content": "go", "timestamp": 2}]});
+        assert_eq!(
+            run_vector_input(&input, Variant::From130)["anthropic"]["system"],
+            json!([{"type": "text", "text": prompt}]),
+            "{sections}"
+        );
+    }
+}

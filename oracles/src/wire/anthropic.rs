@@ -149,9 +149,14 @@ fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String
     if timestamp.is_none() && !adds_tools {
         return Ok(String::new());
     }
-    let mut parts = vec![contents.join("\n\n")];
+    // `[content, ...sections].filter(part => part.length > 0).join("\n\n")`: strings and arrays
+    // have a length, and an array is kept by its length even when it joins to "" (`[""]`).
+    let content = contents.join("\n\n");
+    let mut parts = Vec::new();
+    if !content.is_empty() {
+        parts.push(content);
+    }
     for (_, value) in sections {
-        // `parts.filter(part => part.length > 0)`: strings and arrays have a length.
         match value {
             Value::String(text) if !text.is_empty() => parts.push(text.clone()),
             Value::Array(items) if !items.is_empty() => {
@@ -160,7 +165,6 @@ fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String
             _ => {}
         }
     }
-    parts.retain(|part| !part.is_empty());
     Ok(parts.join("\n\n"))
 }
 
