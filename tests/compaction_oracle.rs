@@ -364,6 +364,37 @@ fn more_verbatim_turns_than_the_cap_are_reported() {
 }
 
 #[test]
+fn the_state_block_must_name_the_files_written_in_the_region() {
+    let write = |id: &str, path: &str| {
+        json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "function":
+            {"name": "write_file", "arguments": json!({"path": path}).to_string()}}]})
+    };
+    let mut input = transcript();
+    input.splice(
+        2..2,
+        [
+            write("w1", ""),
+            result("w1"),
+            write("w2", "src/api.rs"),
+            result("w2"),
+        ],
+    );
+    let observed = Observed::of(input);
+    let line = "**Files written:** src/api.rs\n";
+    assert!(observed.summary.contains(line), "{}", observed.summary);
+    assert_eq!(verdict(&[&observed]), []);
+    let mut tampered = observed.clone();
+    tampered.set_summary(observed.summary.replace(line, ""));
+    assert_eq!(
+        verdict(&[&tampered]),
+        [(
+            STATE_RETAINED,
+            "the summary lacks the extracted state: Files written".into()
+        )]
+    );
+}
+
+#[test]
 fn the_state_block_must_name_the_commands_and_tools_of_the_region() {
     let observed = Observed::of(transcript());
     for (line, missing) in [
