@@ -435,7 +435,8 @@ fn state_retained(
             }
         }
     }
-    if files.is_empty() && commands.is_empty() && tools.is_empty() {
+    // Every file and command comes from a named tool call: no tool, no state to look for.
+    if tools.is_empty() {
         return;
     }
     let cap = contract.state_command_cap;

@@ -200,10 +200,31 @@ fn convert_messages(
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
     let mut out = Vec::with_capacity(transformed.len());
-    let mut i = 0;
-    while i < transformed.len() {
-        let message = transformed[i];
+    // The messages left to convert. Each step consumes at least one (no index arithmetic that a
+    // mutation could turn into an endless loop).
+    let mut rest = transformed;
+    while let Some((&message, after)) = rest.split_first() {
         let role = field(message, "role");
+        if is_str(role, "toolResult") {
+            // A run of results becomes one user message (the fault splits every run into ones).
+            let run = if fault == Some(Fault::UnmergedResultRuns) {
+                1
+            } else {
+                rest.iter()
+                    .take_while(|m| is_str(field(m, "role"), "toolResult"))
+                    .count()
+            };
+            let (results_of_run, after_run) = rest.split_at(run);
+            let mut results = Vec::with_capacity(run);
+            let mut error_images = Vec::new();
+            for result in results_of_run {
+                results.push(tool_result(result, v, payload, &mut error_images)?);
+            }
+            results.append(&mut error_images);
+            out.push(json!({"role": "user", "content": results}));
+            rest = after_run;
+            continue;
+        }
         if is_str(role, "user") {
             if let Some(content) = user_content(field(message, "content"), payload)? {
                 out.push(json!({"role": "user", "content": content}));
@@ -213,21 +234,8 @@ fn convert_messages(
             if !blocks.is_empty() {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
-        } else if is_str(role, "toolResult") {
-            let mut results = Vec::new();
-            let mut error_images = Vec::new();
-            while i < transformed.len() && is_str(field(transformed[i], "role"), "toolResult") {
-                results.push(tool_result(transformed[i], v, payload, &mut error_images)?);
-                i += 1;
-                if fault == Some(Fault::UnmergedResultRuns) {
-                    break;
-                }
-            }
-            results.append(&mut error_images);
-            out.push(json!({"role": "user", "content": results}));
-            continue;
         }
-        i += 1;
+        rest = after;
     }
     Ok(out)
 }
