@@ -447,3 +447,44 @@ fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_mes
         [(RESET_DELIVERED, "refilled 3 message(s) for 4 kept".into())]
     );
 }
+
+#[test]
+fn rendering_every_command_past_the_cap_is_a_caps_violation() {
+    let bash = |id: &str, command: &str| {
+        json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "function":
+            {"name": "bash", "arguments": json!({"command": command}).to_string()}}]})
+    };
+    let mut input = vec![user("run everything")];
+    for i in 0..11 {
+        input.push(bash(&format!("c{i}"), &format!("step{i}")));
+        input.push(
+            json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": padded("ok")}),
+        );
+    }
+    input.push(user("now summarise"));
+    input.extend((0..23).map(|i| assistant(&format!("reply {i}"))));
+    let observed = Observed::of(input);
+    let all: Vec<String> = (0..11).map(|i| format!("step{i}")).collect();
+    let last_ten = format!("**Commands run:** {}", all[1..].join("; "));
+    assert!(observed.summary.contains(&last_ten), "{}", observed.summary);
+    assert_eq!(verdict(&[&observed]), []);
+    let mut every = observed.clone();
+    every.set_summary(
+        observed
+            .summary
+            .replace(&last_ten, &format!("**Commands run:** {}", all.join("; "))),
+    );
+    assert_eq!(
+        verdict(&[&every]),
+        [(CAPS, "all 11 commands rendered, cap 10".into())]
+    );
+    let mut none = observed.clone();
+    none.set_summary(observed.summary.replace(&format!("{last_ten}\n"), ""));
+    assert_eq!(
+        verdict(&[&none]),
+        [(
+            STATE_RETAINED,
+            "the summary lacks the extracted state: Commands run".into()
+        )]
+    );
+}
