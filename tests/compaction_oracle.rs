@@ -103,9 +103,14 @@ fn assistant(text: &str) -> Value {
     json!({"role": "assistant", "content": padded(text)})
 }
 
-fn call(id: &str) -> Value {
+/// An assistant message making one call of `tool` with `arguments`.
+fn tool_call(id: &str, tool: &str, arguments: Value) -> Value {
     json!({"role": "assistant", "content": "", "tool_calls": [
-        {"id": id, "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]})
+        {"id": id, "function": {"name": tool, "arguments": arguments.to_string()}}]})
+}
+
+fn call(id: &str) -> Value {
+    tool_call(id, "bash", json!({"command": "ls"}))
 }
 
 fn result(id: &str) -> Value {
@@ -365,10 +370,7 @@ fn more_verbatim_turns_than_the_cap_are_reported() {
 
 #[test]
 fn the_state_block_must_name_the_files_written_in_the_region() {
-    let write = |id: &str, path: &str| {
-        json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "function":
-            {"name": "write_file", "arguments": json!({"path": path}).to_string()}}]})
-    };
+    let write = |id: &str, path: &str| tool_call(id, "write_file", json!({"path": path}));
     let mut input = transcript();
     input.splice(
         2..2,
@@ -450,10 +452,7 @@ fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_mes
 
 #[test]
 fn rendering_every_command_past_the_cap_is_a_caps_violation() {
-    let bash = |id: &str, command: &str| {
-        json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "function":
-            {"name": "bash", "arguments": json!({"command": command}).to_string()}}]})
-    };
+    let bash = |id: &str, command: &str| tool_call(id, "bash", json!({"command": command}));
     let mut input = vec![user("run everything")];
     for i in 0..11 {
         input.push(bash(&format!("c{i}"), &format!("step{i}")));

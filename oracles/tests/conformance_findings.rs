@@ -5,6 +5,12 @@
 use ctxfuzz_oracles::pi::{Variant, run_vector_input};
 use serde_json::{Value, json};
 
+/// A session entry holding a user message.
+fn message(text: &str, at: u64) -> Value {
+    json!({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+           "message": {"role": "user", "content": text, "timestamp": at}})
+}
+
 fn anthropic_messages(input: &Value, v: Variant) -> Value {
     run_vector_input(input, v)["anthropic"]["messages"].clone()
 }
@@ -194,10 +200,6 @@ fn a_primitive_entry_in_a_v1_file_throws_naming_its_type() {
 /// the first migrated entry, so taking the header's id would keep `a` and `b`.)
 #[test]
 fn a_v1_compaction_kept_from_the_header_keeps_nothing_before_it() {
-    let message = |text: &str, at: u64| {
-        json!({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
-               "message": {"role": "user", "content": text, "timestamp": at}})
-    };
     let input = json!({"entries": [
         {"type": "session", "id": "migrated-00000002", "timestamp": "2026-01-01T00:00:00Z"},
         message("a", 1),
@@ -223,10 +225,6 @@ fn a_v1_compaction_kept_from_the_header_keeps_nothing_before_it() {
 /// be 0 when the header is not first); any other index names no entry and keeps nothing.
 #[test]
 fn a_v1_compaction_keeps_from_a_whole_non_negative_index_only() {
-    let message = |text: &str, at: u64| {
-        json!({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
-               "message": {"role": "user", "content": text, "timestamp": at}})
-    };
     for (index, kept) in [
         (json!(0), vec!["a", "b", "c"]),
         (json!(-1), vec!["c"]),
