@@ -400,3 +400,202 @@ fn a_section_is_kept_by_its_length_not_by_its_text() {
         );
     }
 }
+
+/// A system message declaring `tools` (and maybe more), then a user message.
+fn with_system(system: Vec<Value>) -> Value {
+    let mut messages = system;
+    messages.push(json!({"role": "user", "content": "go", "timestamp": 2}));
+    json!({"anthropic": true, "messages": messages})
+}
+
+fn system(content: &str, tools: Value) -> Value {
+    json!({"role": "system", "content": content, "toolsAdded": tools})
+}
+
+fn tool(name: &str) -> Value {
+    json!({"name": name, "parameters": {"type": "object", "properties": {}}})
+}
+
+/// The Anthropic stage's error without its name: pi reports a throw while building the request
+/// without it (and one while collapsing the system messages with it).
+fn anthropic_error(input: &Value, v: Variant) -> Option<String> {
+    let out = run_vector_input(input, v);
+    assert!(
+        out.get("error").is_none() || out["stage"] == "anthropic",
+        "{out}"
+    );
+    let error = out.get("error")?.as_str()?.to_string();
+    Some(
+        error
+            .strip_prefix("TypeError: ")
+            .unwrap_or(&error)
+            .to_string(),
+    )
+}
+
+fn prompt(input: &Value, v: Variant) -> Option<Value> {
+    run_vector_input(input, v)["anthropic"]
+        .get("system")
+        .cloned()
+}
+
+/// The head system message (and so the prompt) exists when a system message has a timestamp or
+/// when tools are left declared after every `toolsRemoved` (by name, as pi's `Map` keys them: a
+/// primitive or nameless tool has the key `undefined`).
+#[test]
+fn the_tools_left_declared_decide_whether_there_is_a_prompt() {
+    let removed = |names: Value| json!({"role": "system", "content": "two", "toolsRemoved": names});
+    for v in [Variant::From086, Variant::From130] {
+        let cases = [
+            (
+                vec![
+                    system("base", json!([tool("a")])),
+                    removed(json!([{"name": "a"}])),
+                ],
+                None,
+            ),
+            (
+                vec![
+                    system("base", json!([tool("a")])),
+                    removed(json!([{"name": "b"}])),
+                ],
+                Some("base\n\ntwo"),
+            ),
+            (
+                vec![system("base", json!(["grep"])), removed(json!(["x"]))],
+                None,
+            ),
+            (vec![system("base", json!(null))], None),
+            (vec![system("base", json!(""))], None),
+        ];
+        for (messages, expected) in cases {
+            let input = with_system(messages);
+            assert_eq!(anthropic_error(&input, v), None, "{input}");
+            assert_eq!(
+                prompt(&input, v),
+                expected.map(|text| json!([{"type": "text", "text": text}])),
+                "{input}"
+            );
+        }
+    }
+}
+
+/// pi reads every declared tool's `parameters` as a schema while building the request, so a tool
+/// without them throws: a nameless or primitive tool (a string iterates its characters), one
+/// whose name differs by type (`1` is not `"1"`) or is an object (never the same key). A later
+/// same-named declaration replaces a broken one; `false` parameters are read without a throw.
+#[test]
+fn a_declared_tool_without_parameters_makes_pi_throw_building_the_request() {
+    let undefined = Some("Cannot read properties of undefined (reading 'properties')".to_string());
+    let with_params = |name: Value| json!({"name": name, "parameters": {}});
+    for v in [Variant::From086, Variant::From130] {
+        let throwing = [
+            vec![system("base", json!(["grep"]))],
+            vec![system("base", json!([{"name": "grep"}]))],
+            vec![system("base", json!("ab"))],
+            vec![system("base", json!("😀"))],
+            vec![system("base", json!([{"parameters": {}}, "x"]))],
+            vec![system(
+                "base",
+                json!([with_params(json!(1)), {"name": "1"}]),
+            )],
+            vec![
+                system("base", json!([with_params(json!({})), {"name": {}}])),
+                json!({"role": "system", "content": "", "toolsRemoved": [{"name": {}}]}),
+            ],
+        ];
+        for messages in throwing {
+            let input = with_system(messages);
+            assert_eq!(anthropic_error(&input, v), undefined, "{input}");
+        }
+        let null = with_system(vec![system(
+            "base",
+            json!([{"name": "a", "parameters": null}]),
+        )]);
+        assert_eq!(
+            anthropic_error(&null, v).as_deref(),
+            Some("Cannot read properties of null (reading 'properties')")
+        );
+        let sent = [
+            (
+                vec![
+                    system("base", json!([{"name": "a"}])),
+                    system("two", json!([tool("a")])),
+                ],
+                "base\n\ntwo",
+            ),
+            (
+                vec![
+                    system("base", json!([tool("a"), {"name": "b"}])),
+                    json!({"role": "system", "content": "two", "toolsRemoved": [{"name": "b"}]}),
+                ],
+                "base\n\ntwo",
+            ),
+            (
+                vec![system("base", json!([{"name": "a", "parameters": false}]))],
+                "base",
+            ),
+        ];
+        for (messages, text) in sent {
+            let input = with_system(messages);
+            assert_eq!(anthropic_error(&input, v), None, "{input}");
+            assert_eq!(
+                prompt(&input, v),
+                Some(json!([{"type": "text", "text": text}]))
+            );
+        }
+    }
+}
+
+/// `toolsAdded` / `toolsRemoved` are iterated while pi collapses the system messages: anything
+/// but an array, a string or nothing is not iterable, and a `null` tool has no name to read.
+/// Every system message's content is read first; the conversation's messages are converted only
+/// after, and the tool definitions last.
+#[test]
+fn tools_that_cannot_be_iterated_throw_while_collapsing_the_system_messages() {
+    let not_iterable = |shown: &str| {
+        format!("{shown} is not iterable (cannot read property Symbol(Symbol.iterator))")
+    };
+    let null_name = "Cannot read properties of null (reading 'name')".to_string();
+    let removed = |tools: Value| json!({"role": "system", "content": "base", "timestamp": 1, "toolsRemoved": tools});
+    for v in [Variant::From086, Variant::From130] {
+        let cases = [
+            (vec![system("base", json!(1.5))], not_iterable("number 1.5")),
+            (vec![system("base", json!(-0.0))], not_iterable("number 0")),
+            (
+                vec![system("base", json!(true))],
+                not_iterable("boolean true"),
+            ),
+            (
+                vec![system("base", json!({"a": 1}))],
+                not_iterable("object"),
+            ),
+            (vec![removed(json!(7))], not_iterable("number 7")),
+            (vec![system("base", json!([null]))], null_name.clone()),
+            (vec![removed(json!([null]))], null_name.clone()),
+            (
+                vec![
+                    system("base", json!(5)),
+                    json!({"role": "system", "content": null}),
+                ],
+                "Cannot read properties of null (reading 'filter')".to_string(),
+            ),
+        ];
+        for (messages, expected) in cases {
+            let input = with_system(messages);
+            assert_eq!(anthropic_error(&input, v), Some(expected), "{input}");
+        }
+        let with_null_block = |tools: Value| {
+            json!({"anthropic": true, "messages": [
+                system("base", tools), {"role": "user", "content": [null], "timestamp": 2}]})
+        };
+        assert_eq!(
+            anthropic_error(&with_null_block(json!(5)), v),
+            Some(not_iterable("number 5"))
+        );
+        assert_eq!(
+            anthropic_error(&with_null_block(json!([{"name": "a"}])), v).as_deref(),
+            Some("Cannot read properties of null (reading 'type')")
+        );
+    }
+}

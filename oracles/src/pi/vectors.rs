@@ -12,7 +12,7 @@ use crate::js::{field, truthy};
 use crate::wire::anthropic;
 
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
-/// mode ([`run_messages`]).
+/// mode (`run_messages`).
 pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
         return super::session::run_vector_input(input, v);

@@ -15,9 +15,13 @@
 //!   (text-only content joined with `\n`, otherwise blocks); from 1.3.0 an error result's images
 //!   are replaced by a note and sent, captioned, after all the results of the run.
 //!
+//! From 0.86 the tools the system messages declare decide whether there is a prompt, and pi
+//! throws on ones it cannot read or convert (`anthropic/tools.rs`).
+//!
 //! Not modelled (the request body differs, the tool pairing does not): cache control (the
-//! vectors use `cacheRetention: "none"`), OAuth tool-name casing, tools and thinking options,
-//! and models whose `compat.supportsMidConvoSystemMessages` is set (rendered as if collapsed).
+//! vectors use `cacheRetention: "none"`), OAuth tool-name casing, the tool definitions and
+//! thinking options, and models whose `compat.supportsMidConvoSystemMessages` is set (rendered
+//! as if collapsed).
 
 use std::borrow::Borrow;
 
@@ -27,6 +31,7 @@ use crate::js::{self, field, is_str, truthy};
 use crate::pi::transform::replace_images;
 use crate::pi::{Fault, Stage, Thrown, Variant};
 
+mod tools;
 mod validate;
 
 pub use validate::{WireViolation, validate};
@@ -84,10 +89,15 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     payload: Payload,
     fault: Option<Fault>,
 ) -> Result<Value, Thrown> {
-    let system = if v.has_system_role() {
-        system_prompt(before_transform.iter().map(Borrow::borrow))?
+    let head = if v.has_system_role() {
+        let system_messages: Vec<&Value> = before_transform
+            .iter()
+            .map(Borrow::borrow)
+            .filter(|m| is_str(field(m, "role"), "system"))
+            .collect();
+        collapse_system_messages(&system_messages)?
     } else {
-        String::new()
+        Head::default()
     };
     // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
     // tool results they separated form one run; before 0.86 one (reachable only without
@@ -98,13 +108,17 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
         .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
         .collect();
     let messages = convert_messages(&conversation, model, v, payload, fault)?;
+    tools::convert(&head.tools)?;
     let mut body = Map::new();
     if let Some(id) = field(model, "id") {
         body.insert("model".into(), id.clone());
     }
     body.insert("messages".into(), Value::Array(messages));
-    if !system.is_empty() {
-        body.insert("system".into(), json!([{"type": "text", "text": system}]));
+    if !head.prompt.is_empty() {
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": head.prompt}]),
+        );
     }
     if let Some(max_tokens) = field(model, "maxTokens") {
         body.insert("max_tokens".into(), max_tokens.clone());
@@ -113,15 +127,22 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     Ok(Value::Object(body))
 }
 
-/// `getSystemMessageText(getCurrentSystemMessage(messages))`: every system message's content text
-/// (non-empty ones joined with a blank line), then the surviving sections. No head message (and
-/// so no prompt) when no system message carries a timestamp and none adds tools.
-fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String, Thrown> {
+/// What pi-ai collapses the system messages into (`getCurrentSystemMessage`): the prompt
+/// (`getSystemMessageText` of the head message) and the tools left declared.
+#[derive(Default)]
+struct Head<'v> {
+    prompt: String,
+    tools: Vec<tools::Tool<'v>>,
+}
+
+/// The head message of the system messages: every one's content text (non-empty ones joined
+/// with a blank line), then the surviving sections, then the tools they leave declared. No head
+/// message (and so no prompt) when no system message carries a timestamp and no tool is left.
+fn collapse_system_messages<'v>(messages: &[&'v Value]) -> Result<Head<'v>, Thrown> {
     let mut contents = Vec::new();
     let mut sections: Vec<(&str, &Value)> = Vec::new();
     let mut timestamp: Option<&Value> = None;
-    let mut adds_tools = false;
-    for message in messages.filter(|m| is_str(field(m, "role"), "system")) {
+    for &message in messages {
         if js::is_nullish(timestamp) {
             timestamp = field(message, "timestamp");
         }
@@ -143,11 +164,10 @@ fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String
                 }
             }
         }
-        adds_tools |=
-            matches!(field(message, "toolsAdded"), Some(Value::Array(tools)) if !tools.is_empty());
     }
-    if timestamp.is_none() && !adds_tools {
-        return Ok(String::new());
+    let tools = tools::current(messages)?;
+    if timestamp.is_none() && tools.is_empty() {
+        return Ok(Head::default());
     }
     // `[content, ...sections].filter(part => part.length > 0).join("\n\n")`: strings and arrays
     // have a length, and an array is kept by its length even when it joins to "" (`[""]`).
@@ -165,7 +185,10 @@ fn system_prompt<'v>(messages: impl Iterator<Item = &'v Value>) -> Result<String
             _ => {}
         }
     }
-    Ok(parts.join("\n\n"))
+    Ok(Head {
+        prompt: parts.join("\n\n"),
+        tools,
+    })
 }
 
 /// `contentText(content)`: a string as is; the text blocks of an array joined with `\n`.
