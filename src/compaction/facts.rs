@@ -16,11 +16,12 @@ use serde_json::Value;
 use super::family::Family;
 use super::tokens;
 
-/// The roles the compaction tells apart (everything else, pi's custom roles included, is `Other`).
+/// The roles the compaction tells apart: a user turn is the preferred cut and a preserved turn, a
+/// tool result is never a cut and is what the clip shortens. Everything else (assistants, pi's
+/// custom roles) is `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     User,
-    Assistant,
     ToolResult,
     Other,
 }
@@ -79,7 +80,6 @@ impl<'a> Facts<'a> {
                 Fact {
                     role: match role_name {
                         "user" => Role::User,
-                        "assistant" => Role::Assistant,
                         role if role == family.tool_role() => Role::ToolResult,
                         _ => Role::Other,
                     },
