@@ -368,21 +368,27 @@ fn more_verbatim_turns_than_the_cap_are_reported() {
     );
 }
 
+/// The written file is `path` when it is truthy (Python's `or`: not `""`, not `0`), else
+/// `file_path`; only a string names a file.
 #[test]
 fn the_state_block_must_name_the_files_written_in_the_region() {
-    let write = |id: &str, path: &str| tool_call(id, "write_file", json!({"path": path}));
+    let write = |id: &str, args: Value| tool_call(id, "write_file", args);
     let mut input = transcript();
     input.splice(
         2..2,
         [
-            write("w1", ""),
+            write("w0", json!({"path": 0, "file_path": "lib.rs"})),
+            result("w0"),
+            write("w1", json!({"path": ""})),
             result("w1"),
-            write("w2", "src/api.rs"),
+            write("w2", json!({"path": "src/api.rs"})),
             result("w2"),
+            write("w3", json!({"path": 5, "file_path": "x.rs"})),
+            result("w3"),
         ],
     );
     let observed = Observed::of(input);
-    let line = "**Files written:** src/api.rs\n";
+    let line = "**Files written:** lib.rs, src/api.rs\n";
     assert!(observed.summary.contains(line), "{}", observed.summary);
     assert_eq!(verdict(&[&observed]), []);
     let mut tampered = observed.clone();

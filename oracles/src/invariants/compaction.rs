@@ -537,8 +537,8 @@ fn reset_delivered(
 /// The verbatim block of a composed summary (after its first heading), if any.
 fn verbatim_block(summary: &str) -> Option<&str> {
     summary.strip_prefix(VERBATIM_HEADING).or_else(|| {
-        let at = summary.find(&format!("\n\n{VERBATIM_HEADING}"))?;
-        Some(&summary[at + 2 + VERBATIM_HEADING.len()..])
+        let (_, block) = summary.split_once(&format!("\n\n{VERBATIM_HEADING}"))?;
+        Some(block)
     })
 }
 

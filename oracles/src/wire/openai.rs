@@ -223,6 +223,31 @@ mod tests {
     }
 
     #[test]
+    fn a_message_that_is_not_an_object_is_named_by_its_json_type() {
+        let values = json!([null, true, 1.5, "text", [], 0]);
+        let messages: Vec<_> = validate(values.as_array().unwrap())
+            .into_iter()
+            .map(|v| v.message)
+            .collect();
+        let got = |index: usize, kind: &str| {
+            format!(
+                "Invalid type for 'messages[{index}]': expected an object, but got {kind} instead."
+            )
+        };
+        assert_eq!(
+            messages,
+            vec![
+                got(0, "null"),
+                got(1, "a boolean"),
+                got(2, "a number"),
+                got(3, "a string"),
+                got(4, "an array"),
+                got(5, "a number"),
+            ]
+        );
+    }
+
+    #[test]
     fn unknown_ids_roles_and_non_objects_are_named() {
         let bad = json!([
             "not a dict",
