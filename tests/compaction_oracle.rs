@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 /// One compaction as the oracle sees it, owned so that a test can tamper with any part.
 #[derive(Clone)]
 struct Observed {
+    family: Family,
     input: Vec<Value>,
     input_after: Vec<Value>,
     output: Vec<Value>,
@@ -25,16 +26,21 @@ struct Observed {
 
 impl Observed {
     fn of(input: Vec<Value>) -> Observed {
+        Observed::of_family(input, Family::Chat)
+    }
+
+    fn of_family(input: Vec<Value>, family: Family) -> Observed {
         let mut tracker = Tracker::with_total(0);
         let c = compact(
             &input,
-            Family::Chat,
+            family,
             &Config::default(),
             &Scripted::Digest,
             Faults::default(),
             &mut tracker,
         );
         Observed {
+            family,
             output: c.messages(),
             boundary: c.boundary,
             picked: c.picked,
@@ -69,22 +75,31 @@ impl Observed {
 
     /// Replaces the composed summary, in the summary message as well.
     fn set_summary(&mut self, summary: String) {
-        self.output[0]["text"] = json!(summary);
+        let field = match self.family {
+            Family::Pi => "summary",
+            Family::Chat => "text",
+        };
+        self.output[0][field] = json!(summary);
         self.summary = summary;
     }
 }
 
-fn contract() -> Contract {
+fn contract(family: Family) -> Contract {
+    let name = match family {
+        Family::Pi => "pi",
+        Family::Chat => "chat",
+    };
     Contract::from_json(
-        "chat",
+        name,
         &serde_json::to_value(Config::default()).expect("serialisable"),
     )
 }
 
-/// `(invariant, summary)` of every violation of `rounds`, in the order reported.
+/// `(invariant, summary)` of every violation of `rounds` (of one family), in the order reported.
 fn verdict(rounds: &[&Observed]) -> Vec<(&'static str, String)> {
+    let contract = contract(rounds[0].family);
     let rounds: Vec<Round<'_>> = rounds.iter().map(|o| o.round()).collect();
-    judge(&contract(), &rounds)
+    judge(&contract, &rounds)
         .into_iter()
         .map(|v| (v.invariant, v.summary))
         .collect()
@@ -225,6 +240,45 @@ fn a_first_round_that_alters_a_user_turn_breaks_only_that_rounds_rule() {
     assert_eq!(found, [USER_TURNS]);
 }
 
+/// Only a summary message carries verbatim turns (chat: `messageType: context_summary`; pi:
+/// `compactionSummary`): an assistant quoting a verbatim block is not one, so the turns it quotes
+/// are not expected in the next summary.
+#[test]
+fn a_quoted_verbatim_block_carries_no_turns() {
+    let quote = "noted\n\n### User messages (verbatim)\n- a quoted turn";
+    let mut chat = transcript();
+    chat[1] = assistant(quote);
+    assert_eq!(verdict(&[&Observed::of(chat)]), []);
+
+    let pi_user = |text: &str| json!({"role": "user", "content": padded(text), "timestamp": 1});
+    let pi_assistant = |text: &str| {
+        json!({"role": "assistant", "content": [{"type": "text", "text": padded(text)}],
+               "stopReason": "stop", "timestamp": 2})
+    };
+    let pi = vec![
+        pi_user("never deploy on fridays"),
+        pi_assistant(quote),
+        pi_user("and keep the tests green"),
+        pi_assistant("sure"),
+        pi_user("now add the endpoint"),
+        pi_assistant("on it"),
+        pi_user("and the docs"),
+        pi_assistant("added"),
+    ];
+    let observed = Observed::of_family(pi, Family::Pi);
+    assert!(
+        observed.summary.contains("- never deploy on fridays"),
+        "{}",
+        observed.summary
+    );
+    assert!(
+        !observed.summary.contains("a quoted turn"),
+        "{}",
+        observed.summary
+    );
+    assert_eq!(verdict(&[&observed]), []);
+}
+
 /// Only the violations of `invariant`, by their words.
 fn of(invariant: &str, observed: &Observed) -> Vec<String> {
     verdict(&[observed])
@@ -278,7 +332,7 @@ fn a_kept_result_whose_call_was_summarised_is_a_new_orphan_and_an_old_orphan_is_
         of(NO_NEW_ORPHANS, &cut_in_cycle),
         ["1 kept tool result(s) lost their call to the summary"]
     );
-    let evidence: Vec<Value> = judge(&contract(), &[cut_in_cycle.round()])
+    let evidence: Vec<Value> = judge(&contract(Family::Chat), &[cut_in_cycle.round()])
         .into_iter()
         .filter(|v| v.invariant == NO_NEW_ORPHANS)
         .map(|v| v.evidence["orphaned_input_indices"].clone())
