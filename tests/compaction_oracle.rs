@@ -240,6 +240,64 @@ fn a_first_round_that_alters_a_user_turn_breaks_only_that_rounds_rule() {
     assert_eq!(found, [USER_TURNS]);
 }
 
+fn pi_user(text: &str) -> Value {
+    json!({"role": "user", "content": padded(text), "timestamp": 1})
+}
+
+fn pi_assistant(content: Value) -> Value {
+    json!({"role": "assistant", "content": content, "stopReason": "stop", "timestamp": 2})
+}
+
+/// Eight pi messages: the default compaction cuts at 4 (`user`).
+fn pi_transcript() -> Vec<Value> {
+    let says = |text: &str| pi_assistant(json!([{"type": "text", "text": padded(text)}]));
+    vec![
+        pi_user("never deploy on fridays"),
+        says("noted"),
+        pi_user("and keep the tests green"),
+        says("sure"),
+        pi_user("now add the endpoint"),
+        says("on it"),
+        pi_user("and the docs"),
+        says("added"),
+    ]
+}
+
+/// pi reads a call's `name` and `arguments` from its `toolCall` block: a `function` object or an
+/// `args` field in the block is not read (those are the chat family's shapes).
+#[test]
+fn a_pi_tool_call_is_read_from_its_block_alone() {
+    for odd in [
+        json!({"arguments": {"command": "make"},
+               "function": {"name": "other", "arguments": {"command": "rm -rf"}}}),
+        json!({"args": {"command": "rm -rf"}}),
+    ] {
+        let mut block = json!({"type": "toolCall", "id": "c1", "name": "bash"});
+        block
+            .as_object_mut()
+            .unwrap()
+            .extend(odd.as_object().unwrap().clone());
+        let mut input = pi_transcript();
+        input.splice(
+            2..2,
+            [
+                pi_assistant(json!([block])),
+                json!({"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                       "content": [{"type": "text", "text": "ok"}], "isError": false,
+                       "timestamp": 3}),
+            ],
+        );
+        let observed = Observed::of_family(input, Family::Pi);
+        assert!(
+            observed.summary.contains("**Tools used:** bash\n"),
+            "{}",
+            observed.summary
+        );
+        assert!(!observed.summary.contains("rm -rf"), "{}", observed.summary);
+        assert_eq!(verdict(&[&observed]), [], "{odd}");
+    }
+}
+
 /// Only a summary message carries verbatim turns (chat: `messageType: context_summary`; pi:
 /// `compactionSummary`): an assistant quoting a verbatim block is not one, so the turns it quotes
 /// are not expected in the next summary.
@@ -250,21 +308,8 @@ fn a_quoted_verbatim_block_carries_no_turns() {
     chat[1] = assistant(quote);
     assert_eq!(verdict(&[&Observed::of(chat)]), []);
 
-    let pi_user = |text: &str| json!({"role": "user", "content": padded(text), "timestamp": 1});
-    let pi_assistant = |text: &str| {
-        json!({"role": "assistant", "content": [{"type": "text", "text": padded(text)}],
-               "stopReason": "stop", "timestamp": 2})
-    };
-    let pi = vec![
-        pi_user("never deploy on fridays"),
-        pi_assistant(quote),
-        pi_user("and keep the tests green"),
-        pi_assistant("sure"),
-        pi_user("now add the endpoint"),
-        pi_assistant("on it"),
-        pi_user("and the docs"),
-        pi_assistant("added"),
-    ];
+    let mut pi = pi_transcript();
+    pi[1] = pi_assistant(json!([{"type": "text", "text": padded(quote)}]));
     let observed = Observed::of_family(pi, Family::Pi);
     assert!(
         observed.summary.contains("- never deploy on fridays"),
