@@ -298,6 +298,31 @@ fn a_pi_tool_call_is_read_from_its_block_alone() {
     }
 }
 
+/// pi messages have a `role` and nothing else names one: a message with only a chat `sender`
+/// is no user turn. And pi's summary message must carry the round's summary, not another.
+#[test]
+fn pi_messages_are_read_by_their_own_fields() {
+    let mut input = pi_transcript();
+    input[1] = json!({"sender": "user", "content": "a sender-only turn", "timestamp": 2});
+    let observed = Observed::of_family(input, Family::Pi);
+    assert!(
+        !observed.summary.contains("a sender-only turn"),
+        "{}",
+        observed.summary
+    );
+    assert_eq!(verdict(&[&observed]), []);
+
+    let mut another = observed.clone();
+    another.output[0]["summary"] = json!("another summary");
+    assert_eq!(
+        of(KEPT_SUFFIX, &another),
+        [format!(
+            "the output is not one summary message followed by messages[{}..]",
+            observed.boundary
+        )]
+    );
+}
+
 /// Only a summary message carries verbatim turns (chat: `messageType: context_summary`; pi:
 /// `compactionSummary`): an assistant quoting a verbatim block is not one, so the turns it quotes
 /// are not expected in the next summary.
@@ -467,27 +492,45 @@ fn more_verbatim_turns_than_the_cap_are_reported() {
     );
 }
 
-/// The written file is `path` when it is truthy (Python's `or`: not `""`, not `0`), else
-/// `file_path`; only a string names a file.
+/// The written file is `path` when it is truthy (Python's `or`: not `""`, `0`, `[]` or `{}`),
+/// else `file_path`; only a string names a file.
 #[test]
 fn the_state_block_must_name_the_files_written_in_the_region() {
-    let write = |id: &str, args: Value| tool_call(id, "write_file", args);
+    let paths = [
+        json!({"path": 0, "file_path": "lib.rs"}),
+        json!({"path": ""}),
+        json!({"path": "src/api.rs"}),
+        json!({"path": 5, "file_path": "x.rs"}),
+        json!({"path": [], "file_path": "a.md"}),
+        json!({"path": {}, "file_path": "b.md"}),
+    ];
+    // One assistant writing them all, then the results; the cut is near the middle message, so
+    // four more turns at the end keep it after them.
+    let calls: Vec<Value> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, args)| {
+            json!({"id": format!("w{i}"),
+                   "function": {"name": "write_file", "arguments": args.to_string()}})
+        })
+        .collect();
     let mut input = transcript();
+    let results = (0..paths.len()).map(|i| result(&format!("w{i}")));
     input.splice(
         2..2,
-        [
-            write("w0", json!({"path": 0, "file_path": "lib.rs"})),
-            result("w0"),
-            write("w1", json!({"path": ""})),
-            result("w1"),
-            write("w2", json!({"path": "src/api.rs"})),
-            result("w2"),
-            write("w3", json!({"path": 5, "file_path": "x.rs"})),
-            result("w3"),
-        ],
+        std::iter::once(json!({"role": "assistant", "content": "", "tool_calls": calls}))
+            .chain(results),
     );
+    for turn in [
+        "and the docs",
+        "and the changelog",
+        "and a test",
+        "and ship it",
+    ] {
+        input.extend([user(turn), assistant("done")]);
+    }
     let observed = Observed::of(input);
-    let line = "**Files written:** lib.rs, src/api.rs\n";
+    let line = "**Files written:** lib.rs, src/api.rs, a.md, b.md\n";
     assert!(observed.summary.contains(line), "{}", observed.summary);
     assert_eq!(verdict(&[&observed]), []);
     let mut tampered = observed.clone();
@@ -553,6 +596,15 @@ fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_mes
         verdict(&[&short]),
         [(RESET_DELIVERED, "refilled 3 message(s) for 4 kept".into())]
     );
+    // Delivered means a cut AND a summary: a reset with either missing is reported.
+    let once = "the tracker was reset 1 time(s) without a delivered summary".to_string();
+    let mut no_cut = observed.clone();
+    no_cut.boundary = 0;
+    let mut no_summary = observed.clone();
+    no_summary.set_summary(String::new());
+    for undelivered in [no_cut, no_summary] {
+        assert_eq!(of(RESET_DELIVERED, &undelivered), [once.clone()]);
+    }
 }
 
 #[test]

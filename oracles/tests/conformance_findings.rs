@@ -599,3 +599,31 @@ fn tools_that_cannot_be_iterated_throw_while_collapsing_the_system_messages() {
         );
     }
 }
+
+/// A `bashExecution` message notes the full output only when it was truncated AND has a path.
+#[test]
+fn a_truncation_note_needs_both_the_flag_and_the_path() {
+    let ran = "Ran `ls`\n```\nx\n```";
+    for (flags, text) in [
+        (
+            json!({"truncated": false, "fullOutputPath": "/tmp/o"}),
+            ran.to_string(),
+        ),
+        (json!({"truncated": true}), ran.to_string()),
+        (
+            json!({"truncated": true, "fullOutputPath": "/tmp/o"}),
+            format!("{ran}\n\n[Output truncated. Full output: /tmp/o]"),
+        ),
+    ] {
+        let mut message = json!({"role": "bashExecution", "command": "ls", "output": "x",
+                                 "exitCode": 0, "cancelled": false, "timestamp": 1});
+        message
+            .as_object_mut()
+            .unwrap()
+            .extend(flags.as_object().unwrap().clone());
+        for v in [Variant::Before0804, Variant::From130] {
+            let out = run_vector_input(&json!({"messages": [message.clone()]}), v);
+            assert_eq!(out["llm"][0]["content"][0]["text"], json!(text), "{flags}");
+        }
+    }
+}
