@@ -603,7 +603,10 @@ fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_mes
     let mut no_summary = observed.clone();
     no_summary.set_summary(String::new());
     for undelivered in [no_cut, no_summary] {
-        assert_eq!(of(RESET_DELIVERED, &undelivered), [once.clone()]);
+        assert_eq!(
+            of(RESET_DELIVERED, &undelivered),
+            std::slice::from_ref(&once)
+        );
     }
 }
 
