@@ -302,6 +302,27 @@ mod tests {
         ));
     }
 
+    /// A result answers only a call in the assistant turn before it, and a call is answered only
+    /// by a result in the user turn after it: blocks in a turn of another role (a mid-conversation
+    /// `system` message) count for neither.
+    #[test]
+    fn calls_and_results_count_only_in_their_own_roles_turns() {
+        let request = json!({"messages": [
+            {"role": "system", "content": [call("s")]},
+            {"role": "user", "content": [result("s")]},
+            {"role": "assistant", "content": [call("a")]},
+            {"role": "system", "content": [result("a")]},
+            {"role": "user", "content": "go on"},
+        ]});
+        assert_eq!(
+            rules(&request),
+            vec![
+                ("orphan-result", 1, Some(0)),
+                ("missing-result", 2, Some(0))
+            ]
+        );
+    }
+
     #[test]
     fn unanswered_calls_and_a_result_with_no_assistant_before_it() {
         let request = json!({"messages": [
