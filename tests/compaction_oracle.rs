@@ -503,6 +503,8 @@ fn the_state_block_must_name_the_files_written_in_the_region() {
         json!({"path": 5, "file_path": "x.rs"}),
         json!({"path": [], "file_path": "a.md"}),
         json!({"path": {}, "file_path": "b.md"}),
+        // Last, so that a file dropped before it leaves no prefix of the line to match.
+        json!({"path": "z.rs"}),
     ];
     // One assistant writing them all, then the results; the cut is near the middle message, so
     // four more turns at the end keep it after them.
@@ -530,7 +532,7 @@ fn the_state_block_must_name_the_files_written_in_the_region() {
         input.extend([user(turn), assistant("done")]);
     }
     let observed = Observed::of(input);
-    let line = "**Files written:** lib.rs, src/api.rs, a.md, b.md\n";
+    let line = "**Files written:** lib.rs, src/api.rs, a.md, b.md, z.rs\n";
     assert!(observed.summary.contains(line), "{}", observed.summary);
     assert_eq!(verdict(&[&observed]), []);
     let mut tampered = observed.clone();
