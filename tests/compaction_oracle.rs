@@ -532,18 +532,25 @@ fn the_state_block_must_name_the_files_written_in_the_region() {
         input.extend([user(turn), assistant("done")]);
     }
     let observed = Observed::of(input);
-    let line = "**Files written:** lib.rs, src/api.rs, a.md, b.md, z.rs\n";
-    assert!(observed.summary.contains(line), "{}", observed.summary);
     assert_eq!(verdict(&[&observed]), []);
-    let mut tampered = observed.clone();
-    tampered.set_summary(observed.summary.replace(line, ""));
     assert_eq!(
-        verdict(&[&tampered]),
+        without_line(
+            &observed,
+            "**Files written:** lib.rs, src/api.rs, a.md, b.md, z.rs\n"
+        ),
         [(
             STATE_RETAINED,
             "the summary lacks the extracted state: Files written".into()
         )]
     );
+}
+
+/// The verdict on `observed` with `line` (which its summary must hold) taken out of the summary.
+fn without_line(observed: &Observed, line: &str) -> Vec<(&'static str, String)> {
+    assert!(observed.summary.contains(line), "{}", observed.summary);
+    let mut tampered = observed.clone();
+    tampered.set_summary(observed.summary.replace(line, ""));
+    verdict(&[&tampered])
 }
 
 #[test]
@@ -553,11 +560,8 @@ fn the_state_block_must_name_the_commands_and_tools_of_the_region() {
         ("**Commands run:** ls\n", "Commands run"),
         ("**Tools used:** bash\n", "Tools used"),
     ] {
-        let mut tampered = observed.clone();
-        assert!(tampered.summary.contains(line), "{}", tampered.summary);
-        tampered.set_summary(tampered.summary.replace(line, ""));
         assert_eq!(
-            verdict(&[&tampered]),
+            without_line(&observed, line),
             [(
                 STATE_RETAINED,
                 format!("the summary lacks the extracted state: {missing}")
@@ -639,10 +643,8 @@ fn rendering_every_command_past_the_cap_is_a_caps_violation() {
         verdict(&[&every]),
         [(CAPS, "all 11 commands rendered, cap 10".into())]
     );
-    let mut none = observed.clone();
-    none.set_summary(observed.summary.replace(&format!("{last_ten}\n"), ""));
     assert_eq!(
-        verdict(&[&none]),
+        without_line(&observed, &format!("{last_ten}\n")),
         [(
             STATE_RETAINED,
             "the summary lacks the extracted state: Commands run".into()
