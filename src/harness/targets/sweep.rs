@@ -15,9 +15,7 @@ use std::borrow::Cow;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
-use ctxfuzz_oracles::invariants::wire::{
-    self, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT, WIRE_VALID,
-};
+use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::pi::{self, Variant};
 use serde_json::{Value, json};
@@ -26,10 +24,6 @@ use crate::generators::{pi as pi_generator, shapes};
 use crate::harness::external::External;
 use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
-
-/// The wire rules behind the two permanent 400s.
-const PERMANENT_WIRE_RULES: [&str; 3] =
-    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
 
 /// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
@@ -80,19 +74,7 @@ impl Boundary {
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
     /// repair); `Err` when pi itself would throw.
     pub fn contract_violations(&self, messages: &[Value]) -> Result<Vec<Violation>, String> {
-        match wire::judge(messages, &self.model, self.pi) {
-            Judgement::Pass => Ok(Vec::new()),
-            Judgement::CannotJudge(reason) => Err(reason),
-            Judgement::Fail(violations) => Ok(violations
-                .into_iter()
-                .filter(|v| {
-                    [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
-                        && v.evidence["rule"]
-                            .as_str()
-                            .is_some_and(|rule| PERMANENT_WIRE_RULES.contains(&rule))
-                })
-                .collect()),
-        }
+        wire::permanent(messages, &self.model, self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
