@@ -1,6 +1,7 @@
-//! External programs under test (`--sut CMD`): long-lived children speaking the sweep protocol,
-//! one JSON line each way: `{"messages": [...]}` in, `{"messages": [...], "swept": [...]}` out
-//! (exactly what `ctxfuzz sweep --json` prints).
+//! External programs under test (`--sut CMD`): long-lived children answering one JSON line with
+//! one JSON line (docs/contracts.md). The sweep protocol: `{"messages": [...]}` in,
+//! `{"messages": [...], "swept": [...]}` out (exactly what `ctxfuzz sweep --json` prints); the
+//! repair and cut contracts send their own requests through [`External::request`].
 //!
 //! A crash, a hang (no answer within the per-case timeout) or a malformed answer is a violation
 //! charged to the program (`sut-crash`, `sut-hang`, `sut-malformed-output`), never a harness
@@ -23,6 +24,8 @@ pub const SUT_CRASH: &str = "sut-crash";
 pub const SUT_HANG: &str = "sut-hang";
 pub const SUT_MALFORMED: &str = "sut-malformed-output";
 pub const SUT_MATCHES_RUST: &str = "sut-matches-rust";
+/// The program answered `{"error": "..."}`: it refused or threw (its own class, not charged).
+pub const SUT_THREW: &str = "sut-threw";
 
 /// How long a child may take to answer one case when the profile does not say.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -92,14 +95,51 @@ impl External {
 
     /// One sweep by the program: its kept messages and swept ids, or the violation it committed.
     pub fn sweep(&self, messages: &[Value]) -> Result<(Vec<Value>, Vec<String>), Violation> {
+        parse_answer(&self.line(&json!({ "messages": messages }))?)
+    }
+
+    /// One request, one JSON object back: `sut-threw` for an `{"error": ...}` answer,
+    /// `sut-malformed-output` for a line that is not a JSON object.
+    pub fn request(&self, request: &Value) -> Result<Value, Violation> {
+        let line = self.line(request)?;
+        let shown = || line.chars().take(200).collect::<String>();
+        match serde_json::from_str::<Value>(&line) {
+            Ok(answer @ Value::Object(_)) => match answer.get("error") {
+                Some(error) => Err(violation(
+                    SUT_THREW,
+                    format!(
+                        "the program refused: {}",
+                        error
+                            .as_str()
+                            .map_or_else(|| error.to_string(), String::from)
+                    ),
+                    json!({"error": error}),
+                )),
+                None => Ok(answer),
+            },
+            Ok(_) => Err(violation(
+                SUT_MALFORMED,
+                "malformed answer: not a JSON object".into(),
+                json!({"answer": shown()}),
+            )),
+            Err(e) => Err(violation(
+                SUT_MALFORMED,
+                format!("malformed answer: not JSON ({e})"),
+                json!({"answer": shown()}),
+            )),
+        }
+    }
+
+    /// Sends `request` to an idle child (or a fresh one) and returns its answer line.
+    fn line(&self, request: &Value) -> Result<String, Violation> {
         let pooled = self.idle.lock().expect("pool lock").pop();
         let mut running = match pooled {
             Some(running) => running,
             None => self.spawn()?,
         };
-        let answer = self.ask(&mut running, messages)?;
+        let answer = self.ask(&mut running, request)?;
         self.idle.lock().expect("pool lock").push(running);
-        parse_answer(&answer)
+        Ok(answer)
     }
 
     /// `sut-matches-rust`: the program's answer equals the Rust sweep's under `rule`.
@@ -178,8 +218,8 @@ impl External {
     }
 
     /// Sends one request and waits for one line. On failure the child is dropped (killed).
-    fn ask(&self, running: &mut Running, messages: &[Value]) -> Result<String, Violation> {
-        let mut request = serde_json::to_vec(&json!({ "messages": messages })).expect("JSON");
+    fn ask(&self, running: &mut Running, request: &Value) -> Result<String, Violation> {
+        let mut request = serde_json::to_vec(request).expect("JSON");
         request.push(b'\n');
         let sent = running
             .stdin

@@ -5,7 +5,7 @@
 //! - `repair-wire-valid`: the output breaks none of the format's provider rules
 //!   ([`crate::formats::wire`]; pi transcripts: the permanent 400s after pi's pipeline). A rule
 //!   broken by damage no repair may touch (a call id repeated among the calls, a call without an
-//!   id) is unpreventable.
+//!   id, a message of a role the provider refuses) is unpreventable.
 //! - `repair-keeps-other-messages`: every message that is not a tool result (and what is left of
 //!   a message that also carries results) is kept, unchanged, in order.
 //! - `repair-keeps-real-results`: a real result is not dropped while its call is still there and
@@ -130,7 +130,9 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             let repeated =
                 v.id.as_deref()
                     .is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
-            let cause = if repeated {
+            let cause = if v.rule == wire::INVALID_ROLE {
+                Cause::Unpreventable("a repair may not change a message that is not a result")
+            } else if repeated {
                 Cause::Unpreventable("the input repeats this call id among its calls")
             } else if v.rule == wire::MISSING_RESULT
                 && v.id.is_none()

@@ -253,6 +253,29 @@ fn split_parts(
     (results, rest)
 }
 
+/// One element of a transcript as the contracts judge it (see [`skeleton`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A message, or what is left of one besides its results, of this role.
+    Message(Role),
+    Call(Option<String>),
+    Result(Option<String>),
+}
+
+/// What the contracts judge of a transcript, independent of how a format groups results into
+/// messages: the roles of the messages, and the calls and results in order. Bridges keep it.
+pub fn skeleton(view: &[Entry]) -> Vec<Item> {
+    let mut items = Vec::new();
+    for entry in view {
+        if entry.rest.is_some() {
+            items.push(Item::Message(entry.role.clone()));
+        }
+        items.extend(entry.calls.iter().map(|c| Item::Call(c.id.clone())));
+        items.extend(entry.results.iter().map(|r| Item::Result(r.id.clone())));
+    }
+    items
+}
+
 pub(crate) mod llm;
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! OpenAI chat completions: `system`/`developer`, `user`, `assistant` with `tool_calls[]`
 //! (`{id, type: "function", function: {name, arguments}}`, arguments a JSON string), and one
-//! `tool` message per result (`tool_call_id`). A result's error flag has no field here.
+//! `tool` message per result (`tool_call_id`). A result's error flag has no field here; an
+//! assistant's thinking is its `reasoning_content` (the OpenAI-compatible field DeepSeek, vLLM and
+//! LiteLLM use), so an assistant with more than one thinking block cannot be expressed.
 
 use serde_json::{Value, json};
 
@@ -58,6 +60,7 @@ fn user_content(content: &Content) -> Result<Value, CannotExpress> {
 fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
     let mut parts = Vec::new();
     let mut calls = Vec::new();
+    let mut reasoning: Option<&String> = None;
     for block in blocks {
         match block {
             Block::Text(text) => parts.push(json!({"type": "text", "text": text})),
@@ -69,8 +72,11 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
                 "id": id, "type": "function",
                 "function": {"name": name, "arguments": arguments.to_string()}
             })),
+            Block::Thinking { thinking, .. } if reasoning.is_none() => reasoning = Some(thinking),
             Block::Thinking { .. } => {
-                return Err(CannotExpress::Block("thinking in chat completions".into()));
+                return Err(CannotExpress::Block(
+                    "several thinking blocks in chat completions".into(),
+                ));
             }
             Block::Image { .. } => {
                 return Err(CannotExpress::Block(
@@ -82,6 +88,9 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
     let mut message = json!({"role": "assistant", "content": if parts.is_empty() { Value::Null } else { Value::Array(parts) }});
     if !calls.is_empty() {
         message["tool_calls"] = Value::Array(calls);
+    }
+    if let Some(reasoning) = reasoning {
+        message["reasoning_content"] = json!(reasoning);
     }
     Ok(message)
 }

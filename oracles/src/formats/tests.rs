@@ -21,31 +21,6 @@ fn pi_turn() -> Vec<Value> {
     .clone()
 }
 
-#[derive(Debug, PartialEq)]
-enum Item {
-    Message(Role),
-    Call(Option<String>, String),
-    Result(Option<String>),
-}
-
-/// What the contracts judge: roles of kept messages, calls and results in order.
-fn skeleton(view: &[Entry]) -> Vec<Item> {
-    let mut items = Vec::new();
-    for entry in view {
-        if entry.rest.is_some() {
-            items.push(Item::Message(entry.role.clone()));
-        }
-        items.extend(
-            entry
-                .calls
-                .iter()
-                .map(|c| Item::Call(c.id.clone(), c.name.clone())),
-        );
-        items.extend(entry.results.iter().map(|r| Item::Result(r.id.clone())));
-    }
-    items
-}
-
 #[test]
 fn every_format_keeps_roles_ids_and_order_and_is_wire_valid() {
     let pi = pi_turn();
@@ -114,6 +89,19 @@ fn what_a_format_cannot_express_is_refused_not_altered() {
             .from_pi(null_content.as_array().unwrap())
             .unwrap(),
         null_content.as_array().unwrap().clone()
+    );
+}
+
+#[test]
+fn one_thinking_block_is_the_chat_reasoning_content() {
+    let thinking = json!([{"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "ok"}]}]);
+    assert_eq!(
+        Format::OpenAi
+            .from_pi(thinking.as_array().unwrap())
+            .unwrap(),
+        vec![
+            json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "reasoning_content": "hm"})
+        ]
     );
 }
 

@@ -1,0 +1,228 @@
+//! Contracts for external programs (`ctxfuzz fuzz --contract repair|cut --format F --sut CMD`):
+//! the reference programs in `tests/sut/` pass with nothing charged; each deliberately wrong
+//! variant breaks exactly the promise it is built to break; the bridges from pi keep what the
+//! contracts judge, and what a format cannot express is refused, never altered.
+
+use std::path::Path;
+use std::process::Command;
+
+use ctxfuzz::generators::pi as pi_generator;
+use ctxfuzz::harness::external::SUT_THREW;
+use ctxfuzz::harness::progress::Progress;
+use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::targets::contract::ContractTarget;
+use ctxfuzz::harness::{Class, Target};
+use ctxfuzz_oracles::contracts::{cut, repair};
+use ctxfuzz_oracles::formats::{Format, skeleton};
+use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
+use ctxfuzz_oracles::pi::{Variant, convert_to_llm};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+const MARKER: &str = "[ctxfuzz-synthetic]";
+
+fn program(script: &str, args: &str) -> String {
+    format!(
+        "python3 {}/tests/sut/{script} {args}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn profile(contract: &str, format: &str, sut: &str) -> Value {
+    json!({"contract": contract, "format": format, "sut": sut, "marker": MARKER, "sut_timeout_ms": 5_000})
+}
+
+fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
+    let config = Config {
+        seed: 13,
+        first: 0,
+        runs: Some(runs),
+        time: None,
+        jobs: 2,
+    };
+    runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
+}
+
+fn repairer(bug: &str) -> ContractTarget {
+    let args = if bug.is_empty() {
+        String::new()
+    } else {
+        format!("--bug {bug}")
+    };
+    ContractTarget::from_profile(&profile("repair", "openai", &program("repair.py", &args)))
+        .unwrap()
+}
+
+fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
+    outcome
+        .stats
+        .violations
+        .get(&(class, invariant))
+        .copied()
+        .unwrap_or(0)
+}
+
+fn charged(outcome: &Outcome) -> Vec<&'static str> {
+    outcome
+        .stats
+        .violations
+        .keys()
+        .filter(|(class, _)| *class == Class::Charged)
+        .map(|(_, id)| *id)
+        .collect()
+}
+
+#[test]
+fn contracts_the_reference_repairer_is_charged_nothing_and_skips_are_counted() {
+    let target = repairer("");
+    let outcome = fuzz(&target, 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+    let skipped: u64 = target.skipped().values().sum();
+    assert_eq!(
+        skipped, outcome.stats.rejected,
+        "every rejected case is a counted skip"
+    );
+    assert!(outcome.stats.execs > 100, "{:#?}", outcome.stats);
+}
+
+#[test]
+fn contracts_each_wrong_repairer_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("unanswered", repair::WIRE_VALID),
+        ("drops-steering", repair::KEEPS_OTHER_MESSAGES),
+        ("drops-real", repair::KEEPS_REAL_RESULTS),
+        ("extra", repair::NO_EXTRA_RESULT),
+        ("unmarked", repair::SYNTHETIC_RECOGNISABLE),
+        ("flips", repair::IDEMPOTENT),
+    ] {
+        let outcome = fuzz(&repairer(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
+}
+
+#[test]
+fn contracts_a_refusal_is_reported_in_its_own_class() {
+    let outcome = fuzz(&repairer("throws"), 300);
+    assert!(
+        count(&outcome, Class::Informational, SUT_THREW) > 0,
+        "{:#?}",
+        outcome.stats
+    );
+    assert_eq!(charged(&outcome), Vec::<&str>::new());
+}
+
+fn cutter(bug: &str) -> ContractTarget {
+    let args = if bug.is_empty() {
+        String::new()
+    } else {
+        format!("--bug {bug}")
+    };
+    ContractTarget::from_profile(&profile("cut", "openai", &program("cut.py", &args))).unwrap()
+}
+
+#[test]
+fn contracts_the_reference_cutter_is_charged_nothing() {
+    let outcome = fuzz(&cutter(""), 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+}
+
+#[test]
+fn contracts_each_wrong_cutter_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("out-of-range", cut::BOUNDARY_IN_RANGE),
+        ("splits", NO_NEW_ORPHANS),
+    ] {
+        let outcome = fuzz(&cutter(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
+}
+
+#[test]
+fn contracts_a_finding_is_a_case_file_replay_reproduces() {
+    let out = tempfile::tempdir().unwrap();
+    let ctxfuzz = env!("CARGO_BIN_EXE_ctxfuzz");
+    let status = Command::new(ctxfuzz)
+        .args(["fuzz", "--contract", "cut", "--format", "openai", "--sut"])
+        .arg(program("cut.py", "--bug out-of-range"))
+        .args(["--runs", "20", "--seed", "3", "--jobs", "1", "--out"])
+        .arg(out.path())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let case = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&case).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["target"], "contract");
+    assert_eq!(file["profile"]["contract"], "cut");
+    assert_eq!(file["profile"]["format"], "openai");
+    assert!(
+        file["profile"]["sut"].as_str().unwrap().contains("cut.py"),
+        "{text}"
+    );
+    let replay = Command::new(ctxfuzz)
+        .arg("replay")
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert!(Path::new(&case).exists());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every bridge keeps the roles, the ids and the order of calls and results (so which result
+    /// answers which call) of what pi's `convertToLlm` makes of a generated transcript, or refuses.
+    #[test]
+    fn contracts_bridges_keep_what_the_contracts_judge(pi in pi_generator::strategy()) {
+        let Ok(llm) = convert_to_llm(&pi, Variant::default()) else { return Ok(()) };
+        let expected = skeleton(&Format::Pi.view(&llm));
+        for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
+            if let Ok(written) = format.from_pi(&pi) {
+                prop_assert_eq!(&skeleton(&format.view(&written)), &expected, "{}", format);
+            }
+        }
+        prop_assert_eq!(Format::Pi.from_pi(&pi).unwrap(), pi);
+    }
+}
+
+#[test]
+fn contracts_the_target_records_what_replay_needs() {
+    let target = cutter("");
+    assert_eq!(target.variant(), "cut:openai");
+    let recorded = target.profile();
+    assert_eq!(recorded["contract"], "cut");
+    assert_eq!(recorded["marker"], MARKER);
+    assert!(ContractTarget::from_profile(&json!({"contract": "sweep", "sut": "x"})).is_err());
+    assert!(
+        ContractTarget::from_profile(&json!({"contract": "repair", "format": "xml", "sut": "x"}))
+            .is_err()
+    );
+}
