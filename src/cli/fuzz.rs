@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Target, targets};
+use crate::harness::{Class, Target, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -144,6 +144,10 @@ pub fn run(args: Args) -> Result<u8> {
         let outcome = fuzz_target(target.as_ref(), &config, &args, &out)?;
         print!("{}", summary(target.as_ref(), &outcome));
         charged += outcome.charged().count();
+        if let Some(signal) = stop::requested() {
+            println!("stopped by signal {signal}: the summary above is the run so far");
+            return Ok(128 + signal as u8);
+        }
     }
     Ok(u8::from(charged > 0))
 }
