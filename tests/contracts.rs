@@ -7,10 +7,10 @@ use std::path::Path;
 use std::process::Command;
 
 use ctxfuzz::generators::pi as pi_generator;
-use ctxfuzz::harness::external::SUT_THREW;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::targets::contract::ContractTarget;
+use ctxfuzz::harness::targets::contract::SUT_THREW;
 use ctxfuzz::harness::{Class, Target};
 use ctxfuzz_oracles::contracts::{cut, repair};
 use ctxfuzz_oracles::formats::{Format, skeleton};

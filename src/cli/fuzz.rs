@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Target, targets};
+use crate::harness::{Class, Target, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -150,6 +150,9 @@ pub fn run(args: Args) -> Result<u8> {
     for target in &built {
         let outcome = announce_and_fuzz(target.as_ref(), &config, &args, &out)?;
         charged += outcome.charged().count();
+        if let Some(signal) = stopped_by() {
+            return Ok(signal);
+        }
     }
     Ok(u8::from(charged > 0))
 }
@@ -175,6 +178,13 @@ fn run_contract(args: &Args) -> Result<u8> {
         }
     );
     Ok(u8::from(outcome.charged().next().is_some()))
+}
+
+/// The exit code of a run a signal stopped (after saying so), if one did.
+fn stopped_by() -> Option<u8> {
+    let signal = stop::requested()?;
+    println!("stopped by signal {signal}: the summary above is the run so far");
+    Some(128 + signal as u8)
 }
 
 fn out_dir(args: &Args) -> PathBuf {

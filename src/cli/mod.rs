@@ -58,6 +58,12 @@ enum Command {
 /// line on stderr.
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
+    // Ctrl-C stops a fuzz run cleanly and never leaves an external program behind.
+    if let Err(error) =
+        crate::harness::stop::install_signal_handlers(crate::harness::supervisor::kill_every_group)
+    {
+        eprintln!("ctxfuzz: warning: cannot handle Ctrl-C ({error})");
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None => fuzz::run(fuzz::Args::default()),
@@ -82,7 +88,8 @@ pub fn main() -> ExitCode {
 }
 
 /// A reader that goes away (`ctxfuzz compact FILE | head`) ends the process quietly, as it does
-/// for other Unix tools; Rust's default (SIGPIPE ignored) makes `println!` panic instead.
+/// for other Unix tools; Rust's default (SIGPIPE ignored) makes `println!` panic instead. A run
+/// that starts an external program ignores SIGPIPE from then on (see `harness::supervisor`).
 fn restore_default_sigpipe() {
     #[cfg(unix)]
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid disposition.

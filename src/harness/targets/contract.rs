@@ -5,7 +5,8 @@
 //! program's format: a repair input is the message array, a cut input `{"messages", "target"}`.
 //!
 //! The profile names everything replay needs: `contract`, `format`, `sut` (the command), `marker`
-//! (how the package marks a result it adds), and the timeouts of [`External`].
+//! (how the package marks a result it adds), and the [`Limits`] of the [`Supervisor`] that runs
+//! the program (docs/contracts.md has the protocol).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -18,8 +19,12 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
 use crate::generators::pi as pi_generator;
-use crate::harness::external::{External, SUT_MALFORMED, SUT_THREW};
+use crate::harness::supervisor::{Failure, Limits, SUT_MALFORMED, Supervisor};
 use crate::harness::target::{Class, Target};
+
+/// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
+/// contract promises that a package never refuses.
+pub const SUT_THREW: &str = "sut-threw";
 
 pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
     let target = ContractTarget::from_profile(profile)?;
@@ -38,7 +43,7 @@ pub struct ContractTarget {
     contract: Contract,
     format: Format,
     marker: Option<String>,
-    external: External,
+    supervisor: Supervisor,
     /// Generated transcripts the format cannot express, by reason.
     skipped: Mutex<BTreeMap<String, u64>>,
 }
@@ -66,7 +71,7 @@ impl ContractTarget {
             contract,
             format,
             marker: read("marker").map(String::from),
-            external: External::from_profile(command, profile)?,
+            supervisor: Supervisor::new(command, Limits::from_profile(profile)),
             skipped: Mutex::default(),
         })
     }
@@ -76,24 +81,60 @@ impl ContractTarget {
         self.skipped.lock().expect("skip counter lock").clone()
     }
 
-    /// The program's repaired messages, or the violation it committed answering.
-    fn repaired(&self, messages: &[Value]) -> Result<Vec<Value>, Violation> {
-        let answer = self.external.request(&json!({ "messages": messages }))?;
-        match answer.get("messages") {
-            Some(Value::Array(messages)) => Ok(messages.clone()),
-            _ => Err(malformed("no `messages` array", &answer)),
+    /// One request, one JSON object back; otherwise the judgement of the case: the program's
+    /// fault, `sut-threw` for an `{"error": ...}` answer, `sut-malformed-output` for a line that is
+    /// not a JSON object, or "cannot judge" when the wait was cut short.
+    fn request(&self, request: &Value) -> Result<Value, Judgement> {
+        let fail = |violation| Judgement::Fail(vec![violation]);
+        let line = match self.supervisor.ask(&request.to_string()) {
+            Ok(line) => line,
+            Err(Failure::Fault(fault)) => return Err(fail(fault.violation())),
+            Err(Failure::Stopped(why)) => return Err(Judgement::CannotJudge(why)),
+        };
+        let answer: Value = serde_json::from_str(&line).map_err(|e| {
+            fail(malformed(
+                &format!("not JSON ({e})"),
+                &Value::String(line.clone()),
+            ))
+        })?;
+        match answer.get("error") {
+            _ if !answer.is_object() => Err(fail(malformed("not a JSON object", &answer))),
+            Some(error) => Err(fail(Violation {
+                invariant: SUT_THREW,
+                cause: Cause::SystemUnderTest,
+                summary: format!(
+                    "the program refused: {}",
+                    error
+                        .as_str()
+                        .map_or_else(|| error.to_string(), String::from)
+                ),
+                evidence: json!({"error": error}),
+            })),
+            None => Ok(answer),
         }
     }
 
-    fn boundary(&self, input: &Value) -> Result<Value, Violation> {
-        let answer = self.external.request(input)?;
+    /// The program's repaired messages.
+    fn repaired(&self, messages: &[Value]) -> Result<Vec<Value>, Judgement> {
+        let answer = self.request(&json!({ "messages": messages }))?;
+        match answer.get("messages") {
+            Some(Value::Array(messages)) => Ok(messages.clone()),
+            _ => Err(Judgement::Fail(vec![malformed(
+                "no `messages` array",
+                &answer,
+            )])),
+        }
+    }
+
+    fn boundary(&self, input: &Value) -> Result<Value, Judgement> {
+        let answer = self.request(input)?;
         answer
             .get("boundary")
             .cloned()
-            .ok_or_else(|| malformed("no `boundary`", &answer))
+            .ok_or_else(|| Judgement::Fail(vec![malformed("no `boundary`", &answer)]))
     }
 
-    fn judge_repair(&self, messages: &[Value]) -> Result<Vec<Violation>, Violation> {
+    fn judge_repair(&self, messages: &[Value]) -> Result<Vec<Violation>, Judgement> {
         let output = self.repaired(messages)?;
         let again = self.repaired(&output)?;
         Ok(repair::check(&repair::RepairRun {
@@ -135,7 +176,10 @@ impl Target for ContractTarget {
         if let Some(marker) = &self.marker {
             profile["marker"] = json!(marker);
         }
-        self.external.record_in(&mut profile);
+        if let Value::Object(map) = &mut profile {
+            map.insert("sut".into(), json!(self.supervisor.command()));
+            self.supervisor.limits().record_in(map);
+        }
         profile
     }
 
@@ -183,10 +227,7 @@ impl Target for ContractTarget {
                 }
             },
         };
-        match judged {
-            Ok(violations) => Judgement::from_violations(violations),
-            Err(violation) => Judgement::Fail(vec![violation]),
-        }
+        judged.map_or_else(|judgement| judgement, Judgement::from_violations)
     }
 
     fn output(&self, input: &Value) -> Value {
@@ -197,7 +238,11 @@ impl Target for ContractTarget {
                 None => return Value::Null,
             },
         };
-        answer.unwrap_or_else(|violation| json!({"error": violation.summary}))
+        answer.unwrap_or_else(|judgement| match judgement {
+            Judgement::Fail(violations) => json!({"error": violations[0].summary}),
+            Judgement::CannotJudge(why) => json!({"error": why}),
+            Judgement::Pass => Value::Null,
+        })
     }
 
     fn class(&self, violation: &Violation) -> Class {
