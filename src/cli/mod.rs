@@ -13,6 +13,7 @@ pub mod guard;
 pub mod io;
 pub mod minimize;
 pub mod mutants;
+pub mod peers;
 pub mod render;
 pub mod replay;
 pub mod scan;
@@ -52,6 +53,8 @@ enum Command {
     Mutants(mutants::Args),
     /// Print the event trace of one turn-end guard schedule.
     Guard(guard::Args),
+    /// Fuzz the installed peers (published packages, peers/<id>/peer.toml) under their contracts.
+    Peers(peers::Args),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
@@ -77,6 +80,7 @@ pub fn main() -> ExitCode {
         Some(Command::Minimize(args)) => minimize::run(args),
         Some(Command::Guard(args)) => guard::run(args),
         Some(Command::Mutants(args)) => mutants::run(args),
+        Some(Command::Peers(args)) => peers::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

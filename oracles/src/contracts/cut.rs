@@ -101,3 +101,47 @@ fn orphans(view: &[Entry]) -> Vec<bool> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transcript() -> Vec<Value> {
+        json!([
+            {"role": "user", "content": "go"},
+            {"role": "tool", "tool_call_id": "z", "content": "already alone"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "1"}
+        ])
+        .as_array()
+        .unwrap()
+        .clone()
+    }
+
+    fn ids(boundary: Value) -> Vec<&'static str> {
+        check(Format::OpenAi, &transcript(), &boundary)
+            .iter()
+            .map(|v| v.invariant)
+            .collect()
+    }
+
+    #[test]
+    fn the_boundary_is_an_index_from_zero_to_the_length() {
+        assert_eq!(ids(json!(0)), Vec::<&str>::new());
+        assert_eq!(ids(json!(4)), Vec::<&str>::new());
+        for bad in [json!(5), json!(-1), json!(1.5), json!("2")] {
+            assert_eq!(ids(bad), vec![BOUNDARY_IN_RANGE]);
+        }
+    }
+
+    #[test]
+    fn only_orphans_the_cut_creates_are_charged() {
+        assert_eq!(
+            ids(json!(1)),
+            Vec::<&str>::new(),
+            "the result at 1 was alone before the cut"
+        );
+        assert_eq!(ids(json!(2)), Vec::<&str>::new());
+        assert_eq!(ids(json!(3)), vec![NO_NEW_ORPHANS]);
+    }
+}

@@ -7,7 +7,8 @@
 //!   broken by damage no repair may touch (a call id repeated among the calls, a call without an
 //!   id, a message of a role the provider refuses) is unpreventable.
 //! - `repair-keeps-other-messages`: every message that is not a tool result (and what is left of
-//!   a message that also carries results) is kept, unchanged, in order.
+//!   a message that also carries results) is kept, unchanged, in order (entries that are not JSON
+//!   objects are no messages).
 //! - `repair-keeps-real-results`: a real result is not dropped while its call is still there and
 //!   no real result answers it.
 //! - `repair-no-extra-result`: no result is added for a call that already had a real one.
@@ -107,7 +108,8 @@ fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
 
 fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
     if run.format == Format::Pi {
-        return match pi_wire::permanent(run.output, &default_model(), Variant::default()) {
+        let model = default_model();
+        return match pi_wire::permanent(run.output, &model, Variant::default()) {
             Ok(found) => found
                 .into_iter()
                 .map(|v| Violation {
@@ -115,11 +117,18 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                     ..v
                 })
                 .collect(),
-            Err(thrown) => vec![charged(
-                WIRE_VALID,
-                format!("pi throws on the output: {thrown}"),
-                json!({"thrown": thrown}),
-            )],
+            Err(thrown) => {
+                let cause = match pi_wire::permanent(run.input, &model, Variant::default()) {
+                    Err(_) => Cause::Unpreventable("pi itself throws on the input"),
+                    Ok(_) => Cause::SystemUnderTest,
+                };
+                vec![Violation {
+                    invariant: WIRE_VALID,
+                    cause,
+                    summary: format!("pi throws on the output: {thrown}"),
+                    evidence: json!({"thrown": thrown}),
+                }]
+            }
         };
     }
     let counts = call_counts(input);
@@ -160,11 +169,12 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
         .collect()
 }
 
-/// What is left of each message without its results, with the message's index.
+/// What is left of each message without its results, with the message's index. An entry that is
+/// not a JSON object is no message (pi's `convertToLlm` drops it too): dropping it is not charged.
 fn others(view: &[Entry]) -> Vec<(usize, &Value)> {
     view.iter()
         .enumerate()
-        .filter_map(|(i, e)| Some((i, e.rest.as_ref()?)))
+        .filter_map(|(i, e)| Some((i, e.rest.as_ref().filter(|rest| rest.is_object())?)))
         .collect()
 }
 
@@ -262,4 +272,87 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
 /// The first index where two transcripts differ, if they do.
 fn first_difference(a: &[Value], b: &[Value]) -> Option<usize> {
     (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(format: Format, input: Value, output: Value) -> Vec<(&'static str, bool)> {
+        let (input, output) = (
+            input.as_array().unwrap().clone(),
+            output.as_array().unwrap().clone(),
+        );
+        let run = RepairRun {
+            format,
+            input: &input,
+            output: &output,
+            again: &output,
+            marker: Some("[syn]"),
+        };
+        check(&run)
+            .into_iter()
+            .map(|v| (v.invariant, v.cause == Cause::SystemUnderTest))
+            .collect()
+    }
+
+    #[test]
+    fn dropping_an_entry_that_is_no_object_is_not_charged() {
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([0, {"role": "user", "content": "x"}]),
+                json!([{"role": "user", "content": "x"}])
+            ),
+            vec![]
+        );
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([{"role": "user", "content": "x"}]),
+                json!([])
+            ),
+            vec![(KEEPS_OTHER_MESSAGES, true)]
+        );
+    }
+
+    #[test]
+    fn a_role_the_provider_refuses_is_no_repair_s_fault() {
+        assert_eq!(
+            ids(
+                Format::AiSdk,
+                json!([{"role": "robot"}]),
+                json!([{"role": "robot"}])
+            ),
+            vec![(WIRE_VALID, false)]
+        );
+    }
+
+    #[test]
+    fn pi_throwing_on_the_input_too_is_unpreventable() {
+        let broken = json!([{"role": "assistant", "content": [{"type": "toolCall"}]}]);
+        assert_eq!(
+            ids(Format::Pi, broken.clone(), broken.clone()),
+            vec![(WIRE_VALID, false)]
+        );
+        assert_eq!(
+            ids(Format::Pi, json!([]), broken),
+            vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)]
+        );
+    }
+
+    #[test]
+    fn a_real_result_replaced_by_an_unmarked_synthetic_one_breaks_three_promises() {
+        let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+        let input = json!([call, {"role": "tool", "tool_call_id": "a", "content": "real"}]);
+        let output = json!([call, {"role": "tool", "tool_call_id": "a", "content": "made up"}]);
+        assert_eq!(
+            ids(Format::OpenAi, input, output),
+            vec![
+                (SYNTHETIC_RECOGNISABLE, true),
+                (NO_EXTRA_RESULT, true),
+                (KEEPS_REAL_RESULTS, true)
+            ]
+        );
+    }
 }

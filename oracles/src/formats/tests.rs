@@ -51,11 +51,12 @@ fn consecutive_results_share_one_message_where_the_format_requires_it() {
 
 #[test]
 fn what_a_format_cannot_express_is_refused_not_altered() {
-    let thinking =
-        json!([{"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}]}]);
+    let thinking = json!([{"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "thinking", "thinking": "hm"}]}]);
     assert_eq!(
         Format::OpenAi.from_pi(thinking.as_array().unwrap()),
-        Err(CannotExpress::Block("thinking in chat completions".into()))
+        Err(CannotExpress::Block(
+            "several thinking blocks in chat completions".into()
+        ))
     );
     assert!(
         Format::Anthropic

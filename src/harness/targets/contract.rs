@@ -43,6 +43,9 @@ pub struct ContractTarget {
     contract: Contract,
     format: Format,
     marker: Option<String>,
+    /// The published package this program adapts (`peer` and `package` of the profile), if any:
+    /// recorded so a case file names the peer and its version.
+    peer: Option<(String, String)>,
     supervisor: Supervisor,
     /// Generated transcripts the format cannot express, by reason.
     skipped: Mutex<BTreeMap<String, u64>>,
@@ -71,6 +74,9 @@ impl ContractTarget {
             contract,
             format,
             marker: read("marker").map(String::from),
+            peer: read("peer")
+                .zip(read("package"))
+                .map(|(p, v)| (p.into(), v.into())),
             supervisor: Supervisor::new(command, Limits::from_profile(profile)),
             skipped: Mutex::default(),
         })
@@ -175,6 +181,10 @@ impl Target for ContractTarget {
         let mut profile = json!({"contract": self.contract.name(), "format": self.format.name()});
         if let Some(marker) = &self.marker {
             profile["marker"] = json!(marker);
+        }
+        if let Some((peer, package)) = &self.peer {
+            profile["peer"] = json!(peer);
+            profile["package"] = json!(package);
         }
         if let Value::Object(map) = &mut profile {
             map.insert("sut".into(), json!(self.supervisor.command()));
