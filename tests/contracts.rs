@@ -226,3 +226,69 @@ fn contracts_the_target_records_what_replay_needs() {
             .is_err()
     );
 }
+
+/// A peers folder holding one manifest `id` whose command is `command`, and the baseline given.
+fn peers_dir(id: &str, contract: &str, command: &str, baseline: Option<Value>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = dir.path().join(id);
+    std::fs::create_dir(&peer).unwrap();
+    let manifest = format!(
+        "id = \"{id}\"\npackage = \"reference\"\nversion = \"1.0.0\"\nregistry = \"none\"\nlicense = \"MIT\"\n\
+         contract = \"{contract}\"\nformat = \"openai\"\ncommand = \"{command}\"\n\
+         synthetic = {{ text_contains = \"{MARKER}\" }}\n"
+    );
+    std::fs::write(peer.join("peer.toml"), manifest).unwrap();
+    if let Some(baseline) = baseline {
+        std::fs::write(peer.join("baseline.json"), baseline.to_string()).unwrap();
+    }
+    dir
+}
+
+/// `ctxfuzz peers --json` over `dir`: the exit code and the rows.
+fn peers(dir: &Path) -> (Option<i32>, Value) {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(["peers", "--time", "1", "--seed", "4", "--jobs", "1", "--json", "--peers"])
+        .arg(dir)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let rows = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), rows)
+}
+
+#[test]
+fn contracts_peers_prints_one_row_per_peer_and_passes_a_correct_one() {
+    let dir = peers_dir("reference", "repair", &program("repair.py", ""), None);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(0), "{rows:#}");
+    let row = &rows[0];
+    assert_eq!(row["peer"], "reference");
+    assert_eq!(row["package"], "reference@1.0.0");
+    assert_eq!(row["contract"], "repair");
+    assert!(row["execs"].as_u64().unwrap() > 0, "{row:#}");
+    assert_eq!(row["charged"], json!({}));
+    assert!(row["unpreventable"].is_object() && row["skipped"].is_u64(), "{row:#}");
+}
+
+#[test]
+fn contracts_peers_fails_only_on_a_charged_invariant_the_baseline_does_not_know() {
+    let command = program("cut.py", "--bug out-of-range");
+    let (code, rows) = peers(peers_dir("wrong", "cut", &command, None).path());
+    assert_eq!(code, Some(1), "{rows:#}");
+    assert_eq!(rows[0]["new"], json!([cut::BOUNDARY_IN_RANGE]));
+    let known = json!({"charged": {cut::BOUNDARY_IN_RANGE: "reported upstream"}});
+    let (code, rows) = peers(peers_dir("wrong", "cut", &command, Some(known)).path());
+    assert_eq!(code, Some(0), "{rows:#}");
+    assert!(rows[0]["charged"][cut::BOUNDARY_IN_RANGE].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn contracts_a_peer_that_is_not_installed_is_a_row_with_an_error() {
+    let dir = peers_dir("absent", "repair", "peers/.venv/bin/python adapter.py", None);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(2));
+    assert!(rows[0]["error"].as_str().unwrap().contains("not installed"), "{rows:#}");
+}
