@@ -11,6 +11,7 @@ pub mod contract;
 mod differential;
 mod guard;
 mod oracle_json;
+mod pi_transcript;
 mod pipeline;
 mod sweep;
 

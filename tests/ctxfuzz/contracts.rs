@@ -228,7 +228,12 @@ fn contracts_the_target_records_what_replay_needs() {
 }
 
 /// A peers folder holding one manifest `id` whose command is `command`, and the baseline given.
-fn peers_dir(id: &str, contract: &str, command: &str, baseline: Option<Value>) -> tempfile::TempDir {
+fn peers_dir(
+    id: &str,
+    contract: &str,
+    command: &str,
+    baseline: Option<Value>,
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let peer = dir.path().join(id);
     std::fs::create_dir(&peer).unwrap();
@@ -248,7 +253,9 @@ fn peers_dir(id: &str, contract: &str, command: &str, baseline: Option<Value>) -
 fn peers(dir: &Path) -> (Option<i32>, Value) {
     let out = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(["peers", "--time", "1", "--seed", "4", "--jobs", "1", "--json", "--peers"])
+        .args([
+            "peers", "--time", "1", "--seed", "4", "--jobs", "1", "--json", "--peers",
+        ])
         .arg(dir)
         .arg("--out")
         .arg(out.path())
@@ -270,7 +277,10 @@ fn contracts_peers_prints_one_row_per_peer_and_passes_a_correct_one() {
     assert_eq!(row["contract"], "repair");
     assert!(row["execs"].as_u64().unwrap() > 0, "{row:#}");
     assert_eq!(row["charged"], json!({}));
-    assert!(row["unpreventable"].is_object() && row["skipped"].is_u64(), "{row:#}");
+    assert!(
+        row["unpreventable"].is_object() && row["skipped"].is_u64(),
+        "{row:#}"
+    );
 }
 
 #[test]
@@ -287,8 +297,16 @@ fn contracts_peers_fails_only_on_a_charged_invariant_the_baseline_does_not_know(
 
 #[test]
 fn contracts_a_peer_that_is_not_installed_is_a_row_with_an_error() {
-    let dir = peers_dir("absent", "repair", "peers/.venv/bin/python adapter.py", None);
+    let dir = peers_dir(
+        "absent",
+        "repair",
+        "peers/.venv/bin/python adapter.py",
+        None,
+    );
     let (code, rows) = peers(dir.path());
     assert_eq!(code, Some(2));
-    assert!(rows[0]["error"].as_str().unwrap().contains("not installed"), "{rows:#}");
+    assert!(
+        rows[0]["error"].as_str().unwrap().contains("not installed"),
+        "{rows:#}"
+    );
 }
