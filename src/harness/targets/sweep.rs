@@ -189,14 +189,3 @@ fn no_answer(judgement: &Judgement) -> String {
         Judgement::Pass => String::new(),
     }
 }
-
-/// Reads the rule the `differential` target compares against.
-pub(super) fn against_rule(profile: &Value, default: BarrierRule) -> Result<BarrierRule> {
-    parse_rule(
-        profile
-            .get("against")
-            .and_then(Value::as_str)
-            .or(Some(default.name())),
-    )
-    .context("--against")
-}
