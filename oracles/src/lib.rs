@@ -9,6 +9,8 @@
 //! The models read `serde_json::Value`s the way the JavaScript reads objects (missing field, wrong
 //! type, `null`, truthiness), so they stay faithful to pi even on malformed input.
 
+pub mod contracts;
+pub mod formats;
 pub mod invariants;
 pub mod js;
 pub mod pi;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Target, targets};
+use crate::harness::{Class, Target, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -19,8 +19,19 @@ pub const DEFAULT_SECONDS: f64 = 10.0;
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     /// The target to fuzz (default: every registered target, one after the other).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "contract")]
     pub target: Option<String>,
+    /// Judge the external program (`--sut`) under a contract: `repair`, `cut` or `sweep`
+    /// (docs/contracts.md).
+    #[arg(long, requires = "sut", value_name = "CONTRACT")]
+    pub contract: Option<String>,
+    /// The transcript format the program speaks: pi, openai, anthropic, gemini, ai-sdk,
+    /// langchain [default: pi].
+    #[arg(long, requires = "contract", value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Text every result the program adds contains (how its package marks a synthetic result).
+    #[arg(long, requires = "contract", value_name = "TEXT")]
+    pub marker: Option<String>,
     /// Seconds to fuzz each target [default: 10 unless --runs is given].
     #[arg(long, value_name = "SECONDS", conflicts_with = "runs")]
     pub time: Option<f64>,
@@ -84,6 +95,9 @@ impl Args {
             ("pi", &self.pi),
             ("against", &self.against),
             ("sut", &self.sut),
+            ("contract", &self.contract),
+            ("format", &self.format),
+            ("marker", &self.marker),
         ] {
             if let Some(value) = value {
                 profile.insert(key.to_string(), Value::from(value.as_str()));
@@ -103,8 +117,14 @@ impl Args {
 
     /// The command that regenerates case `case` of this run of `target`.
     pub fn regenerate_command(&self, target: &str, seed: u64, case: u64) -> String {
-        let mut command = format!("ctxfuzz fuzz --target {target}");
+        let mut command = match &self.contract {
+            Some(_) => "ctxfuzz fuzz".to_string(),
+            None => format!("ctxfuzz fuzz --target {target}"),
+        };
         let options = [
+            ("--contract", &self.contract),
+            ("--format", &self.format),
+            ("--marker", &self.marker),
             ("--variant", &self.variant),
             ("--against", &self.against),
             ("--pi", &self.pi),
@@ -132,23 +152,127 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let names: Vec<String> = match &args.target {
-        Some(name) => vec![name.clone()],
-        None if args.variant.is_some() => {
+    let names: Vec<String> = match (&args.target, args.contract.as_deref()) {
+        (_, Some("sweep")) => match args.format.as_deref() {
+            None | Some("pi") => vec!["sweep".to_string()],
+            Some(other) => bail!("the sweep contract speaks pi messages, not `{other}`"),
+        },
+        (_, Some(_)) => return run_contract(&args),
+        (Some(name), None) => vec![name.clone()],
+        (None, None) if args.variant.is_some() => {
             bail!("--variant/--rule names a variant of one target: add --target")
         }
-        None => targets::names().into_iter().map(String::from).collect(),
+        (None, None) => targets::default_names()
+            .into_iter()
+            .map(String::from)
+            .collect(),
     };
     if names.is_empty() {
         bail!("no targets are registered");
     }
     let profile = args.profile();
+    let config = config(&args);
     let built: Vec<Box<dyn Target>> = names
         .iter()
         .map(|name| targets::build(name, args.variant.as_deref(), &profile))
         .collect::<Result<_>>()?;
+    let out = out_dir(&args);
+    let mut runs = Vec::new();
+    for target in &built {
+        let outcome = announce_and_fuzz(target.as_ref(), &config, &args, &out)?;
+        runs.push((target.as_ref(), outcome));
+        if stop::requested().is_some() {
+            break;
+        }
+    }
+    Ok(finish(&runs, config.seed, &args, &out))
+}
+
+/// `--contract repair|cut`: the external program under its contract, in its format; the
+/// transcripts the format cannot express are counted by reason.
+fn run_contract(args: &Args) -> Result<u8> {
+    let target = targets::contract::ContractTarget::from_profile(&args.profile())?;
+    let config = config(args);
+    let out = out_dir(args);
+    let outcome = announce_and_fuzz(&target, &config, args, &out)?;
+    let skipped = target.skipped();
+    let total: u64 = skipped.values().sum();
+    let reasons: Vec<String> = skipped
+        .iter()
+        .map(|(reason, n)| format!("{reason} {n}"))
+        .collect();
+    if args.verbosity() != Verbosity::Json {
+        println!(
+            "  cannot express in {}: {total} generated transcript(s) skipped{}",
+            target.variant(),
+            if reasons.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", reasons.join(", "))
+            }
+        );
+    }
+    Ok(finish(&[(&target, outcome)], config.seed, args, &out))
+}
+
+/// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
+/// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
+fn finish(runs: &[(&dyn Target, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
+    let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
+    if args.verbosity() == Verbosity::Json {
+        let report = json_summary(seed, runs, args, out);
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("a JSON value always serialises")
+        );
+    } else {
+        println!("{}", verdict(runs, out));
+    }
+    match stop::requested() {
+        Some(signal) => {
+            eprintln!("stopped by signal {signal}: the summary above is the run so far");
+            128 + signal as u8
+        }
+        None => u8::from(charged > 0),
+    }
+}
+
+fn out_dir(args: &Args) -> PathBuf {
+    args.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("findings"))
+}
+
+/// Fuzzes one target, with its header line and its summary as `--quiet`/`--verbose` say.
+fn announce_and_fuzz(
+    target: &dyn Target,
+    config: &Config,
+    args: &Args,
+    out: &Path,
+) -> Result<Outcome> {
+    let verbosity = args.verbosity();
+    if matches!(verbosity, Verbosity::Normal | Verbosity::Verbose) {
+        println!(
+            "fuzzing {} [{}] seed {} on {} thread(s){}",
+            target.name(),
+            target.variant(),
+            config.seed,
+            config.jobs,
+            budget_text(config)
+        );
+    }
+    let outcome = fuzz_target(target, config, args, out)?;
+    match verbosity {
+        Verbosity::Verbose => print!("{}", summary(target, &outcome)),
+        Verbosity::Normal => print!("{}", brief_summary(target, &outcome, args, out)),
+        Verbosity::Quiet | Verbosity::Json => {}
+    }
+    Ok(outcome)
+}
+
+fn config(args: &Args) -> Config {
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
-    let config = Config {
+    Config {
         seed,
         first: args.case.unwrap_or(0),
         runs: args.case.map(|_| 1).or(args.runs),
@@ -158,44 +282,7 @@ pub fn run(args: Args) -> Result<u8> {
             _ => None,
         },
         jobs: args.jobs.unwrap_or_else(default_jobs),
-    };
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("findings"));
-    let verbosity = args.verbosity();
-    let mut runs = Vec::new();
-    for target in &built {
-        if matches!(verbosity, Verbosity::Normal | Verbosity::Verbose) {
-            println!(
-                "fuzzing {} [{}] seed {seed} on {} thread(s){}",
-                target.name(),
-                target.variant(),
-                config.jobs,
-                budget_text(&config)
-            );
-        }
-        let outcome = fuzz_target(target.as_ref(), &config, &args, &out)?;
-        match verbosity {
-            Verbosity::Verbose => print!("{}", summary(target.as_ref(), &outcome)),
-            Verbosity::Normal => {
-                print!("{}", brief_summary(target.as_ref(), &outcome, &args, &out))
-            }
-            Verbosity::Quiet | Verbosity::Json => {}
-        }
-        runs.push((target.as_ref(), outcome));
     }
-    let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
-    if verbosity == Verbosity::Json {
-        let report = json_summary(seed, &runs, &args, &out);
-        println!(
-            "{}",
-            serde_json::to_string(&report).expect("a JSON value always serialises")
-        );
-    } else {
-        println!("{}", verdict(&runs, &out));
-    }
-    Ok(u8::from(charged > 0))
 }
 
 fn default_jobs() -> usize {

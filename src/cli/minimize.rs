@@ -115,7 +115,8 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
             file.display()
         )
     })?;
-    let violations = match panics::judge(target.as_ref(), &input) {
+    let judgement = panics::judge(target.as_ref(), &input);
+    let violations = match &judgement {
         Judgement::Fail(violations) => violations,
         other => bail!(
             "{}: does not fail target {} [{}] (verdict: {:?})",
@@ -136,7 +137,7 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
         cause_label(&violation.cause),
         violation.summary
     );
-    let finding = findings::minimise(target.as_ref(), &input, violation, None);
+    let finding = findings::minimise(target.as_ref(), &input, &judgement, violation, None);
     let name = finding.file_name();
     Ok((finding.case_file(Path::new(&name)), name))
 }

@@ -12,6 +12,7 @@ pub mod fuzz;
 pub mod guard;
 pub mod minimize;
 pub mod mutants;
+pub mod peers;
 pub mod render;
 pub mod replay;
 pub mod scan;
@@ -50,12 +51,20 @@ enum Command {
     Mutants(mutants::Args),
     /// Print the event trace of one turn-end guard schedule.
     Guard(guard::Args),
+    /// Fuzz the installed peers (published packages, peers/<id>/peer.toml) under their contracts.
+    Peers(peers::Args),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
 /// line on stderr.
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
+    // Ctrl-C stops a fuzz run cleanly and never leaves an external program behind.
+    if let Err(error) =
+        crate::harness::stop::install_signal_handlers(crate::harness::supervisor::kill_every_group)
+    {
+        eprintln!("ctxfuzz: warning: cannot handle Ctrl-C ({error})");
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None => fuzz::run(fuzz::Args::default()),
@@ -69,6 +78,7 @@ pub fn main() -> ExitCode {
         Some(Command::Minimize(args)) => minimize::run(args),
         Some(Command::Guard(args)) => guard::run(args),
         Some(Command::Mutants(args)) => mutants::run(args),
+        Some(Command::Peers(args)) => peers::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -80,7 +90,8 @@ pub fn main() -> ExitCode {
 }
 
 /// A reader that goes away (`ctxfuzz compact FILE | head`) ends the process quietly, as it does
-/// for other Unix tools; Rust's default (SIGPIPE ignored) makes `println!` panic instead.
+/// for other Unix tools; Rust's default (SIGPIPE ignored) makes `println!` panic instead. A run
+/// that starts an external program ignores SIGPIPE from then on (see `harness::supervisor`).
 fn restore_default_sigpipe() {
     #[cfg(unix)]
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid disposition.

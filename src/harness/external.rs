@@ -1,105 +1,50 @@
-//! External programs under test (`--sut CMD`): long-lived children speaking the sweep protocol,
-//! one JSON line each way: `{"messages": [...]}` in, `{"messages": [...], "swept": [...]}` out
-//! (exactly what `ctxfuzz sweep --json` prints).
+//! External sweeps (`--sut CMD`): programs speaking the sweep protocol, one JSON line each way:
+//! `{"messages": [...]}` in, `{"messages": [...], "swept": [...]}` out (exactly what
+//! `ctxfuzz sweep --json` prints), run by the [`Supervisor`].
 //!
-//! A crash, a hang (no answer within the per-case timeout) or a malformed answer is a violation
-//! charged to the program (`sut-crash`, `sut-hang`, `sut-malformed-output`), never a harness
-//! failure; the child is discarded and the next case starts a fresh one. One child per worker
-//! thread at a time: idle children wait in a pool.
+//! The supervisor turns a crash, a hang, output that is too large or not UTF-8, or extra output
+//! into a violation charged to the program (its fault ids, see [`super::supervisor`]); an answer
+//! that is not this protocol's JSON is `sut-malformed-output` too. None is a harness failure: the
+//! program is killed and the next case starts a fresh one. See docs/external-programs.md.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use anyhow::Result;
-use ctxfuzz_oracles::invariants::{Cause, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
+use super::supervisor::{AnswerReader, Failure, Limits, Malformed, SUT_MALFORMED, Supervisor};
 use crate::sweep::{BarrierRule, sweep};
 
-pub const SUT_CRASH: &str = "sut-crash";
-pub const SUT_HANG: &str = "sut-hang";
-pub const SUT_MALFORMED: &str = "sut-malformed-output";
 pub const SUT_MATCHES_RUST: &str = "sut-matches-rust";
 
-/// How long a child may take to answer one case when the profile does not say.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Extra time a freshly started child has for its first answer when the profile does not say
-/// (an interpreter's start-up is not a hang).
-pub const DEFAULT_STARTUP_GRACE: Duration = Duration::from_secs(10);
-
-/// How much of a child's stderr is kept as evidence.
-const STDERR_TAIL: usize = 2048;
-
 pub struct External {
-    command: String,
-    timeout: Duration,
-    startup_grace: Duration,
-    idle: Mutex<Vec<Running>>,
-}
-
-struct Running {
-    /// Whether the child has answered before (its first answer gets the start-up grace).
-    answered: bool,
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<std::io::Result<String>>,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    supervisor: Supervisor,
 }
 
 impl External {
-    /// The program `command` (run by `sh -c`), with the timeout of `profile.sut_timeout_ms` and
-    /// the start-up grace of `profile.sut_startup_ms`.
-    pub fn from_profile(command: &str, profile: &Value) -> Result<External> {
-        let millis = |key: &str, default: Duration| {
-            profile
-                .get(key)
-                .and_then(Value::as_u64)
-                .map_or(default, Duration::from_millis)
-        };
-        Ok(External {
-            command: command.to_string(),
-            timeout: millis("sut_timeout_ms", DEFAULT_TIMEOUT),
-            startup_grace: millis("sut_startup_ms", DEFAULT_STARTUP_GRACE),
-            idle: Mutex::new(Vec::new()),
-        })
+    /// The program `command` (run by `sh -c`) with the limits the profile sets
+    /// ([`Limits::from_profile`]).
+    pub fn from_profile(command: &str, profile: &Value) -> External {
+        External {
+            supervisor: Supervisor::new(command, Limits::from_profile(profile)),
+        }
     }
 
     /// Adds what rebuilds this program to a case file's profile.
     pub fn record_in(&self, profile: &mut Value) {
         if let Value::Object(map) = profile {
-            map.insert("sut".into(), json!(self.command));
-            map.insert(
-                "sut_timeout_ms".into(),
-                json!(self.timeout.as_millis() as u64),
-            );
-            map.insert(
-                "sut_startup_ms".into(),
-                json!(self.startup_grace.as_millis() as u64),
-            );
+            map.insert("sut".into(), json!(self.supervisor.command()));
+            self.supervisor.limits().record_in(map);
         }
     }
 
-    /// One sweep by the program: its kept messages and swept ids, or the violation it committed.
-    pub fn sweep(&self, messages: &[Value]) -> Result<(Vec<Value>, Vec<String>), Violation> {
-        let pooled = self.idle.lock().expect("pool lock").pop();
-        let mut running = match pooled {
-            Some(running) => running,
-            None => self.spawn()?,
-        };
-        let answer = self.ask(&mut running, messages)?;
-        self.idle.lock().expect("pool lock").push(running);
-        parse_answer(&answer)
+    /// One sweep by the program: its kept messages and swept ids; otherwise the judgement of the
+    /// case (the program's fault, or "cannot judge" when the wait was cut short).
+    pub fn sweep(&self, messages: &[Value]) -> Result<(Vec<Value>, Vec<String>), Judgement> {
+        let request = serde_json::to_string(&json!({ "messages": messages })).expect("JSON");
+        match self.supervisor.ask(&request) {
+            Ok(answer) => parse_answer(&answer).map_err(|v| Judgement::Fail(vec![v])),
+            Err(Failure::Fault(fault)) => Err(Judgement::Fail(vec![fault.violation()])),
+            Err(Failure::Stopped(why)) => Err(Judgement::CannotJudge(why)),
+        }
     }
 
     /// `sut-matches-rust`: the program's answer equals the Rust sweep's under `rule`.
@@ -124,109 +69,46 @@ impl External {
                    "program_kept": output.len(), "rust_kept": rust.messages.len()}),
         ))
     }
+}
 
-    fn spawn(&self) -> Result<Running, Violation> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                violation(
-                    SUT_CRASH,
-                    format!("cannot start `{}`: {e}", self.command),
-                    json!({"command": self.command}),
-                )
-            })?;
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let failed = line.is_err();
-                if send.send(line).is_err() || failed {
+/// The cargo-fuzz target `answer_reader`: any bytes a program could print, split into pipe reads
+/// of a size the first byte picks, go through the [`AnswerReader`] (with a small limit, so the
+/// size check is reached) and each line through the sweep answer parser. Panics if a line comes
+/// back that is not exactly the bytes before a newline, or a refusal is unfounded.
+pub fn fuzz_answer_reader(bytes: &[u8]) {
+    let Some((&split, printed)) = bytes.split_first() else {
+        return;
+    };
+    let limit = 64;
+    let mut reader = AnswerReader::new(limit);
+    let mut rest = printed;
+    for chunk in printed.chunks(usize::from(split).max(1)) {
+        reader.push(chunk);
+        while let Some(answer) = reader.next_answer() {
+            let end = rest.iter().position(|&b| b == b'\n');
+            match answer {
+                Ok(line) => {
+                    assert_eq!(Some(line.len()), end);
+                    assert_eq!(line.as_bytes(), &rest[..line.len()]);
+                    let _ = parse_answer(&line);
+                }
+                Err(Malformed::NotUtf8 { valid_up_to }) => {
+                    let line = &rest[..end.expect("a refused line ends in a newline")];
+                    assert_eq!(
+                        std::str::from_utf8(line).map_err(|e| e.valid_up_to()),
+                        Err(valid_up_to)
+                    );
+                }
+                Err(Malformed::TooLarge { bytes }) => {
+                    assert!(bytes > limit && end.unwrap_or(rest.len()) > limit);
+                    // The supervisor kills a program at this point: nothing after it is read.
                     return;
                 }
             }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let tail = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 512];
-            while let Ok(n @ 1..) = stderr_pipe.read(&mut chunk) {
-                let mut tail = tail.lock().expect("stderr lock");
-                tail.push_str(&String::from_utf8_lossy(&chunk[..n]));
-                if tail.len() > STDERR_TAIL {
-                    let cut = tail.len() - STDERR_TAIL;
-                    let cut = (cut..tail.len())
-                        .find(|&i| tail.is_char_boundary(i))
-                        .unwrap_or(0);
-                    tail.drain(..cut);
-                }
-            }
-        });
-        Ok(Running {
-            answered: false,
-            child,
-            stdin,
-            lines,
-            stderr,
-        })
-    }
-
-    /// Sends one request and waits for one line. On failure the child is dropped (killed).
-    fn ask(&self, running: &mut Running, messages: &[Value]) -> Result<String, Violation> {
-        let mut request = serde_json::to_vec(&json!({ "messages": messages })).expect("JSON");
-        request.push(b'\n');
-        let sent = running
-            .stdin
-            .write_all(&request)
-            .and_then(|()| running.stdin.flush());
-        let timeout = if running.answered {
-            self.timeout
-        } else {
-            self.timeout + self.startup_grace
-        };
-        let received = match sent {
-            Ok(()) => running.lines.recv_timeout(timeout),
-            Err(_) => Err(RecvTimeoutError::Disconnected),
-        };
-        match received {
-            Ok(Ok(line)) => {
-                running.answered = true;
-                Ok(line)
-            }
-            Err(RecvTimeoutError::Timeout) => Err(violation(
-                SUT_HANG,
-                format!("no answer within {} ms", self.timeout.as_millis()),
-                json!({"command": self.command, "timeout_ms": self.timeout.as_millis() as u64}),
-            )),
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => {
-                // Give the exit status and the last words on stderr a moment to arrive.
-                let status = wait_briefly(&mut running.child);
-                std::thread::sleep(Duration::from_millis(20));
-                let stderr = running.stderr.lock().expect("stderr lock").clone();
-                Err(violation(
-                    SUT_CRASH,
-                    format!("the program exited ({status}) instead of answering"),
-                    json!({"command": self.command, "status": status, "stderr": stderr}),
-                ))
-            }
+            rest = &rest[end.expect("a line ends in a newline") + 1..];
         }
     }
-}
-
-fn wait_briefly(child: &mut Child) -> String {
-    for _ in 0..50 {
-        if let Ok(Some(status)) = child.try_wait() {
-            return status.to_string();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    "still running, stdout closed".to_string()
+    assert_eq!(reader.pending(), rest);
 }
 
 /// `{"messages": [...], "swept": [strings]}`, or a `sut-malformed-output` violation.

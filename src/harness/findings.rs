@@ -1,6 +1,7 @@
 //! Findings: a failing input, minimised for one broken invariant, kept once per
 //! (target, invariant, cause, shape), written as a case file and printed with a diff.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,18 +56,31 @@ pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
     }
 }
 
-/// Minimises `input` for `violation` (the same invariant with the same cause must still be
-/// broken) and returns the finding.
+/// Minimises `input` (which `target` judged `judgement`) for `violation`: the same invariant with
+/// the same cause must still be broken. The finding's verdict is the judgement of the minimised
+/// input as it was adopted, so a system under test is not asked again (an external program that
+/// hangs costs its whole deadline per question).
 pub fn minimise(
     target: &dyn Target,
     input: &Value,
+    judgement: &Judgement,
     violation: &Violation,
     origin: Option<Origin>,
 ) -> Finding {
-    let breaks_it =
-        |candidate: &Value| same_violation(&panics::judge(target, candidate), violation);
+    let adopted = RefCell::new(None);
+    let breaks_it = |candidate: &Value| {
+        let judgement = panics::judge(target, candidate);
+        let breaks = same_violation(&judgement, violation);
+        if breaks {
+            *adopted.borrow_mut() = Some(judgement);
+        }
+        breaks
+    };
     let small = minimize::minimise(input, breaks_it, Budget::default());
-    let judgement = panics::judge(target, &small);
+    let judgement = adopted
+        .into_inner()
+        .filter(|_| &small != input)
+        .unwrap_or_else(|| judgement.clone());
     let judged = match &judgement {
         Judgement::Fail(violations) => violations
             .iter()

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// What one minimisation may spend: predicate calls and wall time (a system under test that hangs
-/// costs its whole timeout per call).
+use super::stop;
+
+/// What one minimisation may spend: predicate calls and wall time. The time counts the predicate's
+/// own: every call runs with the budget's end as its cut-off ([`stop::within`]), so an external
+/// program that hangs is cut off there instead of costing its whole deadline per call.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub calls: usize,
@@ -74,14 +77,14 @@ struct Run<F> {
 impl<F: Fn(&Value) -> bool> Run<F> {
     /// Adopts `candidate` if it still fails (and the budget allows asking).
     fn try_adopt(&mut self, candidate: Value) -> bool {
-        if self.calls_left > 0 && Instant::now() >= self.deadline {
+        if self.calls_left > 0 && (Instant::now() >= self.deadline || stop::over()) {
             self.calls_left = 0;
         }
         if self.calls_left == 0 {
             return false;
         }
         self.calls_left -= 1;
-        if (self.still_fails)(&candidate) {
+        if stop::within(self.deadline, || (self.still_fails)(&candidate)) {
             self.current = candidate;
             true
         } else {

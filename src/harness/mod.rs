@@ -13,6 +13,8 @@ pub mod pi_bridge;
 pub mod progress;
 pub mod replay;
 pub mod runner;
+pub mod stop;
+pub mod supervisor;
 pub mod target;
 pub mod targets;
 

@@ -1,5 +1,10 @@
 //! The in-process fuzz loop: stable Rust, all cores (std threads), every case derived from
 //! (seed, case index) so any single case regenerates; bounded by a number of runs or a time.
+//!
+//! A time budget `T` is kept whatever the systems under test do: no case starts after `T`, and
+//! every wait for an external program (including minimisation and reports) is cut off at
+//! `T +` [`OVERTIME`]. A stop request (Ctrl-C, see [`super::stop`]) ends the loop the same way,
+//! at once.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -12,7 +17,7 @@ use serde_json::Value;
 use super::findings::{self, Finding, Key, Origin};
 use super::progress::{Progress, Snapshot};
 use super::target::{Class, Target};
-use super::{bytes, panics};
+use super::{bytes, panics, stop};
 
 /// Cases a thread claims at a time: large enough that the shared counter is not contended,
 /// small enough that a time budget is honoured within a few milliseconds.
@@ -24,6 +29,11 @@ pub const MAX_FINDINGS: usize = 64;
 /// Minimisations of one (invariant, cause) in a row that yield no new shape before the run stops
 /// minimising it: the same defect found a thousand times costs a few minimisations, not a thousand.
 pub const MAX_STALE_MINIMISATIONS: u32 = 4;
+
+/// How long after its time budget a run may still finish the cases in flight: enough for a fresh
+/// external program's first answer (deadline plus start-up grace), and the run still ends within
+/// ten seconds of its budget.
+pub const OVERTIME: Duration = Duration::from_secs(7);
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -107,52 +117,61 @@ pub fn fuzz(
     let found = Mutex::new(Found::default());
     let shared_progress = Mutex::new(std::mem::replace(progress, Progress::Hidden));
 
+    let _honouring = stop::honour();
+    let time_is_up =
+        || stop::requested().is_some() || deadline.is_some_and(|d| Instant::now() >= d);
     let stats = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..config.jobs.max(1))
             .map(|_| {
                 scope.spawn(|| {
-                    let mut stats = Stats::default();
-                    let mut buffer = Vec::new();
-                    loop {
-                        if deadline.is_some_and(|d| Instant::now() >= d) {
-                            break;
-                        }
-                        let first = next.fetch_add(CHUNK, Ordering::Relaxed);
-                        if first >= end {
-                            break;
-                        }
-                        let before = stats.execs;
-                        for index in first..(first + CHUNK).min(end) {
-                            bytes::fill(config.seed, index, &mut buffer);
-                            let Ok(input) = target.decode(&buffer) else {
-                                stats.rejected += 1;
-                                continue;
-                            };
-                            stats.execs += 1;
-                            let origin = Origin {
-                                seed: config.seed,
-                                case: index,
-                            };
-                            let judgement = panics::judge(target, &input);
-                            let new =
-                                record(target, &input, &judgement, origin, &mut stats, &found);
-                            for finding in new {
-                                let counter = if finding.class == Class::Charged {
-                                    &charged
-                                } else {
-                                    &other
-                                };
-                                counter.fetch_add(1, Ordering::Relaxed);
-                                on_finding(
-                                    &finding,
-                                    &shared_progress.lock().expect("progress lock"),
-                                );
-                                found.lock().expect("findings lock").findings.push(finding);
+                    let work = || {
+                        let mut stats = Stats::default();
+                        let mut buffer = Vec::new();
+                        while !time_is_up() {
+                            let first = next.fetch_add(CHUNK, Ordering::Relaxed);
+                            if first >= end {
+                                break;
                             }
+                            let before = stats.execs;
+                            for index in first..(first + CHUNK).min(end) {
+                                if time_is_up() {
+                                    break;
+                                }
+                                bytes::fill(config.seed, index, &mut buffer);
+                                let Ok(input) = target.decode(&buffer) else {
+                                    stats.rejected += 1;
+                                    continue;
+                                };
+                                stats.execs += 1;
+                                let origin = Origin {
+                                    seed: config.seed,
+                                    case: index,
+                                };
+                                let judgement = panics::judge(target, &input);
+                                let new =
+                                    record(target, &input, &judgement, origin, &mut stats, &found);
+                                for finding in new {
+                                    let counter = if finding.class == Class::Charged {
+                                        &charged
+                                    } else {
+                                        &other
+                                    };
+                                    counter.fetch_add(1, Ordering::Relaxed);
+                                    on_finding(
+                                        &finding,
+                                        &shared_progress.lock().expect("progress lock"),
+                                    );
+                                    found.lock().expect("findings lock").findings.push(finding);
+                                }
+                            }
+                            execs.fetch_add(stats.execs - before, Ordering::Relaxed);
                         }
-                        execs.fetch_add(stats.execs - before, Ordering::Relaxed);
+                        stats
+                    };
+                    match deadline {
+                        Some(d) => stop::within(d + OVERTIME, work),
+                        None => work(),
                     }
-                    stats
                 })
             })
             .collect();
@@ -230,7 +249,7 @@ fn record(
         }
         // Deduplicated by the shape of the minimised input: the raw input's shape says more
         // about the generator than about the defect.
-        let finding = findings::minimise(target, input, violation, Some(origin));
+        let finding = findings::minimise(target, input, judgement, violation, Some(origin));
         let mut found = found.lock().expect("findings lock");
         // One minimised input is reported once per class, however many invariants it breaks
         // (its case file's verdict lists them all).

@@ -1,9 +1,10 @@
 //! External programs (`--sut`): a correct one is judged like the Rust sweep and agrees with it;
 //! a crash, a hang or a malformed answer is a finding, and the child is restarted after it.
 
-use ctxfuzz::harness::external::{SUT_CRASH, SUT_HANG, SUT_MALFORMED, SUT_MATCHES_RUST};
+use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::supervisor::{SUT_CRASH, SUT_HANG, SUT_MALFORMED};
 use ctxfuzz::harness::{Class, targets};
 use serde_json::json;
 

@@ -2,8 +2,9 @@
 //!
 //! Root package, top to bottom: `cli` -> `harness` (and the known-defect catalog `mutants`) ->
 //! the systems under test (`sweep`, `compaction`, `guard`) and `generators` -> `transcript`
-//! (the transcript model and io). The oracle package: `invariants` -> `pi` (pi's pipeline and
-//! its request builder) and `wire` (the providers' rules) -> `js`; it never imports the root
+//! (the transcript model and io). The oracle package: `contracts` (for external programs) ->
+//! `invariants` and `formats` (the transcript formats other programs speak) -> `pi` (pi's pipeline
+//! and its request builder) and `wire` (the providers' rules) -> `js`; it never imports the root
 //! package. Benchmarks and fuzz targets call library code, never the command line.
 //!
 //! The check reads every `use` line and every `crate::` path in code (comments are skipped),
@@ -26,7 +27,12 @@ const ROOT_LAYERS: &[&[&str]] = &[
 ];
 
 /// The layers of the oracle package, highest first.
-const ORACLE_LAYERS: &[&[&str]] = &[&["invariants"], &["pi", "wire"], &["js"]];
+const ORACLE_LAYERS: &[&[&str]] = &[
+    &["contracts"],
+    &["invariants", "formats"],
+    &["pi", "wire"],
+    &["js"],
+];
 
 #[test]
 fn the_root_package_imports_one_way_without_circles() {

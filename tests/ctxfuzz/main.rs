@@ -18,6 +18,7 @@ mod compaction_overflow;
 mod compaction_pipeline;
 mod compaction_variants;
 mod conformance;
+mod contracts;
 mod corpus_replay;
 mod external_sut;
 mod fuzz_cli;

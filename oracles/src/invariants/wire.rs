@@ -114,6 +114,27 @@ pub fn judge(input: &[Value], model: &Value, v: Variant) -> Judgement {
     }
 }
 
+/// The wire rules behind the permanent 400s (a missing result, say, is pi's to repair).
+pub const PERMANENT_RULES: [&str; 3] =
+    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
+
+/// The violations of `input` behind the permanent 400s; `Err` when pi itself would throw.
+pub fn permanent(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Violation>, String> {
+    match judge(input, model, v) {
+        Judgement::Pass => Ok(Vec::new()),
+        Judgement::CannotJudge(reason) => Err(reason),
+        Judgement::Fail(violations) => Ok(violations
+            .into_iter()
+            .filter(|v| {
+                [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
+                    && v.evidence["rule"]
+                        .as_str()
+                        .is_some_and(|rule| PERMANENT_RULES.contains(&rule))
+            })
+            .collect()),
+    }
+}
+
 /// The invariants one finding breaks.
 fn violations(finding: &Finding) -> Vec<Violation> {
     let wire = &finding.wire;

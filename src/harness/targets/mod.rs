@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::target::Target;
 
 mod compaction;
+pub mod contract;
 mod differential;
 mod guard;
 mod oracle_json;
@@ -26,11 +27,23 @@ const REGISTRY: &[(&str, Builder)] = &[
     ("compaction", compaction::build),
     ("pipeline", pipeline::build),
     ("guard", guard::build),
+    ("contract", contract::build),
 ];
+
+/// Targets that fuzz an external program and so need one (`--sut`): not run by default.
+const NEED_A_PROGRAM: &[&str] = &["contract"];
 
 /// The names of every registered target.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|(name, _)| *name).collect()
+}
+
+/// The targets `ctxfuzz fuzz` runs when none is named: every one that needs no external program.
+pub fn default_names() -> Vec<&'static str> {
+    names()
+        .into_iter()
+        .filter(|name| !NEED_A_PROGRAM.contains(name))
+        .collect()
 }
 
 /// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for

@@ -4,9 +4,7 @@
 
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::wire::{
-    self, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT, WIRE_VALID,
-};
+use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use ctxfuzz_oracles::pi::{self, Variant};
 use serde_json::{Value, json};
@@ -14,10 +12,6 @@ use serde_json::{Value, json};
 use crate::generators::pi as pi_generator;
 use crate::sweep::BarrierRule;
 use crate::transcript::shapes;
-
-/// The wire rules behind the two permanent 400s.
-const PERMANENT_WIRE_RULES: [&str; 3] =
-    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
 
 /// A barrier rule by name (`None`: the default, `strict`).
 pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
@@ -50,19 +44,7 @@ impl Boundary {
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
     /// repair); `Err` when pi itself would throw.
     pub fn contract_violations(&self, messages: &[Value]) -> Result<Vec<Violation>, String> {
-        match wire::judge(messages, &self.model, self.pi) {
-            Judgement::Pass => Ok(Vec::new()),
-            Judgement::CannotJudge(reason) => Err(reason),
-            Judgement::Fail(violations) => Ok(violations
-                .into_iter()
-                .filter(|v| {
-                    [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
-                        && v.evidence["rule"]
-                            .as_str()
-                            .is_some_and(|rule| PERMANENT_WIRE_RULES.contains(&rule))
-                })
-                .collect()),
-        }
+        wire::permanent(messages, &self.model, self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).

@@ -30,10 +30,10 @@ const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
 pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
     let rule = parse_rule(variant)?;
     let boundary = Boundary::from_profile(profile)?;
-    let external = match profile.get("sut").and_then(Value::as_str) {
-        Some(command) => Some(External::from_profile(command, profile)?),
-        None => None,
-    };
+    let external = profile
+        .get("sut")
+        .and_then(Value::as_str)
+        .map(|command| External::from_profile(command, profile));
     Ok(Box::new(SweepTarget {
         rule,
         boundary,
@@ -56,7 +56,8 @@ struct Run<'a> {
 }
 
 impl SweepTarget {
-    fn run<'a>(&self, messages: &'a [Value]) -> Result<Run<'a>, Violation> {
+    /// What the sweep did; for an external program that gave no usable answer, the judgement.
+    fn run<'a>(&self, messages: &'a [Value]) -> Result<Run<'a>, Judgement> {
         let Some(external) = &self.external else {
             let first = sweep(messages, self.rule);
             let returned_input = matches!(&first.messages, Cow::Borrowed(kept)
@@ -71,7 +72,7 @@ impl SweepTarget {
         };
         let (output, swept) = external.sweep(messages)?;
         if let Some(difference) = external.matches_rust(messages, &output, &swept, self.rule) {
-            return Err(difference);
+            return Err(Judgement::Fail(vec![difference]));
         }
         let (_, second_swept) = external.sweep(&output)?;
         Ok(Run {
@@ -112,7 +113,7 @@ impl Target for SweepTarget {
         };
         let run = match self.run(messages) {
             Ok(run) => run,
-            Err(violation) => return Judgement::Fail(vec![violation]),
+            Err(judgement) => return judgement,
         };
         let mut violations = sweep_invariants::check(&SweepRun {
             input: messages,
@@ -136,7 +137,7 @@ impl Target for SweepTarget {
         };
         match self.run(messages) {
             Ok(run) => json!({ "messages": run.output, "swept": run.swept }),
-            Err(violation) => json!({ "error": violation.summary }),
+            Err(judgement) => json!({ "error": no_answer(&judgement) }),
         }
     }
 
@@ -165,7 +166,7 @@ impl Target for SweepTarget {
             .collect();
         let actual = match self.run(messages) {
             Ok(run) => self.boundary.request_text(&run.output),
-            Err(violation) => format!("{}\n", violation.summary),
+            Err(judgement) => format!("{}\n", no_answer(&judgement)),
         };
         Some(Explanation {
             expected_label: format!("request after the `{}` twin's sweep", TwinRule::CONTRACT),
@@ -173,5 +174,18 @@ impl Target for SweepTarget {
             actual_label: format!("request after the `{}` sweep", self.rule),
             actual,
         })
+    }
+}
+
+/// Why an external program's run produced no output, in one line.
+fn no_answer(judgement: &Judgement) -> String {
+    match judgement {
+        Judgement::Fail(violations) => violations
+            .iter()
+            .map(|v| v.summary.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        Judgement::CannotJudge(reason) => reason.clone(),
+        Judgement::Pass => String::new(),
     }
 }

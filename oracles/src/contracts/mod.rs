@@ -1,0 +1,46 @@
+//! Contracts for external programs: what any implementation of a kind of transcript rewriter must
+//! never do, judged in the program's own format through [`crate::formats::Entry`] views.
+//!
+//! - [`repair`]: may drop tool results, add synthetic ones and move results next to their calls.
+//! - [`cut`]: returns the first kept index of a compaction.
+//!
+//! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
+//! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`.
+
+pub mod cut;
+pub mod repair;
+
+use std::str::FromStr;
+
+/// A contract, by the name `--contract` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Contract {
+    Sweep,
+    Repair,
+    Cut,
+}
+
+impl Contract {
+    pub fn name(self) -> &'static str {
+        match self {
+            Contract::Sweep => "sweep",
+            Contract::Repair => "repair",
+            Contract::Cut => "cut",
+        }
+    }
+}
+
+impl FromStr for Contract {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "sweep" => Ok(Contract::Sweep),
+            "repair" => Ok(Contract::Repair),
+            "cut" => Ok(Contract::Cut),
+            _ => Err(format!(
+                "unknown contract `{name}` (known: sweep, repair, cut)"
+            )),
+        }
+    }
+}

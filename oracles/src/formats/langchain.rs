@@ -1,0 +1,104 @@
+//! LangChain message dicts: `{"type": "human" | "ai" | "tool" | "system", "content", ...}` with
+//! an AI message's `tool_calls: [{"id", "name", "args", "type": "tool_call"}]` and a tool
+//! message's `tool_call_id`, `name` and `status` (`"error"` for an error result). This is the flat
+//! dict `langchain_core.messages.convert_to_messages` accepts; the reader also reads the nested
+//! shape `messages_to_dict` writes (`{"type", "data": {...}}`).
+
+use serde_json::{Value, json};
+
+use super::llm::{Block, Content, Message};
+use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
+
+pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+    messages
+        .iter()
+        .map(|message| {
+            Ok(match message {
+                Message::System(content) => json!({"type": "system", "content": content_value(content)?}),
+                Message::User(content) => json!({"type": "human", "content": content_value(content)?}),
+                Message::Assistant(blocks) => {
+                    let mut parts = Vec::new();
+                    let mut calls = Vec::new();
+                    for block in blocks {
+                        match block {
+                            Block::Call { id, name, arguments } => calls
+                                .push(json!({"id": id, "name": name, "args": arguments, "type": "tool_call"})),
+                            other => parts.push(part(other)?),
+                        }
+                    }
+                    json!({"type": "ai", "content": parts, "tool_calls": calls})
+                }
+                Message::Result { id, name, content, is_error } => json!({
+                    "type": "tool", "tool_call_id": id, "name": name,
+                    "content": content_value(content)?,
+                    "status": if *is_error { "error" } else { "success" }
+                }),
+            })
+        })
+        .collect()
+}
+
+fn content_value(content: &Content) -> Result<Value, CannotExpress> {
+    match content {
+        Content::Text(text) => Ok(json!(text)),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(part)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+    }
+}
+
+fn part(block: &Block) -> Result<Value, CannotExpress> {
+    Ok(match block {
+        Block::Text(text) => json!({"type": "text", "text": text}),
+        Block::Thinking { thinking, .. } => json!({"type": "thinking", "thinking": thinking}),
+        Block::Image { data, mime_type } => {
+            json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}})
+        }
+        Block::Call { .. } => {
+            return Err(CannotExpress::Block(
+                "a tool call outside an AI message".into(),
+            ));
+        }
+    })
+}
+
+pub fn entry(message: &Value) -> Entry {
+    let fields = match message.get("data") {
+        Some(data @ Value::Object(_)) => data,
+        _ => message,
+    };
+    let kind = match str_field(message, "type") {
+        "" => str_field(message, "role"),
+        kind => kind,
+    };
+    match kind {
+        "system" => Entry::plain(Role::System, message),
+        "human" | "user" => Entry::plain(Role::User, message),
+        "ai" | "assistant" => Entry {
+            calls: fields
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|call| Call {
+                    id: opt_str(call, "id"),
+                    name: str_field(call, "name").to_string(),
+                })
+                .collect(),
+            ..Entry::plain(Role::Assistant, message)
+        },
+        "tool" => Entry {
+            role: Role::Tool,
+            calls: Vec::new(),
+            results: vec![ResultPart {
+                id: opt_str(fields, "tool_call_id"),
+                name: str_field(fields, "name").to_string(),
+                value: message.clone(),
+            }],
+            rest: None,
+        },
+        other => Entry::plain(Role::Other(other.to_string()), message),
+    }
+}

@@ -1,0 +1,127 @@
+//! The bridges' common source: pi's LLM messages (what `convertToLlm` returns) read into types,
+//! so each format's writer is a plain match and a transcript a writer cannot express is refused
+//! in one place per case.
+
+use serde_json::{Map, Value};
+
+use super::{CannotExpress, opt_str, str_field};
+
+/// Text as pi wrote it: a bare string, or a list of blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    Text(String),
+    Blocks(Vec<Block>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Text(String),
+    Thinking {
+        thinking: String,
+        signature: Option<String>,
+    },
+    Image {
+        data: String,
+        mime_type: String,
+    },
+    Call {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    System(Content),
+    User(Content),
+    Assistant(Vec<Block>),
+    Result {
+        id: String,
+        name: String,
+        content: Content,
+        is_error: bool,
+    },
+}
+
+/// Reads pi LLM messages; every shape the writers do not handle is refused here.
+pub fn read(messages: &[Value]) -> Result<Vec<Message>, CannotExpress> {
+    messages.iter().map(message).collect()
+}
+
+fn message(value: &Value) -> Result<Message, CannotExpress> {
+    let role = str_field(value, "role");
+    Ok(match role {
+        "system" => Message::System(content(value.get("content"))?),
+        "user" => Message::User(content(value.get("content"))?),
+        "assistant" => Message::Assistant(match content(value.get("content"))? {
+            Content::Text(text) => vec![Block::Text(text)],
+            Content::Blocks(blocks) => blocks,
+        }),
+        "toolResult" => Message::Result {
+            id: opt_str(value, "toolCallId").ok_or(CannotExpress::Id)?,
+            name: str_field(value, "toolName").to_string(),
+            content: content(value.get("content"))?,
+            is_error: value.get("isError") == Some(&Value::Bool(true)),
+        },
+        other => return Err(CannotExpress::Role(other.to_string())),
+    })
+}
+
+fn content(value: Option<&Value>) -> Result<Content, CannotExpress> {
+    match value {
+        Some(Value::String(text)) => Ok(Content::Text(text.clone())),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(block)
+            .collect::<Result<_, _>>()
+            .map(Content::Blocks),
+        _ => Err(CannotExpress::Content),
+    }
+}
+
+fn block(value: &Value) -> Result<Block, CannotExpress> {
+    let text = |key: &str| opt_str(value, key).ok_or(CannotExpress::Content);
+    Ok(match str_field(value, "type") {
+        "text" => Block::Text(text("text")?),
+        "thinking" => Block::Thinking {
+            thinking: text("thinking")?,
+            signature: opt_str(value, "thinkingSignature"),
+        },
+        "image" => Block::Image {
+            data: text("data")?,
+            mime_type: text("mimeType")?,
+        },
+        "toolCall" => Block::Call {
+            id: opt_str(value, "id").ok_or(CannotExpress::Id)?,
+            name: opt_str(value, "name").ok_or(CannotExpress::Id)?,
+            arguments: match value.get("arguments") {
+                Some(arguments @ Value::Object(_)) => arguments.clone(),
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(_) => return Err(CannotExpress::Block("non-object tool arguments".into())),
+            },
+        },
+        other => return Err(CannotExpress::Block(format!("a `{other}` block"))),
+    })
+}
+
+impl Content {
+    /// The blocks (a bare string is one text block).
+    pub fn blocks(&self) -> Vec<Block> {
+        match self {
+            Content::Text(text) => vec![Block::Text(text.clone())],
+            Content::Blocks(blocks) => blocks.clone(),
+        }
+    }
+
+    /// The one text this content is, refusing anything else (for places a format holds one
+    /// string: a Gemini function response, an AI SDK system message).
+    pub fn single_text(&self, place: &str) -> Result<String, CannotExpress> {
+        match self.blocks().as_slice() {
+            [Block::Text(text)] => Ok(text.clone()),
+            _ => Err(CannotExpress::Block(format!(
+                "content other than one text in {place}"
+            ))),
+        }
+    }
+}

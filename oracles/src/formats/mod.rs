@@ -1,0 +1,282 @@
+//! Transcript formats other programs speak, read through one view so each contract rule is
+//! written once: pi `AgentMessage`s, OpenAI chat completions, Anthropic messages, Gemini
+//! `Content[]`, AI SDK `ModelMessage[]` (v5) and LangChain message dicts.
+//!
+//! Every format has a bridge from pi ([`Format::from_pi`]): generated pi transcripts go through
+//! pi's own `convertToLlm` (so custom messages, summaries and bash runs become the user messages
+//! pi sends) and are then written in the format. What a format cannot express (an image in an
+//! OpenAI tool message, a thinking block in chat completions, a call without a string id) is a
+//! typed [`CannotExpress`]: the case is skipped and counted, never altered.
+//!
+//! Every format has a reader ([`Format::view`]): per message its role, the calls it opens, the
+//! results it carries and what is left of it without those results. The wire rules
+//! ([`wire`]) and the contracts (`crate::contracts`) read only this view.
+
+mod ai_sdk;
+mod anthropic;
+mod gemini;
+mod langchain;
+mod openai;
+mod pi;
+pub mod wire;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::Value;
+
+use crate::pi::{Variant, convert_to_llm};
+
+/// A transcript format, by the name `--format` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Pi,
+    OpenAi,
+    Anthropic,
+    Gemini,
+    AiSdk,
+    LangChain,
+}
+
+impl Format {
+    pub const ALL: [Format; 6] = [
+        Format::Pi,
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::AiSdk,
+        Format::LangChain,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pi => "pi",
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::AiSdk => "ai-sdk",
+            Format::LangChain => "langchain",
+        }
+    }
+
+    /// The transcript `pi` (pi `AgentMessage`s) written in this format. The pi format is the
+    /// transcript itself; every other format is written from what pi's `convertToLlm` returns.
+    pub fn from_pi(self, messages: &[Value]) -> Result<Vec<Value>, CannotExpress> {
+        if self == Format::Pi {
+            return Ok(messages.to_vec());
+        }
+        let llm = convert_to_llm(messages, Variant::default())
+            .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
+        let llm = llm::read(&llm)?;
+        match self {
+            Format::Pi => unreachable!("returned above"),
+            Format::OpenAi => openai::write(&llm),
+            Format::Anthropic => anthropic::write(&llm),
+            Format::Gemini => gemini::write(&llm),
+            Format::AiSdk => ai_sdk::write(&llm),
+            Format::LangChain => langchain::write(&llm),
+        }
+    }
+
+    /// How this format's reader sees `messages`, message by message.
+    pub fn view(self, messages: &[Value]) -> Vec<Entry> {
+        messages
+            .iter()
+            .map(|message| match self {
+                Format::Pi => pi::entry(message),
+                Format::OpenAi => openai::entry(message),
+                Format::Anthropic => anthropic::entry(message),
+                Format::Gemini => gemini::entry(message),
+                Format::AiSdk => ai_sdk::entry(message),
+                Format::LangChain => langchain::entry(message),
+            })
+            .collect()
+    }
+
+    /// Whether every result answering one message's calls must sit in the single message right
+    /// after it (Anthropic, Gemini), rather than in consecutive result messages (chat formats).
+    pub fn results_in_one_message(self) -> bool {
+        matches!(self, Format::Anthropic | Format::Gemini)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Format::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown format `{name}` (known: {})", known.join(", "))
+            })
+    }
+}
+
+/// Why a pi transcript has no faithful rendering in a format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CannotExpress {
+    /// pi's `convertToLlm` itself throws on the transcript.
+    PiThrows(String),
+    /// A message whose role the bridge has no rendering for (`system` where the format keeps the
+    /// system prompt outside the messages, an unknown role).
+    Role(String),
+    /// A content block of this type in this place (an image in a tool result, thinking in chat).
+    Block(String),
+    /// Content that is neither text nor a list of blocks (null, a number, missing).
+    Content,
+    /// A tool call or result without a string id, or a call without a string name.
+    Id,
+}
+
+impl CannotExpress {
+    /// A short stable key for counting skipped cases by reason.
+    pub fn key(&self) -> String {
+        match self {
+            CannotExpress::PiThrows(_) => "pi-throws".into(),
+            CannotExpress::Role(role) => format!("role:{role}"),
+            CannotExpress::Block(block) => format!("block:{block}"),
+            CannotExpress::Content => "content".into(),
+            CannotExpress::Id => "id".into(),
+        }
+    }
+}
+
+impl fmt::Display for CannotExpress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CannotExpress::PiThrows(error) => write!(f, "pi's convertToLlm throws: {error}"),
+            CannotExpress::Role(role) => write!(f, "no rendering for a `{role}` message"),
+            CannotExpress::Block(block) => write!(f, "no rendering for {block}"),
+            CannotExpress::Content => f.write_str("content that is neither text nor blocks"),
+            CannotExpress::Id => f.write_str("a call or result without a string id or name"),
+        }
+    }
+}
+
+/// The role of a message as the contracts need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// A message that only carries results (`tool`, pi's `toolResult`).
+    Tool,
+    /// Anything else, by its name as written (`""` when there is none or the entry is no object).
+    Other(String),
+}
+
+/// A tool call a message opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// `None`: no string id (Gemini's `functionCall.id` is optional).
+    pub id: Option<String>,
+    pub name: String,
+}
+
+/// A tool result a message carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultPart {
+    /// The call id it answers (`None`: none written; Gemini then pairs by order and name).
+    pub id: Option<String>,
+    pub name: String,
+    /// The result as written (the whole message where a message is one result, else the part).
+    pub value: Value,
+}
+
+/// One message as the contracts read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub role: Role,
+    pub calls: Vec<Call>,
+    pub results: Vec<ResultPart>,
+    /// The message without its result parts (`None` when nothing is left: a message that is only
+    /// results). Everything here is what a repair must keep as it is.
+    pub rest: Option<Value>,
+}
+
+impl Entry {
+    /// A message that is neither a call nor a result carrier, kept whole.
+    fn plain(role: Role, message: &Value) -> Entry {
+        Entry {
+            role,
+            calls: Vec::new(),
+            results: Vec::new(),
+            rest: Some(message.clone()),
+        }
+    }
+}
+
+/// The string field `key` of `value` (`""` when absent or not a string).
+fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The string field `key` of `value`, if it is a string.
+fn opt_str(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(String::from)
+}
+
+/// Splits `content` (a list of parts) of `message` into the result parts `is_result` picks and
+/// the message with only the other parts (`None` when none are left).
+fn split_parts(
+    message: &Value,
+    content_key: &str,
+    mut result: impl FnMut(&Value) -> Option<ResultPart>,
+) -> (Vec<ResultPart>, Option<Value>) {
+    let Some(parts) = message.get(content_key).and_then(Value::as_array) else {
+        return (Vec::new(), Some(message.clone()));
+    };
+    let mut results = Vec::new();
+    let mut others = Vec::new();
+    for part in parts {
+        match result(part) {
+            Some(found) => results.push(found),
+            None => others.push(part.clone()),
+        }
+    }
+    if results.is_empty() {
+        return (results, Some(message.clone()));
+    }
+    let rest = (!others.is_empty()).then(|| {
+        let mut rest = message.clone();
+        rest[content_key] = Value::Array(others);
+        rest
+    });
+    (results, rest)
+}
+
+/// One element of a transcript as the contracts judge it (see [`skeleton`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A message, or what is left of one besides its results, of this role.
+    Message(Role),
+    Call(Option<String>),
+    Result(Option<String>),
+}
+
+/// What the contracts judge of a transcript, independent of how a format groups results into
+/// messages: the roles of the messages, and the calls and results in order. Bridges keep it.
+pub fn skeleton(view: &[Entry]) -> Vec<Item> {
+    let mut items = Vec::new();
+    for entry in view {
+        if entry.rest.is_some() {
+            items.push(Item::Message(entry.role.clone()));
+        }
+        items.extend(entry.calls.iter().map(|c| Item::Call(c.id.clone())));
+        items.extend(entry.results.iter().map(|r| Item::Result(r.id.clone())));
+    }
+    items
+}
+
+pub(crate) mod llm;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+use serde_json::{Value, json};
+
+use super::wire::{self, DUPLICATE_RESULT, MISSING_RESULT, RESULT_WITHOUT_CALL};
+use super::*;
+
+/// user, assistant (text + two calls), both results, a closing user message.
+fn pi_turn() -> Vec<Value> {
+    json!([
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "looking"},
+            {"type": "toolCall", "id": "a", "name": "read", "arguments": {"path": "x"}},
+            {"type": "toolCall", "id": "b", "name": "bash", "arguments": {}}
+        ], "stopReason": "toolUse"},
+        {"role": "toolResult", "toolCallId": "a", "toolName": "read", "content": [{"type": "text", "text": "1"}], "isError": false},
+        {"role": "toolResult", "toolCallId": "b", "toolName": "bash", "content": [{"type": "text", "text": "2"}], "isError": true},
+        {"role": "user", "content": [{"type": "text", "text": "thanks"}]}
+    ])
+    .as_array()
+    .unwrap()
+    .clone()
+}
+
+#[test]
+fn every_format_keeps_roles_ids_and_order_and_is_wire_valid() {
+    let pi = pi_turn();
+    let expected = skeleton(&Format::Pi.view(&pi));
+    for format in Format::ALL {
+        let written = format.from_pi(&pi).unwrap();
+        let view = format.view(&written);
+        assert_eq!(skeleton(&view), expected, "{format}: {written:#?}");
+        if format != Format::Pi {
+            assert_eq!(wire::validate(format, &view), vec![], "{format}");
+        }
+    }
+}
+
+#[test]
+fn consecutive_results_share_one_message_where_the_format_requires_it() {
+    let pi = pi_turn();
+    for (format, messages) in [
+        (Format::OpenAi, 5),
+        (Format::Anthropic, 4),
+        (Format::Gemini, 4),
+        (Format::AiSdk, 5),
+        (Format::LangChain, 5),
+    ] {
+        assert_eq!(format.from_pi(&pi).unwrap().len(), messages, "{format}");
+    }
+}
+
+#[test]
+fn what_a_format_cannot_express_is_refused_not_altered() {
+    let thinking = json!([{"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "thinking", "thinking": "hm"}]}]);
+    assert_eq!(
+        Format::OpenAi.from_pi(thinking.as_array().unwrap()),
+        Err(CannotExpress::Block(
+            "several thinking blocks in chat completions".into()
+        ))
+    );
+    assert!(
+        Format::Anthropic
+            .from_pi(thinking.as_array().unwrap())
+            .is_ok()
+    );
+    let image_result = json!([{"role": "toolResult", "toolCallId": "a", "toolName": "read",
+        "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}]);
+    for format in [Format::OpenAi, Format::Gemini, Format::AiSdk] {
+        assert!(
+            matches!(
+                format.from_pi(image_result.as_array().unwrap()),
+                Err(CannotExpress::Block(_))
+            ),
+            "{format}"
+        );
+    }
+    let no_id =
+        json!([{"role": "assistant", "content": [{"type": "toolCall", "id": 7, "name": "read"}]}]);
+    assert_eq!(
+        Format::AiSdk.from_pi(no_id.as_array().unwrap()),
+        Err(CannotExpress::Id)
+    );
+    let null_content = json!([{"role": "user", "content": null}]);
+    assert_eq!(
+        Format::LangChain.from_pi(null_content.as_array().unwrap()),
+        Err(CannotExpress::Content)
+    );
+    assert_eq!(
+        Format::Pi
+            .from_pi(null_content.as_array().unwrap())
+            .unwrap(),
+        null_content.as_array().unwrap().clone()
+    );
+}
+
+#[test]
+fn one_thinking_block_is_the_chat_reasoning_content() {
+    let thinking = json!([{"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "ok"}]}]);
+    assert_eq!(
+        Format::OpenAi
+            .from_pi(thinking.as_array().unwrap())
+            .unwrap(),
+        vec![
+            json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "reasoning_content": "hm"})
+        ]
+    );
+}
+
+#[test]
+fn the_system_prompt_is_no_message_in_anthropic_and_gemini() {
+    let system = json!([{"role": "system", "content": "be brief"}]);
+    for format in [Format::Anthropic, Format::Gemini] {
+        assert_eq!(
+            format.from_pi(system.as_array().unwrap()),
+            Err(CannotExpress::Role("system".into()))
+        );
+    }
+    assert_eq!(
+        Format::AiSdk.from_pi(system.as_array().unwrap()).unwrap(),
+        vec![json!({"role": "system", "content": "be brief"})]
+    );
+}
+
+fn rules(format: Format, messages: Value) -> Vec<(&'static str, usize)> {
+    let view = format.view(messages.as_array().unwrap());
+    wire::validate(format, &view)
+        .into_iter()
+        .map(|v| (v.rule, v.message))
+        .collect()
+}
+
+#[test]
+fn chat_results_may_span_messages_but_not_an_interruption() {
+    let split = json!([
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}, {"id": "b", "function": {"name": "f"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+        {"role": "user", "content": "wait"},
+        {"role": "tool", "tool_call_id": "b", "content": "2"},
+        {"role": "tool", "tool_call_id": "b", "content": "2"}
+    ]);
+    assert_eq!(
+        rules(Format::OpenAi, split),
+        vec![
+            (MISSING_RESULT, 0),
+            (RESULT_WITHOUT_CALL, 3),
+            (RESULT_WITHOUT_CALL, 4)
+        ]
+    );
+}
+
+#[test]
+fn anthropic_results_must_all_sit_in_the_next_message() {
+    let late = json!([
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}, {"type": "tool_use", "id": "b", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}, {"type": "tool_result", "tool_use_id": "a"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b"}]}
+    ]);
+    assert_eq!(
+        rules(Format::Anthropic, late),
+        vec![
+            (DUPLICATE_RESULT, 1),
+            (MISSING_RESULT, 0),
+            (RESULT_WITHOUT_CALL, 2)
+        ]
+    );
+}
+
+#[test]
+fn gemini_pairs_responses_without_ids_by_name_in_order() {
+    let by_name = json!([
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}, {"functionCall": {"name": "g", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "g", "response": {}}}, {"functionResponse": {"name": "f", "response": {}}}]}
+    ]);
+    assert_eq!(rules(Format::Gemini, by_name), vec![]);
+    let wrong_name = json!([
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "h", "response": {}}}]}
+    ]);
+    assert_eq!(
+        rules(Format::Gemini, wrong_name),
+        vec![(RESULT_WITHOUT_CALL, 1), (MISSING_RESULT, 0)]
+    );
+}
+
+#[test]
+fn langchain_reads_the_nested_messages_to_dict_shape_too() {
+    let nested = json!([
+        {"type": "ai", "data": {"content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}}]}},
+        {"type": "tool", "data": {"content": "1", "tool_call_id": "a"}}
+    ]);
+    assert_eq!(rules(Format::LangChain, nested), vec![]);
+}
+
+#[test]
+fn unknown_roles_are_invalid() {
+    assert_eq!(
+        rules(Format::AiSdk, json!([{"role": "robot", "content": "x"}])),
+        vec![(wire::INVALID_ROLE, 0)]
+    );
+}

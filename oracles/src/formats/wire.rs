@@ -1,0 +1,140 @@
+//! The provider rules on tool calls and results, written once over [`Entry`] views for every
+//! format but pi (pi's own request builder and the Anthropic rules judge pi transcripts).
+//!
+//! Sources of each rule, per format:
+//! - OpenAI chat completions: the API's 400s (`messages with role 'tool' must be a response to a
+//!   preceeding message with 'tool_calls'`, `An assistant message with 'tool_calls' must be
+//!   followed by tool messages responding to each 'tool_call_id'`), as in
+//!   `crate::wire::openai`.
+//! - Anthropic messages: the API's 400s (`tool_use ids were found without tool_result blocks
+//!   immediately after`, `unexpected tool_use_id found in tool_result blocks`, `tool_use ids must
+//!   be unique`), as in `crate::wire::anthropic::validate`: every result of an assistant's calls
+//!   sits in the one user message right after it.
+//! - Gemini: the API's 400s (`Please ensure that function response turn comes immediately after a
+//!   function call turn`, `Please ensure that the number of function response parts is equal to
+//!   the number of function call parts of the function call turn`). When a response carries no
+//!   `id`, it is paired with the first unanswered call of the same name in that turn (calls and
+//!   responses are matched by name and order; our bridge always writes ids).
+//! - AI SDK and LangChain: neither library validates the pairing itself; both send tool messages
+//!   one to one as chat-completions `tool` messages (AI SDK's OpenAI provider, LangChain's
+//!   `convert_message_to_dict`), so the OpenAI rules apply.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::{Call, Entry, Format, ResultPart, Role};
+
+pub const INVALID_ROLE: &str = "invalid-role";
+pub const RESULT_WITHOUT_CALL: &str = "result-without-call";
+pub const DUPLICATE_RESULT: &str = "duplicate-result";
+pub const MISSING_RESULT: &str = "missing-result";
+pub const DUPLICATE_CALL_ID: &str = "duplicate-call-id";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireViolation {
+    /// Stable rule id.
+    pub rule: &'static str,
+    /// Index of the offending message.
+    pub message: usize,
+    /// The call id concerned, if any.
+    pub id: Option<String>,
+}
+
+/// The calls of one message whose results are being read.
+struct Batch<'a> {
+    message: usize,
+    calls: &'a [Call],
+    answered: Vec<bool>,
+}
+
+impl Batch<'_> {
+    /// The call `result` answers in this batch: by id, or (no id) the first unanswered call of
+    /// the same name.
+    fn find(&self, result: &ResultPart) -> Option<usize> {
+        match &result.id {
+            Some(id) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            None => (0..self.calls.len()).find(|&i| {
+                !self.answered[i] && self.calls[i].id.is_none() && self.calls[i].name == result.name
+            }),
+        }
+    }
+
+    fn close(self, found: &mut Vec<WireViolation>) {
+        for (call, answered) in self.calls.iter().zip(&self.answered) {
+            if !answered {
+                found.push(WireViolation {
+                    rule: MISSING_RESULT,
+                    message: self.message,
+                    id: call.id.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// Every violation of `format`'s rules in `view` (`format` is not pi).
+pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
+    let mut found = Vec::new();
+    let mut batch: Option<Batch> = None;
+    let mut call_ids = HashSet::new();
+    for (message, entry) in view.iter().enumerate() {
+        if let Role::Other(_) = entry.role {
+            found.push(WireViolation {
+                rule: INVALID_ROLE,
+                message,
+                id: None,
+            });
+        }
+        if !entry.results.is_empty() {
+            for result in &entry.results {
+                let answered = batch
+                    .as_mut()
+                    .and_then(|open| Some((open.find(result)?, open)));
+                match answered {
+                    Some((at, open)) if open.answered[at] => found.push(WireViolation {
+                        rule: DUPLICATE_RESULT,
+                        message,
+                        id: result.id.clone(),
+                    }),
+                    Some((at, open)) => open.answered[at] = true,
+                    None => found.push(WireViolation {
+                        rule: RESULT_WITHOUT_CALL,
+                        message,
+                        id: result.id.clone(),
+                    }),
+                }
+            }
+            let batch_ends = format.results_in_one_message() || entry.rest.is_some();
+            if batch_ends && let Some(open) = batch.take() {
+                open.close(&mut found);
+            }
+            continue;
+        }
+        if let Some(open) = batch.take() {
+            open.close(&mut found);
+        }
+        for call in &entry.calls {
+            if let Some(id) = &call.id
+                && !call_ids.insert(id.as_str())
+            {
+                found.push(WireViolation {
+                    rule: DUPLICATE_CALL_ID,
+                    message,
+                    id: Some(id.clone()),
+                });
+            }
+        }
+        if !entry.calls.is_empty() {
+            batch = Some(Batch {
+                message,
+                calls: &entry.calls,
+                answered: vec![false; entry.calls.len()],
+            });
+        }
+    }
+    if let Some(open) = batch {
+        open.close(&mut found);
+    }
+    found
+}

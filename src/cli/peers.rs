@@ -1,0 +1,310 @@
+//! `ctxfuzz peers`: fuzzes each installed peer (a published package's function behind an adapter,
+//! `peers/<id>/peer.toml`) under its contract and prints the matrix; `--json` prints the rows.
+//!
+//! Exit 2 when a peer is not installed (its row carries the error), else 1 when a peer is charged
+//! an invariant its `peers/<id>/baseline.json` does not list, else 0. Run from the repository
+//! root: the manifests' commands are relative to it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::harness::progress::Progress;
+use crate::harness::runner::{self, Config};
+use crate::harness::targets::contract::ContractTarget;
+use crate::harness::{Class, stop};
+
+/// Seconds per peer when `--time` is not given.
+pub const DEFAULT_SECONDS: f64 = 60.0;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The peers to fuzz, by id [default: every folder of --peers with a peer.toml].
+    pub ids: Vec<String>,
+    /// Seconds to fuzz each peer.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SECONDS)]
+    pub time: f64,
+    /// Seed of the run [default: random, printed].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where findings are written, one folder per peer [default: findings/peers].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the matrix as a JSON array of rows.
+    #[arg(long)]
+    pub json: bool,
+    /// The folder of peer manifests.
+    #[arg(long, value_name = "DIR", default_value = "peers")]
+    pub peers: PathBuf,
+    /// Worker threads per peer [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// A peer's first answer may take this long: importing a Python package such as langchain or
+/// litellm takes seconds on a busy machine, and is not a hang.
+const STARTUP_MS: u64 = 60_000;
+
+/// `peers/<id>/peer.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub id: String,
+    pub package: String,
+    pub version: String,
+    pub registry: String,
+    pub license: String,
+    pub contract: String,
+    pub format: String,
+    /// Run from the repository root by `sh -c`.
+    pub command: String,
+    /// How the package marks a result it adds (absent: it adds none).
+    pub synthetic: Option<Synthetic>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Synthetic {
+    pub text_contains: String,
+}
+
+impl Manifest {
+    pub fn read(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("{}: not a peer manifest", path.display()))
+    }
+
+    /// The contract target's profile for this peer.
+    pub fn profile(&self) -> Value {
+        let mut profile = json!({
+            "contract": self.contract, "format": self.format, "sut": self.command,
+            "peer": self.id, "package": format!("{}@{}", self.package, self.version),
+            "sut_startup_ms": STARTUP_MS,
+        });
+        if let Some(synthetic) = &self.synthetic {
+            profile["marker"] = json!(synthetic.text_contains);
+        }
+        profile
+    }
+
+    /// Why the peer cannot run, if its program (the command's first word, a path) is missing.
+    fn not_installed(&self) -> Option<String> {
+        let program = self.command.split_whitespace().next().unwrap_or_default();
+        (program.contains('/') && !Path::new(program).exists())
+            .then(|| format!("not installed: {program} is missing (run ci/peers-install.sh)"))
+    }
+}
+
+/// One row of the matrix.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Row {
+    pub peer: String,
+    pub package: String,
+    pub contract: String,
+    pub format: String,
+    pub execs: u64,
+    pub execs_per_second: f64,
+    pub charged: BTreeMap<String, u64>,
+    /// Charged invariants the baseline does not list.
+    pub new: Vec<String>,
+    pub informational: BTreeMap<String, u64>,
+    pub unpreventable: BTreeMap<String, u64>,
+    /// Generated transcripts the peer's format cannot express.
+    pub skipped: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let ids = if args.ids.is_empty() {
+        every_peer(&args.peers)?
+    } else {
+        args.ids.clone()
+    };
+    if ids.is_empty() {
+        bail!(
+            "{}: no peer manifests (peers/<id>/peer.toml)",
+            args.peers.display()
+        );
+    }
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("findings/peers"));
+    let mut rows = Vec::new();
+    for id in &ids {
+        if !args.json {
+            println!("fuzzing peer {id} for {}s, seed {seed}", args.time);
+        }
+        let row = match fuzz_peer(&args, id, seed, &out.join(id)) {
+            Ok(row) => row,
+            Err(error) => Row {
+                peer: id.clone(),
+                error: Some(format!("{error:#}")),
+                ..Row::default()
+            },
+        };
+        rows.push(row);
+        if stop::requested().is_some() {
+            break;
+        }
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("rows serialise")
+        );
+    } else {
+        print!("{}", matrix(&rows));
+    }
+    Ok(if rows.iter().any(|r| r.error.is_some()) {
+        2
+    } else {
+        u8::from(rows.iter().any(|r| !r.new.is_empty()))
+    })
+}
+
+fn every_peer(root: &Path) -> Result<Vec<String>> {
+    let entries =
+        std::fs::read_dir(root).with_context(|| format!("{}: cannot list", root.display()))?;
+    let mut ids: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("peer.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
+    let dir = args.peers.join(id);
+    let manifest = Manifest::read(&dir.join("peer.toml"))?;
+    let mut row = Row {
+        peer: manifest.id.clone(),
+        package: format!("{}@{}", manifest.package, manifest.version),
+        contract: manifest.contract.clone(),
+        format: manifest.format.clone(),
+        ..Row::default()
+    };
+    if let Some(error) = manifest.not_installed() {
+        row.error = Some(error);
+        return Ok(row);
+    }
+    let baseline = baseline(&dir.join("baseline.json"))?;
+    let target = ContractTarget::from_profile(&manifest.profile())?;
+    let config = Config {
+        seed,
+        first: 0,
+        runs: None,
+        time: Some(Duration::from_secs_f64(args.time.max(0.0))),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+    };
+    let write_error = std::sync::Mutex::new(None);
+    let on_finding = |finding: &crate::harness::findings::Finding, _: &Progress| {
+        if let Err(error) = std::fs::create_dir_all(out)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| finding.write(out))
+        {
+            *write_error.lock().expect("error lock") = Some(error);
+        }
+    };
+    let outcome = runner::fuzz(&target, &config, &mut Progress::Hidden, &on_finding);
+    if let Some(error) = write_error.into_inner().expect("error lock") {
+        return Err(error);
+    }
+    row.execs = outcome.stats.execs;
+    row.execs_per_second = (outcome.stats.execs_per_second() * 10.0).round() / 10.0;
+    for ((class, invariant), count) in &outcome.stats.violations {
+        let column = match class {
+            Class::Charged => &mut row.charged,
+            Class::Informational => &mut row.informational,
+            Class::Unpreventable => &mut row.unpreventable,
+        };
+        column.insert(invariant.to_string(), *count);
+    }
+    row.new = row
+        .charged
+        .keys()
+        .filter(|i| !baseline.contains_key(*i))
+        .cloned()
+        .collect();
+    row.skipped = target.skipped().values().sum();
+    Ok(row)
+}
+
+/// `peers/<id>/baseline.json`: `{"charged": {INVARIANT: "why it is known"}}`; absent: empty.
+fn baseline(path: &Path) -> Result<BTreeMap<String, String>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(BTreeMap::new());
+    };
+    let value: Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    serde_json::from_value(value.get("charged").cloned().unwrap_or(json!({}))).with_context(|| {
+        format!(
+            "{}: `charged` is not an object of invariant -> note",
+            path.display()
+        )
+    })
+}
+
+fn counts(map: &BTreeMap<String, u64>) -> String {
+    if map.is_empty() {
+        return "-".into();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn matrix(rows: &[Row]) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:<18} {:<32} {:<9} {:>8} {:>8}  {:<40} {:<30} {:>7}",
+        "peer", "package", "contract", "execs", "execs/s", "charged", "other", "skipped"
+    );
+    for row in rows {
+        if let Some(error) = &row.error {
+            let _ = writeln!(
+                text,
+                "{:<18} {:<32} {:<9} error: {error}",
+                row.peer, row.package, row.contract
+            );
+            continue;
+        }
+        let mut other = row.informational.clone();
+        other.extend(
+            row.unpreventable
+                .iter()
+                .map(|(k, v)| (format!("{k} (unpreventable)"), *v)),
+        );
+        let new = if row.new.is_empty() {
+            String::new()
+        } else {
+            format!("  NEW: {}", row.new.join(", "))
+        };
+        let _ = writeln!(
+            text,
+            "{:<18} {:<32} {:<9} {:>8} {:>8.1}  {:<40} {:<30} {:>7}{new}",
+            row.peer,
+            row.package,
+            row.contract,
+            row.execs,
+            row.execs_per_second,
+            counts(&row.charged),
+            counts(&other),
+            row.skipped
+        );
+    }
+    text
+}

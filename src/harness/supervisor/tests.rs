@@ -1,0 +1,326 @@
+//! The supervisor against tiny `sh` programs, one per way of misbehaving, and the answer reader
+//! against every way a pipe can split its bytes.
+
+use super::*;
+
+fn quick() -> Limits {
+    Limits {
+        answer: Duration::from_millis(300),
+        startup_grace: Duration::ZERO,
+        kill_grace: Duration::from_millis(200),
+        ..Limits::default()
+    }
+}
+
+fn fault(result: Result<String, Failure>) -> Fault {
+    match result {
+        Err(Failure::Fault(fault)) => fault,
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+/// A file the program writes pids to, and the pids it holds.
+struct PidFile(tempfile::TempDir);
+
+impl PidFile {
+    fn new() -> PidFile {
+        PidFile(tempfile::tempdir().unwrap())
+    }
+
+    fn path(&self) -> String {
+        self.0.path().join("pids").display().to_string()
+    }
+
+    fn pids(&self) -> Vec<i32> {
+        std::fs::read_to_string(self.path())
+            .unwrap()
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect()
+    }
+
+    /// Every pid written is gone (not even a zombie: the supervisor reaps what it orphans).
+    fn assert_all_gone(&self) {
+        let pids = self.pids();
+        assert!(!pids.is_empty());
+        for pid in pids {
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "process {pid} is still there"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_program_that_answers_is_kept_for_the_next_request() {
+    let supervisor = Supervisor::new(r#"while read -r line; do echo "$$ $line"; done"#, quick());
+    let first = supervisor.ask("one").unwrap();
+    let second = supervisor.ask("two").unwrap();
+    let (pid, text) = first.split_once(' ').unwrap();
+    assert_eq!(text, "one");
+    assert_eq!(second, format!("{pid} two"));
+}
+
+#[test]
+fn a_program_that_exits_at_once_is_a_crash_with_its_status_and_stderr() {
+    let supervisor = Supervisor::new("echo last words >&2; exit 3", quick());
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Crash, "{fault:?}");
+    assert_eq!(fault.evidence["status"], "exit status 3", "{fault:?}");
+    assert_eq!(fault.evidence["stderr"], "last words\n", "{fault:?}");
+    // The next request starts a fresh program, which fails the same way.
+    assert_eq!(fault_kind(&supervisor, "again"), FaultKind::Crash);
+}
+
+fn fault_kind(supervisor: &Supervisor, request: &str) -> FaultKind {
+    fault(supervisor.ask(request)).kind
+}
+
+#[test]
+fn a_write_to_a_program_that_is_gone_is_a_crash_not_a_signal() {
+    let supervisor = Supervisor::new("exec 0<&-; sleep 0.05; exit 4", quick());
+    // More than a pipe holds, so the write meets the closed end.
+    let fault = fault(supervisor.ask(&"x".repeat(1 << 20)));
+    assert_eq!(fault.kind, FaultKind::Crash, "{fault:?}");
+    assert!(fault.summary.contains("exit status 4"), "{}", fault.summary);
+}
+
+#[test]
+fn a_program_that_exits_after_answering_is_a_crash_at_the_next_request() {
+    let supervisor = Supervisor::new("read -r line; echo ok; exit 5", quick());
+    assert_eq!(supervisor.ask("one").unwrap(), "ok");
+    std::thread::sleep(Duration::from_millis(50));
+    let fault = fault(supervisor.ask("two"));
+    assert_eq!(fault.kind, FaultKind::Crash);
+    assert!(fault.summary.contains("exit status 5"), "{}", fault.summary);
+}
+
+#[test]
+fn no_answer_within_the_deadline_is_a_hang_and_costs_no_more_than_the_deadline() {
+    let supervisor = Supervisor::new("cat >/dev/null", quick());
+    let started = Instant::now();
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Hang);
+    assert_eq!(fault.evidence["deadline_ms"], 300);
+    // The deadline, then SIGTERM (cat obeys at once).
+    assert!(
+        started.elapsed() < Duration::from_millis(300 + 400),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_first_answer_gets_the_start_up_grace_and_later_ones_do_not() {
+    let limits = Limits {
+        startup_grace: Duration::from_millis(700),
+        ..quick()
+    };
+    let supervisor = Supervisor::new("sleep 0.5; read -r l; echo ok; cat >/dev/null", limits);
+    assert_eq!(supervisor.ask("one").unwrap(), "ok");
+    let later = fault(supervisor.ask("two"));
+    assert_eq!(later.kind, FaultKind::Hang);
+    assert_eq!(later.evidence["first_answer"], false);
+    let slow = Supervisor::new("sleep 5; read -r l; echo ok", limits);
+    let first = fault(slow.ask("one"));
+    assert_eq!(first.kind, FaultKind::Hang);
+    assert_eq!(first.evidence["first_answer"], true);
+    assert!(
+        first.summary.contains("start-up grace"),
+        "{}",
+        first.summary
+    );
+}
+
+#[test]
+fn half_a_line_then_silence_is_a_hang_that_shows_the_half_line() {
+    let supervisor = Supervisor::new(r#"read -r l; printf '{"half'; sleep 60"#, quick());
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Hang);
+    assert_eq!(fault.evidence["partial"], r#"{"half"#);
+}
+
+#[test]
+fn a_program_that_closes_stdout_and_lives_on_is_closed_output() {
+    let supervisor = Supervisor::new("exec 1>&-; cat >/dev/null", quick());
+    assert_eq!(fault_kind(&supervisor, "hello"), FaultKind::ClosedOutput);
+}
+
+#[test]
+fn a_program_that_ignores_sigterm_is_killed_and_nothing_is_left() {
+    let pids = PidFile::new();
+    let command = format!("trap '' TERM; echo $$ > {}; cat >/dev/null", pids.path());
+    let supervisor = Supervisor::new(&command, quick());
+    let started = Instant::now();
+    assert_eq!(fault_kind(&supervisor, "hello"), FaultKind::Hang);
+    // The deadline, then the whole kill grace before SIGKILL.
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    pids.assert_all_gone();
+}
+
+#[test]
+fn a_grandchild_holding_the_pipes_does_not_hide_the_exit_and_is_killed() {
+    let pids = PidFile::new();
+    let command = format!("sleep 60 & echo $! > {}; exit 3", pids.path());
+    let supervisor = Supervisor::new(&command, quick());
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Crash, "{fault:?}");
+    assert_eq!(fault.evidence["status"], "exit status 3");
+    pids.assert_all_gone();
+}
+
+#[test]
+fn an_answer_over_the_limit_is_malformed_with_its_size() {
+    let limits = Limits {
+        max_answer_bytes: 1000,
+        ..quick()
+    };
+    let supervisor = Supervisor::new(
+        "read -r l; head -c 5000 /dev/zero | tr '\\0' x; echo",
+        limits,
+    );
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Malformed);
+    assert_eq!(fault.evidence["limit_bytes"], 1000);
+    assert!(
+        fault.evidence["answer_bytes"].as_u64().unwrap() > 1000,
+        "{fault:?}"
+    );
+    let exact = Supervisor::new(
+        "read -r l; head -c 1000 /dev/zero | tr '\\0' x; echo",
+        limits,
+    );
+    assert_eq!(exact.ask("hello").unwrap().len(), 1000);
+}
+
+#[test]
+fn an_answer_that_is_not_utf8_is_malformed() {
+    let supervisor = Supervisor::new(r"read -r l; printf 'ok\377\n'", quick());
+    let fault = fault(supervisor.ask("hello"));
+    assert_eq!(fault.kind, FaultKind::Malformed);
+    assert_eq!(fault.evidence["valid_up_to"], 2);
+}
+
+#[test]
+fn two_answers_to_one_request_are_extra_output() {
+    let supervisor = Supervisor::new(r"while read -r l; do printf 'a\nb\n'; done", quick());
+    assert_eq!(supervisor.ask("one").unwrap(), "a");
+    let fault = fault(supervisor.ask("two"));
+    assert_eq!(fault.kind, FaultKind::ExtraOutput);
+    assert_eq!(fault.evidence["extra"], "b\n");
+}
+
+#[test]
+fn stderr_keeps_a_bounded_tail() {
+    let limits = Limits {
+        stderr_tail_bytes: 100,
+        ..quick()
+    };
+    let supervisor = Supervisor::new(
+        "head -c 10000 /dev/zero | tr '\\0' e >&2; echo end >&2; exit 1",
+        limits,
+    );
+    let fault = fault(supervisor.ask("hello"));
+    let stderr = fault.evidence["stderr"].as_str().unwrap();
+    assert_eq!(stderr.len(), 100);
+    assert!(stderr.ends_with("eeeend\n"), "{stderr}");
+}
+
+#[test]
+fn a_cut_off_stops_the_wait_without_a_fault_and_kills_the_program() {
+    let pids = PidFile::new();
+    let command = format!("echo $$ > {}; cat >/dev/null", pids.path());
+    let supervisor = Supervisor::new(&command, Limits::default());
+    let started = Instant::now();
+    let result = stop::within(started + Duration::from_millis(200), || {
+        supervisor.ask("hello")
+    });
+    assert!(matches!(result, Err(Failure::Stopped(_))), "{result:?}");
+    assert!(started.elapsed() < Duration::from_secs(1));
+    pids.assert_all_gone();
+    // Once the cut-off has passed, no program is started at all.
+    let result = stop::within(started, || supervisor.ask("again"));
+    assert!(matches!(result, Err(Failure::Stopped(_))), "{result:?}");
+}
+
+#[test]
+fn dropping_the_supervisor_retires_its_idle_programs() {
+    let pids = PidFile::new();
+    let command = format!(
+        "trap '' TERM; echo $$ > {}; while read -r l; do echo ok; done",
+        pids.path()
+    );
+    let supervisor = Supervisor::new(&command, quick());
+    assert_eq!(supervisor.ask("hello").unwrap(), "ok");
+    drop(supervisor);
+    pids.assert_all_gone();
+}
+
+#[test]
+fn a_fault_becomes_a_violation_named_by_its_id() {
+    let supervisor = Supervisor::new("exit 1", quick());
+    let violation = fault(supervisor.ask("x")).violation();
+    assert_eq!(violation.invariant, SUT_CRASH);
+    assert_eq!(violation.cause, Cause::SystemUnderTest);
+}
+
+#[test]
+fn limits_come_from_the_profile_and_go_back_into_it() {
+    let limits = Limits::from_profile(&json!({"sut_timeout_ms": 900, "sut_startup_ms": 50}));
+    assert_eq!(limits.answer, Duration::from_millis(900));
+    assert_eq!(limits.startup_grace, Duration::from_millis(50));
+    let mut profile = Map::new();
+    limits.record_in(&mut profile);
+    assert_eq!(Limits::from_profile(&Value::Object(profile)), limits);
+    assert_eq!(Limits::from_profile(&json!({})), Limits::default());
+}
+
+#[test]
+fn the_reader_assembles_lines_however_the_pipe_splits_them() {
+    let printed = b"{\"a\":1}\nsecond line\nhalf";
+    for split in 1..printed.len() {
+        let mut reader = AnswerReader::new(64);
+        let mut lines = Vec::new();
+        for chunk in printed.chunks(split) {
+            reader.push(chunk);
+            while let Some(line) = reader.next_answer() {
+                lines.push(line.unwrap());
+            }
+        }
+        assert_eq!(lines, ["{\"a\":1}", "second line"], "split {split}");
+        assert_eq!(reader.pending(), b"half");
+    }
+}
+
+#[test]
+fn the_reader_refuses_a_line_one_byte_over_the_limit() {
+    let mut reader = AnswerReader::new(4);
+    reader.push(b"1234\n12345\n");
+    assert_eq!(reader.next_answer(), Some(Ok("1234".into())));
+    assert_eq!(
+        reader.next_answer(),
+        Some(Err(Malformed::TooLarge { bytes: 5 }))
+    );
+    let mut reader = AnswerReader::new(4);
+    reader.push(b"1234");
+    assert_eq!(reader.next_answer(), None);
+    assert!(!reader.is_over_limit());
+    reader.push(b"5");
+    assert!(reader.is_over_limit());
+    assert_eq!(
+        reader.next_answer(),
+        Some(Err(Malformed::TooLarge { bytes: 5 }))
+    );
+}
+
+#[test]
+fn the_reader_refuses_bytes_that_are_not_utf8() {
+    let mut reader = AnswerReader::new(64);
+    reader.push(b"ab\xffc\nok\n");
+    assert_eq!(
+        reader.next_answer(),
+        Some(Err(Malformed::NotUtf8 { valid_up_to: 2 }))
+    );
+    assert_eq!(reader.next_answer(), Some(Ok("ok".into())));
+}

@@ -1,0 +1,312 @@
+//! Contracts for external programs (`ctxfuzz fuzz --contract repair|cut --format F --sut CMD`):
+//! the reference programs in `tests/sut/` pass with nothing charged; each deliberately wrong
+//! variant breaks exactly the promise it is built to break; the bridges from pi keep what the
+//! contracts judge, and what a format cannot express is refused, never altered.
+
+use std::path::Path;
+use std::process::Command;
+
+use ctxfuzz::generators::pi as pi_generator;
+use ctxfuzz::harness::progress::Progress;
+use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::targets::contract::ContractTarget;
+use ctxfuzz::harness::targets::contract::SUT_THREW;
+use ctxfuzz::harness::{Class, Target};
+use ctxfuzz_oracles::contracts::{cut, repair};
+use ctxfuzz_oracles::formats::{Format, skeleton};
+use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
+use ctxfuzz_oracles::pi::{Variant, convert_to_llm};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+const MARKER: &str = "[ctxfuzz-synthetic]";
+
+fn program(script: &str, args: &str) -> String {
+    format!(
+        "python3 {}/tests/sut/{script} {args}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn profile(contract: &str, format: &str, sut: &str) -> Value {
+    json!({"contract": contract, "format": format, "sut": sut, "marker": MARKER, "sut_timeout_ms": 5_000})
+}
+
+fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
+    let config = Config {
+        seed: 13,
+        first: 0,
+        runs: Some(runs),
+        time: None,
+        jobs: 2,
+    };
+    runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
+}
+
+fn repairer(bug: &str) -> ContractTarget {
+    let args = if bug.is_empty() {
+        String::new()
+    } else {
+        format!("--bug {bug}")
+    };
+    ContractTarget::from_profile(&profile("repair", "openai", &program("repair.py", &args)))
+        .unwrap()
+}
+
+fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
+    outcome
+        .stats
+        .violations
+        .get(&(class, invariant))
+        .copied()
+        .unwrap_or(0)
+}
+
+fn charged(outcome: &Outcome) -> Vec<&'static str> {
+    outcome
+        .stats
+        .violations
+        .keys()
+        .filter(|(class, _)| *class == Class::Charged)
+        .map(|(_, id)| *id)
+        .collect()
+}
+
+#[test]
+fn contracts_the_reference_repairer_is_charged_nothing_and_skips_are_counted() {
+    let target = repairer("");
+    let outcome = fuzz(&target, 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+    let skipped: u64 = target.skipped().values().sum();
+    assert_eq!(
+        skipped, outcome.stats.rejected,
+        "every rejected case is a counted skip"
+    );
+    assert!(outcome.stats.execs > 100, "{:#?}", outcome.stats);
+}
+
+#[test]
+fn contracts_each_wrong_repairer_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("unanswered", repair::WIRE_VALID),
+        ("drops-steering", repair::KEEPS_OTHER_MESSAGES),
+        ("drops-real", repair::KEEPS_REAL_RESULTS),
+        ("extra", repair::NO_EXTRA_RESULT),
+        ("unmarked", repair::SYNTHETIC_RECOGNISABLE),
+        ("flips", repair::IDEMPOTENT),
+    ] {
+        let outcome = fuzz(&repairer(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
+}
+
+#[test]
+fn contracts_a_refusal_is_reported_in_its_own_class() {
+    let outcome = fuzz(&repairer("throws"), 300);
+    assert!(
+        count(&outcome, Class::Informational, SUT_THREW) > 0,
+        "{:#?}",
+        outcome.stats
+    );
+    assert_eq!(charged(&outcome), Vec::<&str>::new());
+}
+
+fn cutter(bug: &str) -> ContractTarget {
+    let args = if bug.is_empty() {
+        String::new()
+    } else {
+        format!("--bug {bug}")
+    };
+    ContractTarget::from_profile(&profile("cut", "openai", &program("cut.py", &args))).unwrap()
+}
+
+#[test]
+fn contracts_the_reference_cutter_is_charged_nothing() {
+    let outcome = fuzz(&cutter(""), 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+}
+
+#[test]
+fn contracts_each_wrong_cutter_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("out-of-range", cut::BOUNDARY_IN_RANGE),
+        ("splits", NO_NEW_ORPHANS),
+    ] {
+        let outcome = fuzz(&cutter(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
+}
+
+#[test]
+fn contracts_a_finding_is_a_case_file_replay_reproduces() {
+    let out = tempfile::tempdir().unwrap();
+    let ctxfuzz = env!("CARGO_BIN_EXE_ctxfuzz");
+    let status = Command::new(ctxfuzz)
+        .args(["fuzz", "--contract", "cut", "--format", "openai", "--sut"])
+        .arg(program("cut.py", "--bug out-of-range"))
+        .args(["--runs", "20", "--seed", "3", "--jobs", "1", "--out"])
+        .arg(out.path())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let case = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&case).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["target"], "contract");
+    assert_eq!(file["profile"]["contract"], "cut");
+    assert_eq!(file["profile"]["format"], "openai");
+    assert!(
+        file["profile"]["sut"].as_str().unwrap().contains("cut.py"),
+        "{text}"
+    );
+    let replay = Command::new(ctxfuzz)
+        .arg("replay")
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert!(Path::new(&case).exists());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every bridge keeps the roles, the ids and the order of calls and results (so which result
+    /// answers which call) of what pi's `convertToLlm` makes of a generated transcript, or refuses.
+    #[test]
+    fn contracts_bridges_keep_what_the_contracts_judge(pi in pi_generator::strategy()) {
+        let Ok(llm) = convert_to_llm(&pi, Variant::default()) else { return Ok(()) };
+        let expected = skeleton(&Format::Pi.view(&llm));
+        for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
+            if let Ok(written) = format.from_pi(&pi) {
+                prop_assert_eq!(&skeleton(&format.view(&written)), &expected, "{}", format);
+            }
+        }
+        prop_assert_eq!(Format::Pi.from_pi(&pi).unwrap(), pi);
+    }
+}
+
+#[test]
+fn contracts_the_target_records_what_replay_needs() {
+    let target = cutter("");
+    assert_eq!(target.variant(), "cut:openai");
+    let recorded = target.profile();
+    assert_eq!(recorded["contract"], "cut");
+    assert_eq!(recorded["marker"], MARKER);
+    assert!(ContractTarget::from_profile(&json!({"contract": "sweep", "sut": "x"})).is_err());
+    assert!(
+        ContractTarget::from_profile(&json!({"contract": "repair", "format": "xml", "sut": "x"}))
+            .is_err()
+    );
+}
+
+/// A peers folder holding one manifest `id` whose command is `command`, and the baseline given.
+fn peers_dir(
+    id: &str,
+    contract: &str,
+    command: &str,
+    baseline: Option<Value>,
+) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = dir.path().join(id);
+    std::fs::create_dir(&peer).unwrap();
+    let manifest = format!(
+        "id = \"{id}\"\npackage = \"reference\"\nversion = \"1.0.0\"\nregistry = \"none\"\nlicense = \"MIT\"\n\
+         contract = \"{contract}\"\nformat = \"openai\"\ncommand = \"{command}\"\n\
+         synthetic = {{ text_contains = \"{MARKER}\" }}\n"
+    );
+    std::fs::write(peer.join("peer.toml"), manifest).unwrap();
+    if let Some(baseline) = baseline {
+        std::fs::write(peer.join("baseline.json"), baseline.to_string()).unwrap();
+    }
+    dir
+}
+
+/// `ctxfuzz peers --json` over `dir`: the exit code and the rows.
+fn peers(dir: &Path) -> (Option<i32>, Value) {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args([
+            "peers", "--time", "1", "--seed", "4", "--jobs", "1", "--json", "--peers",
+        ])
+        .arg(dir)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let rows = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), rows)
+}
+
+#[test]
+fn contracts_peers_prints_one_row_per_peer_and_passes_a_correct_one() {
+    let dir = peers_dir("reference", "repair", &program("repair.py", ""), None);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(0), "{rows:#}");
+    let row = &rows[0];
+    assert_eq!(row["peer"], "reference");
+    assert_eq!(row["package"], "reference@1.0.0");
+    assert_eq!(row["contract"], "repair");
+    assert!(row["execs"].as_u64().unwrap() > 0, "{row:#}");
+    assert_eq!(row["charged"], json!({}));
+    assert!(
+        row["unpreventable"].is_object() && row["skipped"].is_u64(),
+        "{row:#}"
+    );
+}
+
+#[test]
+fn contracts_peers_fails_only_on_a_charged_invariant_the_baseline_does_not_know() {
+    let command = program("cut.py", "--bug out-of-range");
+    let (code, rows) = peers(peers_dir("wrong", "cut", &command, None).path());
+    assert_eq!(code, Some(1), "{rows:#}");
+    assert_eq!(rows[0]["new"], json!([cut::BOUNDARY_IN_RANGE]));
+    let known = json!({"charged": {cut::BOUNDARY_IN_RANGE: "reported upstream"}});
+    let (code, rows) = peers(peers_dir("wrong", "cut", &command, Some(known)).path());
+    assert_eq!(code, Some(0), "{rows:#}");
+    assert!(rows[0]["charged"][cut::BOUNDARY_IN_RANGE].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn contracts_a_peer_that_is_not_installed_is_a_row_with_an_error() {
+    let dir = peers_dir(
+        "absent",
+        "repair",
+        "peers/.venv/bin/python adapter.py",
+        None,
+    );
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(2));
+    assert!(
+        rows[0]["error"].as_str().unwrap().contains("not installed"),
+        "{rows:#}"
+    );
+}
