@@ -1,7 +1,8 @@
 //! Every way an external program can misbehave (`tests/sut/sweep.py --fault F`) is a finding with
 //! its stable id: `ctxfuzz fuzz --target sweep --sut CMD --time 5` exits 1 with it within 15 s and
 //! leaves no process of the program behind; Ctrl-C ends a run with its summary and exit code 130.
-//! The cases run in parallel, so the suite costs about one slow case.
+//! The cases run in parallel, so the suite costs about one slow case. The tests are named
+//! `external_*`, like those of tests/external_sut.rs: process plumbing that mutation runs skip.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -154,7 +155,7 @@ fn check_fault(fault: &str, id: &str, words: &str) -> Result<(), String> {
 }
 
 #[test]
-fn every_fault_class_is_its_finding_on_time_and_leaves_no_process() {
+fn external_every_fault_class_is_its_finding_on_time_and_leaves_no_process() {
     let threads: Vec<_> = FAULTS
         .iter()
         .map(|&(fault, id, words)| std::thread::spawn(move || check_fault(fault, id, words)))
@@ -167,7 +168,7 @@ fn every_fault_class_is_its_finding_on_time_and_leaves_no_process() {
 }
 
 #[test]
-fn ctrl_c_stops_the_run_with_its_summary_exit_130_and_no_process_left() {
+fn external_ctrl_c_stops_the_run_with_its_summary_exit_130_and_no_process_left() {
     // A program that ignores SIGTERM and hangs: the hardest to stop.
     let run = Run::start("ignore-term", &["--time", "60", "--jobs", "1"]);
     let pids = run.dir.path().join("pids");

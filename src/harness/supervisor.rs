@@ -229,8 +229,9 @@ impl Supervisor {
                 Ok(answer)
             }
             Err(trouble) => {
+                let elapsed = started.elapsed();
                 retire(vec![&mut program], self.limits.kill_grace);
-                Err(trouble.into_failure(&program, &self.command, started.elapsed()))
+                Err(trouble.into_failure(&program, &self.command, elapsed))
             }
         }
     }
