@@ -38,10 +38,10 @@ const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
 pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
     let rule = parse_rule(variant)?;
     let boundary = Boundary::from_profile(profile)?;
-    let external = match profile.get("sut").and_then(Value::as_str) {
-        Some(command) => Some(External::from_profile(command, profile)),
-        None => None,
-    };
+    let external = profile
+        .get("sut")
+        .and_then(Value::as_str)
+        .map(|command| External::from_profile(command, profile));
     Ok(Box::new(SweepTarget {
         rule,
         boundary,
