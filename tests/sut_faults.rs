@@ -191,13 +191,14 @@ fn external_ctrl_c_stops_the_run_with_its_summary_exit_130_and_no_process_left()
     );
     let (output, _, dir) = run.finish();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
     assert!(
         interrupted.elapsed() < Duration::from_secs(5),
         "{:?}",
         interrupted.elapsed()
     );
-    assert!(stdout.contains("sweep [strict]: "), "no summary: {stdout}");
-    assert!(stdout.contains("stopped by signal 2"), "{stdout}");
+    assert!(stdout.contains("verdict: "), "no summary: {stdout}");
+    assert!(stderr.contains("stopped by signal 2"), "{stderr}");
     assert_eq!(survivors(&dir.path().join("pids")), Vec::<String>::new());
 }

@@ -10,7 +10,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::minimise::{self, Budget};
+use super::minimize::{self, Budget};
 use super::panics;
 use super::target::{Class, Target};
 use crate::transcript::case::CaseFile;
@@ -76,7 +76,7 @@ pub fn minimise(
         }
         breaks
     };
-    let small = minimise::minimise(input, breaks_it, Budget::default());
+    let small = minimize::minimise(input, breaks_it, Budget::default());
     let judgement = adopted
         .into_inner()
         .filter(|_| &small != input)
