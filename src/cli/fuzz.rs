@@ -230,7 +230,7 @@ fn finish(runs: &[(&dyn Target, Outcome)], seed: u64, args: &Args, out: &Path) -
     }
     match stop::requested() {
         Some(signal) => {
-            eprintln!("stopped by signal {signal}: the summary above is the run so far");
+            eprintln!("ctxfuzz: stopped by signal {signal}: the summary is the run so far");
             128 + signal as u8
         }
         None => u8::from(charged > 0),

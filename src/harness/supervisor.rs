@@ -25,8 +25,9 @@
 //! - `sut-closed-output`: the program closed its stdout but is still running.
 //! - `sut-hang`: no complete answer line within the deadline (the evidence shows any half line).
 //! - `sut-malformed-output`: an answer over the size limit, or not UTF-8.
-//! - `sut-extra-output`: output nobody asked for: bytes after an answer line, seen when the next
-//!   request is sent (two answers to one request).
+//! - `sut-extra-output`: output nobody asked for (two answers to one request): bytes that arrived
+//!   with an answer line after its newline, or since the last answer when the next request is
+//!   sent. A second answer printed later than that is read as the answer to the next request.
 //!
 //! A wait the caller cuts short ([`super::stop`]: a signal, the end of the run, a minimisation's
 //! budget) is [`Failure::Stopped`], not a fault: the program is killed, nothing is charged.
@@ -228,8 +229,9 @@ impl Supervisor {
                 Ok(answer)
             }
             Err(trouble) => {
+                let elapsed = started.elapsed();
                 retire(vec![&mut program], self.limits.kill_grace);
-                Err(trouble.into_failure(&program, &self.command, started.elapsed()))
+                Err(trouble.into_failure(&program, &self.command, elapsed))
             }
         }
     }
@@ -396,6 +398,7 @@ impl Program {
             {
                 let answer = answer.map_err(|malformed| malformed.trouble(limits))?;
                 self.answered = true;
+                self.refuse_extra_output()?;
                 return Ok(answer);
             }
             if self.answers.is_over_limit() {
@@ -511,18 +514,7 @@ impl Program {
     fn check_idle_output(&mut self) -> Result<(), Trouble> {
         self.read_stdout();
         self.read_stderr();
-        if !self.answers.pending().is_empty() {
-            let pending = self.answers.pending();
-            return Err(Trouble::fault(
-                FaultKind::ExtraOutput,
-                format!(
-                    "the program printed {} byte(s) nobody asked for after its last answer \
-                     (a second answer to one request?)",
-                    pending.len()
-                ),
-            )
-            .with("extra", json!(shown(pending))));
-        }
+        self.refuse_extra_output()?;
         if self.stdout_closed {
             return Err(self.closed_output());
         }
@@ -537,6 +529,23 @@ impl Program {
             ));
         }
         Ok(())
+    }
+
+    /// Bytes after an answer line, before the next request, are output nobody asked for.
+    fn refuse_extra_output(&self) -> Result<(), Trouble> {
+        let pending = self.answers.pending();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        Err(Trouble::fault(
+            FaultKind::ExtraOutput,
+            format!(
+                "the program printed {} byte(s) nobody asked for after its answer \
+                 (a second answer to one request?)",
+                pending.len()
+            ),
+        )
+        .with("extra", json!(shown(pending))))
     }
 
     fn hang(&self, allowed: Duration, first: bool, limits: &Limits) -> Trouble {

@@ -34,3 +34,4 @@ mod mutants;
 mod mutants_verdict;
 mod session_generator;
 mod soak;
+mod sut_faults;

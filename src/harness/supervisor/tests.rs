@@ -204,8 +204,18 @@ fn an_answer_that_is_not_utf8_is_malformed() {
 
 #[test]
 fn two_answers_to_one_request_are_extra_output() {
-    let supervisor = Supervisor::new(r"while read -r l; do printf 'a\nb\n'; done", quick());
+    // Both lines in one write: seen with the answer.
+    let supervisor = Supervisor::new(r"read -r l; printf 'a\nb\n'; cat >/dev/null", quick());
+    let with_the_answer = fault(supervisor.ask("one"));
+    assert_eq!(with_the_answer.kind, FaultKind::ExtraOutput);
+    assert_eq!(with_the_answer.evidence["extra"], "b\n");
+    // The second line after the answer was read: seen when the next request is sent.
+    let supervisor = Supervisor::new(
+        r"while read -r l; do echo a; sleep 0.1; echo b; done",
+        quick(),
+    );
     assert_eq!(supervisor.ask("one").unwrap(), "a");
+    std::thread::sleep(Duration::from_millis(300));
     let fault = fault(supervisor.ask("two"));
     assert_eq!(fault.kind, FaultKind::ExtraOutput);
     assert_eq!(fault.evidence["extra"], "b\n");
