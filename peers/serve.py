@@ -13,7 +13,7 @@ import sys
 
 if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
-    os.execv(sys.executable, [sys.executable, *sys.argv])
+    os.execv(sys.executable, sys.orig_argv)
 
 _answers = sys.stdout
 sys.stdout = sys.stderr
