@@ -342,8 +342,9 @@ fn sdk_text(role: &str, text: &str) -> Value {
 #[test]
 fn peers_ai_prune_removes_tool_parts_older_than_the_last_two_messages() {
     let (mut peer, _) = Adapter::start("ai-prune");
-    // The last two messages hold call a and its result: both are kept, nothing changes.
-    let clean = json!([sdk_text("user", "hi"), sdk_call("a"), sdk_result("a")]);
+    // The last two messages reference call a (its result): the call, third from the end, is
+    // kept with it, and nothing changes.
+    let clean = json!([sdk_text("user", "hi"), sdk_call("a"), sdk_result("a"), sdk_text("assistant", "done")]);
     assert_eq!(Value::from(peer.repair(clean.clone())), clean);
 
     // Older than the last two and not referenced by them: the pair goes, and the messages left
