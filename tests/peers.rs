@@ -65,18 +65,27 @@ fn installed_version(manifest: &Manifest) -> Option<String> {
     let peers = root().join("peers");
     match manifest.registry.as_str() {
         "npm" => {
-            let path = peers.join("node_modules").join(&manifest.package).join("package.json");
+            let path = peers
+                .join("node_modules")
+                .join(&manifest.package)
+                .join("package.json");
             let package: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
             Some(package["version"].as_str()?.to_string())
         }
         "pypi" => {
             let prefix = format!("{}-", manifest.package.replace('-', "_"));
-            let lib = std::fs::read_dir(peers.join(".venv/lib")).ok()?.next()?.ok()?.path();
-            std::fs::read_dir(lib.join("site-packages")).ok()?.find_map(|entry| {
-                let name = entry.ok()?.file_name().into_string().ok()?;
-                let version = name.strip_prefix(&prefix)?.strip_suffix(".dist-info")?;
-                Some(version.to_string())
-            })
+            let lib = std::fs::read_dir(peers.join(".venv/lib"))
+                .ok()?
+                .next()?
+                .ok()?
+                .path();
+            std::fs::read_dir(lib.join("site-packages"))
+                .ok()?
+                .find_map(|entry| {
+                    let name = entry.ok()?.file_name().into_string().ok()?;
+                    let version = name.strip_prefix(&prefix)?.strip_suffix(".dist-info")?;
+                    Some(version.to_string())
+                })
         }
         other => panic!("{}: unknown registry {other:?}", manifest.id),
     }
@@ -153,7 +162,10 @@ impl Adapter {
         self.answered = true;
         let answer: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("peer {id}: answer {line:?} is not JSON: {e}"));
-        assert!(answer.is_object(), "peer {id}: answer {line} is not an object");
+        assert!(
+            answer.is_object(),
+            "peer {id}: answer {line} is not an object"
+        );
         answer
     }
 
@@ -169,7 +181,10 @@ impl Adapter {
         let answer = self.ask(&json!({ "messages": messages, "target": target }));
         match answer.get("boundary").and_then(Value::as_u64) {
             Some(boundary) if answer.as_object().is_some_and(|o| o.len() == 1) => boundary,
-            _ => panic!("peer {}: {answer} at target {target} is not a cut answer", self.id),
+            _ => panic!(
+                "peer {}: {answer} at target {target} is not a cut answer",
+                self.id
+            ),
         }
     }
 
@@ -187,8 +202,15 @@ impl Adapter {
 
 /// The synthetic results in `messages` (those whose text holds the manifest's marker).
 fn synthetic<'a>(manifest: &Manifest, messages: &'a [Value]) -> Vec<&'a Value> {
-    let marker = &manifest.synthetic.as_ref().expect("a repairer that adds results").text_contains;
-    messages.iter().filter(|m| m.to_string().contains(marker.as_str())).collect()
+    let marker = &manifest
+        .synthetic
+        .as_ref()
+        .expect("a repairer that adds results")
+        .text_contains;
+    messages
+        .iter()
+        .filter(|m| m.to_string().contains(marker.as_str()))
+        .collect()
 }
 
 #[test]
@@ -201,21 +223,41 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
             continue;
         }
         let manifest = manifest(&name);
-        assert_eq!(manifest.id, name, "{}: id differs from its folder", path.display());
-        assert!(matches!(manifest.contract.as_str(), "repair" | "cut"), "{manifest:?}");
+        assert_eq!(
+            manifest.id,
+            name,
+            "{}: id differs from its folder",
+            path.display()
+        );
         assert!(
-            ["pi", "openai", "anthropic", "gemini", "ai-sdk", "langchain"].contains(&manifest.format.as_str()),
+            matches!(manifest.contract.as_str(), "repair" | "cut"),
+            "{manifest:?}"
+        );
+        assert!(
+            ["pi", "openai", "anthropic", "gemini", "ai-sdk", "langchain"]
+                .contains(&manifest.format.as_str()),
             "{manifest:?}"
         );
         assert!(!manifest.license.is_empty(), "{manifest:?}");
-        let adapter = if manifest.registry == "npm" { "adapter.mjs" } else { "adapter.py" };
+        let adapter = if manifest.registry == "npm" {
+            "adapter.mjs"
+        } else {
+            "adapter.py"
+        };
         let files: BTreeSet<String> = std::fs::read_dir(&path)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(files, BTreeSet::from(["peer.toml".to_string(), adapter.to_string()]), "{}", path.display());
+        assert_eq!(
+            files,
+            BTreeSet::from(["peer.toml".to_string(), adapter.to_string()]),
+            "{}",
+            path.display()
+        );
         assert!(
-            manifest.command.ends_with(&format!("peers/{name}/{adapter}")),
+            manifest
+                .command
+                .ends_with(&format!("peers/{name}/{adapter}")),
             "{manifest:?}"
         );
         ids.insert(name);
@@ -238,20 +280,34 @@ fn pi_result(id: &str) -> Value {
 fn pi_text(role: &str, text: &str) -> Value {
     match role {
         "user" => json!({"role": "user", "content": text, "timestamp": 1}),
-        _ => json!({"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": 4}),
+        _ => {
+            json!({"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": 4})
+        }
     }
 }
 
 #[test]
 fn peers_openclaw_repair_drops_orphans_and_answers_missing_calls() {
     let (mut peer, manifest) = Adapter::start("openclaw-repair");
-    let clean = json!([pi_text("user", "hi"), pi_call("a"), pi_result("a"), pi_text("assistant", "done")]);
+    let clean = json!([
+        pi_text("user", "hi"),
+        pi_call("a"),
+        pi_result("a"),
+        pi_text("assistant", "done")
+    ]);
     assert_eq!(Value::from(peer.repair(clean.clone())), clean);
 
     // classifyToolUseResultPairing leaves a result outside any call's frame unframed, and
     // pushUnframedRange drops unframed toolResult messages.
-    let orphan = json!([pi_text("user", "hi"), pi_result("zz"), pi_text("assistant", "done")]);
-    assert_eq!(peer.repair(orphan), [pi_text("user", "hi"), pi_text("assistant", "done")]);
+    let orphan = json!([
+        pi_text("user", "hi"),
+        pi_result("zz"),
+        pi_text("assistant", "done")
+    ]);
+    assert_eq!(
+        peer.repair(orphan),
+        [pi_text("user", "hi"), pi_text("assistant", "done")]
+    );
 
     peer.throws(&json!({"messages": null}), "TypeError: ");
 
@@ -260,10 +316,20 @@ fn peers_openclaw_repair_drops_orphans_and_answers_missing_calls() {
     let missing = json!([pi_text("user", "hi"), pi_call("a"), pi_text("user", "stop")]);
     let repaired = peer.repair(missing);
     assert_eq!(repaired.len(), 4, "{repaired:#?}");
-    assert_eq!((&repaired[..2], &repaired[3]), (&[pi_text("user", "hi"), pi_call("a")][..], &pi_text("user", "stop")));
+    assert_eq!(
+        (&repaired[..2], &repaired[3]),
+        (
+            &[pi_text("user", "hi"), pi_call("a")][..],
+            &pi_text("user", "stop")
+        )
+    );
     assert_eq!(synthetic(&manifest, &repaired), [&repaired[2]]);
     assert_eq!(
-        (&repaired[2]["role"], &repaired[2]["toolCallId"], &repaired[2]["isError"]),
+        (
+            &repaired[2]["role"],
+            &repaired[2]["toolCallId"],
+            &repaired[2]["isError"]
+        ),
         (&json!("toolResult"), &json!("a"), &json!(true))
     );
 }
@@ -296,34 +362,62 @@ fn check_openai_repairer(id: &str, error_prefix: &str) {
     ]);
     assert_eq!(Value::from(peer.repair(clean.clone())), clean);
 
-    let orphan = json!([openai_text("user", "hi"), openai_result("zz"), openai_text("assistant", "done")]);
-    assert_eq!(peer.repair(orphan), [openai_text("user", "hi"), openai_text("assistant", "done")]);
+    let orphan = json!([
+        openai_text("user", "hi"),
+        openai_result("zz"),
+        openai_text("assistant", "done")
+    ]);
+    assert_eq!(
+        peer.repair(orphan),
+        [openai_text("user", "hi"), openai_text("assistant", "done")]
+    );
 
     peer.throws(&json!({"messages": [1]}), error_prefix);
 
-    let missing = json!([openai_text("user", "hi"), openai_call(&["a", "b"]), openai_result("a"), openai_text("user", "stop")]);
+    let missing = json!([
+        openai_text("user", "hi"),
+        openai_call(&["a", "b"]),
+        openai_result("a"),
+        openai_text("user", "stop")
+    ]);
     let repaired = peer.repair(missing);
     assert_eq!(repaired.len(), 5, "{repaired:#?}");
     assert_eq!(
         (&repaired[..3], &repaired[4]),
-        (&[openai_text("user", "hi"), openai_call(&["a", "b"]), openai_result("a")][..], &openai_text("user", "stop"))
+        (
+            &[
+                openai_text("user", "hi"),
+                openai_call(&["a", "b"]),
+                openai_result("a")
+            ][..],
+            &openai_text("user", "stop")
+        )
     );
     assert_eq!(synthetic(&manifest, &repaired), [&repaired[3]]);
-    assert_eq!((&repaired[3]["role"], &repaired[3]["tool_call_id"]), (&json!("tool"), &json!("b")));
+    assert_eq!(
+        (&repaired[3]["role"], &repaired[3]["tool_call_id"]),
+        (&json!("tool"), &json!("b"))
+    );
 }
 
 #[test]
 fn peers_litellm_sanitize_drops_orphans_and_answers_missing_calls() {
     // _pair_tool_calls_with_results: _add_missing_tool_results (case A) and
     // _is_orphaned_tool_result (case B); a non-dict message fails at message.get.
-    check_openai_repairer("litellm-sanitize", "AttributeError: 'int' object has no attribute 'get'");
+    check_openai_repairer(
+        "litellm-sanitize",
+        "AttributeError: 'int' object has no attribute 'get'",
+    );
 }
 
 #[test]
 fn peers_nanobot_governor_drops_orphans_and_answers_missing_calls() {
     // drop_orphan_tool_results keeps a result only for a declared, unfulfilled id;
     // backfill_missing_tool_results inserts BACKFILL_CONTENT after the call's results.
-    check_openai_repairer("nanobot-governor", "AttributeError: 'int' object has no attribute 'get'");
+    check_openai_repairer(
+        "nanobot-governor",
+        "AttributeError: 'int' object has no attribute 'get'",
+    );
 }
 
 fn sdk_call(id: &str) -> Value {
@@ -344,27 +438,57 @@ fn peers_ai_prune_removes_tool_parts_older_than_the_last_two_messages() {
     let (mut peer, _) = Adapter::start("ai-prune");
     // The last two messages reference call a (its result): the call, third from the end, is
     // kept with it, and nothing changes.
-    let clean = json!([sdk_text("user", "hi"), sdk_call("a"), sdk_result("a"), sdk_text("assistant", "done")]);
+    let clean = json!([
+        sdk_text("user", "hi"),
+        sdk_call("a"),
+        sdk_result("a"),
+        sdk_text("assistant", "done")
+    ]);
     assert_eq!(Value::from(peer.repair(clean.clone())), clean);
 
     // Older than the last two and not referenced by them: the pair goes, and the messages left
     // empty go with it (emptyMessages "remove").
-    let older = json!([sdk_text("user", "hi"), sdk_call("a"), sdk_result("a"), sdk_text("assistant", "done"),
-                       sdk_text("user", "more"), sdk_text("assistant", "ok")]);
-    let kept = [sdk_text("user", "hi"), sdk_text("assistant", "done"), sdk_text("user", "more"), sdk_text("assistant", "ok")];
+    let older = json!([
+        sdk_text("user", "hi"),
+        sdk_call("a"),
+        sdk_result("a"),
+        sdk_text("assistant", "done"),
+        sdk_text("user", "more"),
+        sdk_text("assistant", "ok")
+    ]);
+    let kept = [
+        sdk_text("user", "hi"),
+        sdk_text("assistant", "done"),
+        sdk_text("user", "more"),
+        sdk_text("assistant", "ok"),
+    ];
     assert_eq!(peer.repair(older), kept);
 
-    let orphan = json!([sdk_text("user", "hi"), sdk_result("zz"), sdk_text("assistant", "done"), sdk_text("user", "more"),
-                        sdk_text("assistant", "ok")]);
+    let orphan = json!([
+        sdk_text("user", "hi"),
+        sdk_result("zz"),
+        sdk_text("assistant", "done"),
+        sdk_text("user", "more"),
+        sdk_text("assistant", "ok")
+    ]);
     assert_eq!(peer.repair(orphan), kept);
 
     peer.throws(&json!({"messages": null}), "TypeError: ");
 
     // pruneMessages adds nothing: an old unanswered call is removed, not answered.
-    let missing = json!([sdk_text("user", "hi"), sdk_call("a"), sdk_text("user", "stop"), sdk_text("assistant", "ok")]);
+    let missing = json!([
+        sdk_text("user", "hi"),
+        sdk_call("a"),
+        sdk_text("user", "stop"),
+        sdk_text("assistant", "ok")
+    ]);
     assert_eq!(
         peer.repair(missing),
-        [sdk_text("user", "hi"), sdk_text("user", "stop"), sdk_text("assistant", "ok")]
+        [
+            sdk_text("user", "hi"),
+            sdk_text("user", "stop"),
+            sdk_text("assistant", "ok")
+        ]
     );
 }
 
@@ -379,14 +503,22 @@ fn boundaries(peer: &mut Adapter, messages: &Value) -> Vec<u64> {
 #[test]
 fn peers_openclaw_cut_moves_a_cut_off_a_result_to_the_next_cut_point() {
     let (mut peer, _) = Adapter::start("openclaw-cut");
-    let messages = json!([pi_text("user", "hi"), pi_call("a"), pi_result("a"), pi_text("assistant", "done"),
-                          pi_text("user", "more")]);
+    let messages = json!([
+        pi_text("user", "hi"),
+        pi_call("a"),
+        pi_result("a"),
+        pi_text("assistant", "done"),
+        pi_text("user", "more")
+    ]);
     // The budget is the package's estimate of messages[target..]; walking back from the end,
     // findCutPoint stops there and keeps the last cut point it passed: a toolResult is never one
     // (target 2 -> 3), and an empty budget still keeps the last message (target 5 -> 4).
     assert_eq!(boundaries(&mut peer, &messages), [0, 1, 3, 3, 4, 4]);
 
-    peer.throws(&json!({"messages": [{"role": "assistant", "content": null}], "target": 0}), "TypeError: ");
+    peer.throws(
+        &json!({"messages": [{"role": "assistant", "content": null}], "target": 0}),
+        "TypeError: ",
+    );
     assert_eq!(peer.cut(&messages, 2), 3);
 }
 
@@ -404,7 +536,10 @@ fn peers_langchain_cutoff_moves_a_cut_at_a_result_back_to_its_call() {
     let orphan = json!([{"type": "human", "content": "hi"}, result("zz"), {"type": "ai", "content": "done"}]);
     assert_eq!(peer.cut(&orphan, 1), 2);
 
-    peer.throws(&json!({"messages": [{"type": "bogus", "content": ""}], "target": 0}), "ValueError: ");
+    peer.throws(
+        &json!({"messages": [{"type": "bogus", "content": ""}], "target": 0}),
+        "ValueError: ",
+    );
     assert_eq!(peer.cut(&messages, 2), 1);
 }
 
@@ -415,18 +550,43 @@ fn peers_gemini_cli_split_cuts_only_before_a_user_text_content() {
     let call = json!({"role": "model", "parts": [{"functionCall": {"id": "a", "name": "read", "args": {}}}]});
     let response = json!({"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "read",
                                                                           "response": {"output": "hello"}}}]});
-    let messages = json!([text("user", "hi"), call, response, text("model", "done"), text("user", "more")]);
+    let messages = json!([
+        text("user", "hi"),
+        call,
+        response,
+        text("model", "done"),
+        text("user", "more")
+    ]);
     // Split points are user contents without a functionResponse (0 and 4); the first one whose
     // preceding characters reach fraction * total is taken. A fraction of 0 or 1 (target 0 or
     // len) is refused by the package.
-    peer.throws(&json!({"messages": messages, "target": 0}), "Error: Fraction must be between 0 and 1");
-    assert_eq!((1..=4).map(|t| peer.cut(&messages, t)).collect::<Vec<_>>(), [4, 4, 4, 4]);
-    peer.throws(&json!({"messages": messages, "target": 5}), "Error: Fraction must be between 0 and 1");
+    peer.throws(
+        &json!({"messages": messages, "target": 0}),
+        "Error: Fraction must be between 0 and 1",
+    );
+    assert_eq!(
+        (1..=4).map(|t| peer.cut(&messages, t)).collect::<Vec<_>>(),
+        [4, 4, 4, 4]
+    );
+    peer.throws(
+        &json!({"messages": messages, "target": 5}),
+        "Error: Fraction must be between 0 and 1",
+    );
 
     // Past the last split point, a history ending in model text without a call is compressed
     // whole (the boundary is its length); one ending in a call keeps the last split point.
-    let ends_in_text = json!([text("user", "hi"), text("model", "ok"), text("user", "more"), text("model", "done")]);
+    let ends_in_text = json!([
+        text("user", "hi"),
+        text("model", "ok"),
+        text("user", "more"),
+        text("model", "done")
+    ]);
     assert_eq!(peer.cut(&ends_in_text, 3), 4);
-    let ends_in_call = json!([text("user", "hi"), text("model", "ok"), text("user", "more"), call]);
+    let ends_in_call = json!([
+        text("user", "hi"),
+        text("model", "ok"),
+        text("user", "more"),
+        call
+    ]);
     assert_eq!(peer.cut(&ends_in_call, 3), 2);
 }
