@@ -20,7 +20,7 @@ if stamp_matches node_modules/.ctxfuzz-installed package-lock.json; then
   step "npm peers: already installed from peers/package-lock.json"
 else
   step "npm peers: npm ci (peers/package-lock.json)"
-  npm ping --loglevel=error >/dev/null 2>&1 ||
+  npm ping --fetch-retries=0 --fetch-timeout=20000 --loglevel=error >/dev/null 2>&1 ||
     fail "the npm registry ($(npm config get registry)) cannot be reached: the npm peers are not installed"
   # Install scripts are skipped: openclaw's postinstall sets up bundled plugins, which no adapter loads.
   timed npm ci --ignore-scripts --omit=optional --no-audit --no-fund --loglevel=error ||
