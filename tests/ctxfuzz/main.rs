@@ -30,5 +30,6 @@ mod guard_shrink;
 mod harness;
 mod mutants;
 mod mutants_verdict;
+mod peers;
 mod session_generator;
 mod soak;
