@@ -265,6 +265,53 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
     assert_eq!(ids, BTreeSet::from(PEERS.map(String::from)));
 }
 
+/// Runs ci/peers-install.sh as found under `root` with both registries pointing at a closed port.
+fn install_offline(root: &Path) -> std::process::Output {
+    Command::new("bash")
+        .arg(root.join("ci/peers-install.sh"))
+        .env("npm_config_registry", "http://127.0.0.1:9/")
+        .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn peers_install_skips_what_is_installed_without_asking_a_registry() {
+    let output = install_offline(root());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("npm peers: already installed")
+            && stdout.contains("Python peers: already installed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn peers_install_names_the_registry_it_cannot_reach() {
+    let copy = tempfile::tempdir().unwrap();
+    for file in [
+        "ci/peers-install.sh",
+        "ci/lib.sh",
+        "peers/package.json",
+        "peers/package-lock.json",
+    ] {
+        std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
+        std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
+    }
+    let output = install_offline(copy.path());
+    assert!(!output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim(),
+        "ci/peers-install.sh: the npm registry (http://127.0.0.1:9/) cannot be reached: the npm peers are not installed"
+    );
+    assert!(!copy.path().join("peers/node_modules").exists());
+}
+
 // ---- repairers ----
 
 fn pi_call(id: &str) -> Value {
