@@ -11,5 +11,8 @@ if [ -f oracles/conformance/package-lock.json ]; then
   timed npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
 fi
 
+step "the published peers at their pinned versions, for the peers:: tests (skipped when installed)"
+timed bash ci/peers-install.sh
+
 step "cargo test --workspace --release"
 timed cargo test --workspace --release

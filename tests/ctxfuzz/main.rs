@@ -32,6 +32,7 @@ mod harness;
 mod layers;
 mod mutants;
 mod mutants_verdict;
+mod peers;
 mod session_generator;
 mod soak;
 mod sut_faults;
