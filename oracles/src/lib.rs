@@ -11,5 +11,7 @@
 
 pub mod invariants;
 pub mod js;
+pub mod js_string;
+pub mod json_text;
 pub mod pi;
 pub mod wire;
