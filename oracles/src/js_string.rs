@@ -94,11 +94,68 @@ pub fn push(out: &mut String, c: JsChar) {
 /// The string of the code points `chars`, a high surrogate followed by a low one joined into
 /// their character (as adjacent halves are one character in JavaScript).
 pub fn collect(chars: impl IntoIterator<Item = JsChar>) -> String {
-    let mut out = String::new();
-    for c in Paired::new(chars.into_iter()) {
-        push(&mut out, c);
+    let mut builder = Builder::default();
+    for c in chars {
+        builder.push(c);
     }
-    out
+    builder.finish()
+}
+
+/// Builds a string code point by code point, in the canonical representation: a high surrogate
+/// directly followed by a low one becomes their character.
+#[derive(Debug, Default)]
+pub struct Builder {
+    out: String,
+    pending_high: Option<u16>,
+}
+
+impl Builder {
+    pub fn with_capacity(bytes: usize) -> Self {
+        Builder {
+            out: String::with_capacity(bytes),
+            pending_high: None,
+        }
+    }
+
+    pub fn push(&mut self, c: JsChar) {
+        if let Some(high) = self.pending_high.take() {
+            if let JsChar::Lone(low) = c
+                && is_low(low)
+            {
+                let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                push(
+                    &mut self.out,
+                    char::from_u32(code).map_or(c, JsChar::Scalar),
+                );
+                return;
+            }
+            push(&mut self.out, JsChar::Lone(high));
+        }
+        match c {
+            JsChar::Lone(high) if is_high(high) => self.pending_high = Some(high),
+            other => push(&mut self.out, other),
+        }
+    }
+
+    /// Pushes every code point of `text` (in the representation).
+    pub fn push_str(&mut self, text: &str) {
+        if may_hold_reserved(text) {
+            chars(text).for_each(|c| self.push(c));
+            return;
+        }
+        // No lone half in `text`: only a pending one before it needs a look.
+        if let Some(high) = self.pending_high.take() {
+            push(&mut self.out, JsChar::Lone(high));
+        }
+        self.out.push_str(text);
+    }
+
+    pub fn finish(mut self) -> String {
+        if let Some(high) = self.pending_high.take() {
+            push(&mut self.out, JsChar::Lone(high));
+        }
+        self.out
+    }
 }
 
 /// Decodes the representation one stored character at a time, without pairing halves.

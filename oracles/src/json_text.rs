@@ -152,23 +152,20 @@ impl Build<'_> {
         if !parsed.contains(PLACEHOLDER) && !js_string::may_hold_reserved(parsed) {
             return parsed.to_owned();
         }
-        let mut chars: Vec<JsChar> = Vec::new();
-        let mut run = String::new();
-        for c in parsed.chars() {
-            if c != PLACEHOLDER {
-                run.push(c);
-                continue;
-            }
-            chars.extend(js_string::chars(&run));
-            run.clear();
+        // Decoded slice by slice into one builder: memory stays one copy of the string.
+        let mut builder = js_string::Builder::with_capacity(parsed.len());
+        let mut rest = parsed;
+        while let Some(at) = rest.find(PLACEHOLDER) {
+            builder.push_str(&rest[..at]);
             match self.queue.next() {
-                Some(Stood::Char(stood)) => chars.push(stood),
+                Some(Stood::Char(stood)) => builder.push(stood),
                 Some(Stood::Nothing) => {}
-                None => chars.push(JsChar::Scalar(PLACEHOLDER)),
+                None => builder.push(JsChar::Scalar(PLACEHOLDER)),
             }
+            rest = &rest[at + PLACEHOLDER.len_utf8()..];
         }
-        chars.extend(js_string::chars(&run));
-        js_string::collect(chars)
+        builder.push_str(rest);
+        builder.finish()
     }
 }
 
