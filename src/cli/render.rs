@@ -19,7 +19,7 @@ use ctxfuzz_oracles::pi::{self, Variant};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
-use crate::cli::io;
+use crate::transcript::io;
 
 /// Arguments of `ctxfuzz render`.
 #[derive(Debug, Default, clap::Args)]

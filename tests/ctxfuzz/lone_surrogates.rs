@@ -4,28 +4,12 @@
 //! requests are pinned in `oracles/tests/lone_surrogate_findings.rs`), not refused as bad input.
 //! A byte-order mark, which `JSON.parse` rejects too, is named.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::Value;
 
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::common::{ctxfuzz, stderr, write};
 
 /// A call from the target model whose id holds a lone half: pi sends it unchanged, and the API's
 /// id pattern refuses it.
