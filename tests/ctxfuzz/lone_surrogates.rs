@@ -77,11 +77,11 @@ fn refused_call() -> Vec<(String, Value)> {
 #[test]
 fn check_judges_an_array_with_lone_surrogates_as_pi_sends_it() {
     let dir = tempfile::tempdir().unwrap();
-    let unchanged = write(dir.path(), "unchanged.json", &array(&UNCHANGED_ID));
+    let unchanged = write(dir.path(), "unchanged.json", array(&UNCHANGED_ID));
     let output = ctxfuzz(&["check", "--json", unchanged.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(violations(&output), refused_call());
-    let normalised = write(dir.path(), "normalised.json", &array(&NORMALISED_ID));
+    let normalised = write(dir.path(), "normalised.json", array(&NORMALISED_ID));
     let output = ctxfuzz(&["check", normalised.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
@@ -89,7 +89,7 @@ fn check_judges_an_array_with_lone_surrogates_as_pi_sends_it() {
 #[test]
 fn check_judges_a_session_file_with_lone_surrogates_as_pi_loads_it() {
     let dir = tempfile::tempdir().unwrap();
-    let unchanged = write(dir.path(), "unchanged.jsonl", &session(&UNCHANGED_ID));
+    let unchanged = write(dir.path(), "unchanged.jsonl", session(&UNCHANGED_ID));
     let output = ctxfuzz(&["check", "--json", unchanged.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
@@ -98,7 +98,7 @@ fn check_judges_a_session_file_with_lone_surrogates_as_pi_loads_it() {
         stderr(&output)
     );
     assert_eq!(violations(&output), refused_call());
-    let normalised = write(dir.path(), "normalised.jsonl", &session(&NORMALISED_ID));
+    let normalised = write(dir.path(), "normalised.jsonl", session(&NORMALISED_ID));
     let output = ctxfuzz(&["check", normalised.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
@@ -106,7 +106,7 @@ fn check_judges_a_session_file_with_lone_surrogates_as_pi_loads_it() {
 #[test]
 fn render_writes_lone_surrogates_back_as_json_stringify_does() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "unchanged.json", &array(&UNCHANGED_ID));
+    let path = write(dir.path(), "unchanged.json", array(&UNCHANGED_ID));
     let output = ctxfuzz(&["render", path.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let body = String::from_utf8(output.stdout).unwrap();
@@ -139,7 +139,7 @@ fn a_byte_order_mark_is_named() {
     let json = write(
         dir.path(),
         "bom.json",
-        &format!("\u{feff}{}", array(&NORMALISED_ID)),
+        format!("\u{feff}{}", array(&NORMALISED_ID)),
     );
     let output = ctxfuzz(&["check", json.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
@@ -153,7 +153,7 @@ fn a_byte_order_mark_is_named() {
     let jsonl = write(
         dir.path(),
         "bom.jsonl",
-        &format!("\u{feff}{}", session(&NORMALISED_ID)),
+        format!("\u{feff}{}", session(&NORMALISED_ID)),
     );
     let output = ctxfuzz(&["check", jsonl.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
