@@ -8,7 +8,7 @@
 
 pub mod chat;
 pub mod pi;
-pub mod session;
+pub mod session_file;
 
 /// `len` bytes from `seed` (fastrand's wyrand): the same seed gives the same bytes everywhere.
 pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {

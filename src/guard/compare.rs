@@ -2,8 +2,8 @@
 
 use similar::TextDiff;
 
+use super::run_loop::run;
 use super::schedule::Schedule;
-use super::session::run;
 use super::turnend::Variant;
 
 /// The variant a finding on `variant` is best compared with: the fix, or (for the fix itself) the

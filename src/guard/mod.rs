@@ -7,12 +7,12 @@
 
 pub mod compare;
 pub mod generate;
+pub mod run_loop;
 pub mod schedule;
-pub mod session;
 pub mod trace;
 pub mod turnend;
 
+pub use run_loop::run;
 pub use schedule::Schedule;
-pub use session::run;
 pub use trace::Trace;
 pub use turnend::Variant;

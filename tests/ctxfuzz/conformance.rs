@@ -20,7 +20,7 @@
 use std::path::Path;
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session as session_gen};
+use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file as session_gen};
 use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::js_string;
 use ctxfuzz_oracles::json_text;

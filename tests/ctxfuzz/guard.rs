@@ -480,7 +480,7 @@ fn a_session_that_never_settles_is_cut_at_the_request_budget() {
     let trace = events(Variant::EndRelease, json!({"queues": forever}));
     assert_eq!(
         count(&trace, "llm_request"),
-        guard::session::MAX_REQUESTS as usize
+        guard::run_loop::MAX_REQUESTS as usize
     );
     assert_eq!(trace.last().unwrap()["event"], "truncated");
     assert_eq!(count(&trace, "agent_settled"), 0);

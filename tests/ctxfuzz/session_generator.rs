@@ -2,7 +2,7 @@
 //! forever), and reaches the session shapes the conformance test needs.
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session::session_input};
+use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file::session_input};
 use ctxfuzz_oracles::pi::session::{self, SessionError, SessionRules};
 use serde_json::Value;
 
