@@ -1,4 +1,5 @@
-//! JavaScript value semantics (truthiness, `trim`, UTF-16 code units) used by the pi models.
+//! JavaScript value semantics (truthiness, `trim`, `String(x)`) used by the pi models. Strings as
+//! UTF-16 (lengths, lone surrogates) are [`crate::js_string`]'s.
 //!
 //! A field read from a `serde_json::Value` object is `Option<&Value>`: `None` is JavaScript's
 //! `undefined` (missing key), `Some(Value::Null)` is `null`. Everything here answers the question
@@ -80,11 +81,6 @@ pub fn trim(s: &str) -> &str {
 /// `s.trim().length === 0`.
 pub fn is_blank(s: &str) -> bool {
     s.chars().all(is_js_whitespace)
-}
-
-/// Length in UTF-16 code units (JavaScript's `length`).
-pub fn utf16_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
 }
 
 /// `String(value)` / template-literal conversion of a JSON value: `undefined`, `null`, numbers as
@@ -256,11 +252,5 @@ mod tests {
         ] {
             assert_eq!(number_to_js_string(x), s, "{x}");
         }
-    }
-
-    #[test]
-    fn lengths_are_utf16_code_units() {
-        assert_eq!(utf16_len("a😀b"), 4);
-        assert_eq!(utf16_len("é"), 1);
     }
 }

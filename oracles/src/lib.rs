@@ -13,5 +13,7 @@ pub mod contracts;
 pub mod formats;
 pub mod invariants;
 pub mod js;
+pub mod js_string;
+pub mod json_text;
 pub mod pi;
 pub mod wire;

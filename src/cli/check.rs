@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{Finding, findings};
+use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, Thrown, Variant};
 use serde_json::{Value, json};
 
@@ -79,7 +80,7 @@ pub fn run(args: Args) -> Result<u8> {
         })
         .collect();
     let report = if args.json {
-        serde_json::to_string_pretty(&json_report(&args.files, &outcomes, args.pi))? + "\n"
+        json_text::to_string_pretty(&json_report(&args.files, &outcomes, args.pi))? + "\n"
     } else {
         text_report(&args.files, &outcomes, args.pi)
     };

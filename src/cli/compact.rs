@@ -85,18 +85,21 @@ pub fn run(args: Args) -> Result<u8> {
         &mut tracker,
     );
     if let Some(path) = &args.output {
-        let mut text = serde_json::to_string_pretty(&result.messages())?;
+        let mut text = ctxfuzz_oracles::json_text::to_string_pretty(&result.messages())?;
         text.push('\n');
         io::write_atomically(path, text.as_bytes())?;
     }
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&result.to_json(&tracker))?
+            ctxfuzz_oracles::json_text::to_string_pretty(&result.to_json(&tracker))?
         );
     } else {
         print!("{}", describe(&result, &config, &tracker));
-        println!("{}", serde_json::to_string_pretty(&result.messages())?);
+        println!(
+            "{}",
+            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages())?
+        );
     }
     Ok(0)
 }

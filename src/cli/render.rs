@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use ctxfuzz_oracles::pi::{self, Variant};
+use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
 use crate::transcript::io;
@@ -69,7 +70,7 @@ pub fn run(args: Args) -> Result<u8> {
     };
     match stage {
         Ok(value) => {
-            println!("{}", serde_json::to_string_pretty(&value)?);
+            println!("{}", json_text::to_string_pretty(&value)?);
             Ok(0)
         }
         Err(thrown) => {
@@ -89,7 +90,7 @@ fn batch(variant: Variant) -> Result<u8> {
             Ok(input) => pi::run_vector_input(&input, variant),
             Err(error) => json!({"error": error, "stage": "input"}),
         };
-        serde_json::to_writer(&mut stdout, &answer)?;
+        json_text::to_writer(&mut stdout, &answer)?;
         stdout.write_all(b"\n")?;
         stdout.flush()?;
     }
@@ -100,5 +101,6 @@ fn parse_line(line: &[u8], number: usize) -> std::result::Result<Value, String> 
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()))?;
-    serde_json::from_str(text).map_err(|e| format!("line {number}: invalid JSON: {e}"))
+    json_text::parse(&js_string::from_text(text))
+        .map_err(|e| format!("line {number}: invalid JSON: {e}"))
 }

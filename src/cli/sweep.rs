@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<u8> {
     let text = if args.json {
         protocol_line(&result) + "\n"
     } else {
-        let mut pretty = serde_json::to_string_pretty(&result.messages)?;
+        let mut pretty = ctxfuzz_oracles::json_text::to_string_pretty(&result.messages)?;
         pretty.push('\n');
         pretty
     };

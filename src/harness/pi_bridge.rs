@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
+use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
 /// The command that installs the pinned packages, from the repository root.
@@ -68,7 +69,7 @@ pub fn ask(requests: Vec<Value>) -> Result<Vec<Value>> {
     let writer = std::thread::spawn(move || -> std::io::Result<()> {
         let mut out = BufWriter::new(stdin);
         for request in requests {
-            serde_json::to_writer(&mut out, &request)?;
+            json_text::to_writer(&mut out, &request)?;
             out.write_all(b"\n")?;
         }
         out.flush()
@@ -77,7 +78,7 @@ pub fn ask(requests: Vec<Value>) -> Result<Vec<Value>> {
     for line in BufReader::new(stdout).lines().take(count) {
         let line = line.context("reading from the pi bridge")?;
         answers.push(
-            serde_json::from_str(&line)
+            json_text::parse(&js_string::from_text(&line))
                 .with_context(|| format!("the pi bridge wrote invalid JSON: {line}"))?,
         );
     }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use ctxfuzz_oracles::{js_string, json_text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -43,19 +44,22 @@ impl CaseFile {
     pub fn read(path: &Path) -> Result<CaseFile> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read case file", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| {
+        // Read as JSON.parse reads it: a case's input may hold lone surrogates.
+        let value = json_text::parse(&js_string::from_text(&text)).map_err(|e| {
             anyhow::anyhow!(
                 "{}:{}:{}: not a case file: {e}",
                 path.display(),
                 e.line(),
                 e.column()
             )
-        })
+        })?;
+        CaseFile::deserialize(value)
+            .map_err(|e| anyhow::anyhow!("{}: not a case file: {e}", path.display()))
     }
 
     /// Pretty-printed with stable key order, ending in a newline, so a reviewer can read its diff.
     pub fn to_pretty(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("a case file always serialises");
+        let mut text = json_text::to_string_pretty(self).expect("a case file always serialises");
         text.push('\n');
         text
     }

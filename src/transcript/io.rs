@@ -1,11 +1,17 @@
 //! Reading inputs with errors that name the file and the position, and writing outputs atomically.
 //!
 //! Inputs are never modified. Every error is one line: `FILE:LINE:COLUMN: what is wrong`.
+//!
+//! JSON is read the way `JSON.parse` reads it: a lone surrogate escape (`"\ud83d"`, what
+//! `JSON.stringify` writes for a string cut inside an emoji) is accepted and kept as described in
+//! `ctxfuzz_oracles::js_string` (docs/lone-surrogates.md); write such values back with
+//! `ctxfuzz_oracles::json_text` so they come out as the same escapes.
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
+use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::Value;
 
 /// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
@@ -32,9 +38,16 @@ pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
     })
 }
 
-/// Parses one JSON document; the error gives `FILE:LINE:COLUMN`.
+/// Parses one JSON document the way `JSON.parse` does (lone surrogate escapes allowed); the
+/// error gives `FILE:LINE:COLUMN`, and a byte-order mark, which `JSON.parse` rejects too, is named.
 pub fn parse_json(path: &Path, text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
+    if text.starts_with('\u{feff}') {
+        bail!(
+            "{}:1:1: invalid JSON: the file starts with a UTF-8 byte-order mark (U+FEFF), which JSON.parse rejects; remove it",
+            path.display()
+        );
+    }
+    json_text::parse(&js_string::from_text(text)).map_err(|e| {
         anyhow!(
             "{}:{}:{}: invalid JSON: {}",
             path.display(),

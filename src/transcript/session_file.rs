@@ -11,6 +11,7 @@ use ctxfuzz_oracles::pi::Variant;
 use ctxfuzz_oracles::pi::session::{
     self, MalformedLine, SessionContext, SessionError, SessionLines, SessionRules,
 };
+use ctxfuzz_oracles::{js_string, json_text};
 
 /// What pi makes of one session file.
 #[derive(Debug)]
@@ -32,17 +33,18 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
         .lines()
         .find(|line| !line.trim().is_empty())
         .unwrap_or("");
-    serde_json::from_str::<serde_json::Value>(first)
+    json_text::parse(&js_string::from_text(first))
         .is_ok_and(|entry| session::has_session_header(std::slice::from_ref(&entry)))
 }
 
-/// Reads a session file's text with the rules of pi variant `v`.
+/// Reads a session file's text with the rules of pi variant `v` (lines as `JSON.parse` reads
+/// them: lone surrogate escapes are kept).
 pub fn load(text: &str, v: Variant) -> SessionFile {
     let SessionLines {
         mut entries,
         malformed,
         ..
-    } = session::parse_file(text);
+    } = session::parse_file(&js_string::from_text(text));
     if !session::has_session_header(&entries) {
         return SessionFile {
             malformed,
@@ -72,6 +74,10 @@ pub fn read_messages(path: &Path, text: &str, v: Variant) -> Result<Value> {
         );
     }
     match loaded.context {
+        None if text.starts_with('\u{feff}') => bail!(
+            "{}:1:1: not a pi session file: the first line starts with a UTF-8 byte-order mark (U+FEFF), so pi reads it as an empty session",
+            path.display()
+        ),
         None => bail!(
             "{}:1:1: not a pi session file: the first entry is not a session header (pi would read it as an empty session)",
             path.display()

@@ -10,7 +10,9 @@
 //! Inputs: (a) every reference vector (message and session mode) against all four versions, and
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
-//! variant (default 2,000 transcripts and a quarter as many session files).
+//! variant (default 2,000 transcripts and a quarter as many session files). A third of them have
+//! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
+//! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
 //! Never skips: without Node or without the installed packages the test fails with the command that
 //! fixes it.
@@ -20,6 +22,8 @@ use std::path::Path;
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file as session_gen};
 use ctxfuzz::harness::pi_bridge;
+use ctxfuzz_oracles::js_string;
+use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{Variant, run_vector_input};
 use serde_json::{Value, json};
 
@@ -303,6 +307,9 @@ fn message_input(seed: u64) -> Value {
         enrich(message, &mut rng);
     }
     let mut input = json!({"messages": messages, "anthropic": true});
+    if rng.u8(..3) == 0 {
+        with_lone_surrogates(&mut input, &mut rng);
+    }
     if rng.u8(..100) < 15 {
         input["model"] = json!({"input": ["text"]});
     }
@@ -399,8 +406,109 @@ fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
 fn session_input(seed: u64) -> Value {
     let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
     let mut input = session_gen::session_input(&mut Unstructured::new(&bytes)).expect("generates");
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x5851_f42d_4c95_7f2d);
+    if rng.u8(..3) == 0 {
+        with_lone_surrogates(&mut input, &mut rng);
+    }
     input["anthropic"] = json!(true);
     input
+}
+
+/// The halves of surrogate pairs a cut text or id ends up holding alone.
+const LONE_UNITS: [u16; 6] = [0xD83D, 0xDE00, 0xD800, 0xDBFF, 0xDC00, 0xDFFF];
+
+/// Keys whose string values are ids: an id is changed the same way wherever it occurs, so calls
+/// keep their results and entries their parents.
+const ID_KEYS: [&str; 7] = [
+    "id",
+    "toolCallId",
+    "parentId",
+    "targetId",
+    "firstKeptEntryId",
+    "fromId",
+    "leafId",
+];
+
+/// Cuts some texts and ids of `input` inside a surrogate pair, as a JavaScript string sliced in
+/// the middle of an emoji is: a lone half appended, inserted or standing alone. A session file's
+/// lines (`jsonl`) get the same treatment, written back with the halves either as `\udXXX`
+/// escapes or raw in the JavaScript text (both are what `JSON.parse` reads).
+fn with_lone_surrogates(input: &mut Value, rng: &mut fastrand::Rng) {
+    let mut ids = std::collections::HashMap::new();
+    if let Some(Value::String(jsonl)) = input.get("jsonl") {
+        let escaped = rng.bool();
+        let lines: Vec<String> = jsonl
+            .split('\n')
+            .map(|line| match json_text::parse(line) {
+                Ok(mut entry) => {
+                    cut(&mut entry, None, rng, &mut ids);
+                    if escaped {
+                        json_text::to_string(&entry).expect("JSON")
+                    } else {
+                        entry.to_string()
+                    }
+                }
+                Err(_) => line.to_string(),
+            })
+            .collect();
+        input["jsonl"] = Value::String(lines.join("\n"));
+    }
+    cut(input, None, rng, &mut ids);
+}
+
+fn cut(
+    value: &mut Value,
+    key: Option<&str>,
+    rng: &mut fastrand::Rng,
+    ids: &mut std::collections::HashMap<String, String>,
+) {
+    match value {
+        Value::String(text) if key.is_some_and(|k| ID_KEYS.contains(&k)) => {
+            let changed = ids.entry(text.clone()).or_insert_with(|| {
+                if rng.u8(..3) == 0 {
+                    format!("{text}{}", lone_half(rng))
+                } else {
+                    text.clone()
+                }
+            });
+            *text = changed.clone();
+        }
+        Value::String(text)
+            if matches!(key, Some("text" | "thinking" | "content" | "summary"))
+                && rng.u8(..100) < 15 =>
+        {
+            let half = lone_half(rng);
+            *text = match rng.u8(..3) {
+                0 => half,
+                1 => format!("{text}{half}"),
+                _ => {
+                    let at = text
+                        .char_indices()
+                        .map(|(i, _)| i)
+                        .nth(rng.usize(..=text.chars().count().min(8)));
+                    let at = at.unwrap_or(text.len());
+                    format!("{}{half}{}", &text[..at], &text[at..])
+                }
+            };
+        }
+        Value::Array(items) => {
+            for item in items {
+                cut(item, key, rng, ids);
+            }
+        }
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                if name != "jsonl" {
+                    cut(field, Some(name), rng, ids);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn lone_half(rng: &mut fastrand::Rng) -> String {
+    js_string::lone(LONE_UNITS[rng.usize(..LONE_UNITS.len())])
 }
 
 fn generated(variant: Variant) {

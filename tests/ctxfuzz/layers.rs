@@ -4,7 +4,8 @@
 //! the systems under test (`sweep`, `compaction`, `guard`) and `generators` -> `transcript`
 //! (the transcript model and io). The oracle package: `contracts` (for external programs) ->
 //! `invariants` and `formats` (the transcript formats other programs speak) -> `pi` (pi's pipeline
-//! and its request builder) and `wire` (the providers' rules) -> `js`; it never imports the root
+//! and its request builder) and `wire` (the providers' rules) -> `json_text` (JSON text as
+//! JavaScript reads and writes it) -> `js` and `js_string`; it never imports the root
 //! package. Benchmarks and fuzz targets call library code, never the command line.
 //!
 //! The check reads every `use` line and every `crate::` path in code (comments are skipped),
@@ -31,7 +32,8 @@ const ORACLE_LAYERS: &[&[&str]] = &[
     &["contracts"],
     &["invariants", "formats"],
     &["pi", "wire"],
-    &["js"],
+    &["json_text"],
+    &["js", "js_string"],
 ];
 
 #[test]

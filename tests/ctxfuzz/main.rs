@@ -30,6 +30,7 @@ mod guard_properties;
 mod guard_shrink;
 mod harness;
 mod layers;
+mod lone_surrogates;
 mod mutants;
 mod mutants_verdict;
 mod peers;

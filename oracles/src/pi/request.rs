@@ -30,6 +30,7 @@ use serde_json::{Map, Value, json};
 use super::transform::replace_images;
 use super::{Fault, Stage, Thrown, Variant};
 use crate::js::{self, field, is_str, truthy};
+use crate::js_string;
 
 mod tools;
 
@@ -52,7 +53,7 @@ pub(crate) enum Payload {
 impl Payload {
     fn text(self, text: &str) -> Value {
         match self {
-            Payload::Full => Value::from(text),
+            Payload::Full => Value::from(sanitized(text)),
             Payload::IdsOnly => Value::Null,
         }
     }
@@ -114,7 +115,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     if !head.prompt.is_empty() {
         body.insert(
             "system".into(),
-            json!([{"type": "text", "text": head.prompt}]),
+            json!([{"type": "text", "text": sanitized(&head.prompt)}]),
         );
     }
     if let Some(max_tokens) = field(model, "maxTokens") {
@@ -275,7 +276,7 @@ fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Valu
         }
         if is_str(field(item, "type"), "text") {
             let text = sanitized_text(field(item, "text"))?;
-            if !js::is_blank(text) {
+            if !js::is_blank(&text) {
                 blocks.push(payload.block(|| json!({"type": "text", "text": text})));
             }
         } else {
@@ -285,11 +286,15 @@ fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Valu
     Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
 }
 
-/// `sanitizeSurrogates(text)`: `text.replace(...)` throws on a non-string. (A JSON string cannot
-/// hold an unpaired surrogate, so the replacement itself never changes anything here.)
-fn sanitized_text(text: Option<&Value>) -> Result<&str, Thrown> {
+/// `sanitizeSurrogates(text)`: the text without its lone surrogates.
+fn sanitized(text: &str) -> String {
+    js_string::without_lone_surrogates(text).into_owned()
+}
+
+/// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.
+fn sanitized_text(text: Option<&Value>) -> Result<String, Thrown> {
     match text {
-        Some(Value::String(text)) => Ok(text),
+        Some(Value::String(text)) => Ok(sanitized(text)),
         None | Some(Value::Null) => Err(throw(js::cannot_read(text, "replace"))),
         Some(_) => Err(throw("TypeError: text.replace is not a function".into())),
     }
@@ -340,7 +345,7 @@ fn assistant_blocks(
         if is_str(kind, "text") {
             let text = trimmable(field(block, "text"), "block.text")?;
             if !js::is_blank(text) {
-                blocks.push(payload.block(|| json!({"type": "text", "text": text})));
+                blocks.push(payload.block(|| json!({"type": "text", "text": sanitized(text)})));
             }
         } else if is_str(kind, "thinking") {
             let signature = field(block, "thinkingSignature");
@@ -374,6 +379,7 @@ fn assistant_blocks(
                 continue;
             }
             blocks.push(payload.block(|| {
+                let thinking = sanitized(thinking);
                 if signed {
                     json!({"type": "thinking", "thinking": thinking, "signature": signature})
                 } else if allow_empty_signature {
@@ -487,7 +493,10 @@ fn result_content(content: Option<&Value>, payload: Payload) -> Result<Value, Th
     }
     if !has_images {
         return Ok(match payload {
-            Payload::Full => Value::from(js::join(blocks.iter().map(|b| field(b, "text")), "\n")),
+            Payload::Full => Value::from(sanitized(&js::join(
+                blocks.iter().map(|b| field(b, "text")),
+                "\n",
+            ))),
             Payload::IdsOnly => Value::Null,
         });
     }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Fault, Stage, Thrown, Variant};
 use crate::js::{self, field, is_str, strict_equals, truthy};
+use crate::js_string::{self, JsChar};
 
 const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
@@ -35,26 +36,15 @@ fn throw(error: String) -> Thrown {
 }
 
 /// Anthropic's `normalizeToolCallId`: `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`, on UTF-16
-/// code units (an astral character becomes two underscores).
+/// code units (an astral character becomes two underscores, a lone surrogate one).
 pub fn normalize_tool_call_id(id: &str) -> String {
-    let mut out = String::with_capacity(id.len().min(64));
-    let mut units = 0;
-    for c in id.chars() {
-        let allowed = c.is_ascii_alphanumeric() || c == '_' || c == '-';
-        let (replacement, width) = if allowed {
-            (c, 1)
-        } else {
-            ('_', c.len_utf16())
-        };
-        for _ in 0..width {
-            if units == 64 {
-                return out;
-            }
-            out.push(replacement);
-            units += 1;
-        }
-    }
-    out
+    js_string::code_units(id)
+        .map(|unit| match unit {
+            JsChar::Scalar(c) if c.is_ascii_alphanumeric() || c == '_' || c == '-' => c,
+            _ => '_',
+        })
+        .take(64)
+        .collect()
 }
 
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
@@ -125,10 +115,9 @@ fn spread_with_empty_content(value: &Value) -> Value {
             .enumerate()
             .map(|(i, item)| (i.to_string(), item.clone()))
             .collect(),
-        Value::String(text) => text
-            .chars()
+        Value::String(text) => js_string::code_units(text)
             .enumerate()
-            .map(|(i, c)| (i.to_string(), Value::from(c.to_string())))
+            .map(|(i, unit)| (i.to_string(), Value::from(js_string::to_string(unit))))
             .collect(),
         _ => Map::new(),
     };
@@ -185,7 +174,9 @@ fn downgrade_images<'a>(
 fn iterate_content(content: Option<&Value>) -> Result<Vec<Value>, Thrown> {
     match content {
         Some(Value::Array(items)) => Ok(items.clone()),
-        Some(Value::String(text)) => Ok(text.chars().map(|c| Value::from(c.to_string())).collect()),
+        Some(Value::String(text)) => Ok(js_string::chars(text)
+            .map(|c| Value::from(js_string::to_string(c)))
+            .collect()),
         _ => Err(throw("TypeError: content is not iterable".into())),
     }
 }
@@ -555,6 +546,12 @@ mod tests {
         assert_eq!(normalize_tool_call_id("a.b"), "a_b");
         assert_eq!(normalize_tool_call_id("a|b"), "a_b");
         assert_eq!(normalize_tool_call_id("a😀b"), "a__b");
+        let lone = crate::js_string::lone;
+        assert_eq!(
+            normalize_tool_call_id(&format!("a{}b", lone(0xD83D))),
+            "a_b"
+        );
+        assert_eq!(normalize_tool_call_id(&lone(0xDC00)), "_");
         assert_eq!(normalize_tool_call_id(&"z".repeat(70)), "z".repeat(64));
         assert_eq!(
             normalize_tool_call_id(&format!("{}😀", "z".repeat(63))),

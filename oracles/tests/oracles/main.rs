@@ -2,5 +2,6 @@
 
 mod conformance_findings;
 mod golden_vectors;
+mod lone_surrogate_findings;
 mod session_vectors;
 mod wire_causes;

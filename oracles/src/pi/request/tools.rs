@@ -62,8 +62,7 @@ fn iterate(value: Option<&Value>) -> Result<Vec<Tool<'_>>, Thrown> {
                 }),
             })
             .collect(),
-        Some(Value::String(text)) => Ok(text
-            .chars()
+        Some(Value::String(text)) => Ok(crate::js_string::chars(text)
             .map(|_| Tool {
                 name: None,
                 parameters: None,

@@ -5,14 +5,19 @@
 //! keeps exactly the same entries but also reports each dropped line with its position in the
 //! original file, so a truncated write or a corrupted line is visible instead of silently lost.
 //!
-//! Known gap: serde_json refuses a few documents `JSON.parse` accepts (lone surrogate escapes
-//! such as `"\ud800"`, nesting deeper than 128, numbers beyond `f64`); such a line is reported as
-//! malformed here while pi would keep it.
+//! Lines are read with [`json_text::parse`], so lone surrogate escapes (`"\ud800"`) are kept as
+//! pi keeps them. Known gap: serde_json still refuses nesting deeper than 128 and numbers beyond
+//! `f64`, which `JSON.parse` accepts; such a line is reported as malformed here while pi would keep
+//! it.
+//!
+//! The text is a JavaScript string in [`crate::js_string`]'s representation: a file's text goes
+//! through [`crate::js_string::from_text`] first.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::js;
+use crate::json_text;
 
 /// A line pi skips because it is not JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,7 +73,7 @@ fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) ->
         if js::is_blank(line) {
             continue;
         }
-        match serde_json::from_str::<Value>(line) {
+        match json_text::parse(line) {
             Ok(entry) if keep(&entry) => {
                 out.entries.push(entry);
                 out.lines.push(line_number);
@@ -79,13 +84,21 @@ fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) ->
                 out.malformed.push(MalformedLine {
                     line: line_number,
                     column: line_start - line_begin + error.column().max(1),
-                    message: describe(&error),
+                    message: if line.starts_with('\u{feff}') {
+                        BYTE_ORDER_MARK.to_string()
+                    } else {
+                        describe(&error)
+                    },
                 });
             }
         }
     }
     out
 }
+
+/// What a line that starts with a byte-order mark is told (serde_json would say "expected value").
+pub const BYTE_ORDER_MARK: &str =
+    "the line starts with a UTF-8 byte-order mark (U+FEFF), which JSON.parse rejects";
 
 fn truthy_json(value: &Value) -> bool {
     js::truthy(Some(value))
@@ -170,10 +183,27 @@ mod tests {
             1,
             "the byte order mark breaks the first line"
         );
+        assert_eq!(file.malformed[0].message, BYTE_ORDER_MARK);
         assert!(!has_session_header(&file.entries));
         let file = parse_file("\n{\"type\":\"session\",\"id\":\"s\"}\n{\"id\":\"a\"}");
         assert!(has_session_header(&file.entries));
         assert_eq!(file.lines, vec![2, 3]);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_kept_as_pi_keeps_them() {
+        let file = parse_file(
+            r#"{"type":"session","id":"s\ud83d"}
+{"id":"\udc00"}"#,
+        );
+        assert!(file.malformed.is_empty(), "{:?}", file.malformed);
+        assert_eq!(
+            file.entries,
+            vec![
+                json!({"type": "session", "id": format!("s{}", crate::js_string::lone(0xD83D))}),
+                json!({"id": crate::js_string::lone(0xDC00)})
+            ]
+        );
     }
 
     #[test]

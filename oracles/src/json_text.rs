@@ -1,0 +1,450 @@
+//! JSON text read the way `JSON.parse` reads it and written the way `JSON.stringify` writes it,
+//! lone surrogates included (held as [`crate::js_string`] describes).
+//!
+//! serde_json refuses a lone surrogate escape (`"\ud83d"`), which `JSON.parse` accepts and
+//! `JSON.stringify` writes for a string cut inside a surrogate pair. [`parse`] first scans the
+//! text for the escapes serde_json cannot turn into the representation: a lone surrogate escape
+//! is rewritten into the escape of a placeholder character of the same length (`\ufdd0`), so
+//! serde_json's line and column in an error stay those of the original text; then a
+//! deserializer that builds the `Value` replaces each placeholder, in document order, with what
+//! stood there. A text without such escapes and without reserved characters (nearly every text)
+//! goes straight to serde_json. Everything else serde_json decides as before: the errors and their
+//! positions, the nesting limit (128), numbers.
+//!
+//! The input text is in the representation too: a lone surrogate code unit written raw in a
+//! JavaScript string (a `jsonl` text handed over by the conformance bridge) is its mapped
+//! character; a file's text is converted with [`crate::js_string::from_text`] first.
+//!
+//! The writers ([`to_string`], [`to_string_pretty`], [`to_writer`]) give serde_json's output
+//! except that a lone surrogate is written as `JSON.stringify` writes it, a lowercase `\udXXX`
+//! escape, and a marked reserved character as the character itself.
+
+use std::fmt;
+use std::io;
+
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserializer, Serialize};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use serde_json::{Map, Number, Value};
+
+use crate::js_string::{self, JsChar, LITERAL};
+
+/// Stands in for each rewritten escape while serde_json parses: a noncharacter, so rare in text;
+/// its own occurrences are queued like the rewritten escapes, so it may occur too.
+const PLACEHOLDER: char = '\u{FDD0}';
+const PLACEHOLDER_ESCAPE: &[u8; 6] = b"\\ufdd0";
+const PLACEHOLDER_UTF8: &[u8] = "\u{FDD0}".as_bytes();
+
+/// Parses one JSON document as `JSON.parse` does (see the module documentation).
+pub fn parse(text: &str) -> serde_json::Result<Value> {
+    let Some(rewritten) = rewrite(text) else {
+        return serde_json::from_str(text);
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
+    let mut queue = rewritten.queue.into_iter();
+    let value = Build { queue: &mut queue }.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+/// What a placeholder in the rewritten text stands for.
+#[derive(Debug, Clone, Copy)]
+enum Stood {
+    /// This code point.
+    Char(JsChar),
+    /// Nothing: the second half of an escape pair rewritten as two placeholders.
+    Nothing,
+}
+
+struct Rewritten {
+    text: String,
+    /// One item per placeholder in the rewritten text, in order.
+    queue: Vec<Stood>,
+}
+
+/// The text with every escape serde_json cannot represent replaced by placeholders, or `None`
+/// when there is nothing to replace and no reserved character to decode.
+fn rewrite(text: &str) -> Option<Rewritten> {
+    let bytes = text.as_bytes();
+    let mut needed = false;
+    // (offset, what stood there, length of the escape replaced: 0 when nothing is replaced)
+    let mut found: Vec<(usize, Stood, usize)> = Vec::new();
+    let mut at = 0;
+    while let Some(step) = memchr::memchr3(b'\\', 0xEF, 0xF4, &bytes[at..]) {
+        let i = at + step;
+        match bytes[i] {
+            b'\\' => {
+                let Some(unit) = escape_at(bytes, i) else {
+                    at = i + 2;
+                    continue;
+                };
+                at = i + 6;
+                let paired_low =
+                    escape_at(bytes, i + 6).filter(|low| (0xDC00..=0xDFFF).contains(low));
+                match unit {
+                    0xD800..=0xDBFF if paired_low.is_some() => {
+                        let low = paired_low.unwrap_or_default();
+                        at = i + 12;
+                        let code = 0x10000
+                            + ((u32::from(unit) - 0xD800) << 10)
+                            + (u32::from(low) - 0xDC00);
+                        if let Some(c) = char::from_u32(code).filter(|&c| c >= LITERAL) {
+                            needed = true;
+                            found.push((i, Stood::Char(JsChar::Scalar(c)), 6));
+                            found.push((i + 6, Stood::Nothing, 6));
+                        }
+                    }
+                    0xD800..=0xDFFF => {
+                        needed = true;
+                        found.push((i, Stood::Char(JsChar::Lone(unit)), 6));
+                    }
+                    0xFDD0 => found.push((i, Stood::Char(JsChar::Scalar(PLACEHOLDER)), 0)),
+                    _ => {}
+                }
+            }
+            0xEF => {
+                if bytes[i..].starts_with(PLACEHOLDER_UTF8) {
+                    found.push((i, Stood::Char(JsChar::Scalar(PLACEHOLDER)), 0));
+                }
+                at = i + 1;
+            }
+            _ => {
+                needed = true;
+                at = i + 1;
+            }
+        }
+    }
+    if !needed {
+        return None;
+    }
+    let mut rewritten = bytes.to_vec();
+    let mut queue = Vec::with_capacity(found.len());
+    for (offset, stood, replaced) in found {
+        if replaced > 0 {
+            rewritten[offset..offset + replaced].copy_from_slice(PLACEHOLDER_ESCAPE);
+        }
+        queue.push(stood);
+    }
+    // Only ASCII escapes were replaced by ASCII escapes of the same length.
+    let text = String::from_utf8(rewritten).expect("the rewritten text is UTF-8");
+    Some(Rewritten { text, queue })
+}
+
+/// The code unit of the `\uXXXX` escape at `i`, if there is one.
+fn escape_at(bytes: &[u8], i: usize) -> Option<u16> {
+    let escape = bytes.get(i..i + 6)?;
+    if escape[0] != b'\\' || escape[1] != b'u' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&escape[2..]).ok()?;
+    u16::from_str_radix(hex, 16)
+        .ok()
+        .filter(|_| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Builds a `Value` as serde_json's own does, decoding every string it meets.
+struct Build<'q> {
+    queue: &'q mut std::vec::IntoIter<Stood>,
+}
+
+impl Build<'_> {
+    fn string(&mut self, parsed: &str) -> String {
+        if !parsed.contains(PLACEHOLDER) && !js_string::may_hold_reserved(parsed) {
+            return parsed.to_owned();
+        }
+        // Decoded slice by slice into one builder: memory stays one copy of the string.
+        let mut builder = js_string::Builder::with_capacity(parsed.len());
+        let mut rest = parsed;
+        while let Some(at) = rest.find(PLACEHOLDER) {
+            builder.push_str(&rest[..at]);
+            match self.queue.next() {
+                Some(Stood::Char(stood)) => builder.push(stood),
+                Some(Stood::Nothing) => {}
+                None => builder.push(JsChar::Scalar(PLACEHOLDER)),
+            }
+            rest = &rest[at + PLACEHOLDER.len_utf8()..];
+        }
+        builder.push_str(rest);
+        builder.finish()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Build<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Build<'_> {
+    type Value = Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(mut self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(self.string(value)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Build { queue: self.queue })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key_seed(Key { queue: self.queue })? {
+            let value = map.next_value_seed(Build { queue: self.queue })?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// An object key, decoded like any string.
+struct Key<'q> {
+    queue: &'q mut std::vec::IntoIter<Stood>,
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_string(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = String;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a string key")
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<String, E> {
+        Ok(Build { queue: self.queue }.string(value))
+    }
+}
+
+/// serde_json's layout (`inner`) with strings written as `JSON.stringify` writes them.
+struct Stringify<F> {
+    inner: F,
+}
+
+impl<F: Formatter> Formatter for Stringify<F> {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if !js_string::may_hold_reserved(fragment) {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut buffer = [0u8; 4];
+        for c in js_string::chars(fragment) {
+            match c {
+                JsChar::Scalar(c) => writer.write_all(c.encode_utf8(&mut buffer).as_bytes())?,
+                JsChar::Lone(unit) => write!(writer, "\\u{unit:04x}")?,
+            }
+        }
+        Ok(())
+    }
+
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.inner.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.inner.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.inner.end_object_value(writer)
+    }
+}
+
+fn write_with<W: io::Write, F: Formatter, T: Serialize + ?Sized>(
+    writer: W,
+    formatter: F,
+    value: &T,
+) -> serde_json::Result<()> {
+    let mut serializer =
+        serde_json::Serializer::with_formatter(writer, Stringify { inner: formatter });
+    value.serialize(&mut serializer)
+}
+
+/// `JSON.stringify(value)` on one line (serde_json's compact layout).
+pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    write_with(writer, CompactFormatter, value)
+}
+
+/// `JSON.stringify(value)` as a `String`.
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::new();
+    to_writer(&mut out, value)?;
+    Ok(String::from_utf8(out).expect("JSON output is UTF-8"))
+}
+
+/// serde_json's pretty layout, strings as `JSON.stringify` writes them.
+pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::new();
+    write_with(&mut out, PrettyFormatter::new(), value)?;
+    Ok(String::from_utf8(out).expect("JSON output is UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::js_string::{from_text, lone};
+
+    #[test]
+    fn a_lone_surrogate_escape_is_read_and_written_back() {
+        let value = parse(r#"{"id": "a\ud83d", "\udc00": ["\uDFFF x"]}"#).unwrap();
+        let key = lone(0xDC00);
+        assert_eq!(
+            value,
+            json!({"id": format!("a{}", lone(0xD83D)), key.clone(): [format!("{} x", lone(0xDFFF))]})
+        );
+        assert_eq!(
+            to_string(&value).unwrap(),
+            r#"{"id":"a\ud83d","\udc00":["\udfff x"]}"#
+        );
+    }
+
+    #[test]
+    fn without_lone_surrogates_serde_json_parses_alone() {
+        assert!(rewrite(r#"{"a": "\ud83d\ude00 \u00e9 \\ud800 \ufdd0"}"#).is_none());
+        assert_eq!(
+            parse(r#"["\ud83d\ude00", "\\ud800"]"#).unwrap(),
+            json!(["😀", "\\ud800"])
+        );
+    }
+
+    #[test]
+    fn pairs_stay_characters_and_halves_out_of_order_stay_lone() {
+        let value = parse(r#"["\ud83d\ud83d\ude00", "\ude00\ud83d", "\ud83d\u0041"]"#).unwrap();
+        assert_eq!(
+            value,
+            json!([
+                format!("{}😀", lone(0xD83D)),
+                format!("{}{}", lone(0xDE00), lone(0xD83D)),
+                format!("{}A", lone(0xD83D))
+            ])
+        );
+    }
+
+    #[test]
+    fn the_placeholder_and_reserved_characters_in_the_text_keep_their_meaning() {
+        let text =
+            from_text("[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\"]");
+        let value = parse(&text).unwrap();
+        let real_max = from_text("\u{10FFFF}");
+        let real_marker = from_text("\u{10F7FF}");
+        assert_eq!(
+            value,
+            json!([
+                format!("\u{FDD0}{}\u{FDD0}", lone(0xD800)),
+                format!("{real_max}{real_max}{real_marker}")
+            ])
+        );
+        assert_eq!(
+            to_string(&value).unwrap(),
+            "[\"\u{FDD0}\\ud800\u{FDD0}\",\"\u{10FFFF}\u{10FFFF}\u{10F7FF}\"]"
+        );
+    }
+
+    #[test]
+    fn a_raw_lone_unit_in_a_javascript_text_meets_an_escaped_half() {
+        let text = format!("[\"{}\\ude00\"]", lone(0xD83D));
+        assert_eq!(parse(&text).unwrap(), json!(["😀"]));
+    }
+
+    #[test]
+    fn errors_keep_their_positions_after_a_rewrite() {
+        let error = parse("[\"\\ud800\",\n  \"\\ud800\" x]").unwrap_err();
+        assert_eq!((error.line(), error.column()), (2, 12));
+        assert!(
+            error.to_string().starts_with("expected `,` or `]`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value_in_the_first_place() {
+        let value = parse(r#"{"a": "\ud800", "b": "\ud801", "a": "\ud802"}"#).unwrap();
+        assert_eq!(to_string(&value).unwrap(), r#"{"a":"\ud802","b":"\ud801"}"#);
+    }
+
+    #[test]
+    fn the_pretty_layout_is_serde_jsons() {
+        let value = json!({"a": [1, {"b": lone(0xDBFF)}]});
+        assert_eq!(
+            to_string_pretty(&value).unwrap(),
+            serde_json::to_string_pretty(&json!({"a": [1, {"b": "X"}]}))
+                .unwrap()
+                .replace('X', "\\udbff")
+        );
+    }
+}
