@@ -10,5 +10,6 @@ pub mod generators;
 pub mod guard;
 pub mod harness;
 pub mod mutants;
+pub mod report;
 pub mod sweep;
 pub mod transcript;

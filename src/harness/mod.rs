@@ -4,6 +4,7 @@
 //! ([`fuzz_one`]), replay ([`replay::replay`]) and `ctxfuzz minimize` all build targets from the
 //! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
 
+pub mod artifacts;
 pub mod bytes;
 pub mod external;
 pub mod findings;
