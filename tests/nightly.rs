@@ -61,7 +61,11 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
     let defect = dir.path().join("none");
     let output = nightly(&defect, Some("none"));
     let log = text(&output);
-    assert_eq!(output.status.code(), Some(1), "findings fail the job\n{log}");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "findings fail the job\n{log}"
+    );
     let conversion = json(&defect.join("runs/sweep/conversion.json"));
     assert_eq!(
         conversion["not_reproduced"],
@@ -77,12 +81,20 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
         cases.len(),
         groups.len()
     );
-    let artifacts: u64 = groups.iter().map(|g| g["artifacts"].as_u64().unwrap()).sum();
+    let artifacts: u64 = groups
+        .iter()
+        .map(|g| g["artifacts"].as_u64().unwrap())
+        .sum();
     assert!(artifacts >= groups.len() as u64);
     for case in &cases {
         let case_json = json(case);
         let verdicts = case_json["verdicts"].as_object().unwrap();
-        assert_eq!(verdicts.keys().collect::<Vec<_>>(), ["none"], "{}", case.display());
+        assert_eq!(
+            verdicts.keys().collect::<Vec<_>>(),
+            ["none"],
+            "{}",
+            case.display()
+        );
         let replay = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
             .arg("replay")
             .arg(case)
@@ -105,13 +117,22 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
         "{report}"
     );
     assert!(markdown.contains("distinct finding(s)"), "{markdown}");
-    assert!(!report["runs"][0]["stats"]["samples"].as_array().unwrap().is_empty());
+    assert!(
+        !report["runs"][0]["stats"]["samples"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 
     let fixed = dir.path().join("default");
     let output = nightly(&fixed, None);
     let log = text(&output);
     assert_eq!(output.status.code(), Some(0), "{log}");
-    assert_eq!(case_files(&fixed), Vec::<std::path::PathBuf>::new(), "{log}");
+    assert_eq!(
+        case_files(&fixed),
+        Vec::<std::path::PathBuf>::new(),
+        "{log}"
+    );
     let (markdown, report) = assert_report_in_three_forms(&fixed);
     assert!(markdown.contains("**No findings**"), "{markdown}");
     assert_eq!(report["findings"], serde_json::json!([]));

@@ -134,7 +134,13 @@ fn json_holds_the_same_finding_run_samples_and_peers() {
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
     assert!(kinds.contains(&"insert") || kinds.contains(&"delete"));
-    assert_eq!(json["runs"][0]["stats"]["samples"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        json["runs"][0]["stats"]["samples"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
     assert_eq!(json["runs"][0]["stats"]["samples"][2]["coverage"], 470);
     assert_eq!(json["peers"][0]["charged"]["wire-valid"], 3);
 }

@@ -130,8 +130,13 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
 /// Converts every artifact of the run in `dir` and writes one case per group under `out`.
 fn from_run(dir: &Path, out: &Path) -> Result<u8> {
     let run = RunRecord::read(dir)?;
-    let target = targets::build(&run.target, run.variant.as_deref(), &Value::Null)
-        .with_context(|| format!("{}: the run's target", dir.join(artifacts::RUN_RECORD).display()))?;
+    let target =
+        targets::build(&run.target, run.variant.as_deref(), &Value::Null).with_context(|| {
+            format!(
+                "{}: the run's target",
+                dir.join(artifacts::RUN_RECORD).display()
+            )
+        })?;
     let files = artifacts::artifact_files(&dir.join(artifacts::ARTIFACTS))?;
     let conversion = artifacts::convert(target.as_ref(), &files);
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
@@ -156,11 +161,18 @@ fn from_run(dir: &Path, out: &Path) -> Result<u8> {
         });
     }
     for failed in &conversion.not_reproduced {
-        println!("DOES NOT REPRODUCE {}: {}", failed.artifact.display(), failed.reason);
+        println!(
+            "DOES NOT REPRODUCE {}: {}",
+            failed.artifact.display(),
+            failed.reason
+        );
     }
     record.not_reproduced = conversion.not_reproduced;
     let text = serde_json::to_string_pretty(&record).expect("a conversion record serialises");
-    write_atomically(&dir.join(artifacts::CONVERSION), format!("{text}\n").as_bytes())?;
+    write_atomically(
+        &dir.join(artifacts::CONVERSION),
+        format!("{text}\n").as_bytes(),
+    )?;
     println!(
         "{}: {} artifact(s), {} distinct finding(s), {} not reproduced",
         dir.display(),

@@ -54,7 +54,10 @@ fn sample(line: &str) -> Option<Sample> {
     let rest = line.strip_prefix('#')?;
     let digits = rest.find(|c: char| !c.is_ascii_digit())?;
     let execs: u64 = rest[..digits].parse().ok()?;
-    let words: Vec<&str> = rest[digits..].trim_start_matches(':').split_whitespace().collect();
+    let words: Vec<&str> = rest[digits..]
+        .trim_start_matches(':')
+        .split_whitespace()
+        .collect();
     let field = |name: &str| {
         words
             .iter()
@@ -134,6 +137,9 @@ stat::peak_rss_mb: 61
 
     #[test]
     fn a_line_without_coverage_or_rate_is_not_a_sample() {
-        assert_eq!(parse("#1\tINITED exec/s: 0 rss: 30Mb\n#2 cov: 1 corp: 1\n").samples, vec![]);
+        assert_eq!(
+            parse("#1\tINITED exec/s: 0 rss: 30Mb\n#2 cov: 1 corp: 1\n").samples,
+            vec![]
+        );
     }
 }
