@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
-use crate::harness::artifacts::{self, ConversionRecord, NotReproduced, RunRecord};
+use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, NotReproduced, RunRecord};
 use crate::harness::findings::cause_label;
 use crate::harness::target::{Class, Target};
 use crate::harness::{panics, replay, targets};
@@ -97,7 +97,7 @@ pub struct PeerRow {
 /// Builds the report from every run, case file and peer matrix under `paths`.
 pub fn collect(paths: &[PathBuf]) -> Result<Report> {
     let mut report = Report::default();
-    let mut counts: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let mut groups: BTreeMap<PathBuf, GroupRecord> = BTreeMap::new();
     let mut cases = Vec::new();
     for file in files(paths)? {
         let name = file.file_name().unwrap_or_default().to_string_lossy();
@@ -106,7 +106,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Report> {
                 let dir = file.parent().unwrap_or(Path::new("."));
                 let (run, conversion) = run(dir)?;
                 for group in &conversion.groups {
-                    counts.insert(file_name(&group.case), group.artifacts);
+                    groups.insert(file_name(&group.case), group.clone());
                 }
                 report.not_reproduced.extend(conversion.not_reproduced);
                 report.runs.push(run);
@@ -119,8 +119,8 @@ pub fn collect(paths: &[PathBuf]) -> Result<Report> {
     }
     for file in cases {
         let case = CaseFile::read(&file)?;
-        let count = counts.get(&file_name(&file)).copied().unwrap_or(1);
-        report.findings.extend(finding_rows(&file, &case, count)?);
+        let group = groups.get(&file_name(&file));
+        report.findings.extend(finding_rows(&file, &case, group)?);
     }
     Ok(report)
 }
@@ -187,9 +187,14 @@ fn peers(path: &Path) -> Result<Vec<PeerRow>> {
     })
 }
 
-/// A row per failing variant of the case: its violation charged to the variant (else the first
-/// one) as judged now, and the diff that explains it.
-fn finding_rows(file: &Path, case: &CaseFile, count: usize) -> Result<Vec<FindingRow>> {
+/// A row per failing variant of the case: the violation it was minimised for (its group's
+/// invariant, else the first one charged to the variant, else the first one) as judged now, and
+/// the diff that explains it.
+fn finding_rows(
+    file: &Path,
+    case: &CaseFile,
+    group: Option<&GroupRecord>,
+) -> Result<Vec<FindingRow>> {
     let mut rows = Vec::new();
     for (variant, verdict) in &case.verdicts {
         if verdict.is_empty() {
@@ -201,7 +206,12 @@ fn finding_rows(file: &Path, case: &CaseFile, count: usize) -> Result<Vec<Findin
             Judgement::Fail(violations) => {
                 let first = violations
                     .iter()
-                    .find(|v| target.class(v) == Class::Charged)
+                    .find(|v| group.is_some_and(|g| g.invariant == v.invariant))
+                    .or_else(|| {
+                        violations
+                            .iter()
+                            .find(|v| target.class(v) == Class::Charged)
+                    })
                     .unwrap_or(&violations[0]);
                 (first.invariant.to_string(), cause_label(&first.cause))
             }
@@ -215,7 +225,7 @@ fn finding_rows(file: &Path, case: &CaseFile, count: usize) -> Result<Vec<Findin
             variant: variant.clone(),
             invariant,
             cause,
-            count,
+            count: group.map_or(1, |g| g.artifacts),
             why: case.why.clone(),
             case_file: file.to_path_buf(),
             replay: case
