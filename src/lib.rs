@@ -10,6 +10,5 @@ pub mod generators;
 pub mod guard;
 pub mod harness;
 pub mod mutants;
-pub mod report;
 pub mod sweep;
 pub mod transcript;

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::cli::io::write_atomically;
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
 use crate::harness::findings::{Finding, cause_label};
-use crate::harness::minimise::{Budget, minimise};
+use crate::harness::minimize::{Budget, minimise};
 use crate::harness::{panics, targets};
 use crate::transcript::case::CaseFile;
+use crate::transcript::io::write_atomically;
 
 /// Arguments of `ctxfuzz minimize`.
 #[derive(Debug, Default, clap::Args)]

@@ -10,14 +10,12 @@ pub mod check;
 pub mod compact;
 pub mod fuzz;
 pub mod guard;
-pub mod io;
 pub mod minimize;
 pub mod mutants;
 pub mod render;
 pub mod replay;
 pub mod report;
 pub mod scan;
-pub mod session;
 pub mod sweep;
 
 #[derive(Debug, Parser)]

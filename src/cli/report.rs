@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cli::io::write_atomically;
-use crate::report::{self, render};
+use crate::harness::report::{self, render};
+use crate::transcript::io::write_atomically;
 
 /// Arguments of `ctxfuzz report`.
 #[derive(Debug, Default, clap::Args)]

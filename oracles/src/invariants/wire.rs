@@ -17,8 +17,9 @@ use serde_json::{Value, json};
 
 use super::{Cause, Judgement, Violation};
 use crate::js::{field, is_str};
+use crate::pi::request::Payload;
 use crate::pi::{self, Thrown, Variant};
-use crate::wire::anthropic::{Payload, WireViolation, validate};
+use crate::wire::anthropic::{WireViolation, validate};
 
 pub const WIRE_VALID: &str = "wire-valid";
 pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
@@ -313,4 +314,18 @@ fn is_compaction_summary(message: &Value) -> bool {
         .and_then(|block| field(block, "text"))
         .and_then(Value::as_str)
         .is_some_and(|text| text.starts_with(pi::convert::COMPACTION_PREFIX))
+}
+
+/// `wire-valid` for each violation of the chat rules (a compaction or sweep that produced it is
+/// to blame: nothing in pi rewrites chat transcripts on the way).
+pub fn judge_chat(messages: &[Value]) -> Vec<Violation> {
+    crate::wire::openai::validate(messages)
+        .into_iter()
+        .map(|v| Violation {
+            invariant: WIRE_VALID,
+            cause: Cause::SystemUnderTest,
+            summary: format!("{}: {}", v.rule, v.message),
+            evidence: json!({"rule": v.rule, "message": v.index, "error": v.message}),
+        })
+        .collect()
 }

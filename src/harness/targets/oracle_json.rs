@@ -14,9 +14,9 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use serde_json::{Value, json};
 
-use super::sweep::{Boundary, generate as generate_transcript};
-use crate::cli::io;
+use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::harness::target::Target;
+use crate::transcript::io;
 
 pub const ERROR_NAMES_POSITION: &str = "error-names-position";
 

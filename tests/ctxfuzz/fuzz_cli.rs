@@ -2,15 +2,9 @@
 //! finding prints.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn ctxfuzz(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use crate::common::ctxfuzz_in;
 
 fn text(output: &Output) -> String {
     format!(
@@ -20,29 +14,43 @@ fn text(output: &Output) -> String {
     )
 }
 
+/// A defective rule's charged findings are shown in full (evidence, case file, input, diff) and
+/// are the only case files written (`--keep-all` writes the uncharged ones too); each replays.
 #[test]
 fn a_defective_rule_exits_1_with_replayable_findings() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
-        &[
-            "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "1",
-        ],
-        dir.path(),
-    );
+    let args = [
+        "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "1",
+    ];
+    let run = ctxfuzz_in(dir.path(), &args);
     let out = text(&run);
     assert_eq!(run.status.code(), Some(1), "{out}");
-    assert!(out.contains("charged to the system under test:"), "{out}");
+    for shown in [
+        "finding: sweep [none] ",
+        "  case file:  findings/",
+        "  input:\n",
+        "  diff:\n",
+        "regenerate: ctxfuzz fuzz --target sweep --variant none --seed 1 --case",
+    ] {
+        assert!(out.contains(shown), "{shown:?} missing:\n{out}");
+    }
+    let verdict = out.lines().last().unwrap();
+    assert!(verdict.starts_with("verdict: FAILED: charged findings in sweep [none]"));
+    let written = |dir: &Path| std::fs::read_dir(dir.join("findings")).map_or(0, |d| d.count());
+    assert!(written(dir.path()) > 0);
+    for file in std::fs::read_dir(dir.path().join("findings")).unwrap() {
+        let case = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        assert!(!case.contains("unpreventable"), "{case}");
+    }
+    let all = tempfile::tempdir().unwrap();
+    ctxfuzz_in(all.path(), &[&args[..], &["--keep-all"]].concat());
     assert!(
-        out.contains("regenerate: ctxfuzz fuzz --target sweep --variant none --seed 1 --case"),
-        "{out}"
+        written(all.path()) > written(dir.path()),
+        "--keep-all wrote no uncharged case"
     );
-    let findings: Vec<_> = std::fs::read_dir(dir.path().join("findings"))
-        .unwrap()
-        .collect();
-    assert!(!findings.is_empty());
 
     // Every finding replays as recorded.
-    let replay = ctxfuzz(&["replay", "findings"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
     assert!(
         text(&replay).contains("0 mismatch(es)"),
@@ -54,24 +62,108 @@ fn a_defective_rule_exits_1_with_replayable_findings() {
 #[test]
 fn the_correct_rule_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
+    let run = ctxfuzz_in(
+        dir.path(),
         &[
             "fuzz", "--target", "sweep", "--runs", "2000", "--seed", "2", "--out", "f",
         ],
-        dir.path(),
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
-    assert!(text(&run).contains("charged to the system under test: no findings"));
+    assert!(text(&run).contains("  charged: none\n"), "{}", text(&run));
+    assert!(
+        !dir.path().join("f").exists(),
+        "uncharged findings wrote case files"
+    );
+}
+
+/// The default run on a clean tree is read in one screen: a summary per target, a verdict, and no
+/// case file (nothing is charged; the other classes are one line each).
+#[test]
+fn the_default_run_prints_one_screen_and_writes_no_case_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ctxfuzz_in(dir.path(), &["fuzz", "--time", "3"]);
+    let out = text(&run);
+    assert_eq!(run.status.code(), Some(0), "{out}");
+    assert!(
+        out.lines().count() <= 60,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    assert!(!dir.path().join("findings").exists(), "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("verdict: clean: nothing charged in 6 target(s)"),
+        "{out}"
+    );
+    assert!(out.contains("  unpreventable: "), "{out}");
+}
+
+/// `--json` prints one document and nothing else; `--quiet` prints a line per charged finding and
+/// the verdict.
+#[test]
+fn json_and_quiet_print_what_they_promise() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "fuzz",
+        "--target",
+        "sweep",
+        "--variant",
+        "none",
+        "--runs",
+        "2000",
+        "--seed",
+        "1",
+    ];
+    let json = ctxfuzz_in(dir.path(), &[&args[..], &["--json"]].concat());
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_eq!(report["verdict"], "failed");
+    assert_eq!(report["seed"], 1);
+    let target = &report["targets"][0];
+    assert_eq!(target["target"], "sweep");
+    assert_eq!(target["variant"], "none");
+    assert!(
+        target["violations"]["charged"]["wire-valid"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let finding = &target["findings"][0];
+    assert_eq!(finding["class"], "charged");
+    assert!(
+        finding["case_file"]
+            .as_str()
+            .unwrap()
+            .starts_with("findings/")
+    );
+    let quiet = ctxfuzz_in(dir.path(), &[&args[..], &["--quiet"]].concat());
+    let out = text(&quiet);
+    assert_eq!(quiet.status.code(), Some(1));
+    let (verdict, findings) = out
+        .trim_end()
+        .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(v, f)| (*v, f.to_vec()))
+        .unwrap();
+    assert!(verdict.starts_with("verdict: FAILED"), "{out}");
+    assert!(
+        !findings.is_empty()
+            && findings
+                .iter()
+                .all(|l| l.starts_with("charged: sweep [none] ")),
+        "{out}"
+    );
 }
 
 #[test]
 fn the_printed_regenerate_command_reproduces_the_finding() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
+    let run = ctxfuzz_in(
+        dir.path(),
         &[
             "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "7",
         ],
-        dir.path(),
     );
     let out = text(&run);
     let first = out
@@ -94,7 +186,7 @@ fn the_printed_regenerate_command_reproduces_the_finding() {
         .split_whitespace()
         .chain(["--out", "again"])
         .collect();
-    let again = ctxfuzz(&args, dir.path());
+    let again = ctxfuzz_in(dir.path(), &args);
     let again_out = text(&again);
     assert_eq!(again.status.code(), Some(1), "{again_out}");
     assert!(again_out.contains("1 execs"), "{again_out}");
@@ -117,7 +209,7 @@ fn a_wrong_verdict_in_a_case_file_exits_1_with_a_diff() {
         "verdicts": {"none": []}
     });
     std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
-    let replay = ctxfuzz(&["replay", "case.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
     let out = text(&replay);
     assert_eq!(replay.status.code(), Some(1), "{out}");
     assert!(
@@ -141,23 +233,24 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
         "verdicts": {"none": ["no-duplicate-tool-use-id", "sweep-matches-twin", "wire-valid"], "strict": []}
     });
     std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
-    let replay = ctxfuzz(&["replay", "case.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 
-    let min = ctxfuzz(&["minimize", "case.json", "-o", "small.json"], dir.path());
+    let min = ctxfuzz_in(dir.path(), &["minimize", "case.json", "-o", "small.json"]);
     assert_eq!(min.status.code(), Some(0), "{}", text(&min));
     let small: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("small.json")).unwrap())
             .unwrap();
     assert!(small["input"].as_array().unwrap().len() < 5, "{small}");
     assert_eq!(small["verdicts"], case["verdicts"]);
-    let replay = ctxfuzz(&["replay", "small.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "small.json"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 
     // A libFuzzer artifact: the JSON bytes of a transcript, decoded as the fuzz target does.
     std::fs::write(dir.path().join("crash-1"), case["input"].to_string()).unwrap();
     std::fs::create_dir(dir.path().join("out")).unwrap();
-    let artifact = ctxfuzz(
+    let artifact = ctxfuzz_in(
+        dir.path(),
         &[
             "minimize",
             "--from-artifact",
@@ -168,12 +261,11 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
             "--out",
             "out/",
         ],
-        dir.path(),
     );
     assert_eq!(artifact.status.code(), Some(0), "{}", text(&artifact));
     let written: Vec<_> = std::fs::read_dir(dir.path().join("out")).unwrap().collect();
     assert_eq!(written.len(), 1);
-    let replay = ctxfuzz(&["replay", "out"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "out"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 }
 
@@ -182,7 +274,7 @@ fn export_seeds_writes_one_libfuzzer_input_per_case() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let seeds = dir.path().join("seeds");
-    let run = ctxfuzz(&["replay", "--export-seeds", seeds.to_str().unwrap()], root);
+    let run = ctxfuzz_in(root, &["replay", "--export-seeds", seeds.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     let sweep: Vec<_> = std::fs::read_dir(seeds.join("sweep")).unwrap().collect();
     assert!(sweep.len() >= 10);
