@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
 # The nightly fuzz job for one cargo-fuzz target (or all of them): coverage-guided fuzzing with
-# ASan on nightly, corpus merge and minimisation, and every new crash turned into a readable case
-# file under findings/ (review it, then move it into corpus/<target>/ once fixed).
+# ASan on nightly, corpus merge and minimisation, every crash artifact turned into one readable
+# case file per distinct finding, and a report (docs/nightly.md says what is where).
 #
 #   ci/nightly-fuzz.sh [TARGET] [SECONDS]     default: every target, 3600 s each
+#
+# Environment:
+#   CTXFUZZ_VARIANT          the variant fuzzed (default: each target's default); recorded in
+#                            OUT/runs/TARGET/run.json and used to convert the run's artifacts
+#   CTXFUZZ_NIGHTLY_OUT      where everything goes (default: target/nightly)
+#   CTXFUZZ_FUZZ_TOOLCHAIN   default: nightly; CTXFUZZ_FUZZ_SANITIZER default: address
+#                            (`stable` and `none` build without ASan, in a fraction of the time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib.sh
 
 seconds=${2:-3600}
+out=${CTXFUZZ_NIGHTLY_OUT:-target/nightly}
+toolchain=${CTXFUZZ_FUZZ_TOOLCHAIN:-nightly}
+sanitizer=${CTXFUZZ_FUZZ_SANITIZER:-address}
+variant=${CTXFUZZ_VARIANT:-}
+if ! [[ $variant =~ ^[A-Za-z0-9_.-]*$ ]]; then
+  echo "CTXFUZZ_VARIANT='$variant': a variant name is letters, digits, '_', '.', '-'" >&2
+  exit 2
+fi
 ensure_tool cargo-fuzz cargo-fuzz 0.13.2
-rustup toolchain install nightly --profile minimal >/dev/null
+# An installed toolchain is kept as it is: updating it would rebuild every instrumented crate.
+rustup run "$toolchain" rustc --version >/dev/null 2>&1 \
+  || rustup toolchain install "$toolchain" --profile minimal >/dev/null
 targets=${1:-$(cargo fuzz list)}
 
 # The seed corpus is derived from the regression corpus (never committed twice).
@@ -18,17 +35,44 @@ step "seed corpus from corpus/"
 timed cargo run --release --quiet -- replay --export-seeds fuzz/corpus
 
 status=0
+mkdir -p "$out/findings"
 for target in $targets; do
-  step "fuzz $target for ${seconds}s (nightly, ASan, fork mode keeps going after a crash)"
-  mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
-  timed cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \
-    -fork=2 -ignore_crashes=1 -max_total_time="$seconds" || status=1
+  run="$out/runs/$target"
+  rm -rf "$run" "$out/findings/$target"-*.json
+  mkdir -p "fuzz/corpus/$target" "$run/artifacts"
+  printf '{"target": "%s", "variant": %s, "seconds": %s}\n' "$target" \
+    "$([ -n "$variant" ] && printf '"%s"' "$variant" || printf null)" "$seconds" >"$run/run.json"
+
+  step "build $target ($toolchain, sanitizer $sanitizer)"
+  timed cargo "+$toolchain" fuzz build -s "$sanitizer" "$target" || { status=1; continue; }
+  step "fuzz $target [${variant:-default variant}] for ${seconds}s"
+  # Fork mode keeps going after a crash (-ignore_crashes); an input that crashes again is written
+  # once (artifacts are named by content hash), and the conversion below groups the rest. The
+  # full log is kept for the report, which plots the parent's periodic stats lines
+  # (`#N: cov: .. corp: .. exec/s: ..`); only those lines are echoed here.
+  start=$SECONDS
+  rc=0
+  cargo "+$toolchain" fuzz run -s "$sanitizer" "$target" "fuzz/corpus/$target" -- \
+    -fork=2 -ignore_crashes=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$run/artifacts/" >"$run/fuzz.log" 2>&1 || rc=$?
+  grep -E '^(#[0-9]+|INFO: (fuzzed|exiting)|stat::)' "$run/fuzz.log" || true
+  printf '   (%ss: libFuzzer exit %s)\n' "$((SECONDS - start))" "$rc"
+  if [ "$rc" -ne 0 ] && [ -z "$(ls -A "$run/artifacts")" ]; then
+    echo "libFuzzer failed without an artifact; the end of $run/fuzz.log:" && tail -20 "$run/fuzz.log"
+    status=1
+  fi
   step "merge and minimise the corpus of $target"
-  timed cargo +nightly fuzz cmin "$target" "fuzz/corpus/$target"
-  for artifact in fuzz/artifacts/"$target"/crash-* fuzz/artifacts/"$target"/timeout-*; do
-    [ -e "$artifact" ] || continue
-    step "case file from $artifact"
-    cargo run --release --quiet -- minimize --from-artifact "$target" "$artifact" --out findings/ || status=1
-  done
+  timed cargo "+$toolchain" fuzz cmin -s "$sanitizer" "$target" "fuzz/corpus/$target" >"$run/cmin.log" 2>&1 \
+    || { tail -20 "$run/cmin.log"; status=1; }
+
+  step "case files from the artifacts of $target (one per distinct finding)"
+  cargo run --release --quiet -- minimize --from-run "$run" --out "$out/findings" || status=1
 done
+
+step "report"
+peers=()
+[ -f "$out/peers.json" ] && peers=("$out/peers.json")
+cargo run --release --quiet -- report "$out/runs" "$out/findings" "${peers[@]}" \
+  --html "$out/report.html" --markdown "$out/report.md" --json "$out/report.json" || status=1
+echo "report: $out/report.html (and .md, .json)"
 exit "$status"

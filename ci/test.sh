@@ -11,6 +11,16 @@ if [ -f oracles/conformance/package-lock.json ]; then
   timed npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
 fi
 
+if ! command -v chromium >/dev/null; then
+  step "apt-get install chromium (tests/report.rs looks at the report page in a browser)"
+  timed apt-get update -qq
+  timed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+# tests/nightly.rs runs ci/nightly-fuzz.sh, which needs these (its first ASan build takes minutes).
+ensure_tool cargo-fuzz cargo-fuzz 0.13.2
+rustup run nightly rustc --version >/dev/null 2>&1 || timed rustup toolchain install nightly --profile minimal
+
 step "the published peers at their pinned versions, for the peers:: tests (skipped when installed)"
 timed bash ci/peers-install.sh
 

@@ -1,27 +1,33 @@
-//! `ctxfuzz minimize`: shrink a failing case file, or turn a libFuzzer crash artifact into one.
+//! `ctxfuzz minimize`: shrink a failing case file, or turn libFuzzer crash artifacts into case
+//! files (one artifact, or every artifact of a nightly run directory, one case per finding).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::harness::findings::{self, cause_label};
+use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
+use crate::harness::findings::{Finding, cause_label};
 use crate::harness::minimize::{Budget, minimise};
-use crate::harness::target::Class;
 use crate::harness::{panics, targets};
 use crate::transcript::case::CaseFile;
-use ctxfuzz_oracles::invariants::Judgement;
+use crate::transcript::io::write_atomically;
 
 /// Arguments of `ctxfuzz minimize`.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
     /// The case file to shrink: the result keeps every recorded verdict.
-    #[arg(value_name = "CASE", required_unless_present = "from_artifact")]
+    #[arg(value_name = "CASE", required_unless_present_any = ["from_artifact", "from_run"])]
     pub case: Option<PathBuf>,
     /// Decode a libFuzzer artifact exactly as the cargo-fuzz target TARGET does, minimise it and
     /// write it as a case file.
     #[arg(long, num_args = 2, value_names = ["TARGET", "FILE"], conflicts_with = "case")]
     pub from_artifact: Option<Vec<String>>,
+    /// Convert every artifact of a nightly run directory (its `run.json` names the target and
+    /// variant): one minimised case per distinct finding written under OUT, and
+    /// `DIR/conversion.json`. Exit 1 if there is a finding or an artifact that does not reproduce.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["case", "from_artifact", "variant"], requires = "output")]
+    pub from_run: Option<PathBuf>,
     /// Only this variant's verdict must be kept (a case) or is judged (an artifact).
     #[arg(long, visible_alias = "rule", value_name = "VARIANT")]
     pub variant: Option<String>,
@@ -32,6 +38,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    if let (Some(dir), Some(out)) = (&args.from_run, &args.output) {
+        return from_run(dir, out);
+    }
     let (case, file_name) = match (&args.from_artifact, &args.case) {
         (Some(artifact), _) => from_artifact(&artifact[0], Path::new(&artifact[1]), &args)?,
         (None, Some(path)) => {
@@ -105,39 +114,84 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
     Ok(CaseFile { input, ..case })
 }
 
-/// Decodes an artifact, picks its first violation (charged ones first) and minimises for it.
+/// Decodes an artifact and minimises it for its first violation charged to the variant.
 fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFile, String)> {
-    let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
     let target = targets::build(target_name, args.variant.as_deref(), &Value::Null)?;
-    let input = target.decode(&bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: target `{target_name}` cannot decode it: {e}",
-            file.display()
-        )
-    })?;
-    let judgement = panics::judge(target.as_ref(), &input);
-    let violations = match &judgement {
-        Judgement::Fail(violations) => violations,
-        other => bail!(
-            "{}: does not fail target {} [{}] (verdict: {:?})",
-            file.display(),
-            target.name(),
-            target.variant(),
-            other.verdict()
-        ),
-    };
-    let violation = violations
-        .iter()
-        .min_by_key(|v| target.class(v) != Class::Charged)
-        .expect("a failing judgement has a violation");
-    eprintln!(
-        "{}: {} ({}): {}",
-        file.display(),
-        violation.invariant,
-        cause_label(&violation.cause),
-        violation.summary
-    );
-    let finding = findings::minimise(target.as_ref(), &input, &judgement, violation, None);
+    let conversion = artifacts::convert(target.as_ref(), &[file.to_path_buf()]);
+    if let Some(failed) = conversion.not_reproduced.first() {
+        bail!("{}: {}", failed.artifact.display(), failed.reason);
+    }
+    let finding = &conversion.groups[0].finding;
+    eprintln!("{}: {}", file.display(), headline(finding));
     let name = finding.file_name();
     Ok((finding.case_file(Path::new(&name)), name))
+}
+
+/// Converts every artifact of the run in `dir` and writes one case per group under `out`.
+fn from_run(dir: &Path, out: &Path) -> Result<u8> {
+    let run = RunRecord::read(dir)?;
+    let target =
+        targets::build(&run.target, run.variant.as_deref(), &Value::Null).with_context(|| {
+            format!(
+                "{}: the run's target",
+                dir.join(artifacts::RUN_RECORD).display()
+            )
+        })?;
+    let files = artifacts::artifact_files(&dir.join(artifacts::ARTIFACTS))?;
+    let conversion = artifacts::convert(target.as_ref(), &files);
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let mut record = ConversionRecord::default();
+    for group in &conversion.groups {
+        let finding = &group.finding;
+        let path = finding.write(out)?;
+        println!(
+            "{} artifact(s): {}\n  case file: {}",
+            group.artifacts.len(),
+            headline(finding),
+            path.display()
+        );
+        record.groups.push(GroupRecord {
+            case: path,
+            target: finding.target.to_string(),
+            variant: finding.variant.clone(),
+            invariant: finding.key.invariant.to_string(),
+            cause: finding.key.cause.clone(),
+            shape: finding.key.shape.clone(),
+            artifacts: group.artifacts.len(),
+        });
+    }
+    for failed in &conversion.not_reproduced {
+        println!(
+            "DOES NOT REPRODUCE {}: {}",
+            failed.artifact.display(),
+            failed.reason
+        );
+    }
+    record.not_reproduced = conversion.not_reproduced;
+    let text = serde_json::to_string_pretty(&record).expect("a conversion record serialises");
+    write_atomically(
+        &dir.join(artifacts::CONVERSION),
+        format!("{text}\n").as_bytes(),
+    )?;
+    println!(
+        "{}: {} artifact(s), {} distinct finding(s), {} not reproduced",
+        dir.display(),
+        files.len(),
+        record.groups.len(),
+        record.not_reproduced.len()
+    );
+    Ok(u8::from(
+        !record.groups.is_empty() || !record.not_reproduced.is_empty(),
+    ))
+}
+
+fn headline(finding: &Finding) -> String {
+    format!(
+        "{} [{}] {} ({}): {}",
+        finding.target,
+        finding.variant,
+        finding.key.invariant,
+        cause_label(&finding.violation.cause),
+        finding.violation.summary.lines().next().unwrap_or_default()
+    )
 }

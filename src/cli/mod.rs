@@ -15,6 +15,7 @@ pub mod mutants;
 pub mod peers;
 pub mod render;
 pub mod replay;
+pub mod report;
 pub mod scan;
 pub mod sweep;
 
@@ -45,8 +46,10 @@ enum Command {
     Scan(scan::Args),
     /// Replay case files (default: the regression corpus).
     Replay(replay::Args),
-    /// Shrink a failing case file.
+    /// Shrink a failing case file, or turn libFuzzer crash artifacts into case files.
     Minimize(minimize::Args),
+    /// Write the report of a fuzzing campaign: findings, runs, peers (Markdown, HTML, JSON).
+    Report(report::Args),
     /// Run the known-defect catalog: every historical or seeded defect must be caught.
     Mutants(mutants::Args),
     /// Print the event trace of one turn-end guard schedule.
@@ -76,6 +79,7 @@ pub fn main() -> ExitCode {
         Some(Command::Scan(args)) => scan::run(args),
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Minimize(args)) => minimize::run(args),
+        Some(Command::Report(args)) => report::run(args),
         Some(Command::Guard(args)) => guard::run(args),
         Some(Command::Mutants(args)) => mutants::run(args),
         Some(Command::Peers(args)) => peers::run(args),

@@ -4,6 +4,7 @@
 //! ([`fuzz_one`]), replay ([`replay::replay`]) and `ctxfuzz minimize` all build targets from the
 //! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
 
+pub mod artifacts;
 pub mod bytes;
 pub mod external;
 pub mod findings;
@@ -12,6 +13,7 @@ pub mod panics;
 pub mod pi_bridge;
 pub mod progress;
 pub mod replay;
+pub mod report;
 pub mod runner;
 pub mod stop;
 pub mod supervisor;

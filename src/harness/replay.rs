@@ -130,7 +130,7 @@ fn lines(ids: &[String]) -> String {
     ids.iter().map(|id| format!("{id}\n")).collect()
 }
 
-fn pretty(value: &Value) -> String {
+pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).expect("a JSON value always serialises") + "\n"
 }
 

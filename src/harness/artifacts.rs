@@ -1,0 +1,227 @@
+//! libFuzzer runs and their crash artifacts: the record a nightly run leaves next to its
+//! artifacts (`run.json`: which target and variant crashed), and the conversion of every
+//! artifact into one minimised case per distinct finding (`conversion.json`).
+//!
+//! An artifact counts only for a violation charged to the variant the run fuzzed, the one
+//! [`super::fuzz_one`] crashed on; an artifact with none "does not reproduce", with the reason,
+//! and is never replaced by another violation it happens to show.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use ctxfuzz_oracles::invariants::Judgement;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::findings::{self, Finding, Key};
+use super::panics;
+use super::target::{Class, Target};
+
+/// The file a nightly run writes into its run directory before fuzzing.
+pub const RUN_RECORD: &str = "run.json";
+/// The file `ctxfuzz minimize --from-run` writes into the run directory.
+pub const CONVERSION: &str = "conversion.json";
+/// The libFuzzer log of the run, inside the run directory.
+pub const LOG: &str = "fuzz.log";
+/// Where libFuzzer writes the run's artifacts, inside the run directory.
+pub const ARTIFACTS: &str = "artifacts";
+
+/// What a cargo-fuzz run fuzzed (`run.json`): converting its artifacts rebuilds this target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    /// The cargo-fuzz target (`sweep`, `oracle_json`, ...).
+    pub target: String,
+    /// `CTXFUZZ_VARIANT` of the run; `null`: the target's default variant.
+    pub variant: Option<String>,
+    /// The time budget given to libFuzzer, in seconds.
+    pub seconds: u64,
+}
+
+impl RunRecord {
+    /// Reads `DIR/run.json`; the error names the file and what is wrong.
+    pub fn read(dir: &Path) -> Result<RunRecord> {
+        let path = dir.join(RUN_RECORD);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("{}: cannot read the run record", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not a run record: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })
+    }
+}
+
+/// One distinct finding of a run: the minimised case and every artifact behind it.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub finding: Finding,
+    pub artifacts: Vec<PathBuf>,
+}
+
+/// An artifact that does not crash the run's variant when judged again, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotReproduced {
+    pub artifact: PathBuf,
+    pub reason: String,
+}
+
+/// Every artifact of a run, sorted into distinct findings and artifacts that do not reproduce.
+#[derive(Debug, Default)]
+pub struct Conversion {
+    pub groups: Vec<Group>,
+    pub not_reproduced: Vec<NotReproduced>,
+}
+
+/// The crash, timeout and out-of-memory artifacts in `dir`, sorted.
+pub fn artifact_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", dir.display())),
+    };
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("{}: cannot read", dir.display()))?
+            .path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if ["crash-", "timeout-", "oom-"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Judges every artifact with `target` (the run's variant) and groups its charged violations as
+/// the in-process loop groups findings: by target, variant, invariant, cause and the shape of the
+/// minimised input. Each (artifact, charged violation) is minimised once; artifacts whose
+/// minimised input lands in an existing group only add to its count.
+pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
+    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+    let mut conversion = Conversion::default();
+    for artifact in artifacts {
+        let input = match decode(target, artifact) {
+            Ok(input) => input,
+            Err(reason) => {
+                conversion.not_reproduced.push(NotReproduced {
+                    artifact: artifact.clone(),
+                    reason,
+                });
+                continue;
+            }
+        };
+        let judgement = panics::judge(target, &input);
+        let charged = match &judgement {
+            Judgement::Fail(violations) => violations
+                .iter()
+                .filter(|v| target.class(v) == Class::Charged)
+                .collect(),
+            _ => Vec::new(),
+        };
+        if charged.is_empty() {
+            conversion.not_reproduced.push(NotReproduced {
+                artifact: artifact.clone(),
+                reason: no_charged_violation(target, &judgement),
+            });
+            continue;
+        }
+        for violation in charged {
+            let finding = findings::minimise(target, &input, &judgement, violation, None);
+            groups
+                .entry(finding.key.clone())
+                .or_insert_with(|| Group {
+                    finding,
+                    artifacts: Vec::new(),
+                })
+                .artifacts
+                .push(artifact.clone());
+        }
+    }
+    conversion.groups = groups.into_values().collect();
+    conversion
+}
+
+fn decode(target: &dyn Target, artifact: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(artifact).map_err(|e| format!("cannot read: {e}"))?;
+    target
+        .decode(&bytes)
+        .map_err(|e| format!("target `{}` cannot decode it: {e}", target.name()))
+}
+
+/// Why a judgement is not a crash of `target`'s variant.
+fn no_charged_violation(target: &dyn Target, judgement: &Judgement) -> String {
+    let head = format!(
+        "does not crash target {} [{}]",
+        target.name(),
+        target.variant()
+    );
+    match judgement {
+        Judgement::Pass => format!("{head}: it passes"),
+        Judgement::CannotJudge(reason) => format!("{head}: cannot judge it: {reason}"),
+        Judgement::Fail(violations) => {
+            let others: Vec<String> = violations
+                .iter()
+                .map(|v| {
+                    format!(
+                        "{} ({:?}, {})",
+                        v.invariant,
+                        target.class(v),
+                        findings::cause_label(&v.cause)
+                    )
+                })
+                .collect();
+            format!(
+                "{head}: no violation charged to it, only {}",
+                others.join(", ")
+            )
+        }
+    }
+}
+
+/// One line of `conversion.json`: a case file and how many artifacts it stands for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupRecord {
+    pub case: PathBuf,
+    pub target: String,
+    pub variant: String,
+    pub invariant: String,
+    pub cause: String,
+    pub shape: String,
+    pub artifacts: usize,
+}
+
+/// `conversion.json`: what `ctxfuzz minimize --from-run` made of a run's artifacts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ConversionRecord {
+    pub groups: Vec<GroupRecord>,
+    pub not_reproduced: Vec<NotReproduced>,
+}
+
+impl ConversionRecord {
+    /// Reads `DIR/conversion.json` if the run has one.
+    pub fn read(dir: &Path) -> Result<Option<ConversionRecord>> {
+        let path = dir.join(CONVERSION);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not a conversion record: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })
+    }
+}

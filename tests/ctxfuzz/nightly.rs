@@ -1,0 +1,139 @@
+//! The nightly script end to end, as the nightly job runs it (`ci/nightly-fuzz.sh sweep 20`,
+//! real cargo-fuzz, real libFuzzer): with the pre-fix sweep (`CTXFUZZ_VARIANT=none`) every crash
+//! becomes a case file of a violation charged to `none`, one per distinct finding, that
+//! `ctxfuzz replay` reproduces; with the default (fixed) variant the run ends clean. Both leave a
+//! report in its three forms. One test, so the two runs share one instrumented build.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const SECONDS: &str = "20";
+
+fn nightly(out: &Path, variant: Option<&str>) -> Output {
+    let mut command = Command::new("bash");
+    command
+        .args(["ci/nightly-fuzz.sh", "sweep", SECONDS])
+        .env("CTXFUZZ_NIGHTLY_OUT", out)
+        .env_remove("CTXFUZZ_VARIANT");
+    if let Some(variant) = variant {
+        command.env("CTXFUZZ_VARIANT", variant);
+    }
+    command.output().expect("run ci/nightly-fuzz.sh")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn case_files(out: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(out.join("findings"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+fn assert_report_in_three_forms(out: &Path) -> (String, Value) {
+    for name in ["report.md", "report.html", "report.json"] {
+        assert!(out.join(name).is_file(), "no {name} in {}", out.display());
+    }
+    (
+        std::fs::read_to_string(out.join("report.md")).unwrap(),
+        json(&out.join("report.json")),
+    )
+}
+
+#[test]
+fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_none() {
+    let dir = tempfile::tempdir().unwrap();
+
+    let defect = dir.path().join("none");
+    let output = nightly(&defect, Some("none"));
+    let log = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "findings fail the job\n{log}"
+    );
+    let conversion = json(&defect.join("runs/sweep/conversion.json"));
+    assert_eq!(
+        conversion["not_reproduced"],
+        serde_json::json!([]),
+        "every artifact crashes `none`\n{log}"
+    );
+    let groups = conversion["groups"].as_array().unwrap();
+    let cases = case_files(&defect);
+    assert!(!cases.is_empty(), "no case file\n{log}");
+    assert!(
+        cases.len() <= groups.len(),
+        "{} case files for {} groups",
+        cases.len(),
+        groups.len()
+    );
+    let artifacts: u64 = groups
+        .iter()
+        .map(|g| g["artifacts"].as_u64().unwrap())
+        .sum();
+    assert!(artifacts >= groups.len() as u64);
+    for case in &cases {
+        let case_json = json(case);
+        let verdicts = case_json["verdicts"].as_object().unwrap();
+        assert_eq!(
+            verdicts.keys().collect::<Vec<_>>(),
+            ["none"],
+            "{}",
+            case.display()
+        );
+        let replay = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+            .arg("replay")
+            .arg(case)
+            .output()
+            .unwrap();
+        assert!(replay.status.success(), "{}", text(&replay));
+    }
+    for group in groups {
+        assert_eq!(group["variant"], "none");
+        assert_eq!(group["cause"], "system under test", "{group}");
+    }
+    let (markdown, report) = assert_report_in_three_forms(&defect);
+    assert_eq!(report["findings"].as_array().unwrap().len(), cases.len());
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["variant"] == "none" && f["cause"] == "system under test"),
+        "{report}"
+    );
+    assert!(markdown.contains("distinct finding(s)"), "{markdown}");
+    assert!(
+        !report["runs"][0]["stats"]["samples"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    let fixed = dir.path().join("default");
+    let output = nightly(&fixed, None);
+    let log = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    assert_eq!(
+        case_files(&fixed),
+        Vec::<std::path::PathBuf>::new(),
+        "{log}"
+    );
+    let (markdown, report) = assert_report_in_three_forms(&fixed);
+    assert!(markdown.contains("**No findings**"), "{markdown}");
+    assert_eq!(report["findings"], serde_json::json!([]));
+}
