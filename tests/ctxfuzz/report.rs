@@ -217,7 +217,9 @@ fn the_page_in_a_browser_shows_the_finding_its_diff_and_the_plots() {
         .collect();
     assert_eq!(lines.len(), 2, "{plots}");
     for line in lines {
-        let points = between(line, "points=\"", "\"");
+        let points = between(line, "points=\"", "\"")
+            .trim_start_matches("points=\"")
+            .trim_end_matches('"');
         assert_eq!(points.split_whitespace().count(), 3, "{line}");
     }
 }
@@ -232,5 +234,8 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
         .find(start)
         .unwrap_or_else(|| panic!("no {start} in {text}"));
     let rest = &text[from..];
-    &rest[..rest.find(end).map_or(rest.len(), |i| i + end.len())]
+    let after = rest[start.len()..]
+        .find(end)
+        .map_or(rest.len(), |i| start.len() + i + end.len());
+    &rest[..after]
 }
