@@ -55,7 +55,9 @@ fn reachable(start: &Path, pages: &BTreeMap<PathBuf, String>) -> BTreeSet<PathBu
     let mut seen = BTreeSet::from([start.to_path_buf()]);
     let mut queue = vec![start.to_path_buf()];
     while let Some(page) = queue.pop() {
-        let Some(text) = pages.get(&page) else { continue };
+        let Some(text) = pages.get(&page) else {
+            continue;
+        };
         let dir = page.parent().unwrap_or(Path::new(""));
         for link in relative_links(text) {
             let target = resolve(dir, &link);
@@ -77,7 +79,11 @@ fn docs_files() -> Vec<PathBuf> {
             if path.is_dir() {
                 dirs.push(path);
             } else {
-                files.push(path.strip_prefix(root()).expect("under the root").to_path_buf());
+                files.push(
+                    path.strip_prefix(root())
+                        .expect("under the root")
+                        .to_path_buf(),
+                );
             }
         }
     }
@@ -88,7 +94,11 @@ fn docs_files() -> Vec<PathBuf> {
 /// README.md and every Markdown page under `docs/`, by path relative to the root.
 fn pages() -> BTreeMap<PathBuf, String> {
     let mut paths = vec![PathBuf::from("README.md")];
-    paths.extend(docs_files().into_iter().filter(|p| p.extension().is_some_and(|e| e == "md")));
+    paths.extend(
+        docs_files()
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
     paths
         .into_iter()
         .map(|p| {
@@ -147,7 +157,10 @@ fn every_relative_link_names_an_existing_file() {
             }
         }
     }
-    assert!(broken.is_empty(), "links to files that do not exist: {broken:#?}");
+    assert!(
+        broken.is_empty(),
+        "links to files that do not exist: {broken:#?}"
+    );
 }
 
 /// Whether `bytes` cite the outside specification by section: its name in capitals, a space, and
@@ -184,7 +197,10 @@ fn tracked_files() -> Vec<String> {
             let path = entry.expect("a directory entry").path();
             let name = path.file_name().unwrap_or_default();
             if path.is_dir() {
-                if !["target", "node_modules", ".git"].iter().any(|skip| name == *skip) {
+                if !["target", "node_modules", ".git"]
+                    .iter()
+                    .any(|skip| name == *skip)
+                {
                     dirs.push(path);
                 }
             } else {
@@ -213,9 +229,13 @@ fn no_tracked_file_cites_the_outside_specification() {
 #[test]
 fn a_citation_is_recognised_by_section_sign_or_number() {
     let word = ["SP", "EC"].concat();
-    assert!(cites_the_specification(format!("as {word} §4.1 says").as_bytes()));
+    assert!(cites_the_specification(
+        format!("as {word} §4.1 says").as_bytes()
+    ));
     assert!(cites_the_specification(format!("({word} 7.1)").as_bytes()));
-    assert!(!cites_the_specification(format!("the {word} of the rule").as_bytes()));
+    assert!(!cites_the_specification(
+        format!("the {word} of the rule").as_bytes()
+    ));
     assert!(!cites_the_specification(b"docs/sweep.md#barrier-rules"));
 }
 
@@ -224,8 +244,14 @@ fn links_are_read_and_resolved_as_a_reader_follows_them() {
     let text = "see [a](docs/a.md#part), [site](https://example.com/x.md), [here](#top), \
                 [b](../b.md \"title\")";
     assert_eq!(relative_links(text), ["docs/a.md", "../b.md"]);
-    assert_eq!(resolve(Path::new("docs"), "../src/x.rs"), PathBuf::from("src/x.rs"));
-    assert_eq!(resolve(Path::new("docs"), "./y.md"), PathBuf::from("docs/y.md"));
+    assert_eq!(
+        resolve(Path::new("docs"), "../src/x.rs"),
+        PathBuf::from("src/x.rs")
+    );
+    assert_eq!(
+        resolve(Path::new("docs"), "./y.md"),
+        PathBuf::from("docs/y.md")
+    );
 }
 
 #[test]
