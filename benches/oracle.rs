@@ -17,9 +17,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxfuzz::cli::session;
 use ctxfuzz::generators::pi as pi_gen;
 use ctxfuzz::harness::pi_bridge;
+use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::pi::{Variant, convert_and_transform, default_model};
 use serde_json::{Value, json};
@@ -75,7 +75,7 @@ fn parse_lines(text: &str) -> usize {
 }
 
 fn check_session(text: &str, model: &Value) -> usize {
-    let loaded = session::load(text, Variant::From130);
+    let loaded = session_file::load(text, Variant::From130);
     match loaded.context {
         Some(Ok(context)) => {
             findings(&context.messages, model, Variant::From130).map_or(0, |f| f.len())

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::shapes::{Shape, shapes};
 use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep};
+use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
 use proptest::prelude::*;
 use serde_json::Value;

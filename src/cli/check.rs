@@ -24,7 +24,7 @@ use ctxfuzz_oracles::pi::{self, Thrown, Variant};
 use serde_json::{Value, json};
 
 use crate::cli::render::parse_variant;
-use crate::cli::{io, session};
+use crate::transcript::{io, session_file};
 
 /// Arguments of `ctxfuzz check`.
 #[derive(Debug, Default, clap::Args)]
@@ -47,8 +47,8 @@ pub struct Args {
 /// into `convertToLlm`, as a JSON array document.
 pub fn read_transcript(path: &Path, v: Variant) -> Result<Value> {
     let text = io::read_text(path)?;
-    if session::is_session_file(path, &text) {
-        return session::read_messages(path, &text, v);
+    if session_file::is_session_file(path, &text) {
+        return session_file::read_messages(path, &text, v);
     }
     io::parse_json(path, &text)
 }

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use crate::cli::io;
 use crate::compaction::{
     self, Compaction, Config, Family, Faults, Outcome, Policy, Scripted, Tracker, TrackerCall,
 };
+use crate::transcript::io;
 
 /// Arguments of `ctxfuzz compact`.
 #[derive(Debug, Default, clap::Args)]

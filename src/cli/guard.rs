@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow};
 use ctxfuzz_oracles::invariants::{self, Judgement};
 
-use crate::cli::io;
 use crate::guard::{self, Schedule, Variant, compare};
+use crate::transcript::io;
 
 /// Arguments of `ctxfuzz guard`.
 #[derive(Debug, Default, clap::Args)]

@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::harness::findings::{self, cause_label};
-use crate::harness::minimise::{Budget, minimise};
+use crate::harness::minimize::{Budget, minimise};
 use crate::harness::target::Class;
 use crate::harness::{panics, targets};
 use crate::transcript::case::CaseFile;

@@ -10,13 +10,11 @@ pub mod check;
 pub mod compact;
 pub mod fuzz;
 pub mod guard;
-pub mod io;
 pub mod minimize;
 pub mod mutants;
 pub mod render;
 pub mod replay;
 pub mod scan;
-pub mod session;
 pub mod sweep;
 
 #[derive(Debug, Parser)]

@@ -18,7 +18,7 @@ use anyhow::{Result, bail};
 use ctxfuzz_oracles::pi::{self, Variant};
 use serde_json::{Value, json};
 
-use crate::cli::io;
+use crate::transcript::io;
 
 /// Arguments of `ctxfuzz render`.
 #[derive(Debug, Default, clap::Args)]

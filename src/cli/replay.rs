@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::cli::io::write_atomically;
 use crate::harness::bytes::fnv1a;
 use crate::harness::{replay, targets};
 use crate::transcript::case::CaseFile;
+use crate::transcript::io::write_atomically;
 
 /// Arguments of `ctxfuzz replay`.
 #[derive(Debug, Default, clap::Args)]

@@ -1,7 +1,7 @@
 //! `ctxfuzz scan DIR`: how many of a directory tree's pi sessions carry each risky shape, and how
 //! many the Anthropic API would reject if they were sent today.
 //!
-//! Every `*.jsonl` file under DIR is read the way pi loads it (see [`super::session`]); the agent
+//! Every `*.jsonl` file under DIR is read the way pi loads it (see [`crate::transcript::session_file`]); the agent
 //! messages pi would start from are classified by shape (mid-cycle barriers by role, duplicated,
 //! late and early results, error/aborted assistants with calls, id hazards, malformed content),
 //! and sent through the oracle's model of pi's pipeline and the Anthropic wire validator.
@@ -18,8 +18,8 @@ use ctxfuzz_oracles::invariants::wire::{self, Finding};
 use ctxfuzz_oracles::pi::{Variant, default_model};
 use serde::Serialize;
 
-use super::session::{self, SessionFile};
-use crate::generators::shapes::{Shape, shapes};
+use crate::transcript::session_file::{self, SessionFile};
+use crate::transcript::shapes::{Shape, shapes};
 
 /// Arguments of `ctxfuzz scan`.
 #[derive(Debug, clap::Args)]
@@ -171,7 +171,7 @@ impl Report {
                 return;
             }
         };
-        let loaded = session::load(&text, variant);
+        let loaded = session_file::load(&text, variant);
         if !loaded.malformed.is_empty() {
             self.files.with_malformed_lines += 1;
         }

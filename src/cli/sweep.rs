@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cli::io;
 use crate::sweep::{BarrierRule, Swept, protocol_line, sweep};
+use crate::transcript::io;
 
 /// Arguments of `ctxfuzz sweep`.
 #[derive(Debug, Default, clap::Args)]

@@ -4,12 +4,11 @@
 //! - as a proptest strategy ([`pi::strategy`]): the same turn decoder over one chunk of bytes per
 //!   turn, so proptest's shrinking drops turns and moves each toward an ordinary turn.
 //!
-//! [`shapes`] says which shapes a transcript has.
+//! [`crate::transcript::shapes`] says which shapes a transcript has.
 
 pub mod chat;
 pub mod pi;
 pub mod session;
-pub mod shapes;
 
 /// `len` bytes from `seed` (fastrand's wyrand): the same seed gives the same bytes everywhere.
 pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {

@@ -16,23 +16,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT};
-
-/// An assistant's `api`/`provider`/`model`; pi sanitises the call ids of every assistant that is
-/// not from the model it is sending to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Model {
-    pub api: &'static str,
-    pub provider: &'static str,
-    pub model: &'static str,
-}
-
-/// The model the generated transcripts are sent to (the reference vectors' target).
-pub const TARGET_MODEL: Model = Model {
-    api: "anthropic-messages",
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-};
+use crate::transcript::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT, Model, TARGET_MODEL};
 
 /// The model of "cross-model" assistants.
 pub const OTHER_MODEL: Model = Model {

@@ -9,7 +9,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::minimise::{self, Budget};
+use super::minimize::{self, Budget};
 use super::panics;
 use super::target::{Class, Target};
 use crate::transcript::case::CaseFile;
@@ -65,7 +65,7 @@ pub fn minimise(
 ) -> Finding {
     let breaks_it =
         |candidate: &Value| same_violation(&panics::judge(target, candidate), violation);
-    let small = minimise::minimise(input, breaks_it, Budget::default());
+    let small = minimize::minimise(input, breaks_it, Budget::default());
     let judgement = panics::judge(target, &small);
     let judged = match &judgement {
         Judgement::Fail(violations) => violations

@@ -7,7 +7,7 @@
 pub mod bytes;
 pub mod external;
 pub mod findings;
-pub mod minimise;
+pub mod minimize;
 pub mod panics;
 pub mod pi_bridge;
 pub mod progress;

@@ -62,6 +62,6 @@ impl CaseFile {
 
     /// Writes the case atomically (a temporary file in the same directory, then a rename).
     pub fn write(&self, path: &Path) -> Result<()> {
-        crate::cli::io::write_atomically(path, self.to_pretty().as_bytes())
+        super::io::write_atomically(path, self.to_pretty().as_bytes())
     }
 }

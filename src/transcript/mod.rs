@@ -5,4 +5,7 @@
 //! round trip with an equal value; the accessors here give the systems a typed view of them.
 
 pub mod case;
+pub mod io;
 pub mod js;
+pub mod session_file;
+pub mod shapes;

@@ -17,8 +17,9 @@ use serde_json::{Value, json};
 
 use super::{Cause, Judgement, Violation};
 use crate::js::{field, is_str};
+use crate::pi::request::Payload;
 use crate::pi::{self, Thrown, Variant};
-use crate::wire::anthropic::{Payload, WireViolation, validate};
+use crate::wire::anthropic::{WireViolation, validate};
 
 pub const WIRE_VALID: &str = "wire-valid";
 pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";

@@ -6,68 +6,23 @@
 //! Internally the pipeline borrows every message it does not change.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde_json::{Value, json};
 
 pub mod convert;
 mod fault;
+pub mod request;
 pub mod session;
+mod thrown;
 pub mod transform;
 mod variant;
 mod vectors;
 
 pub use fault::Fault;
+pub use thrown::{Stage, Thrown};
 pub use transform::normalize_tool_call_id;
 pub use variant::Variant;
 pub use vectors::{run_vector_input, run_vector_input_with_fault};
-
-use crate::wire::anthropic;
-
-/// A stage of pi's pipeline, named as the vectors file and `render --batch` name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stage {
-    ConvertToLlm,
-    TransformMessages,
-    /// pi-ai's Anthropic request builder (`convertMessages` / `buildParams`).
-    Anthropic,
-}
-
-impl fmt::Display for Stage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stage::ConvertToLlm => "convertToLlm",
-            Stage::TransformMessages => "transformMessages",
-            Stage::Anthropic => "anthropic",
-        })
-    }
-}
-
-/// "pi itself would throw at stage S": the error as the JavaScript prints it, e.g.
-/// `TypeError: assistantMsg.content.flatMap is not a function`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Thrown {
-    pub stage: Stage,
-    pub error: String,
-}
-
-impl Thrown {
-    pub(crate) fn new(stage: Stage, error: String) -> Self {
-        Thrown { stage, error }
-    }
-}
-
-impl fmt::Display for Thrown {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "pi itself would throw at stage {}: {}",
-            self.stage, self.error
-        )
-    }
-}
-
-impl std::error::Error for Thrown {}
 
 /// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5.
 pub fn default_model() -> Value {
@@ -126,7 +81,7 @@ pub struct Rendered {
 
 /// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
 pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered, Thrown> {
-    let rendered = render_borrowed(messages, model, v, anthropic::Payload::Full)?;
+    let rendered = render_borrowed(messages, model, v, request::Payload::Full)?;
     Ok(Rendered {
         llm: into_owned(rendered.llm),
         transformed: into_owned(rendered.transformed.messages),
@@ -135,7 +90,7 @@ pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered,
 }
 
 /// The pipeline with every unchanged message borrowed, for the invariants' hot path (which asks
-/// for the request without its text: [`anthropic::Payload::IdsOnly`]).
+/// for the request without its text: [`request::Payload::IdsOnly`]).
 pub(crate) struct RenderedBorrowed<'a> {
     pub llm: Vec<Cow<'a, Value>>,
     pub transformed: transform::Transformed<'a>,
@@ -146,11 +101,11 @@ pub(crate) fn render_borrowed<'a>(
     messages: &'a [Value],
     model: &Value,
     v: Variant,
-    payload: anthropic::Payload,
+    payload: request::Payload,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
     let transformed = transform::transform(llm.clone(), model, v, None)?;
-    let anthropic = anthropic::build(&llm, &transformed.messages, model, v, payload, None)?;
+    let anthropic = request::build(&llm, &transformed.messages, model, v, payload, None)?;
     Ok(RenderedBorrowed {
         llm,
         transformed,

@@ -100,39 +100,6 @@ impl std::fmt::Display for SessionError {
     }
 }
 
-/// The vectors protocol in session mode: `{"entries": [...] | "jsonl": "...", "leafId"?, "model"?,
-/// "anthropic"?}`. The context's messages then go through the message-mode pipeline; the output
-/// adds `"session": {messages, thinkingLevel, model}`, or is `{"error", "stage":
-/// "buildSessionContext"}` when pi fails building it.
-pub fn run_vector_input(input: &Value, v: Variant) -> Value {
-    let mut entries = match (input.get("jsonl"), input.get("entries")) {
-        (Some(Value::String(text)), _) => parse(text).entries,
-        (_, Some(Value::Array(entries))) => entries.clone(),
-        _ => {
-            return json!({"error": "expected \"jsonl\" text or an \"entries\" array", "stage": "input"});
-        }
-    };
-    let context = migrate(&mut entries)
-        .and_then(|_| build_context(&entries, input.get("leafId"), SessionRules::of(v)));
-    let context = match context {
-        Ok(context) => context,
-        Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
-    };
-    let mut messages_input = Map::new();
-    for key in ["model", "anthropic", "skipConvert"] {
-        if let Some(value) = input.get(key) {
-            messages_input.insert(key.into(), value.clone());
-        }
-    }
-    let session = context.to_json();
-    messages_input.insert("messages".into(), Value::Array(context.messages));
-    let mut output = super::vectors::run_messages(&Value::Object(messages_input), v, None);
-    if let Value::Object(fields) = &mut output {
-        fields.insert("session".into(), session);
-    }
-    output
-}
-
 /// `buildSessionContext(entries, leafId)`. `leaf` `None` is `undefined` (the last entry is the
 /// leaf); `Some(Value::Null)` is an explicit `null` (nothing selected).
 pub fn build_context(

@@ -1,23 +1,56 @@
 //! The vectors / `render --batch` protocol: one input object in, one output object out, in the
 //! exact shapes of `vectors.expected.jsonl`. The golden test, `ctxfuzz render --batch` and the
 //! conformance test all go through [`run_vector_input`]. Session mode (`entries` / `jsonl`) first
-//! builds the session context ([`super::session::run_vector_input`]), then continues here.
+//! builds the session context (`run_session_input`), then continues here.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{Fault, Thrown, Variant, convert, default_model, transform};
+use super::{Fault, Thrown, Variant, convert, default_model, request, session, transform};
 use crate::js::{field, truthy};
-use crate::wire::anthropic;
 
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
 /// mode (`run_messages`).
 pub fn run_vector_input(input: &Value, v: Variant) -> Value {
     if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
-        return super::session::run_vector_input(input, v);
+        return run_session_input(input, v);
     }
     run_messages(input, v, None)
+}
+
+/// The vectors protocol in session mode: `{"entries": [...] | "jsonl": "...", "leafId"?, "model"?,
+/// "anthropic"?}`. The context's messages then go through the message-mode pipeline; the output
+/// adds `"session": {messages, thinkingLevel, model}`, or is `{"error", "stage":
+/// "buildSessionContext"}` when pi fails building it.
+fn run_session_input(input: &Value, v: Variant) -> Value {
+    let mut entries = match (input.get("jsonl"), input.get("entries")) {
+        (Some(Value::String(text)), _) => session::parse(text).entries,
+        (_, Some(Value::Array(entries))) => entries.clone(),
+        _ => {
+            return json!({"error": "expected \"jsonl\" text or an \"entries\" array", "stage": "input"});
+        }
+    };
+    let context = session::migrate(&mut entries).and_then(|_| {
+        session::build_context(&entries, input.get("leafId"), session::SessionRules::of(v))
+    });
+    let context = match context {
+        Ok(context) => context,
+        Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
+    };
+    let mut messages_input = Map::new();
+    for key in ["model", "anthropic", "skipConvert"] {
+        if let Some(value) = input.get(key) {
+            messages_input.insert(key.into(), value.clone());
+        }
+    }
+    let session = context.to_json();
+    messages_input.insert("messages".into(), Value::Array(context.messages));
+    let mut output = run_messages(&Value::Object(messages_input), v, None);
+    if let Value::Object(fields) = &mut output {
+        fields.insert("session".into(), session);
+    }
+    output
 }
 
 /// [`run_vector_input`] in message mode with a seeded fault in the model (for the known-defect
@@ -52,14 +85,7 @@ pub(crate) fn run_messages(input: &Value, v: Variant, fault: Option<Fault>) -> V
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match anthropic::build(
-            &llm,
-            &transformed,
-            &model,
-            v,
-            anthropic::Payload::Full,
-            fault,
-        ) {
+        match request::build(&llm, &transformed, &model, v, request::Payload::Full, fault) {
             Ok(request) => {
                 output.insert("anthropic".into(), request);
             }

@@ -1,5 +1,5 @@
-//! The provider wire: pi-ai's Anthropic request builder and the Anthropic API's validation rules;
-//! the OpenAI chat validator.
+//! The providers' rules on a request body: the Anthropic Messages API's and OpenAI chat's. What
+//! builds the body (pi-ai's request builder) is pi's code and lives in [`crate::pi::request`].
 
 pub mod anthropic;
 pub mod openai;

@@ -15,8 +15,8 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use serde_json::{Value, json};
 
 use super::sweep::{Boundary, generate as generate_transcript};
-use crate::cli::io;
 use crate::harness::target::Target;
+use crate::transcript::io;
 
 pub const ERROR_NAMES_POSITION: &str = "error-names-position";
 

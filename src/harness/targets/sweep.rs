@@ -22,10 +22,11 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::pi::{self, Variant};
 use serde_json::{Value, json};
 
-use crate::generators::{pi as pi_generator, shapes};
+use crate::generators::pi as pi_generator;
 use crate::harness::external::External;
 use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
+use crate::transcript::shapes;
 
 /// The wire rules behind the two permanent 400s.
 const PERMANENT_WIRE_RULES: [&str; 3] =

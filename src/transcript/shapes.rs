@@ -7,8 +7,23 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::pi::TARGET_MODEL;
-use crate::transcript::js;
+use super::js;
+
+/// An assistant's `api`/`provider`/`model`; pi sanitises the call ids of every assistant that is
+/// not from the model it is sending to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Model {
+    pub api: &'static str,
+    pub provider: &'static str,
+    pub model: &'static str,
+}
+
+/// The model the generated transcripts are sent to (the reference vectors' target).
+pub const TARGET_MODEL: Model = Model {
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+};
 
 /// A message that is neither an assistant nor a tool result, by what pi makes of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

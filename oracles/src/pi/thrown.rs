@@ -1,0 +1,49 @@
+//! How pi fails: the stage of the pipeline and the error the JavaScript throws there. A throw is
+//! an outcome the models report, never a crash of ctxfuzz.
+
+use std::fmt;
+
+/// A stage of pi's pipeline, named as the vectors file and `render --batch` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    ConvertToLlm,
+    TransformMessages,
+    /// pi-ai's Anthropic request builder (`convertMessages` / `buildParams`).
+    Anthropic,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::ConvertToLlm => "convertToLlm",
+            Stage::TransformMessages => "transformMessages",
+            Stage::Anthropic => "anthropic",
+        })
+    }
+}
+
+/// "pi itself would throw at stage S": the error as the JavaScript prints it, e.g.
+/// `TypeError: assistantMsg.content.flatMap is not a function`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thrown {
+    pub stage: Stage,
+    pub error: String,
+}
+
+impl Thrown {
+    pub(crate) fn new(stage: Stage, error: String) -> Self {
+        Thrown { stage, error }
+    }
+}
+
+impl fmt::Display for Thrown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pi itself would throw at stage {}: {}",
+            self.stage, self.error
+        )
+    }
+}
+
+impl std::error::Error for Thrown {}
