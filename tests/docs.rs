@@ -14,24 +14,61 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The relative link targets of a Markdown text, without their `#fragment`: every `](target)`,
-/// skipping links to other sites, `mailto:` and links to an anchor of the same page.
-fn relative_links(markdown: &str) -> Vec<String> {
+/// The link targets of a Markdown text, every `](target)`, as (path, `#fragment`), skipping links
+/// to other sites and `mailto:`. The path is empty for an anchor of the same page.
+fn link_targets(markdown: &str) -> Vec<(String, Option<String>)> {
     let mut links = Vec::new();
     let mut rest = markdown;
     while let Some(start) = rest.find("](") {
         rest = &rest[start + 2..];
         let Some(end) = rest.find(')') else { break };
-        let target = rest[..end].trim();
+        let target = rest[..end].split_whitespace().next().unwrap_or("");
         rest = &rest[end..];
-        let target = target.split_whitespace().next().unwrap_or("");
-        let path = target.split('#').next().unwrap_or("");
-        if path.is_empty() || path.contains("://") || path.starts_with("mailto:") {
+        if target.contains("://") || target.starts_with("mailto:") {
             continue;
         }
-        links.push(path.to_string());
+        let (path, fragment) = match target.split_once('#') {
+            Some((path, fragment)) => (path, Some(fragment.to_string())),
+            None => (target, None),
+        };
+        links.push((path.to_string(), fragment));
     }
     links
+}
+
+/// The relative link targets of a Markdown text, without their `#fragment`, skipping links to an
+/// anchor of the same page.
+fn relative_links(markdown: &str) -> Vec<String> {
+    link_targets(markdown)
+        .into_iter()
+        .map(|(path, _)| path)
+        .filter(|path| !path.is_empty())
+        .collect()
+}
+
+/// The anchors of a Markdown page's headings, as GitHub makes them: lower case, letters, digits,
+/// `-` and `_` kept, spaces turned into `-`, everything else dropped. Code blocks have none.
+fn anchors(markdown: &str) -> BTreeSet<String> {
+    let mut in_code = false;
+    let mut anchors = BTreeSet::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with('#') {
+            let heading = line.trim_start_matches('#').trim();
+            let anchor: String = heading
+                .to_lowercase()
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                    _ => None,
+                })
+                .collect();
+            anchors.insert(anchor);
+        }
+    }
+    anchors
 }
 
 /// `base/link` with `.` and `..` resolved, relative to the repository root.
@@ -163,6 +200,34 @@ fn every_relative_link_names_an_existing_file() {
     );
 }
 
+#[test]
+fn every_anchor_names_a_heading_of_its_page() {
+    let pages = pages();
+    let mut broken = BTreeSet::new();
+    for (page, text) in &pages {
+        let dir = page.parent().unwrap_or(Path::new(""));
+        for (path, fragment) in link_targets(text) {
+            let Some(fragment) = fragment else { continue };
+            let target = if path.is_empty() {
+                page.clone()
+            } else {
+                resolve(dir, &path)
+            };
+            // Only pages are checked here; a missing page is the test above's.
+            let Some(target_text) = pages.get(&target) else {
+                continue;
+            };
+            if !anchors(target_text).contains(&fragment) {
+                broken.insert(format!("{}: {path}#{fragment}", page.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to an anchor no heading makes: {broken:#?}"
+    );
+}
+
 /// Whether `bytes` cite the outside specification by section: its name in capitals, a space, and
 /// `§` or a section number.
 fn cites_the_specification(bytes: &[u8]) -> bool {
@@ -251,6 +316,15 @@ fn links_are_read_and_resolved_as_a_reader_follows_them() {
     assert_eq!(
         resolve(Path::new("docs"), "./y.md"),
         PathBuf::from("docs/y.md")
+    );
+    assert_eq!(
+        link_targets(text)[0],
+        ("docs/a.md".to_string(), Some("part".to_string()))
+    );
+    let page = "# Title\n## Before merge: what `.ci/run` does\n```sh\n# not a heading\n```\n";
+    assert_eq!(
+        anchors(page),
+        BTreeSet::from(["title", "before-merge-what-cirun-does"].map(String::from))
     );
 }
 
