@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib.sh
 step "soak tests, ${1:-300}s each"
-CTXFUZZ_SOAK_SECS=${1:-300} timed cargo test --release --test soak -- --test-threads=1
+CTXFUZZ_SOAK_SECS=${1:-300} timed cargo test --release --test ctxfuzz soak:: -- --test-threads=1

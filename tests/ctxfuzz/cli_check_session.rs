@@ -1,18 +1,11 @@
 //! `ctxfuzz check` on pi session files: judged by the messages pi would start from, malformed
 //! lines reported with their position, non-sessions refused.
 
-use std::process::{Command, Output};
+use crate::common::ctxfuzz;
 
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../oracles/tests/data/vectors.expected.jsonl");
-
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
 
 /// The session input of reference vector `name` (1.6.0) as the text of a session file.
 fn vector_session(name: &str) -> String {

@@ -17,7 +17,7 @@ struct Vector {
 }
 
 fn vectors() -> Vec<Vector> {
-    include_str!("data/vectors.expected.jsonl")
+    include_str!("../data/vectors.expected.jsonl")
         .lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| {

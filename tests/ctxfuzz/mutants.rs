@@ -29,7 +29,7 @@ fn every_known_defect_is_caught() {
 fn the_correct_oracle_reproduces_every_golden_vector() {
     // The oracle faults are judged by the golden vectors: without a fault none may differ, or a
     // fault's "catch" would prove nothing.
-    for line in include_str!("../oracles/tests/data/vectors.expected.jsonl").lines() {
+    for line in include_str!("../../oracles/tests/data/vectors.expected.jsonl").lines() {
         let vector: serde_json::Value = serde_json::from_str(line).unwrap();
         if vector["input"].get("messages").is_none() {
             continue;

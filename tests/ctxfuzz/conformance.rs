@@ -24,7 +24,7 @@ use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::pi::{Variant, run_vector_input};
 use serde_json::{Value, json};
 
-const VECTORS: &str = include_str!("../oracles/tests/data/vectors.expected.jsonl");
+const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
 const SHOWN_MISMATCHES: usize = 5;
 
 /// The bridge's answers; a missing Node or package fails with the command that fixes it.
@@ -270,7 +270,7 @@ fn conformance_reference_vectors_all_versions() {
     check(
         "reference vectors",
         cases,
-        "cargo test --release --test conformance conformance_reference_vectors_all_versions",
+        "cargo test --release --test ctxfuzz conformance::conformance_reference_vectors_all_versions",
     );
 }
 
@@ -428,7 +428,9 @@ fn generated(variant: Variant) {
     check(
         &format!("generated, pi {} (seed {seed})", variant.checked_against()),
         cases,
-        &format!("CTXFUZZ_CONFORMANCE_SEED={seed} cargo test --release --test conformance {test}"),
+        &format!(
+            "CTXFUZZ_CONFORMANCE_SEED={seed} cargo test --release --test ctxfuzz conformance::{test}"
+        ),
     );
 }
 

@@ -2,15 +2,9 @@
 //! finding prints.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn ctxfuzz(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use crate::common::ctxfuzz_in;
 
 fn text(output: &Output) -> String {
     format!(
@@ -23,11 +17,11 @@ fn text(output: &Output) -> String {
 #[test]
 fn a_defective_rule_exits_1_with_replayable_findings() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
+    let run = ctxfuzz_in(
+        dir.path(),
         &[
             "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "1",
         ],
-        dir.path(),
     );
     let out = text(&run);
     assert_eq!(run.status.code(), Some(1), "{out}");
@@ -42,7 +36,7 @@ fn a_defective_rule_exits_1_with_replayable_findings() {
     assert!(!findings.is_empty());
 
     // Every finding replays as recorded.
-    let replay = ctxfuzz(&["replay", "findings"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
     assert!(
         text(&replay).contains("0 mismatch(es)"),
@@ -54,11 +48,11 @@ fn a_defective_rule_exits_1_with_replayable_findings() {
 #[test]
 fn the_correct_rule_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
+    let run = ctxfuzz_in(
+        dir.path(),
         &[
             "fuzz", "--target", "sweep", "--runs", "2000", "--seed", "2", "--out", "f",
         ],
-        dir.path(),
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     assert!(text(&run).contains("charged to the system under test: no findings"));
@@ -67,11 +61,11 @@ fn the_correct_rule_exits_0() {
 #[test]
 fn the_printed_regenerate_command_reproduces_the_finding() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz(
+    let run = ctxfuzz_in(
+        dir.path(),
         &[
             "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "7",
         ],
-        dir.path(),
     );
     let out = text(&run);
     let first = out
@@ -94,7 +88,7 @@ fn the_printed_regenerate_command_reproduces_the_finding() {
         .split_whitespace()
         .chain(["--out", "again"])
         .collect();
-    let again = ctxfuzz(&args, dir.path());
+    let again = ctxfuzz_in(dir.path(), &args);
     let again_out = text(&again);
     assert_eq!(again.status.code(), Some(1), "{again_out}");
     assert!(again_out.contains("1 execs"), "{again_out}");
@@ -117,7 +111,7 @@ fn a_wrong_verdict_in_a_case_file_exits_1_with_a_diff() {
         "verdicts": {"none": []}
     });
     std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
-    let replay = ctxfuzz(&["replay", "case.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
     let out = text(&replay);
     assert_eq!(replay.status.code(), Some(1), "{out}");
     assert!(
@@ -141,23 +135,24 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
         "verdicts": {"none": ["no-duplicate-tool-use-id", "sweep-matches-twin", "wire-valid"], "strict": []}
     });
     std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
-    let replay = ctxfuzz(&["replay", "case.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 
-    let min = ctxfuzz(&["minimize", "case.json", "-o", "small.json"], dir.path());
+    let min = ctxfuzz_in(dir.path(), &["minimize", "case.json", "-o", "small.json"]);
     assert_eq!(min.status.code(), Some(0), "{}", text(&min));
     let small: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("small.json")).unwrap())
             .unwrap();
     assert!(small["input"].as_array().unwrap().len() < 5, "{small}");
     assert_eq!(small["verdicts"], case["verdicts"]);
-    let replay = ctxfuzz(&["replay", "small.json"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "small.json"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 
     // A libFuzzer artifact: the JSON bytes of a transcript, decoded as the fuzz target does.
     std::fs::write(dir.path().join("crash-1"), case["input"].to_string()).unwrap();
     std::fs::create_dir(dir.path().join("out")).unwrap();
-    let artifact = ctxfuzz(
+    let artifact = ctxfuzz_in(
+        dir.path(),
         &[
             "minimize",
             "--from-artifact",
@@ -168,12 +163,11 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
             "--out",
             "out/",
         ],
-        dir.path(),
     );
     assert_eq!(artifact.status.code(), Some(0), "{}", text(&artifact));
     let written: Vec<_> = std::fs::read_dir(dir.path().join("out")).unwrap().collect();
     assert_eq!(written.len(), 1);
-    let replay = ctxfuzz(&["replay", "out"], dir.path());
+    let replay = ctxfuzz_in(dir.path(), &["replay", "out"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
 }
 
@@ -182,7 +176,7 @@ fn export_seeds_writes_one_libfuzzer_input_per_case() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let seeds = dir.path().join("seeds");
-    let run = ctxfuzz(&["replay", "--export-seeds", seeds.to_str().unwrap()], root);
+    let run = ctxfuzz_in(root, &["replay", "--export-seeds", seeds.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     let sweep: Vec<_> = std::fs::read_dir(seeds.join("sweep")).unwrap().collect();
     assert!(sweep.len() >= 10);

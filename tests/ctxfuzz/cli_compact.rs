@@ -3,16 +3,11 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
+
+use crate::common::ctxfuzz;
 
 use serde_json::{Value, json};
-
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 /// Two user turns of 10 tokens and two assistant replies of 20: the cycle-safe boundary is the
 /// second user turn (index 2), so 30 tokens are summarised and 30 kept.

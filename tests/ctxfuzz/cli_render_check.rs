@@ -4,17 +4,12 @@
 //! untouched).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use serde_json::{Value, json};
+use crate::common::{ctxfuzz, write};
 
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("ctxfuzz runs")
-}
+use serde_json::{Value, json};
 
 fn corpus(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -277,7 +272,7 @@ fn batch(input: &[u8], args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn batch_answers_every_line_in_the_vectors_shape_and_survives_bad_lines() {
-    let vectors = include_str!("../oracles/tests/data/vectors.expected.jsonl");
+    let vectors = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
     let v21: Value = vectors
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -337,12 +332,6 @@ fn assert_rejected(path: &Path, expect: &str) {
         before,
         "the input is not modified"
     );
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
 }
 
 #[test]

@@ -2,20 +2,11 @@
 //! read-only, tolerant of everything a real sessions directory holds.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::common::{ctxfuzz, stderr, write};
 
 use serde_json::{Value, json};
-
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 const ASSISTANT: &str =
     r#""api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5""#;
@@ -61,12 +52,6 @@ fn result(id: &str) -> Value {
     ))
 }
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 /// A sessions directory with one file per situation.
 fn sessions_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -74,14 +59,14 @@ fn sessions_dir() -> tempfile::TempDir {
     write(
         root,
         "clean.jsonl",
-        &session(&[user("go"), call("A", "toolUse"), result("A"), user("next")]),
+        session(&[user("go"), call("A", "toolUse"), result("A"), user("next")]),
     );
     // Known failure 1: a custom message between a call and its result (pi-condense gh-11).
     let custom = json!({"type": "custom_message", "customType": "notice", "content": "steer", "display": true});
     write(
         root,
         "p1/barrier.jsonl",
-        &session(&[
+        session(&[
             user("go"),
             call("B", "toolUse"),
             custom.clone(),
@@ -92,7 +77,7 @@ fn sessions_dir() -> tempfile::TempDir {
     write(
         root,
         "p1/aborted.jsonl",
-        &session(&[user("go"), call("C", "aborted"), result("C"), user("retry")]),
+        session(&[user("go"), call("C", "aborted"), result("C"), user("retry")]),
     );
     // Known failure 3 (V28): a compaction kept from a mid-cycle custom message.
     let mut v28 = session(&[user("go"), call("D", "toolUse"), custom, result("D")]);
@@ -114,7 +99,7 @@ fn sessions_dir() -> tempfile::TempDir {
     write(
         root,
         "p3/throws.jsonl",
-        &session(&[json!({"type": "message"})]),
+        session(&[json!({"type": "message"})]),
     );
     write(root, "p3/binary.jsonl", "");
     std::fs::write(root.join("p3/bad-utf8.jsonl"), b"\xff\xfe garbage\n").unwrap();

@@ -1,22 +1,10 @@
 //! `ctxfuzz sweep` as a user runs it.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::common::{ctxfuzz, write};
 
 use serde_json::{Value, json};
-
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
 
 fn brick() -> Value {
     json!([
@@ -34,7 +22,9 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn json_output_is_exactly_the_protocol_line() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write(dir.path(), "t.json", &brick().to_string());
+    let file = write(dir.path(), "t.json", brick().to_string())
+        .display()
+        .to_string();
     let out = ctxfuzz(&["sweep", &file, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -49,7 +39,9 @@ fn json_output_is_exactly_the_protocol_line() {
 #[test]
 fn default_output_is_the_kept_messages_and_a_report_line() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write(dir.path(), "t.json", &brick().to_string());
+    let file = write(dir.path(), "t.json", brick().to_string())
+        .display()
+        .to_string();
     let out = ctxfuzz(&["sweep", &file]);
     assert_eq!(out.status.code(), Some(0));
     let kept: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -64,7 +56,9 @@ fn default_output_is_the_kept_messages_and_a_report_line() {
 #[test]
 fn the_rule_is_chosen_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write(dir.path(), "t.json", &brick().to_string());
+    let file = write(dir.path(), "t.json", brick().to_string())
+        .display()
+        .to_string();
     let out = ctxfuzz(&["sweep", &file, "--rule", "none", "--json"]);
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line, json!({"messages": brick(), "swept": []}));
@@ -79,8 +73,10 @@ fn a_protocol_request_is_accepted_as_input() {
     let file = write(
         dir.path(),
         "req.json",
-        &json!({"messages": brick()}).to_string(),
-    );
+        json!({"messages": brick()}).to_string(),
+    )
+    .display()
+    .to_string();
     let out = ctxfuzz(&["sweep", &file, "--rule", "all-other-roles", "--json"]);
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line["swept"], json!(["X"]));
@@ -90,7 +86,7 @@ fn a_protocol_request_is_accepted_as_input() {
 fn output_file_is_written_and_the_input_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let text = serde_json::to_string_pretty(&brick()).unwrap();
-    let file = write(dir.path(), "t.json", &text);
+    let file = write(dir.path(), "t.json", &text).display().to_string();
     let target = dir.path().join("out").join("swept.json");
     let out = ctxfuzz(&["sweep", &file, "--json", "-o", target.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
@@ -126,7 +122,7 @@ fn bad_input_is_one_line_naming_the_file_and_position_with_exit_2() {
         ),
     ];
     for (name, text, expected) in cases {
-        let file = write(dir.path(), name, text);
+        let file = write(dir.path(), name, text).display().to_string();
         let out = ctxfuzz(&["sweep", &file]);
         assert_eq!(out.status.code(), Some(2), "{name}");
         let message = stderr(&out);

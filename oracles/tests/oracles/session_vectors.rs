@@ -4,7 +4,7 @@
 use ctxfuzz_oracles::pi::session::{self, SessionRules};
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("data/vectors.expected.jsonl");
+const VECTORS: &str = include_str!("../data/vectors.expected.jsonl");
 
 fn session_vectors() -> Vec<(SessionRules, String, Value, Value)> {
     VECTORS

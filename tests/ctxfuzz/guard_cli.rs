@@ -1,33 +1,15 @@
 //! `ctxfuzz guard`: prints a schedule's trace, judges it, and refuses bad input with exit 2.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn ctxfuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
-        .args(args)
-        .output()
-        .expect("ctxfuzz runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::common::{ctxfuzz, stderr, stdout, write};
 
 #[test]
 fn prints_the_fix_trace_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#);
+    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#)
+        .display()
+        .to_string();
     let output = ctxfuzz(&["guard", "--schedule", &schedule]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
@@ -41,7 +23,9 @@ fn prints_the_fix_trace_and_exits_0() {
 #[test]
 fn the_original_wiring_exits_1_and_names_the_broken_invariants() {
     let dir = tempfile::tempdir().unwrap();
-    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#);
+    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#)
+        .display()
+        .to_string();
     let output = ctxfuzz(&["guard", "--variant", "settled", "--schedule", &schedule]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
@@ -68,7 +52,7 @@ fn reads_the_input_of_a_case_file() {
 #[test]
 fn json_prints_what_the_oracle_judges() {
     let dir = tempfile::tempdir().unwrap();
-    let schedule = write(dir.path(), "s.json", "{}");
+    let schedule = write(dir.path(), "s.json", "{}").display().to_string();
     let output = ctxfuzz(&["guard", "--json", "--schedule", &schedule]);
     let trace: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
@@ -80,7 +64,9 @@ fn json_prints_what_the_oracle_judges() {
 #[test]
 fn against_prints_a_diff_of_two_variants() {
     let dir = tempfile::tempdir().unwrap();
-    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#);
+    let schedule = write(dir.path(), "s.json", r#"{"unhealthy": true}"#)
+        .display()
+        .to_string();
     let output = ctxfuzz(&[
         "guard",
         "--variant",
@@ -112,7 +98,7 @@ fn bad_input_is_one_line_with_file_line_and_column_and_exit_2() {
         ),
     ];
     for (name, text, position) in cases {
-        let path = write(dir.path(), name, text);
+        let path = write(dir.path(), name, text).display().to_string();
         let output = ctxfuzz(&["guard", "--schedule", &path]);
         assert_eq!(output.status.code(), Some(2), "{name}");
         let error = stderr(&output);

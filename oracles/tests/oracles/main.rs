@@ -1,0 +1,6 @@
+//! The integration tests of the `ctxfuzz-oracles` package: one test binary, one module per topic.
+
+mod conformance_findings;
+mod golden_vectors;
+mod session_vectors;
+mod wire_causes;

@@ -1,0 +1,39 @@
+//! Helpers every module of the test binary shares: running the `ctxfuzz` binary and writing
+//! input files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the `ctxfuzz` binary built for these tests with `args`.
+pub fn ctxfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .output()
+        .expect("the ctxfuzz binary runs")
+}
+
+/// Runs the `ctxfuzz` binary with `args` inside `dir` (for commands that write to the current
+/// directory, such as `fuzz`'s default `findings/`).
+pub fn ctxfuzz_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the ctxfuzz binary runs")
+}
+
+/// Writes `contents` to `dir/name` (creating parent directories) and returns the path.
+pub fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().expect("a file inside dir")).unwrap();
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
