@@ -28,6 +28,7 @@ mod guard_cli;
 mod guard_properties;
 mod guard_shrink;
 mod harness;
+mod layers;
 mod mutants;
 mod mutants_verdict;
 mod session_generator;

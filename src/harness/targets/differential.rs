@@ -18,7 +18,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
-use super::sweep::{Boundary, against_rule, generate, messages, parse_rule, shape};
+use super::pi_transcript::{Boundary, against_rule, generate, messages, parse_rule, shape};
 use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 

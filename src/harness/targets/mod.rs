@@ -10,6 +10,7 @@ mod compaction;
 mod differential;
 mod guard;
 mod oracle_json;
+mod pi_transcript;
 mod pipeline;
 mod sweep;
 

@@ -14,7 +14,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use serde_json::{Value, json};
 
-use super::sweep::{Boundary, generate as generate_transcript};
+use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::harness::target::Target;
 use crate::transcript::io;
 

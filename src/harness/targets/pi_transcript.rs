@@ -1,0 +1,119 @@
+//! What every target over a pi transcript shares: the provider boundary it judges against (pi's
+//! release line and the model), how an input is read as a transcript, how one is generated, the
+//! key of its shapes (for de-duplicating findings), and the barrier rules named in a profile.
+
+use anyhow::{Context, Result};
+use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::wire::{
+    self, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT, WIRE_VALID,
+};
+use ctxfuzz_oracles::invariants::{Judgement, Violation};
+use ctxfuzz_oracles::pi::{self, Variant};
+use serde_json::{Value, json};
+
+use crate::generators::pi as pi_generator;
+use crate::sweep::BarrierRule;
+use crate::transcript::shapes;
+
+/// The wire rules behind the two permanent 400s.
+const PERMANENT_WIRE_RULES: [&str; 3] =
+    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
+
+/// A barrier rule by name (`None`: the default, `strict`).
+pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
+    name.map_or(Ok(BarrierRule::default()), |n| {
+        n.parse().map_err(anyhow::Error::msg)
+    })
+}
+
+/// The provider boundary a target judges against: pi's behaviour variant and the model.
+pub(super) struct Boundary {
+    pub pi: Variant,
+    pub version: Option<String>,
+    pub model: Value,
+}
+
+impl Boundary {
+    pub fn from_profile(profile: &Value) -> Result<Self> {
+        let version = profile.get("pi").and_then(Value::as_str).map(String::from);
+        let pi = match &version {
+            Some(v) => Variant::from_version(v).map_err(anyhow::Error::msg)?,
+            None => Variant::default(),
+        };
+        Ok(Boundary {
+            pi,
+            version,
+            model: pi::default_model(),
+        })
+    }
+
+    /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
+    /// repair); `Err` when pi itself would throw.
+    pub fn contract_violations(&self, messages: &[Value]) -> Result<Vec<Violation>, String> {
+        match wire::judge(messages, &self.model, self.pi) {
+            Judgement::Pass => Ok(Vec::new()),
+            Judgement::CannotJudge(reason) => Err(reason),
+            Judgement::Fail(violations) => Ok(violations
+                .into_iter()
+                .filter(|v| {
+                    [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
+                        && v.evidence["rule"]
+                            .as_str()
+                            .is_some_and(|rule| PERMANENT_WIRE_RULES.contains(&rule))
+                })
+                .collect()),
+        }
+    }
+
+    /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
+    pub fn request_text(&self, messages: &[Value]) -> String {
+        match pi::render(messages, &self.model, self.pi) {
+            Ok(rendered) => {
+                serde_json::to_string_pretty(&rendered.anthropic["messages"]).expect("JSON") + "\n"
+            }
+            Err(thrown) => format!("{thrown}\n"),
+        }
+    }
+
+    pub fn profile(&self) -> Value {
+        match &self.version {
+            Some(version) => json!({ "pi": version }),
+            None => json!({}),
+        }
+    }
+}
+
+/// The transcript of an input, or why it cannot be judged.
+pub(super) fn messages(input: &Value) -> Result<&[Value], Judgement> {
+    input
+        .as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| Judgement::CannotJudge("the input is not a JSON array of messages".into()))
+}
+
+pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    pi_generator::transcript(u).map(Value::Array)
+}
+
+/// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.
+pub(super) fn shape(input: &Value) -> String {
+    let Some(messages) = input.as_array() else {
+        return "not-an-array".to_string();
+    };
+    let names: Vec<String> = shapes::shapes(messages)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    names.join(",")
+}
+
+/// Reads the rule the `differential` target compares against.
+pub(super) fn against_rule(profile: &Value, default: BarrierRule) -> Result<BarrierRule> {
+    parse_rule(
+        profile
+            .get("against")
+            .and_then(Value::as_str)
+            .or(Some(default.name())),
+    )
+    .context("--against")
+}
