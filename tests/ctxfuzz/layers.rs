@@ -125,6 +125,7 @@ fn check(modules: &BTreeMap<ModulePath, String>, layers: &[&[&str]]) -> Vec<Stri
             ));
         }
     }
+    let mut upward = BTreeSet::new();
     let mut edges: BTreeMap<&ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
     for (module, source) in modules {
         for path in imports(source) {
@@ -137,7 +138,7 @@ fn check(modules: &BTreeMap<ModulePath, String>, layers: &[&[&str]]) -> Vec<Stri
             if let (Some(from), Some(to)) = (layer_of(module), layer_of(&target))
                 && to < from
             {
-                problems.push(format!(
+                upward.insert(format!(
                     "{} imports {} from a higher layer",
                     module.join("::"),
                     target.join("::")
@@ -146,6 +147,7 @@ fn check(modules: &BTreeMap<ModulePath, String>, layers: &[&[&str]]) -> Vec<Stri
             edges.entry(module).or_default().insert(target);
         }
     }
+    problems.extend(upward);
     problems.extend(circles(&edges));
     problems
 }

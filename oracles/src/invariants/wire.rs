@@ -315,3 +315,17 @@ fn is_compaction_summary(message: &Value) -> bool {
         .and_then(Value::as_str)
         .is_some_and(|text| text.starts_with(pi::convert::COMPACTION_PREFIX))
 }
+
+/// `wire-valid` for each violation of the chat rules (a compaction or sweep that produced it is
+/// to blame: nothing in pi rewrites chat transcripts on the way).
+pub fn judge_chat(messages: &[Value]) -> Vec<Violation> {
+    crate::wire::openai::validate(messages)
+        .into_iter()
+        .map(|v| Violation {
+            invariant: WIRE_VALID,
+            cause: Cause::SystemUnderTest,
+            summary: format!("{}: {}", v.rule, v.message),
+            evidence: json!({"rule": v.rule, "message": v.index, "error": v.message}),
+        })
+        .collect()
+}

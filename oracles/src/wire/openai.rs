@@ -7,10 +7,7 @@
 //! `text` stands in for `content`. A non-object entry is itself a violation.
 
 use serde::Serialize;
-use serde_json::{Value, json};
-
-use crate::invariants::wire::WIRE_VALID;
-use crate::invariants::{Cause, Violation};
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatViolation {
@@ -145,20 +142,6 @@ fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
     }
 }
 
-/// `wire-valid` for each violation of the chat rules (a compaction or sweep that produced it is
-/// to blame: nothing in pi rewrites chat transcripts on the way).
-pub fn judge(messages: &[Value]) -> Vec<Violation> {
-    validate(messages)
-        .into_iter()
-        .map(|v| Violation {
-            invariant: WIRE_VALID,
-            cause: Cause::SystemUnderTest,
-            summary: format!("{}: {}", v.rule, v.message),
-            evidence: json!({"rule": v.rule, "message": v.index, "error": v.message}),
-        })
-        .collect()
-}
-
 fn role_of(object: &serde_json::Map<String, Value>) -> &str {
     let read = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or("");
     match read("role") {
@@ -189,6 +172,7 @@ fn violation(rule: &'static str, index: usize, message: String) -> ChatViolation
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rules(messages: Value) -> Vec<(&'static str, usize)> {
         validate(messages.as_array().unwrap())

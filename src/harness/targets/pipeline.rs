@@ -15,7 +15,6 @@ use anyhow::{Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use ctxfuzz_oracles::pi::{Variant, default_model};
-use ctxfuzz_oracles::wire::openai;
 use serde_json::{Value, json};
 
 use super::compaction::generate_transcript;
@@ -89,7 +88,7 @@ impl PipelineTarget {
     fn provider(&self, family: Family, messages: &[Value]) -> Judgement {
         match family {
             Family::Pi => wire::judge(&self.swept(messages), &default_model(), self.pi_variant),
-            Family::Chat => Judgement::from_violations(openai::judge(messages)),
+            Family::Chat => Judgement::from_violations(wire::judge_chat(messages)),
         }
     }
 }
