@@ -1,11 +1,11 @@
 //! `ctxfuzz fuzz`: the in-process fuzz loop over one target or all of them.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
@@ -52,6 +52,28 @@ pub struct Args {
     /// Worker threads [default: every core].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Print every finding in full; by default only charged findings are, and every other class
+    /// is one line.
+    #[arg(long, conflicts_with_all = ["quiet", "json"])]
+    pub verbose: bool,
+    /// Print only a line per charged finding and the verdict.
+    #[arg(long, short, conflicts_with = "json")]
+    pub quiet: bool,
+    /// Print one JSON summary on stdout and nothing else (for CI).
+    #[arg(long)]
+    pub json: bool,
+    /// Write a case file for every finding; by default only charged findings get one.
+    #[arg(long)]
+    pub keep_all: bool,
+}
+
+/// How much `ctxfuzz fuzz` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+    Json,
 }
 
 impl Args {
@@ -68,6 +90,15 @@ impl Args {
             }
         }
         Value::Object(profile)
+    }
+
+    fn verbosity(&self) -> Verbosity {
+        match (self.json, self.quiet, self.verbose) {
+            (true, _, _) => Verbosity::Json,
+            (_, true, _) => Verbosity::Quiet,
+            (_, _, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        }
     }
 
     /// The command that regenerates case `case` of this run of `target`.
@@ -132,18 +163,37 @@ pub fn run(args: Args) -> Result<u8> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("findings"));
-    let mut charged = 0;
+    let verbosity = args.verbosity();
+    let mut runs = Vec::new();
     for target in &built {
-        println!(
-            "fuzzing {} [{}] seed {seed} on {} thread(s){}",
-            target.name(),
-            target.variant(),
-            config.jobs,
-            budget_text(&config)
-        );
+        if matches!(verbosity, Verbosity::Normal | Verbosity::Verbose) {
+            println!(
+                "fuzzing {} [{}] seed {seed} on {} thread(s){}",
+                target.name(),
+                target.variant(),
+                config.jobs,
+                budget_text(&config)
+            );
+        }
         let outcome = fuzz_target(target.as_ref(), &config, &args, &out)?;
-        print!("{}", summary(target.as_ref(), &outcome));
-        charged += outcome.charged().count();
+        match verbosity {
+            Verbosity::Verbose => print!("{}", summary(target.as_ref(), &outcome)),
+            Verbosity::Normal => {
+                print!("{}", brief_summary(target.as_ref(), &outcome, &args, &out))
+            }
+            Verbosity::Quiet | Verbosity::Json => {}
+        }
+        runs.push((target.as_ref(), outcome));
+    }
+    let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
+    if verbosity == Verbosity::Json {
+        let report = json_summary(seed, &runs, &args, &out);
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("a JSON value always serialises")
+        );
+    } else {
+        println!("{}", verdict(&runs, &out));
     }
     Ok(u8::from(charged > 0))
 }
@@ -167,24 +217,50 @@ fn fuzz_target(
     args: &Args,
     out: &std::path::Path,
 ) -> Result<Outcome> {
+    let verbosity = args.verbosity();
     let write_errors = std::sync::Mutex::new(Vec::new());
     let on_finding = |finding: &Finding, progress: &Progress| {
-        let path = match finding.write(out) {
-            Ok(path) => Some(path),
-            Err(error) => {
-                write_errors
-                    .lock()
-                    .expect("error list lock")
-                    .push(format!("{error:#}"));
-                None
+        let charged = finding.class == Class::Charged;
+        let path = if charged || args.keep_all {
+            match finding.write(out) {
+                Ok(path) => Some(path),
+                Err(error) => {
+                    let mut errors = write_errors.lock().expect("error list lock");
+                    errors.push(format!("{error:#}"));
+                    None
+                }
             }
+        } else {
+            None
         };
         let regenerate = finding
             .origin
             .map(|o| args.regenerate_command(finding.target, o.seed, o.case));
-        progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()));
+        match verbosity {
+            Verbosity::Verbose => {
+                progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()))
+            }
+            Verbosity::Normal if charged => {
+                progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()))
+            }
+            Verbosity::Quiet if charged => println!(
+                "charged: {} [{}] {}: {}{}",
+                finding.target,
+                finding.variant,
+                finding.key.invariant,
+                finding.violation.summary.lines().next().unwrap_or_default(),
+                path.map(|p| format!(" (case file {})", p.display()))
+                    .unwrap_or_default()
+            ),
+            _ => {}
+        }
     };
-    let mut progress = Progress::for_stdout(&format!("{} [{}]", target.name(), target.variant()));
+    let mut progress = match verbosity {
+        Verbosity::Normal | Verbosity::Verbose => {
+            Progress::for_stdout(&format!("{} [{}]", target.name(), target.variant()))
+        }
+        Verbosity::Quiet | Verbosity::Json => Progress::Hidden,
+    };
     let outcome = runner::fuzz(target, config, &mut progress, &on_finding);
     if let Some(error) = write_errors.into_inner().expect("error list lock").first() {
         bail!("{error}");
@@ -192,10 +268,152 @@ fn fuzz_target(
     Ok(outcome)
 }
 
-/// The end-of-run statistics and the findings by section.
-pub fn summary(target: &dyn Target, outcome: &Outcome) -> String {
+/// The classes that are not charged, in the order they are summarised, with their names.
+const UNCHARGED: [(Class, &str); 2] = [
+    (Class::Informational, "reported in their own class"),
+    (Class::Unpreventable, "unpreventable"),
+];
+
+/// The default end of a target's run: the statistics, the charged findings' count (they were
+/// printed in full as they were found), and one line per class that is not charged: how many
+/// violations of which invariants, and one example to look at.
+fn brief_summary(target: &dyn Target, outcome: &Outcome, args: &Args, out: &Path) -> String {
+    let mut text = stats_line(target, outcome);
+    let charged = outcome.charged().count();
+    if charged == 0 {
+        text.push_str("  charged: none\n");
+    } else {
+        let _ = writeln!(text, "  charged: {charged} finding(s), shown above");
+    }
+    for (class, title) in UNCHARGED {
+        let counts: Vec<String> = outcome
+            .stats
+            .violations
+            .iter()
+            .filter(|((c, _), _)| *c == class)
+            .map(|((_, invariant), count)| format!("{invariant} {count}"))
+            .collect();
+        if counts.is_empty() {
+            continue;
+        }
+        let example = outcome
+            .findings
+            .iter()
+            .find(|f| f.class == class)
+            .and_then(|f| example(f, args, out))
+            .map(|e| format!("; e.g. {e}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "  {title}: {}{example} (--verbose shows them)",
+            counts.join(", ")
+        );
+    }
+    text
+}
+
+/// Where to look at a finding: its case file when one was written, else the command that
+/// regenerates it.
+fn example(finding: &Finding, args: &Args, out: &Path) -> Option<String> {
+    let written = finding.class == Class::Charged || args.keep_all;
+    if written {
+        return Some(out.join(finding.file_name()).display().to_string());
+    }
+    finding
+        .origin
+        .map(|o| args.regenerate_command(finding.target, o.seed, o.case))
+}
+
+/// The last line of every run.
+fn verdict(runs: &[(&dyn Target, Outcome)], out: &Path) -> String {
+    let execs: u64 = runs.iter().map(|(_, o)| o.stats.execs).sum();
+    let uncharged: u64 = runs
+        .iter()
+        .flat_map(|(_, o)| &o.stats.violations)
+        .filter(|((class, _), _)| *class != Class::Charged)
+        .map(|(_, count)| count)
+        .sum();
+    let charged: Vec<String> = runs
+        .iter()
+        .filter(|(_, o)| o.charged().next().is_some())
+        .map(|(t, o)| format!("{} [{}] {}", t.name(), t.variant(), o.charged().count()))
+        .collect();
+    if charged.is_empty() {
+        format!(
+            "verdict: clean: nothing charged in {} target(s), {execs} execs ({uncharged} violation(s) not charged)",
+            runs.len()
+        )
+    } else {
+        format!(
+            "verdict: FAILED: charged findings in {}; case files in {}",
+            charged.join(", "),
+            out.display()
+        )
+    }
+}
+
+/// The whole run as one JSON document (`--json`).
+fn json_summary(seed: u64, runs: &[(&dyn Target, Outcome)], args: &Args, out: &Path) -> Value {
+    let targets: Vec<Value> = runs
+        .iter()
+        .map(|(target, outcome)| {
+            let stats = &outcome.stats;
+            let mut violations = Map::new();
+            for ((class, invariant), count) in &stats.violations {
+                let by_class = violations
+                    .entry(class_name(*class))
+                    .or_insert_with(|| json!({}));
+                by_class[*invariant] = json!(count);
+            }
+            let findings: Vec<Value> = outcome
+                .findings
+                .iter()
+                .map(|f| {
+                    let written = f.class == Class::Charged || args.keep_all;
+                    json!({
+                        "class": class_name(f.class),
+                        "invariant": f.key.invariant,
+                        "cause": cause_label(&f.violation.cause),
+                        "summary": f.violation.summary,
+                        "case_file": written.then(|| out.join(f.file_name()).display().to_string()),
+                        "regenerate": f.origin.map(|o| args.regenerate_command(f.target, o.seed, o.case)),
+                    })
+                })
+                .collect();
+            json!({
+                "target": target.name(),
+                "variant": target.variant(),
+                "execs": stats.execs,
+                "seconds": stats.elapsed.as_secs_f64(),
+                "execs_per_second": stats.execs_per_second(),
+                "cannot_judge": stats.cannot_judge,
+                "rejected": stats.rejected,
+                "failing": stats.failing,
+                "violations": violations,
+                "findings": findings,
+            })
+        })
+        .collect();
+    let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
+    json!({
+        "seed": seed,
+        "verdict": if charged == 0 { "clean" } else { "failed" },
+        "charged": charged,
+        "targets": targets,
+    })
+}
+
+fn class_name(class: Class) -> &'static str {
+    match class {
+        Class::Charged => "charged",
+        Class::Informational => "informational",
+        Class::Unpreventable => "unpreventable",
+    }
+}
+
+fn stats_line(target: &dyn Target, outcome: &Outcome) -> String {
     let stats = &outcome.stats;
-    let mut text = format!(
+    format!(
         "{} [{}]: {} execs in {:.1}s ({:.0}/s), {} cannot judge, {} rejected by the generator, {} failing\n",
         target.name(),
         target.variant(),
@@ -205,7 +423,13 @@ pub fn summary(target: &dyn Target, outcome: &Outcome) -> String {
         stats.cannot_judge,
         stats.rejected,
         stats.failing
-    );
+    )
+}
+
+/// The end-of-run statistics and the findings by section.
+pub fn summary(target: &dyn Target, outcome: &Outcome) -> String {
+    let stats = &outcome.stats;
+    let mut text = stats_line(target, outcome);
     let sections = [
         (Class::Charged, "charged to the system under test"),
         (

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How often a plain line is printed when stdout is not a terminal.
-const PLAIN_INTERVAL: Duration = Duration::from_secs(2);
+const PLAIN_INTERVAL: Duration = Duration::from_secs(10);
 
 pub enum Progress {
     Hidden,

@@ -14,26 +14,40 @@ fn text(output: &Output) -> String {
     )
 }
 
+/// A defective rule's charged findings are shown in full (evidence, case file, input, diff) and
+/// are the only case files written (`--keep-all` writes the uncharged ones too); each replays.
 #[test]
 fn a_defective_rule_exits_1_with_replayable_findings() {
     let dir = tempfile::tempdir().unwrap();
-    let run = ctxfuzz_in(
-        dir.path(),
-        &[
-            "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "1",
-        ],
-    );
+    let args = [
+        "fuzz", "--target", "sweep", "--rule", "none", "--runs", "3000", "--seed", "1",
+    ];
+    let run = ctxfuzz_in(dir.path(), &args);
     let out = text(&run);
     assert_eq!(run.status.code(), Some(1), "{out}");
-    assert!(out.contains("charged to the system under test:"), "{out}");
+    for shown in [
+        "finding: sweep [none] ",
+        "  case file:  findings/",
+        "  input:\n",
+        "  diff:\n",
+        "regenerate: ctxfuzz fuzz --target sweep --variant none --seed 1 --case",
+    ] {
+        assert!(out.contains(shown), "{shown:?} missing:\n{out}");
+    }
+    let verdict = out.lines().last().unwrap();
+    assert!(verdict.starts_with("verdict: FAILED: charged findings in sweep [none]"));
+    let written = |dir: &Path| std::fs::read_dir(dir.join("findings")).map_or(0, |d| d.count());
+    assert!(written(dir.path()) > 0);
+    for file in std::fs::read_dir(dir.path().join("findings")).unwrap() {
+        let case = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        assert!(!case.contains("unpreventable"), "{case}");
+    }
+    let all = tempfile::tempdir().unwrap();
+    ctxfuzz_in(all.path(), &[&args[..], &["--keep-all"]].concat());
     assert!(
-        out.contains("regenerate: ctxfuzz fuzz --target sweep --variant none --seed 1 --case"),
-        "{out}"
+        written(all.path()) > written(dir.path()),
+        "--keep-all wrote no uncharged case"
     );
-    let findings: Vec<_> = std::fs::read_dir(dir.path().join("findings"))
-        .unwrap()
-        .collect();
-    assert!(!findings.is_empty());
 
     // Every finding replays as recorded.
     let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
@@ -55,7 +69,91 @@ fn the_correct_rule_exits_0() {
         ],
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
-    assert!(text(&run).contains("charged to the system under test: no findings"));
+    assert!(text(&run).contains("  charged: none\n"), "{}", text(&run));
+    assert!(
+        !dir.path().join("f").exists(),
+        "uncharged findings wrote case files"
+    );
+}
+
+/// The default run on a clean tree is read in one screen: a summary per target, a verdict, and no
+/// case file (nothing is charged; the other classes are one line each).
+#[test]
+fn the_default_run_prints_one_screen_and_writes_no_case_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ctxfuzz_in(dir.path(), &["fuzz", "--time", "3"]);
+    let out = text(&run);
+    assert_eq!(run.status.code(), Some(0), "{out}");
+    assert!(
+        out.lines().count() <= 60,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    assert!(!dir.path().join("findings").exists(), "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("verdict: clean: nothing charged in 6 target(s)"),
+        "{out}"
+    );
+    assert!(out.contains("  unpreventable: "), "{out}");
+}
+
+/// `--json` prints one document and nothing else; `--quiet` prints a line per charged finding and
+/// the verdict.
+#[test]
+fn json_and_quiet_print_what_they_promise() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "fuzz",
+        "--target",
+        "sweep",
+        "--variant",
+        "none",
+        "--runs",
+        "2000",
+        "--seed",
+        "1",
+    ];
+    let json = ctxfuzz_in(dir.path(), &[&args[..], &["--json"]].concat());
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_eq!(report["verdict"], "failed");
+    assert_eq!(report["seed"], 1);
+    let target = &report["targets"][0];
+    assert_eq!(target["target"], "sweep");
+    assert_eq!(target["variant"], "none");
+    assert!(
+        target["violations"]["charged"]["wire-valid"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let finding = &target["findings"][0];
+    assert_eq!(finding["class"], "charged");
+    assert!(
+        finding["case_file"]
+            .as_str()
+            .unwrap()
+            .starts_with("findings/")
+    );
+    let quiet = ctxfuzz_in(dir.path(), &[&args[..], &["--quiet"]].concat());
+    let out = text(&quiet);
+    assert_eq!(quiet.status.code(), Some(1));
+    let (verdict, findings) = out
+        .trim_end()
+        .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(v, f)| (*v, f.to_vec()))
+        .unwrap();
+    assert!(verdict.starts_with("verdict: FAILED"), "{out}");
+    assert!(
+        !findings.is_empty()
+            && findings
+                .iter()
+                .all(|l| l.starts_with("charged: sweep [none] ")),
+        "{out}"
+    );
 }
 
 #[test]
