@@ -1,5 +1,5 @@
 //! `ctxfuzz check` end to end against plain serde_json parsing of the same file, in the same run
-//! (SPEC §8: checking a transcript costs at most 2x parsing it).
+//! (docs/figures.md#targets: checking a transcript costs at most 2x parsing it).
 //!
 //! `cargo bench --bench check`. Two workloads: one long agent session (5,000 messages, tool
 //! results of a few KB, signed thinking; clean), and the fuzz loop's generated transcripts (256

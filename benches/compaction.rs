@@ -1,6 +1,6 @@
 //! Compaction cost per message for 1k-, 10k-, 100k- and 1M-message transcripts, for both families
-//! (SPEC §8: every system linear in transcript length). Each size reports messages/s; the
-//! per-message cost must stay within 1.5x across the range.
+//! (docs/figures.md#targets: every system linear in transcript length). Each size reports
+//! messages/s; the per-message cost must stay within 1.5x across the range.
 //!
 //! Every iteration compacts at least 200,000 messages (two hundred distinct 1k transcripts, twenty
 //! 10k ones, ...), so every size reads the same amount of memory and only the length of the

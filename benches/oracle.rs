@@ -1,4 +1,5 @@
-//! The oracle against the real pi, and `check` on a session file against parsing it (SPEC §8).
+//! The oracle against the real pi, and `check` on a session file against parsing it (targets:
+//! docs/figures.md#targets).
 //!
 //! `cargo bench --bench oracle` (needs `npm ci --prefix oracles/conformance`).
 //!

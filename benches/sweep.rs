@@ -1,5 +1,6 @@
 //! The sweep and the transcript generator, as ratios against parsing the same transcripts with
-//! serde_json in the same run (SPEC §8: linear systems, 100k+ small cases per second per core).
+//! serde_json in the same run (targets in docs/figures.md#targets: linear systems, 100k+ small
+//! cases per second per core).
 //!
 //! `cargo bench --bench sweep`
 

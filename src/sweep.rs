@@ -149,8 +149,9 @@ pub fn sweep(messages: &[Value], rule: BarrierRule) -> Swept<'_> {
     }
 }
 
-/// The external-program protocol line (SPEC §7.1): `{"messages":[...],"swept":[...]}`, one line,
-/// no trailing newline. `ctxfuzz sweep --json` prints exactly this.
+/// The external-program protocol line (docs/sweep.md#the-protocol-line):
+/// `{"messages":[...],"swept":[...]}`, one line, no trailing newline. `ctxfuzz sweep --json` prints
+/// exactly this.
 pub fn protocol_line(result: &Swept<'_>) -> String {
     serde_json::to_string(result).expect("JSON values and strings always serialise")
 }

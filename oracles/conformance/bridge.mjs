@@ -5,7 +5,7 @@
 // Request:  {"pi": "0.79.0" | "0.81.1" | "0.87.1" | "1.6.0", "input": <vector input>}
 //   message mode: {"messages": [...], "model"?: {...}, "skipConvert"?: bool, "anthropic"?: bool}
 //   session mode: {"entries": [...] | "jsonl": "...", "leafId"?: string | null, "model"?, "anthropic"?}
-// Response: exactly the `output` shape of reference/vectors.expected.jsonl:
+// Response: exactly the `output` shape of oracles/tests/data/vectors.expected.jsonl:
 //   {"session"?: {...}, "llm": [...], "transformed": [...], "anthropic"?: {...}}
 //   or {"error": "<Name>: <message>", "stage": "...", ...what was computed before the throw}
 //

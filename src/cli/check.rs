@@ -3,7 +3,8 @@
 //! Each file is rendered through pi's pipeline (variant from `--pi`, default 1.6.0) and the
 //! Anthropic request is checked against the API's rules. Every violation is printed with its rule
 //! id, its location in the request (`messages.N.content.M`), the error text the API returns, the
-//! known failure shape of SPEC §1 it is (when it is one) and who could have prevented it.
+//! known failure shape (docs/oracle.md#known-failure-shapes) it is (when it is one) and who could
+//! have prevented it.
 //!
 //! Exit codes: 0 every file clean; 1 a violation, or pi itself would throw on a file (that
 //! transcript cannot be sent either); 2 bad input (nothing is judged: every file is read first).

@@ -56,7 +56,8 @@ pub struct Report {
     pub shapes: BTreeMap<String, usize>,
     /// Per Anthropic rule id: sessions with at least one violation, and violations in all.
     pub wire_rules: BTreeMap<&'static str, RuleCount>,
-    /// Per known failure shape of SPEC §1 (`1` ... `5`): sessions that show it.
+    /// Per known failure shape (`1` ... `5`, docs/oracle.md#known-failure-shapes): sessions that
+    /// show it.
     pub known_failures: BTreeMap<String, usize>,
     /// The sessions the API would reject, with their first violation.
     pub rejected: Vec<Rejected>,
@@ -312,7 +313,7 @@ impl Report {
             out.push('\n');
         }
         if !self.known_failures.is_empty() {
-            out += "\nknown failure shapes (SPEC §1), sessions:\n";
+            out += "\nknown failure shapes (docs/oracle.md), sessions:\n";
             for (shape, count) in &self.known_failures {
                 out += &format!("  {count:>6}  {shape}\n");
             }

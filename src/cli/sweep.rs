@@ -3,7 +3,7 @@
 //! FILE holds a JSON array of pi messages, or the external-program request `{"messages": [...]}`.
 //! Without `--json`: the kept messages, pretty-printed, on stdout, and one line on stderr saying
 //! what was swept. With `--json`: exactly the external-program protocol line
-//! `{"messages":[...],"swept":[...]}` (SPEC §7.1).
+//! `{"messages":[...],"swept":[...]}` (docs/sweep.md#the-protocol-line).
 
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //! summariser's prompt read only this array; clipping and state extraction use it to visit only
 //! the messages they change or read. Each walk of a transcript too large for the cache is a read
 //! from memory, so the number of walks, not only their length, decides whether a long transcript
-//! costs more per message than a short one (SPEC §8).
+//! costs more per message than a short one (docs/figures.md#compaction).
 
 use std::borrow::Cow;
 use std::collections::HashMap;

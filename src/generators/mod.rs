@@ -1,4 +1,4 @@
-//! One description of transcript shapes (SPEC §6), with its faces:
+//! One description of transcript shapes (docs/fuzzing.md#shapes), with its faces:
 //! - from `arbitrary` bytes ([`pi::transcript`]), for libFuzzer and the in-process fuzz loop;
 //! - from a seed ([`seeded_bytes`]), so every generated case reproduces from one number;
 //! - as a proptest strategy ([`pi::strategy`]): the same turn decoder over one chunk of bytes per

@@ -1,5 +1,6 @@
 //! pi session files from fuzz bytes: a generated transcript ([`super::pi::transcript`]) laid out as
-//! session entries (reference §9), with what makes `buildSessionContext` interesting around it.
+//! session entries (docs/oracle.md#pi-session-files-check-and-scan), with what makes
+//! `buildSessionContext` interesting around it.
 //!
 //! - custom and summary messages sometimes written as `custom_message` / `branch_summary` entries;
 //! - settings entries (`model_change`, `thinking_level_change`, `label`, `custom`, `session_info`);

@@ -1,4 +1,4 @@
-//! A deterministic model of one pi 0.81.1 session (reference §2): logical runs
+//! A deterministic model of one pi 0.81.1 session (docs/guard.md#the-model): logical runs
 //! (`AgentSession._runAgentPrompt`) made of low-level runs (`Agent.prompt` / `Agent.continue`, one
 //! `runLoop` each), the steering and follow-up queues, `_handlePostAgentRun` with auto-retry and
 //! compaction boundaries, ESC, fatal session errors, and extensions as handlers in load order.
@@ -199,7 +199,7 @@ impl<'s> Session<'s> {
         }
     }
 
-    /// pi-agent-core's `runLoop` (reference §2.1).
+    /// pi-agent-core's `runLoop` (docs/guard.md#the-model).
     fn low_level_run(&mut self, prompt: Vec<String>, skip_initial_steering: bool) {
         self.core.low += 1;
         let (run, low) = (self.core.run, self.core.low);
@@ -273,7 +273,7 @@ impl<'s> Session<'s> {
         handled
     }
 
-    /// `_handlePostAgentRun` (reference §2.2): true when pi continues the logical run.
+    /// `_handlePostAgentRun` (docs/guard.md#the-model): true when pi continues the logical run.
     fn post_run(&mut self) -> bool {
         let core = &mut self.core;
         let run = core.run;

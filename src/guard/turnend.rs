@@ -1,4 +1,4 @@
-//! The Firstmate turn-end guard extension (reference §3.1), in its three historical wirings.
+//! The Firstmate turn-end guard extension (docs/guard.md), in its three historical wirings.
 //!
 //! The handler body is the same in all three: a set latch is consumed without running the
 //! predicate (the follow-up's own run just ended); otherwise the predicate runs and, when it exits

@@ -1,4 +1,4 @@
-//! The reference's worked examples 1–12 (pi-condense.md §8) and the gh-11 acceptance criteria.
+//! pi-condense's worked examples 1–12 (docs/sweep.md) and the gh-11 acceptance criteria.
 
 use serde_json::{Value, json};
 

@@ -1,6 +1,6 @@
-//! Which SPEC §6 shapes a pi transcript has, read from the transcript itself (not from how it was
-//! generated), so the same classifier serves the generator's frequency test and the harness's
-//! de-duplication of findings by shape.
+//! Which shapes (docs/fuzzing.md#shapes) a pi transcript has, read from the transcript itself (not
+//! from how it was generated), so the same classifier serves the generator's frequency test and the
+//! harness's de-duplication of findings by shape.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -92,7 +92,7 @@ impl BarrierKind {
 /// The `stopReason`s of an assistant with tool calls that pi treats specially or that are rare.
 pub const NOTABLE_STOPS: [&str; 5] = ["error", "aborted", "length", "pending", "deferred"];
 
-/// One SPEC §6 shape.
+/// One shape of docs/fuzzing.md#shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Shape {
     /// An assistant with two or more tool calls.

@@ -1,6 +1,7 @@
-//! `ctxfuzz render` and `ctxfuzz check` as a user runs them: the known failure shapes of SPEC §1
-//! (corpus/check/), the stages, the batch protocol, and every kind of bad input (one line naming
-//! the file and the position, exit 2, no panic, the input untouched).
+//! `ctxfuzz render` and `ctxfuzz check` as a user runs them: the known failure shapes
+//! (docs/oracle.md#known-failure-shapes, corpus/check/), the stages, the batch protocol, and every
+//! kind of bad input (one line naming the file and the position, exit 2, no panic, the input
+//! untouched).
 
 use std::io::Write;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The reference's worked examples (autobot-compaction.md §8), exact strings and tracker calls,
+//! AutoBot's worked examples (docs/compaction.md#corpus), exact strings and tracker calls,
 //! plus the behaviours that go beyond AutoBot (cycle-safe, carry-forward, skip when not smaller).
 
 use std::borrow::Cow;

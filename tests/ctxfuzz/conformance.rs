@@ -1,4 +1,5 @@
-//! Conformance of the oracle's pi models with the real pi (SPEC §5.3).
+//! Conformance of the oracle's pi models with the real pi (docs/oracle.md, "Conformance with
+//! the real pi").
 //!
 //! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the

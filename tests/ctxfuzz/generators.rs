@@ -1,5 +1,5 @@
-//! The generators reach every SPEC §6 shape at a useful rate, and the sweep's properties hold on
-//! what they generate, for every barrier rule.
+//! The generators reach every shape of docs/fuzzing.md#shapes at a useful rate, and the sweep's
+//! properties hold on what they generate, for every barrier rule.
 
 use std::collections::BTreeMap;
 

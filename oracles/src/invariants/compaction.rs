@@ -1,7 +1,7 @@
-//! Invariants of a compaction (SPEC §5.2), judged from what went in, what came out, what the
-//! summariser received and what the token tracker saw. Everything the compaction must get right
-//! is re-stated here independently (message text, token estimate, call cycles, clipping, state,
-//! preserved turns): this module never calls `ctxfuzz::compaction`.
+//! Invariants of a compaction (docs/compaction.md#invariants), judged from what went in, what came
+//! out, what the summariser received and what the token tracker saw. Everything the compaction must
+//! get right is re-stated here independently (message text, token estimate, call cycles, clipping,
+//! state, preserved turns): this module never calls `ctxfuzz::compaction`.
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,7 +1,8 @@
-//! The orphan sweep's invariants (SPEC §5.2), and the twin: an independent re-statement of each
-//! barrier rule, written from the SPEC. It shares no code with the sweep it judges, and the oracle
-//! never calls that sweep: the caller hands in what the sweep did (its output, its swept ids, whether
-//! it returned the input itself, what a second sweep of the output swept).
+//! The orphan sweep's invariants (docs/sweep.md#invariants), and the twin: an independent
+//! re-statement of each barrier rule, written from docs/sweep.md#barrier-rules. It shares no code
+//! with the sweep it judges, and the oracle never calls that sweep: the caller hands in what the
+//! sweep did (its output, its swept ids, whether it returned the input itself, what a second sweep
+//! of the output swept).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -33,7 +34,8 @@ pub const INVARIANTS: [(&str, &str); 4] = [
     ),
 ];
 
-/// The oracle's own statement of the barrier rules (SPEC §4.1), by the same names.
+/// The oracle's own statement of the barrier rules (docs/sweep.md#barrier-rules), by the same
+/// names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TwinRule {
     /// Only an assistant message changes the open calls.
@@ -54,7 +56,8 @@ impl TwinRule {
         TwinRule::Strict,
     ];
 
-    /// The contract every sweep is judged against by default (SPEC §4.1: default `strict`).
+    /// The contract every sweep is judged against by default (docs/sweep.md#barrier-rules: default
+    /// `strict`).
     pub const CONTRACT: TwinRule = TwinRule::Strict;
 
     pub fn name(self) -> &'static str {

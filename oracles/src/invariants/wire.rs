@@ -30,7 +30,7 @@ const ID_MAP: &str = "pi's global id map rewrote this result to another call's s
 const REFUSED_ID: &str = "the API refuses this call id and pi passes it through unchanged";
 const REUSED_ID: &str = "the input reuses this call id";
 
-/// The known failure shapes of SPEC §1.
+/// The known failure shapes (docs/oracle.md#known-failure-shapes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KnownShape {
     /// 1. A foreign message between a call and its result: pi's synthetic result, then the real one.
@@ -46,7 +46,7 @@ pub enum KnownShape {
 }
 
 impl KnownShape {
-    /// The number of the shape in SPEC §1.
+    /// The number of the shape in docs/oracle.md#known-failure-shapes.
     pub fn number(self) -> u8 {
         match self {
             KnownShape::ForeignMessageBetweenCallAndResult => 1,

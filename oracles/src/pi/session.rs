@@ -1,5 +1,6 @@
 //! pi session files (JSONL, version 3, a tree of entries) read with the rules of pi-coding-agent's
-//! `buildSessionContext`, per release line (reference §9; docs/pi-versions.md).
+//! `buildSessionContext`, per release line (docs/oracle.md#pi-session-files-check-and-scan,
+//! docs/pi-versions.md).
 //!
 //! `buildSessionContext(entries, leafId)` walks `parentId` links from the leaf to the root, keeps
 //! what the latest compaction on that path did not summarise, and turns each kept entry into the

@@ -1,7 +1,7 @@
-//! The OpenAI chat-completions rules for chat-schema output (SPEC §5.1): every `tool` message
-//! answers a call of the assistant message before it, with only tool messages between; every call
-//! is answered before the next other message. Each violation carries the message index, a stable
-//! rule id and the error text the API returns.
+//! The OpenAI chat-completions rules for chat-schema output (docs/compaction.md#invariants): every
+//! `tool` message answers a call of the assistant message before it, with only tool messages
+//! between; every call is answered before the next other message. Each violation carries the
+//! message index, a stable rule id and the error text the API returns.
 //!
 //! Messages are read as AutoBot sends them: the role is `role`, else `sender`; a stored message's
 //! `text` stands in for `content`. A non-object entry is itself a violation.

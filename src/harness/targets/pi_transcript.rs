@@ -77,7 +77,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
     pi_generator::transcript(u).map(Value::Array)
 }
 
-/// The SPEC §6 shapes of a (minimised) transcript, as one key.
+/// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.
 pub(super) fn shape(input: &Value) -> String {
     let Some(messages) = input.as_array() else {
         return "not-an-array".to_string();

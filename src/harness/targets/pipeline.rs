@@ -1,6 +1,6 @@
-//! The `pipeline` target (SPEC §4.3): compaction → sweep → pi's `convertToLlm` and
-//! `transformMessages` → the Anthropic request → the wire validator, for pi transcripts; for chat
-//! transcripts, compaction → the OpenAI chat validator.
+//! The `pipeline` target, in the order pi and its extensions apply them: compaction → sweep → pi's
+//! `convertToLlm` and `transformMessages` → the Anthropic request → the wire validator, for pi
+//! transcripts; for chat transcripts, compaction → the OpenAI chat validator.
 //!
 //! Generated transcripts are damaged on purpose, so the provider may refuse the original too. The
 //! judgement is therefore differential: the compaction is charged only when the compacted request
