@@ -20,6 +20,7 @@ mod compaction_variants;
 mod conformance;
 mod contracts;
 mod corpus_replay;
+mod docs;
 mod external_sut;
 mod fuzz_cli;
 mod fuzz_loop;
