@@ -75,7 +75,9 @@ fn rewrite(text: &str) -> Option<Rewritten> {
         match bytes[i] {
             b'\\' => {
                 let Some(unit) = escape_at(bytes, i) else {
-                    at = i + 2;
+                    // Past the escaped character (`\\` must not start an escape), but not past the
+                    // end: a text may end in a lone backslash.
+                    at = (i + 2).min(bytes.len());
                     continue;
                 };
                 at = i + 6;
@@ -358,6 +360,15 @@ mod tests {
 
     use super::*;
     use crate::js_string::{from_text, lone};
+
+    /// A text ending in a backslash is an error, never a panic (found by the `oracle-json`
+    /// target: the scan stepped past the end).
+    #[test]
+    fn a_trailing_backslash_is_an_error() {
+        for text in ["\\", "[\"\\", "\"\\ud83d\\"] {
+            assert!(parse(text).is_err(), "{text}");
+        }
+    }
 
     #[test]
     fn a_lone_surrogate_escape_is_read_and_written_back() {

@@ -300,7 +300,8 @@ fn contracts_a_peer_that_is_not_installed_is_a_row_with_an_error() {
     let dir = peers_dir(
         "absent",
         "repair",
-        "peers/.venv/bin/python adapter.py",
+        // A path no install creates (ci/peers-install.sh makes peers/.venv itself).
+        "peers/absent/.venv/bin/python adapter.py",
         None,
     );
     let (code, rows) = peers(dir.path());
