@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use ctxfuzz_oracles::pi::{Fault, Variant};
+use ctxfuzz_oracles::pi::{Fault, PiVersion};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -218,7 +218,7 @@ fn first_charged_finding(
 }
 
 /// The golden vectors, verified against the real pi packages: (variant, name, input, output).
-fn golden_vectors() -> Vec<(Variant, String, Value, Value)> {
+fn golden_vectors() -> Vec<(PiVersion, String, Value, Value)> {
     include_str!("../oracles/tests/data/vectors.expected.jsonl")
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -226,8 +226,8 @@ fn golden_vectors() -> Vec<(Variant, String, Value, Value)> {
             let vector: Value =
                 serde_json::from_str(line).expect("the embedded vectors file is valid JSON");
             let variant = match vector["variant"].as_str() {
-                Some("0.81.1") => Variant::From0804,
-                _ => Variant::From130,
+                Some("0.81.1") => PiVersion::From0804,
+                _ => PiVersion::From130,
             };
             (
                 variant,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
 use crate::harness::findings::{Finding, cause_label};
-use crate::harness::minimize::{Budget, minimise};
+use crate::harness::minimize::{Budget, minimize};
 use crate::harness::{panics, targets};
 use crate::transcript::case::CaseFile;
 use crate::transcript::io::write_atomically;
@@ -110,7 +110,7 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
             path.display()
         );
     }
-    let input = minimise(&case.input, keeps_verdicts, Budget::default());
+    let input = minimize(&case.input, keeps_verdicts, Budget::default());
     Ok(CaseFile { input, ..case })
 }
 

@@ -135,7 +135,7 @@ pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
             continue;
         }
         for violation in charged {
-            let finding = findings::minimise(target, &input, &judgement, violation, None);
+            let finding = findings::minimize(target, &input, &judgement, violation, None);
             groups
                 .entry(finding.key.clone())
                 .or_insert_with(|| Group {

@@ -60,7 +60,7 @@ pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
 /// the same cause must still be broken. The finding's verdict is the judgement of the minimised
 /// input as it was adopted, so a system under test is not asked again (an external program that
 /// hangs costs its whole deadline per question).
-pub fn minimise(
+pub fn minimize(
     target: &dyn Target,
     input: &Value,
     judgement: &Judgement,
@@ -76,7 +76,7 @@ pub fn minimise(
         }
         breaks
     };
-    let small = minimize::minimise(input, breaks_it, Budget::default());
+    let small = minimize::minimize(input, breaks_it, Budget::default());
     let judgement = adopted
         .into_inner()
         .filter(|_| &small != input)

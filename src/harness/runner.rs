@@ -28,7 +28,7 @@ pub const MAX_FINDINGS: usize = 64;
 
 /// Minimisations of one (invariant, cause) in a row that yield no new shape before the run stops
 /// minimising it: the same defect found a thousand times costs a few minimisations, not a thousand.
-pub const MAX_STALE_MINIMISATIONS: u32 = 4;
+pub const MAX_STALE_MINIMIZATIONS: u32 = 4;
 
 /// How long after its time budget a run may still finish the cases in flight: enough for a fresh
 /// external program's first answer (deadline plus start-up grace), and the run still ends within
@@ -243,13 +243,13 @@ fn record(
         {
             let found = found.lock().expect("findings lock");
             let stale = found.stale.get(&coarse).copied().unwrap_or(0);
-            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMISATIONS {
+            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMIZATIONS {
                 continue;
             }
         }
         // Deduplicated by the shape of the minimised input: the raw input's shape says more
         // about the generator than about the defect.
-        let finding = findings::minimise(target, input, judgement, violation, Some(origin));
+        let finding = findings::minimize(target, input, judgement, violation, Some(origin));
         let mut found = found.lock().expect("findings lock");
         // One minimised input is reported once per class, however many invariants it breaks
         // (its case file's verdict lists them all).

@@ -48,9 +48,9 @@ fn autobot_mid_cycle_cut_is_reported_by_the_wire_once_the_sweep_is_skipped() {
     );
     let off = json!({"sweep": "off"});
     // The default window finds the user turn at 2 here; a window of 0 is what lands on index 4.
-    let narrow = ctxfuzz::compaction::Config {
+    let narrow = ctxfuzz::compaction::CompactionConfig {
         window: 0,
-        ..ctxfuzz::compaction::Config::variant("autobot").unwrap()
+        ..ctxfuzz::compaction::CompactionConfig::named("autobot").unwrap()
     };
     let facts = ctxfuzz::compaction::facts::Facts::read(
         input.as_array().unwrap(),

@@ -15,7 +15,7 @@ use ctxfuzz::harness::{Class, Target};
 use ctxfuzz_oracles::contracts::{cut, repair};
 use ctxfuzz_oracles::formats::{Format, skeleton};
 use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
-use ctxfuzz_oracles::pi::{Variant, convert_to_llm};
+use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -202,7 +202,7 @@ proptest! {
     /// answers which call) of what pi's `convertToLlm` makes of a generated transcript, or refuses.
     #[test]
     fn contracts_bridges_keep_what_the_contracts_judge(pi in pi_generator::strategy()) {
-        let Ok(llm) = convert_to_llm(&pi, Variant::default()) else { return Ok(()) };
+        let Ok(llm) = convert_to_llm(&pi, PiVersion::default()) else { return Ok(()) };
         let expected = skeleton(&Format::Pi.view(&llm));
         for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
             if let Ok(written) = format.from_pi(&pi) {

@@ -93,7 +93,7 @@ fn finding<'a>(outcome: &'a Outcome, invariant: &str) -> &'a Finding {
 }
 
 #[test]
-fn finds_minimises_and_classifies_each_defect_once() {
+fn finds_minimizes_and_classifies_each_defect_once() {
     let outcome = run(1, 5_000, 2);
     assert_eq!(outcome.stats.execs + outcome.stats.rejected, 5_000);
     assert!(

@@ -45,7 +45,7 @@ fn call_ids(message: &Value) -> Vec<&str> {
 }
 
 #[test]
-fn the_none_rule_is_caught_on_the_duplicate_brick_minimised_to_its_essential_shape() {
+fn the_none_rule_is_caught_on_the_duplicate_brick_minimized_to_its_essential_shape() {
     let target = sweep_target("none");
     let outcome = fuzz(target.as_ref(), 1, 20_000);
     let bricks = findings_of(&outcome, "no-duplicate-tool-use-id");

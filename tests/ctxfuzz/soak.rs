@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
+use ctxfuzz::guard::{self, GuardWiring, Schedule, generate::schedule_strategy};
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
 use ctxfuzz::harness::targets;
@@ -21,7 +21,7 @@ fn soak_duration() -> Duration {
 }
 
 /// The violations charged to the guard on `schedule`.
-fn charged(variant: Variant, schedule: &Schedule) -> Vec<String> {
+fn charged(variant: GuardWiring, schedule: &Schedule) -> Vec<String> {
     let trace = serde_json::to_string(&guard::run(variant, schedule)).expect("a trace serialises");
     match judge_text(&trace) {
         Judgement::Fail(violations) => violations
@@ -52,7 +52,7 @@ fn soak_guard_fix() {
         let mut runner =
             TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
         let result = runner.run(&schedule_strategy(), |schedule| {
-            let found = charged(Variant::EndRelease, &schedule);
+            let found = charged(GuardWiring::EndRelease, &schedule);
             proptest::prop_assert!(found.is_empty(), "{found:?}");
             Ok(())
         });

@@ -13,7 +13,7 @@
 //! `summariser` is `"digest"`, `"empty"`, `{"fixed": TEXT}` or `{"error": CAUSE}`; with
 //! `overflow` the round goes through AutoBot's `check_and_protect` (thresholds, backoff) instead of
 //! compacting unconditionally. The variant names the compaction configuration
-//! ([`Config::variant`]); the knobs override only the user's settings, never a variant's defect.
+//! ([`CompactionConfig::named`]); the knobs override only the user's settings, never a variant's defect.
 
 use std::borrow::Cow;
 
@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
-use crate::compaction::{Compaction, Config, Family, Faults, Outcome, Scripted, Tracker, compact};
+use crate::compaction::{
+    Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact,
+};
 use crate::generators;
 use crate::harness::target::Target;
 
@@ -39,14 +41,14 @@ pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>>
 
 pub struct CompactionTarget {
     variant: String,
-    config: Config,
+    config: CompactionConfig,
 }
 
 impl CompactionTarget {
     pub fn new(variant: &str) -> Result<CompactionTarget> {
         Ok(CompactionTarget {
             variant: variant.to_string(),
-            config: Config::variant(variant)?,
+            config: CompactionConfig::named(variant)?,
         })
     }
 }
@@ -159,7 +161,10 @@ impl From<Compaction<'_>> for Record {
 }
 
 /// Runs every round of `scenario` under `config` (after applying the scenario's knobs).
-pub fn run(config: &Config, scenario: &Scenario) -> (Config, Family, Vec<RoundRun>) {
+pub fn run(
+    config: &CompactionConfig,
+    scenario: &Scenario,
+) -> (CompactionConfig, Family, Vec<RoundRun>) {
     let mut config = config.clone();
     let knobs = &scenario.knobs;
     config.window = knobs.window.unwrap_or(config.window);
@@ -301,7 +306,7 @@ fn round_output(run: &RoundRun) -> Value {
 
 /// The oracle's judgement of the rounds that attempted a compaction.
 pub fn judge_runs(
-    config: &Config,
+    config: &CompactionConfig,
     family: Family,
     runs: &[RoundRun],
 ) -> Vec<ctxfuzz_oracles::invariants::Violation> {

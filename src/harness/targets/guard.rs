@@ -11,11 +11,11 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{self, Judgement};
 use serde_json::{Value, json};
 
-use crate::guard::{self, Schedule, Variant, compare, generate};
+use crate::guard::{self, GuardWiring, Schedule, compare, generate};
 use crate::harness::target::{Explanation, Target};
 
 pub struct GuardTarget {
-    variant: Variant,
+    variant: GuardWiring,
 }
 
 /// Registry builder: `variant` is `settled`, `end-no-release` or `end-release` (default); the
@@ -23,7 +23,7 @@ pub struct GuardTarget {
 pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
     let variant = match variant {
         Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
-        None => Variant::default(),
+        None => GuardWiring::default(),
     };
     Ok(Box::new(GuardTarget { variant }))
 }

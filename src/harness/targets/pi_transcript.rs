@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::invariants::{Judgement, Violation};
-use ctxfuzz_oracles::pi::{self, Variant};
+use ctxfuzz_oracles::pi::{self, PiVersion};
 use serde_json::{Value, json};
 
 use crate::generators::pi as pi_generator;
@@ -22,7 +22,7 @@ pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
 
 /// The provider boundary a target judges against: pi's behaviour variant and the model.
 pub(super) struct Boundary {
-    pub pi: Variant,
+    pub pi: PiVersion,
     pub version: Option<String>,
     pub model: Value,
 }
@@ -31,8 +31,8 @@ impl Boundary {
     pub fn from_profile(profile: &Value) -> Result<Self> {
         let version = profile.get("pi").and_then(Value::as_str).map(String::from);
         let pi = match &version {
-            Some(v) => Variant::from_version(v).map_err(anyhow::Error::msg)?,
-            None => Variant::default(),
+            Some(v) => PiVersion::from_version(v).map_err(anyhow::Error::msg)?,
+            None => PiVersion::default(),
         };
         Ok(Boundary {
             pi,

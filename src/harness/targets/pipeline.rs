@@ -14,11 +14,11 @@ use std::collections::HashSet;
 use anyhow::{Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
-use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
 use super::compaction::generate_transcript;
-use crate::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
+use crate::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::target::Target;
 use crate::sweep::{BarrierRule, sweep};
 
@@ -42,12 +42,12 @@ pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> 
                 .map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
-    let Ok(pi_variant) = Variant::from_version(&pi) else {
+    let Ok(pi_variant) = PiVersion::from_version(&pi) else {
         bail!("unknown pi version `{pi}`");
     };
     Ok(Box::new(PipelineTarget {
         variant: variant.to_string(),
-        config: Config::variant(variant)?,
+        config: CompactionConfig::named(variant)?,
         pi,
         pi_variant,
         sweep,
@@ -56,9 +56,9 @@ pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> 
 
 pub struct PipelineTarget {
     variant: String,
-    config: Config,
+    config: CompactionConfig,
     pi: String,
-    pi_variant: Variant,
+    pi_variant: PiVersion,
     sweep: Option<BarrierRule>,
 }
 
