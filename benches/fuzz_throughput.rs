@@ -7,9 +7,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::harness::{Target, bytes, panics, targets};
+use ctxfuzz::harness::{Profile, Target, bytes, panics, targets};
 use ctxfuzz::sweep::{BarrierRule, sweep};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Seeded cases whose transcript has 15 to 25 messages.
 fn twenty_message_cases(target: &dyn Target) -> Vec<Vec<u8>> {
@@ -26,7 +26,7 @@ fn twenty_message_cases(target: &dyn Target) -> Vec<Vec<u8>> {
 }
 
 fn throughput(c: &mut Criterion) {
-    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
+    let target = targets::build("sweep", Some("strict"), &Profile::default()).unwrap();
     let cases = twenty_message_cases(target.as_ref());
     let mut group = c.benchmark_group("fuzz_throughput_sweep_20_messages");
     group.throughput(Throughput::Elements(1));

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::harness::findings::Finding;
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
-use crate::harness::{Class, targets};
+use crate::harness::{Class, Profile, targets};
 
 /// One known defect and how the harness is expected to meet it.
 #[derive(Debug, Clone, Copy)]
@@ -142,7 +142,7 @@ pub fn probe(defect: &Defect, budget: Budget, out: &Path) -> Result<Verdict> {
     let start = Instant::now();
     let mut verdict = match defect.probe {
         Probe::Fuzz { target, variant } => {
-            let target = targets::build(target, Some(variant), &Value::Null)
+            let target = targets::build(target, Some(variant), &Profile::default())
                 .with_context(|| format!("{}: cannot build its target", defect.name))?;
             match first_charged_finding(target.as_ref(), budget) {
                 Some((finding, runs)) => Verdict {

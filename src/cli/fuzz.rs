@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Target, stop, targets};
+use crate::harness::{Class, Profile, Target, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -21,17 +21,9 @@ pub struct Args {
     /// The target to fuzz (default: every registered target, one after the other).
     #[arg(long, conflicts_with = "contract")]
     pub target: Option<String>,
-    /// Judge the external program (`--sut`) under a contract: `repair`, `cut` or `sweep`
-    /// (docs/contracts.md).
-    #[arg(long, requires = "sut", value_name = "CONTRACT")]
-    pub contract: Option<String>,
-    /// The transcript format the program speaks: pi, openai, anthropic, gemini, ai-sdk,
-    /// langchain [default: pi].
-    #[arg(long, requires = "contract", value_name = "FORMAT")]
-    pub format: Option<String>,
-    /// Text every result the program adds contains (how its package marks a synthetic result).
-    #[arg(long, requires = "contract", value_name = "TEXT")]
-    pub marker: Option<String>,
+    /// The options targets are built with, one flag per field.
+    #[command(flatten)]
+    pub profile: Profile,
     /// Seconds to fuzz each target [default: 10 unless --runs is given].
     #[arg(long, value_name = "SECONDS", conflicts_with = "runs")]
     pub time: Option<f64>,
@@ -48,15 +40,6 @@ pub struct Args {
     /// `all-other-roles`, `strict`), a compaction policy, a guard variant [default: the target's].
     #[arg(long, visible_alias = "rule", value_name = "VARIANT")]
     pub variant: Option<String>,
-    /// The second sweep rule of the `differential` target.
-    #[arg(long, value_name = "RULE")]
-    pub against: Option<String>,
-    /// The pi version whose behaviour the oracle models [default: the oracle's].
-    #[arg(long, value_name = "VERSION")]
-    pub pi: Option<String>,
-    /// An external program to fuzz instead of the Rust sweep (JSON lines on stdin/stdout).
-    #[arg(long, value_name = "COMMAND")]
-    pub sut: Option<String>,
     /// Where findings are written as case files [default: findings].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -88,24 +71,6 @@ enum Verbosity {
 }
 
 impl Args {
-    /// The profile targets are built with: the options that are set, by name.
-    pub fn profile(&self) -> Value {
-        let mut profile = Map::new();
-        for (key, value) in [
-            ("pi", &self.pi),
-            ("against", &self.against),
-            ("sut", &self.sut),
-            ("contract", &self.contract),
-            ("format", &self.format),
-            ("marker", &self.marker),
-        ] {
-            if let Some(value) = value {
-                profile.insert(key.to_string(), Value::from(value.as_str()));
-            }
-        }
-        Value::Object(profile)
-    }
-
     fn verbosity(&self) -> Verbosity {
         match (self.json, self.quiet, self.verbose) {
             (true, _, _) => Verbosity::Json,
@@ -117,23 +82,13 @@ impl Args {
 
     /// The command that regenerates case `case` of this run of `target`.
     pub fn regenerate_command(&self, target: &str, seed: u64, case: u64) -> String {
-        let mut command = match &self.contract {
+        let mut command = match &self.profile.contract {
             Some(_) => "ctxfuzz fuzz".to_string(),
             None => format!("ctxfuzz fuzz --target {target}"),
         };
-        let options = [
-            ("--contract", &self.contract),
-            ("--format", &self.format),
-            ("--marker", &self.marker),
-            ("--variant", &self.variant),
-            ("--against", &self.against),
-            ("--pi", &self.pi),
-            ("--sut", &self.sut),
-        ];
-        for (flag, value) in options {
-            if let Some(value) = value {
-                let _ = write!(command, " {flag} {}", shell_quote(value));
-            }
+        let variant = self.variant.clone().map(|v| ("--variant", v));
+        for (flag, value) in variant.into_iter().chain(self.profile.flags()) {
+            let _ = write!(command, " {flag} {}", shell_quote(&value));
         }
         let _ = write!(command, " --seed {seed} --case {case}");
         command
@@ -152,8 +107,8 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let names: Vec<String> = match (&args.target, args.contract.as_deref()) {
-        (_, Some("sweep")) => match args.format.as_deref() {
+    let names: Vec<String> = match (&args.target, args.profile.contract.as_deref()) {
+        (_, Some("sweep")) => match args.profile.format.as_deref() {
             None | Some("pi") => vec!["sweep".to_string()],
             Some(other) => bail!("the sweep contract speaks pi messages, not `{other}`"),
         },
@@ -170,11 +125,10 @@ pub fn run(args: Args) -> Result<u8> {
     if names.is_empty() {
         bail!("no targets are registered");
     }
-    let profile = args.profile();
     let config = config(&args);
     let built: Vec<Box<dyn Target>> = names
         .iter()
-        .map(|name| targets::build(name, args.variant.as_deref(), &profile))
+        .map(|name| targets::build(name, args.variant.as_deref(), &args.profile))
         .collect::<Result<_>>()?;
     let out = out_dir(&args);
     let mut runs = Vec::new();
@@ -191,7 +145,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// `--contract repair|cut`: the external program under its contract, in its format; the
 /// transcripts the format cannot express are counted by reason.
 fn run_contract(args: &Args) -> Result<u8> {
-    let target = targets::contract::ContractTarget::from_profile(&args.profile())?;
+    let target = targets::contract::ContractTarget::from_profile(&args.profile)?;
     let config = config(args);
     let out = out_dir(args);
     let outcome = announce_and_fuzz(&target, &config, args, &out)?;

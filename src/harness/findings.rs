@@ -12,6 +12,7 @@ use similar::TextDiff;
 
 use super::minimize::{self, Budget};
 use super::panics;
+use super::profile::Profile;
 use super::target::{Class, Target};
 use crate::transcript::case::CaseFile;
 
@@ -34,7 +35,7 @@ pub struct Key {
 pub struct Finding {
     pub target: &'static str,
     pub variant: String,
-    pub profile: Value,
+    pub profile: Profile,
     pub key: Key,
     pub class: Class,
     /// The violation as judged on the minimised input.
@@ -143,7 +144,7 @@ impl Finding {
         CaseFile {
             target: self.target.to_string(),
             why: why.lines().next().unwrap_or_default().to_string(),
-            profile: self.profile.clone(),
+            profile: self.profile.to_value(),
             input: self.input.clone(),
             verdicts: BTreeMap::from([(self.variant.clone(), self.verdict.clone())]),
             output: None,

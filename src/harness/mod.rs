@@ -11,6 +11,7 @@ pub mod findings;
 pub mod minimize;
 pub mod panics;
 pub mod pi_bridge;
+pub mod profile;
 pub mod progress;
 pub mod replay;
 pub mod report;
@@ -26,8 +27,8 @@ use std::process::ExitCode;
 use std::sync::{Mutex, OnceLock};
 
 use ctxfuzz_oracles::invariants::Judgement;
-use serde_json::Value;
 
+pub use profile::Profile;
 pub use target::{Class, Explanation, Target};
 
 /// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
@@ -64,7 +65,7 @@ fn cached_target(name: &str) -> &'static dyn Target {
         .expect("target cache lock");
     *cache.entry(name.to_string()).or_insert_with(|| {
         let variant = std::env::var("CTXFUZZ_VARIANT").ok();
-        let target = targets::build(name, variant.as_deref(), &Value::Null)
+        let target = targets::build(name, variant.as_deref(), &Profile::default())
             .unwrap_or_else(|e| panic!("cannot build fuzz target `{name}`: {e:#}"));
         Box::leak(target)
     })

@@ -22,7 +22,7 @@ pub struct Mismatch {
 pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
     let mut mismatches = Vec::new();
     for (variant, expected) in &case.verdicts {
-        let target = targets::build(&case.target, Some(variant), &case.profile)
+        let target = targets::for_case(case, Some(variant))
             .with_context(|| format!("variant `{variant}`"))?;
         let actual = panics::judge(target.as_ref(), &case.input);
         if &actual.verdict() != expected {

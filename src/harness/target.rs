@@ -10,6 +10,8 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 
+use super::profile::Profile;
+
 pub trait Target: Send + Sync {
     /// The target's name as given to `ctxfuzz fuzz --target`.
     fn name(&self) -> &'static str;
@@ -19,7 +21,7 @@ pub trait Target: Send + Sync {
     fn variant(&self) -> String;
 
     /// The configuration a case file records so replay rebuilds this exact target.
-    fn profile(&self) -> Value;
+    fn profile(&self) -> Profile;
 
     /// One input from fuzz bytes (structure-aware).
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value>;

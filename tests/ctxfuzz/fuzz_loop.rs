@@ -8,7 +8,7 @@ use arbitrary::Unstructured;
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, Target, bytes, panics};
+use ctxfuzz::harness::{Class, Profile, Target, bytes, panics};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
@@ -23,8 +23,8 @@ impl Target for Toy {
     fn variant(&self) -> String {
         "only".to_string()
     }
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
         let len = u.int_in_range(0..=12)?;

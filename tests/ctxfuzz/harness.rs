@@ -5,7 +5,7 @@
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, Target, targets};
+use ctxfuzz::harness::{Class, Profile, Target, targets};
 use serde_json::{Value, json};
 
 fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
@@ -20,7 +20,7 @@ fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
 }
 
 fn sweep_target(rule: &str) -> Box<dyn Target> {
-    targets::build("sweep", Some(rule), &json!({})).unwrap()
+    targets::build("sweep", Some(rule), &Profile::default()).unwrap()
 }
 
 /// Findings whose minimised input breaks `invariant` (a minimised input is reported once, under
@@ -117,7 +117,7 @@ fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class(
     let target = targets::build(
         "differential",
         Some("strict"),
-        &json!({"against": "allowlist"}),
+        &Profile::from_value(&json!({"against": "allowlist"})).unwrap(),
     )
     .unwrap();
     let outcome = fuzz(target.as_ref(), 5, 20_000);
@@ -135,7 +135,7 @@ fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class(
 
 #[test]
 fn oracle_json_reads_hostile_files_without_panicking_and_names_positions() {
-    let target = targets::build("oracle-json", None, &json!({})).unwrap();
+    let target = targets::build("oracle-json", None, &Profile::default()).unwrap();
     let outcome = fuzz(target.as_ref(), 6, 5_000);
     let findings: Vec<_> = outcome
         .findings
@@ -154,7 +154,7 @@ fn every_registered_target_decodes_its_own_seed_bytes() {
     ];
     // The contract target needs a program and a contract; tests/ctxfuzz/contracts.rs covers it.
     for name in targets::default_names() {
-        let target = targets::build(name, None, &json!({})).unwrap();
+        let target = targets::build(name, None, &Profile::default()).unwrap();
         for sample in &samples {
             let bytes = target.seed_bytes(sample);
             if matches!(bytes.first(), Some(b'[' | b'{')) {

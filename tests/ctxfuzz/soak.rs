@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use ctxfuzz::guard::{self, GuardWiring, Schedule, generate::schedule_strategy};
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
-use ctxfuzz::harness::targets;
+use ctxfuzz::harness::{Profile, targets};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge_text};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::json;
@@ -75,7 +75,7 @@ fn soak_guard_fix() {
 /// finding is charged to the sweep (unpreventable violations are pi's own and not counted).
 #[test]
 fn soak_sweep_strict() {
-    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
+    let target = targets::build("sweep", Some("strict"), &Profile::default()).unwrap();
     let config = FuzzConfig {
         seed: 0x50a4,
         first: 0,
@@ -99,9 +99,14 @@ fn soak_sweep_strict() {
 #[test]
 fn soak_compaction_cycle_safe() {
     let soaked = [
-        targets::build("compaction", Some("cycle-safe"), &json!({})).unwrap(),
-        targets::build("pipeline", Some("cycle-safe"), &json!({})).unwrap(),
-        targets::build("pipeline", Some("cycle-safe"), &json!({"sweep": "off"})).unwrap(),
+        targets::build("compaction", Some("cycle-safe"), &Profile::default()).unwrap(),
+        targets::build("pipeline", Some("cycle-safe"), &Profile::default()).unwrap(),
+        targets::build(
+            "pipeline",
+            Some("cycle-safe"),
+            &Profile::from_value(&json!({"sweep": "off"})).unwrap(),
+        )
+        .unwrap(),
     ];
     let findings_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soak-findings");
     for target in &soaked {
@@ -126,7 +131,7 @@ fn soak_compaction_cycle_safe() {
             "soak_compaction_cycle_safe: {} [{}] profile {}: {} execs in {:.0?}, 0 findings",
             target.name(),
             target.variant(),
-            target.profile(),
+            target.profile().to_value(),
             outcome.stats.execs,
             outcome.stats.elapsed
         );

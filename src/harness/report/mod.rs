@@ -200,7 +200,7 @@ fn finding_rows(
         if verdict.is_empty() {
             continue;
         }
-        let target = targets::build(&case.target, Some(variant), &case.profile)
+        let target = targets::for_case(case, Some(variant))
             .with_context(|| format!("{}: variant `{variant}`", file.display()))?;
         let (invariant, cause) = match panics::judge(target.as_ref(), &case.input) {
             Judgement::Fail(violations) => {

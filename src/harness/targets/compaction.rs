@@ -29,11 +29,12 @@ use crate::compaction::{
     Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact,
 };
 use crate::generators;
+use crate::harness::profile::Profile;
 use crate::harness::target::Target;
 
 pub const NAME: &str = "compaction";
 
-pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn Target>> {
     Ok(Box::new(CompactionTarget::new(
         variant.unwrap_or("cycle-safe"),
     )?))
@@ -257,8 +258,8 @@ impl Target for CompactionTarget {
         self.variant.clone()
     }
 
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
 
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {

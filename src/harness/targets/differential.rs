@@ -19,6 +19,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, against_rule, generate, messages, parse_rule, shape};
+use crate::harness::profile::Profile;
 use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 
@@ -30,7 +31,7 @@ pub const AGAINST_KEEPS_REJECTED: &str = "against-keeps-rejected";
 /// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
 pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
     Ok(Box::new(Differential {
         rule: parse_rule(variant)?,
         against: against_rule(profile, DEFAULT_AGAINST)?,
@@ -125,10 +126,11 @@ impl Target for Differential {
         self.rule.name().to_string()
     }
 
-    fn profile(&self) -> Value {
-        let mut profile = self.boundary.profile();
-        profile["against"] = json!(self.against.name());
-        profile
+    fn profile(&self) -> Profile {
+        Profile {
+            against: Some(self.against.name().to_string()),
+            ..self.boundary.profile()
+        }
     }
 
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {

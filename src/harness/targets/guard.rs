@@ -12,6 +12,7 @@ use ctxfuzz_oracles::invariants::{self, Judgement};
 use serde_json::{Value, json};
 
 use crate::guard::{self, GuardWiring, Schedule, compare, generate};
+use crate::harness::profile::Profile;
 use crate::harness::target::{Explanation, Target};
 
 pub struct GuardTarget {
@@ -20,7 +21,7 @@ pub struct GuardTarget {
 
 /// Registry builder: `variant` is `settled`, `end-no-release` or `end-release` (default); the
 /// profile has no options (everything lives in the schedule).
-pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn Target>> {
     let variant = match variant {
         Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
         None => GuardWiring::default(),
@@ -37,8 +38,8 @@ impl Target for GuardTarget {
         self.variant.name().to_string()
     }
 
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
 
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {

@@ -15,6 +15,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
+use crate::harness::profile::Profile;
 use crate::harness::target::Target;
 use crate::transcript::io;
 
@@ -23,7 +24,7 @@ pub const ERROR_NAMES_POSITION: &str = "error-names-position";
 /// The name the input file is judged under (what error messages must start with).
 const FILE_NAME: &str = "input.json";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
     if let Some(other) = variant.filter(|v| *v != "check") {
         anyhow::bail!("target oracle-json has one variant, `check` (got `{other}`)");
     }
@@ -82,7 +83,7 @@ impl Target for OracleJson {
         "check".to_string()
     }
 
-    fn profile(&self) -> Value {
+    fn profile(&self) -> Profile {
         self.boundary.profile()
     }
 

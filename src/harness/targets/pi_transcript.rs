@@ -7,9 +7,10 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use ctxfuzz_oracles::pi::{self, PiVersion};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::generators::pi as pi_generator;
+use crate::harness::profile::Profile;
 use crate::sweep::BarrierRule;
 use crate::transcript::shapes;
 
@@ -28,8 +29,8 @@ pub(super) struct Boundary {
 }
 
 impl Boundary {
-    pub fn from_profile(profile: &Value) -> Result<Self> {
-        let version = profile.get("pi").and_then(Value::as_str).map(String::from);
+    pub fn from_profile(profile: &Profile) -> Result<Self> {
+        let version = profile.pi.clone();
         let pi = match &version {
             Some(v) => PiVersion::from_version(v).map_err(anyhow::Error::msg)?,
             None => PiVersion::default(),
@@ -57,10 +58,10 @@ impl Boundary {
         }
     }
 
-    pub fn profile(&self) -> Value {
-        match &self.version {
-            Some(version) => json!({ "pi": version }),
-            None => json!({}),
+    pub fn profile(&self) -> Profile {
+        Profile {
+            pi: self.version.clone(),
+            ..Profile::default()
         }
     }
 }
@@ -90,12 +91,6 @@ pub(super) fn shape(input: &Value) -> String {
 }
 
 /// Reads the rule the `differential` target compares against.
-pub(super) fn against_rule(profile: &Value, default: BarrierRule) -> Result<BarrierRule> {
-    parse_rule(
-        profile
-            .get("against")
-            .and_then(Value::as_str)
-            .or(Some(default.name())),
-    )
-    .context("--against")
+pub(super) fn against_rule(profile: &Profile, default: BarrierRule) -> Result<BarrierRule> {
+    parse_rule(Some(profile.against.as_deref().unwrap_or(default.name()))).context("--against")
 }

@@ -19,23 +19,16 @@ use serde_json::{Value, json};
 
 use super::compaction::generate_transcript;
 use crate::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use crate::harness::profile::Profile;
 use crate::harness::target::Target;
 use crate::sweep::{BarrierRule, sweep};
 
 pub const NAME: &str = "pipeline";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
     let variant = variant.unwrap_or("cycle-safe");
-    let pi = profile
-        .get("pi")
-        .and_then(Value::as_str)
-        .unwrap_or("1.6.0")
-        .to_string();
-    let sweep = match profile
-        .get("sweep")
-        .and_then(Value::as_str)
-        .unwrap_or("strict")
-    {
+    let pi = profile.pi.as_deref().unwrap_or("1.6.0").to_string();
+    let sweep = match profile.sweep.as_deref().unwrap_or("strict") {
         "off" => None,
         rule => Some(
             rule.parse::<BarrierRule>()
@@ -102,9 +95,12 @@ impl Target for PipelineTarget {
         self.variant.clone()
     }
 
-    fn profile(&self) -> Value {
-        let sweep = self.sweep.map_or("off", BarrierRule::name);
-        json!({"pi": self.pi, "sweep": sweep})
+    fn profile(&self) -> Profile {
+        Profile {
+            pi: Some(self.pi.clone()),
+            sweep: Some(self.sweep.map_or("off", BarrierRule::name).to_string()),
+            ..Profile::default()
+        }
     }
 
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate, messages, parse_rule, shape};
 use crate::harness::external::External;
+use crate::harness::profile::Profile;
 use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 
@@ -27,12 +28,12 @@ use crate::sweep::{BarrierRule, sweep};
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
 const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
     let rule = parse_rule(variant)?;
     let boundary = Boundary::from_profile(profile)?;
     let external = profile
-        .get("sut")
-        .and_then(Value::as_str)
+        .sut
+        .as_deref()
         .map(|command| External::from_profile(command, profile));
     Ok(Box::new(SweepTarget {
         rule,
@@ -94,7 +95,7 @@ impl Target for SweepTarget {
         self.rule.name().to_string()
     }
 
-    fn profile(&self) -> Value {
+    fn profile(&self) -> Profile {
         let mut profile = self.boundary.profile();
         if let Some(external) = &self.external {
             external.record_in(&mut profile);
