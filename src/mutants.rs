@@ -187,7 +187,7 @@ fn survived(defect: &Defect, runs: u64) -> Verdict {
 /// window with a finding charged to the system under test. Returns it and the runs spent up to
 /// and including the case it came from.
 fn first_charged_finding(
-    target: &dyn crate::harness::Target,
+    target: &dyn crate::harness::DynTarget,
     budget: Budget,
 ) -> Option<(Finding, u64)> {
     let mut first = 0;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Profile, Target, stop, targets};
+use crate::harness::{Class, DynTarget, Profile, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -126,7 +126,7 @@ pub fn run(args: Args) -> Result<u8> {
         bail!("no targets are registered");
     }
     let config = config(&args);
-    let built: Vec<Box<dyn Target>> = names
+    let built: Vec<Box<dyn DynTarget>> = names
         .iter()
         .map(|name| targets::build(name, args.variant.as_deref(), &args.profile))
         .collect::<Result<_>>()?;
@@ -171,7 +171,7 @@ fn run_contract(args: &Args) -> Result<u8> {
 
 /// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
 /// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
-fn finish(runs: &[(&dyn Target, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
+fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     if args.verbosity() == Verbosity::Json {
         let report = json_summary(seed, runs, args, out);
@@ -199,7 +199,7 @@ fn out_dir(args: &Args) -> PathBuf {
 
 /// Fuzzes one target, with its header line and its summary as `--quiet`/`--verbose` say.
 fn announce_and_fuzz(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     args: &Args,
     out: &Path,
@@ -253,7 +253,7 @@ fn budget_text(config: &Config) -> String {
 }
 
 fn fuzz_target(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     args: &Args,
     out: &std::path::Path,
@@ -318,7 +318,7 @@ const UNCHARGED: [(Class, &str); 2] = [
 /// The default end of a target's run: the statistics, the charged findings' count (they were
 /// printed in full as they were found), and one line per class that is not charged: how many
 /// violations of which invariants, and one example to look at.
-fn brief_summary(target: &dyn Target, outcome: &Outcome, args: &Args, out: &Path) -> String {
+fn brief_summary(target: &dyn DynTarget, outcome: &Outcome, args: &Args, out: &Path) -> String {
     let mut text = stats_line(target, outcome);
     let charged = outcome.charged().count();
     if charged == 0 {
@@ -366,7 +366,7 @@ fn example(finding: &Finding, args: &Args, out: &Path) -> Option<String> {
 }
 
 /// The last line of every run.
-fn verdict(runs: &[(&dyn Target, Outcome)], out: &Path) -> String {
+fn verdict(runs: &[(&dyn DynTarget, Outcome)], out: &Path) -> String {
     let execs: u64 = runs.iter().map(|(_, o)| o.stats.execs).sum();
     let uncharged: u64 = runs
         .iter()
@@ -394,7 +394,7 @@ fn verdict(runs: &[(&dyn Target, Outcome)], out: &Path) -> String {
 }
 
 /// The whole run as one JSON document (`--json`).
-fn json_summary(seed: u64, runs: &[(&dyn Target, Outcome)], args: &Args, out: &Path) -> Value {
+fn json_summary(seed: u64, runs: &[(&dyn DynTarget, Outcome)], args: &Args, out: &Path) -> Value {
     let targets: Vec<Value> = runs
         .iter()
         .map(|(target, outcome)| {
@@ -452,7 +452,7 @@ fn class_name(class: Class) -> &'static str {
     }
 }
 
-fn stats_line(target: &dyn Target, outcome: &Outcome) -> String {
+fn stats_line(target: &dyn DynTarget, outcome: &Outcome) -> String {
     let stats = &outcome.stats;
     format!(
         "{} [{}]: {} execs in {:.1}s ({:.0}/s), {} cannot judge, {} rejected by the generator, {} failing\n",
@@ -468,7 +468,7 @@ fn stats_line(target: &dyn Target, outcome: &Outcome) -> String {
 }
 
 /// The end-of-run statistics and the findings by section.
-pub fn summary(target: &dyn Target, outcome: &Outcome) -> String {
+pub fn summary(target: &dyn DynTarget, outcome: &Outcome) -> String {
     let stats = &outcome.stats;
     let mut text = stats_line(target, outcome);
     let sections = [

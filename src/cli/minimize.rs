@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::minimize::{Budget, minimize};
-use crate::harness::{Profile, panics, targets};
+use crate::harness::{Profile, targets};
 use crate::transcript::case::CaseFile;
 use crate::transcript::io::write_atomically;
 
@@ -101,7 +101,7 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
     let keeps_verdicts = |input: &Value| {
         selected
             .iter()
-            .all(|(target, verdict)| &panics::judge(target.as_ref(), input).verdict() == verdict)
+            .all(|(target, verdict)| &target.judge_caught(input).verdict() == verdict)
     };
     if !keeps_verdicts(&case.input) {
         bail!(

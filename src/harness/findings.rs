@@ -11,9 +11,8 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use super::minimize::{self, Budget};
-use super::panics;
 use super::profile::Profile;
-use super::target::{Class, Target};
+use super::target::{Class, DynTarget};
 use crate::transcript::case::CaseFile;
 
 /// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
@@ -49,7 +48,7 @@ pub struct Finding {
 }
 
 /// The key of `violation` on (minimised) `input` for `target`.
-pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
+pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key {
     Key {
         invariant: violation.invariant,
         cause: cause_label(&violation.cause),
@@ -62,7 +61,7 @@ pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
 /// input as it was adopted, so a system under test is not asked again (an external program that
 /// hangs costs its whole deadline per question).
 pub fn minimize(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     input: &Value,
     judgement: &Judgement,
     violation: &Violation,
@@ -70,7 +69,7 @@ pub fn minimize(
 ) -> Finding {
     let adopted = RefCell::new(None);
     let breaks_it = |candidate: &Value| {
-        let judgement = panics::judge(target, candidate);
+        let judgement = target.judge_caught(candidate);
         let breaks = same_violation(&judgement, violation);
         if breaks {
             *adopted.borrow_mut() = Some(judgement);
@@ -163,7 +162,7 @@ impl Finding {
     /// regenerate it, the minimised input, and the diff that explains it.
     pub fn report(
         &self,
-        target: &dyn Target,
+        target: &dyn DynTarget,
         path: Option<&Path>,
         regenerate: Option<&str>,
     ) -> String {

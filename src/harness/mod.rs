@@ -2,7 +2,7 @@
 //!
 //! Every engine runs the same code: the in-process loop ([`runner::fuzz`]), the cargo-fuzz targets
 //! ([`fuzz_one`]), replay ([`replay::replay`]) and `ctxfuzz minimize` all build targets from the
-//! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
+//! registry ([`targets::build`]) and judge through [`DynTarget::judge_caught`] or [`DynTarget::judge`].
 
 pub mod artifacts;
 pub mod bytes;
@@ -29,7 +29,7 @@ use std::sync::{Mutex, OnceLock};
 use ctxfuzz_oracles::invariants::Judgement;
 
 pub use profile::Profile;
-pub use target::{Class, Explanation, Target};
+pub use target::{Class, DynTarget, Explanation, Target};
 
 /// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
 /// decodes the bytes exactly as the in-process loop does and panics (a libFuzzer crash) on any
@@ -57,8 +57,8 @@ pub fn fuzz_one(name: &str, bytes: &[u8]) {
 }
 
 /// Targets built once per process (libFuzzer calls [`fuzz_one`] millions of times).
-fn cached_target(name: &str) -> &'static dyn Target {
-    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn Target>>> = OnceLock::new();
+fn cached_target(name: &str) -> &'static dyn DynTarget {
+    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn DynTarget>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::findings::{self, Finding, Key, Origin};
 use super::progress::{Progress, Snapshot};
-use super::target::{Class, Target};
-use super::{bytes, panics, stop};
+use super::target::{Class, DynTarget};
+use super::{bytes, stop};
 
 /// Cases a thread claims at a time: large enough that the shared counter is not contended,
 /// small enough that a time budget is honoured within a few milliseconds.
@@ -99,7 +99,7 @@ struct Found {
 /// Fuzzes `target`. `on_finding` sees each distinct finding as soon as it is minimised (to
 /// write and print it while the run goes on).
 pub fn fuzz(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     progress: &mut Progress,
     on_finding: &(dyn Fn(&Finding, &Progress) + Sync),
@@ -138,7 +138,7 @@ pub fn fuzz(
                                     break;
                                 }
                                 bytes::fill(config.seed, index, &mut buffer);
-                                let Ok(input) = target.decode(&buffer) else {
+                                let Ok((judgement, failed)) = target.fuzz_case(&buffer) else {
                                     stats.rejected += 1;
                                     continue;
                                 };
@@ -147,9 +147,14 @@ pub fn fuzz(
                                     seed: config.seed,
                                     case: index,
                                 };
-                                let judgement = panics::judge(target, &input);
-                                let new =
-                                    record(target, &input, &judgement, origin, &mut stats, &found);
+                                let new = record(
+                                    target,
+                                    failed.as_ref(),
+                                    &judgement,
+                                    origin,
+                                    &mut stats,
+                                    &found,
+                                );
                                 for finding in new {
                                     let counter = if finding.class == Class::Charged {
                                         &charged
@@ -216,21 +221,22 @@ pub fn fuzz(
 }
 
 /// Counts the judgement and minimises each violation not seen before; returns the new findings.
+/// `failed` is the input when the judgement is a failure ([`DynTarget::fuzz_case`]).
 fn record(
-    target: &dyn Target,
-    input: &Value,
+    target: &dyn DynTarget,
+    failed: Option<&Value>,
     judgement: &Judgement,
     origin: Origin,
     stats: &mut Stats,
     found: &Mutex<Found>,
 ) -> Vec<Finding> {
-    let violations = match judgement {
-        Judgement::Pass => return Vec::new(),
-        Judgement::CannotJudge(_) => {
+    let (violations, input) = match (judgement, failed) {
+        (Judgement::Fail(violations), Some(input)) => (violations, input),
+        (Judgement::CannotJudge(_), _) => {
             stats.cannot_judge += 1;
             return Vec::new();
         }
-        Judgement::Fail(violations) => violations,
+        _ => return Vec::new(),
     };
     stats.failing += 1;
     let mut new = Vec::new();

@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 struct Toy;
 
 impl Target for Toy {
+    type Input = Value;
+
     fn name(&self) -> &'static str {
         "toy"
     }

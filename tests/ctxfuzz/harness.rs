@@ -5,10 +5,10 @@
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, Profile, Target, targets};
+use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, targets};
 use serde_json::{Value, json};
 
-fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
+fn fuzz(target: &dyn DynTarget, seed: u64, runs: u64) -> Outcome {
     let config = Config {
         seed,
         first: 0,
@@ -19,7 +19,7 @@ fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
     runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
 }
 
-fn sweep_target(rule: &str) -> Box<dyn Target> {
+fn sweep_target(rule: &str) -> Box<dyn DynTarget> {
     targets::build("sweep", Some(rule), &Profile::default()).unwrap()
 }
 
@@ -155,7 +155,13 @@ fn every_registered_target_decodes_its_own_seed_bytes() {
     // The contract target needs a program and a contract; tests/ctxfuzz/contracts.rs covers it.
     for name in targets::default_names() {
         let target = targets::build(name, None, &Profile::default()).unwrap();
-        for sample in &samples {
+        let generated = (0..20).filter_map(|case| target.decode(&bytes::case_bytes(7, case)).ok());
+        // A sample that is not this target's input has no bytes of its own.
+        let its_own = samples
+            .iter()
+            .filter(|s| target.shape(s) != "invalid")
+            .cloned();
+        for sample in &its_own.chain(generated).collect::<Vec<_>>() {
             let bytes = target.seed_bytes(sample);
             if matches!(bytes.first(), Some(b'[' | b'{')) {
                 let back = target.decode(&bytes).unwrap();

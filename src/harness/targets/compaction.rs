@@ -30,11 +30,11 @@ use crate::compaction::{
 };
 use crate::generators;
 use crate::harness::profile::Profile;
-use crate::harness::target::Target;
+use crate::harness::target::{DynTarget, Target};
 
 pub const NAME: &str = "compaction";
 
-pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
     Ok(Box::new(CompactionTarget::new(
         variant.unwrap_or("cycle-safe"),
     )?))
@@ -105,20 +105,27 @@ pub struct OverflowSpec {
     pub usage: Option<(u64, u64)>,
 }
 
-impl Scenario {
-    /// Reads a scenario, or a bare array of messages as a one-round scenario.
-    pub fn from_input(input: &Value) -> Result<Scenario, String> {
+/// The target's input: a scenario, read from a scenario or from a bare array of messages (a
+/// one-round scenario with the defaults); written as a scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "Value")]
+pub struct ScenarioInput(pub Scenario);
+
+impl TryFrom<Value> for ScenarioInput {
+    type Error = String;
+
+    fn try_from(input: Value) -> Result<ScenarioInput, String> {
         match input {
-            Value::Array(messages) => Ok(Scenario {
+            Value::Array(messages) => Ok(ScenarioInput(Scenario {
                 rounds: vec![RoundSpec {
-                    append: messages.clone(),
+                    append: messages,
                     ..RoundSpec::default()
                 }],
                 ..Scenario::default()
-            }),
-            other => {
-                Scenario::deserialize(other).map_err(|e| format!("not a compaction scenario: {e}"))
-            }
+            })),
+            other => Scenario::deserialize(other)
+                .map(ScenarioInput)
+                .map_err(|e| format!("not a compaction scenario: {e}")),
         }
     }
 }
@@ -250,6 +257,8 @@ pub fn run(
 }
 
 impl Target for CompactionTarget {
+    type Input = ScenarioInput;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -262,25 +271,17 @@ impl Target for CompactionTarget {
         Profile::default()
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-        generate(u).map(|s| serde_json::to_value(s).expect("serialisable"))
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<ScenarioInput> {
+        generate(u).map(ScenarioInput)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let scenario = match Scenario::from_input(input) {
-            Ok(s) => s,
-            Err(e) => return Judgement::CannotJudge(e),
-        };
-        let (config, family, runs) = run(&self.config, &scenario);
+    fn judge(&self, ScenarioInput(scenario): &ScenarioInput) -> Judgement {
+        let (config, family, runs) = run(&self.config, scenario);
         Judgement::from_violations(judge_runs(&config, family, &runs))
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let scenario = match Scenario::from_input(input) {
-            Ok(s) => s,
-            Err(e) => return json!({"error": e}),
-        };
-        let (_, _, runs) = run(&self.config, &scenario);
+    fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> Value {
+        let (_, _, runs) = run(&self.config, scenario);
         let rounds: Vec<Value> = runs.iter().map(round_output).collect();
         json!({"rounds": rounds})
     }

@@ -21,20 +21,20 @@ use serde_json::{Value, json};
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_MALFORMED, Supervisor};
-use crate::harness::target::{Class, Target};
+use crate::harness::target::{Class, DynTarget, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
 pub const SUT_THREW: &str = "sut-threw";
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let target = ContractTarget::from_profile(profile)?;
     if let Some(variant) = variant
-        && variant != target.variant()
+        && variant != Target::variant(&target)
     {
         bail!(
             "the contract target's variant is `{}` (from the profile), not `{variant}`",
-            target.variant()
+            Target::variant(&target)
         );
     }
     Ok(Box::new(target))
@@ -173,6 +173,10 @@ fn cut_messages(input: &Value) -> Option<&[Value]> {
 }
 
 impl Target for ContractTarget {
+    /// The program's own format: a repair input is the message array, a cut input
+    /// `{"messages", "target"}` (which is which depends on the contract).
+    type Input = Value;
+
     fn name(&self) -> &'static str {
         "contract"
     }

@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::profile::Profile;
-use super::target::Target;
+use super::target::DynTarget;
 use crate::transcript::case::CaseFile;
 
 mod compaction;
@@ -18,7 +18,7 @@ mod sweep;
 
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
 /// profile (the options it reads; the others are ignored).
-pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>>;
+pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
 const REGISTRY: &[(&str, Builder)] = &[
@@ -49,7 +49,7 @@ pub fn default_names() -> Vec<&'static str> {
 
 /// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
 /// `oracle-json`).
-pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
+pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let wanted = name.replace('_', "-");
     match REGISTRY.iter().find(|(known, _)| *known == wanted) {
         Some((_, builder)) => builder(variant, profile),
@@ -61,7 +61,7 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box
 }
 
 /// Builds the target a case file names, with the profile it records, for `variant`.
-pub fn for_case(case: &CaseFile, variant: Option<&str>) -> Result<Box<dyn Target>> {
+pub fn for_case(case: &CaseFile, variant: Option<&str>) -> Result<Box<dyn DynTarget>> {
     let profile = Profile::from_value(&case.profile).map_err(anyhow::Error::msg)?;
     build(&case.target, variant, &profile)
 }

@@ -4,8 +4,8 @@
 
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
-use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use ctxfuzz_oracles::pi::{self, PiVersion};
 use serde_json::Value;
 
@@ -66,23 +66,12 @@ impl Boundary {
     }
 }
 
-/// The transcript of an input, or why it cannot be judged.
-pub(super) fn messages(input: &Value) -> Result<&[Value], Judgement> {
-    input
-        .as_array()
-        .map(Vec::as_slice)
-        .ok_or_else(|| Judgement::CannotJudge("the input is not a JSON array of messages".into()))
-}
-
-pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-    pi_generator::transcript(u).map(Value::Array)
+pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
+    pi_generator::transcript(u)
 }
 
 /// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.
-pub(super) fn shape(input: &Value) -> String {
-    let Some(messages) = input.as_array() else {
-        return "not-an-array".to_string();
-    };
+pub(super) fn shape(messages: &[Value]) -> String {
     let names: Vec<String> = shapes::shapes(messages)
         .iter()
         .map(ToString::to_string)

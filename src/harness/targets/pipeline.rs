@@ -15,17 +15,17 @@ use anyhow::{Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::compaction::generate_transcript;
 use crate::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::Profile;
-use crate::harness::target::Target;
+use crate::harness::target::{DynTarget, Target};
 use crate::sweep::{BarrierRule, sweep};
 
 pub const NAME: &str = "pipeline";
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let variant = variant.unwrap_or("cycle-safe");
     let pi = profile.pi.as_deref().unwrap_or("1.6.0").to_string();
     let sweep = match profile.sweep.as_deref().unwrap_or("strict") {
@@ -87,6 +87,8 @@ impl PipelineTarget {
 }
 
 impl Target for PipelineTarget {
+    type Input = Vec<Value>;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -103,19 +105,16 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
         let family = if u.arbitrary::<bool>()? {
             Family::Pi
         } else {
             Family::Chat
         };
-        generate_transcript(u, family).map(Value::Array)
+        generate_transcript(u, family)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let Value::Array(messages) = input else {
-            return Judgement::CannotJudge("the pipeline's input is an array of messages".into());
-        };
+    fn judge(&self, messages: &Vec<Value>) -> Judgement {
         let (family, compacted) = self.compacted(messages);
         let before = match self.provider(family, messages) {
             Judgement::CannotJudge(why) => return Judgement::CannotJudge(why),
@@ -128,10 +127,7 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let Value::Array(messages) = input else {
-            return json!({"error": "the pipeline's input is an array of messages"});
-        };
+    fn output(&self, messages: &Vec<Value>) -> Value {
         let (family, compacted) = self.compacted(messages);
         match family {
             Family::Pi => Value::Array(self.swept(&compacted)),
