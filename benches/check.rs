@@ -10,7 +10,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::pi;
 use ctxfuzz_oracles::invariants::wire::findings;
-use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
 /// A long, well-formed session: user turns, assistants with one to three calls (and signed
@@ -47,7 +47,7 @@ fn long_session(messages: usize) -> Vec<Value> {
 fn check_file(text: &str, model: &Value) -> usize {
     let document: Value = serde_json::from_str(text).unwrap();
     let messages = document.as_array().unwrap();
-    findings(messages, model, Variant::default()).map_or(0, |f| f.len())
+    findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
 
 fn bench(c: &mut Criterion) {

@@ -16,7 +16,7 @@ use std::hint::black_box;
 
 use arbitrary::Unstructured;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use serde_json::Value;
 
@@ -73,7 +73,7 @@ fn per_message(c: &mut Criterion) {
                         black_box(compact(
                             messages,
                             family,
-                            &Config::default(),
+                            &CompactionConfig::default(),
                             &Scripted::Digest,
                             Faults::default(),
                             &mut Tracker::default(),

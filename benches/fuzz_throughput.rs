@@ -2,17 +2,17 @@
 //! one exec is what a fuzz worker does per case (seeded bytes → transcript → sweep → oracle).
 //! The stages are measured side by side in the same run so the ratios say where the time goes:
 //! `decode` (bytes to transcript), `sweep` (decode + the sweep under test), `exec` (the whole case,
-//! the oracle included).
+//! the oracle included, as [`DynTarget::fuzz_case`] runs it).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::harness::{Target, bytes, panics, targets};
+use ctxfuzz::harness::{DynTarget, Profile, bytes, targets};
 use ctxfuzz::sweep::{BarrierRule, sweep};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Seeded cases whose transcript has 15 to 25 messages.
-fn twenty_message_cases(target: &dyn Target) -> Vec<Vec<u8>> {
+fn twenty_message_cases(target: &dyn DynTarget) -> Vec<Vec<u8>> {
     (0..)
         .map(|index| bytes::case_bytes(0xbe4c, index))
         .filter(|case| {
@@ -26,7 +26,7 @@ fn twenty_message_cases(target: &dyn Target) -> Vec<Vec<u8>> {
 }
 
 fn throughput(c: &mut Criterion) {
-    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
+    let target = targets::build("sweep", Some("strict"), &Profile::default()).unwrap();
     let cases = twenty_message_cases(target.as_ref());
     let mut group = c.benchmark_group("fuzz_throughput_sweep_20_messages");
     group.throughput(Throughput::Elements(1));
@@ -42,10 +42,7 @@ fn throughput(c: &mut Criterion) {
         })
     });
     group.bench_function("exec", |b| {
-        b.iter(|| {
-            let input = target.decode(next.next().unwrap()).unwrap();
-            black_box(panics::judge(target.as_ref(), &input))
-        })
+        b.iter(|| black_box(target.fuzz_case(next.next().unwrap()).unwrap()))
     });
     group.finish();
 }

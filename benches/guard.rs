@@ -9,7 +9,7 @@ use std::hint::black_box;
 use arbitrary::Unstructured;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::seeded_bytes;
-use ctxfuzz::guard::{self, Schedule, Variant, generate};
+use ctxfuzz::guard::{self, GuardWiring, Schedule, generate};
 use ctxfuzz_oracles::invariants;
 
 /// 256 generated schedules (the fuzz loop's typical case).
@@ -28,7 +28,7 @@ fn parts(c: &mut Criterion) {
     let bytes: Vec<Vec<u8>> = (0..256).map(|seed| seeded_bytes(seed, 256)).collect();
     let traces: Vec<serde_json::Value> = schedules
         .iter()
-        .map(|s| guard::run(Variant::EndRelease, s).to_value())
+        .map(|s| guard::run(GuardWiring::EndRelease, s).to_value())
         .collect();
     let mut group = c.benchmark_group("guard");
     group.throughput(Throughput::Elements(schedules.len() as u64));
@@ -49,14 +49,14 @@ fn parts(c: &mut Criterion) {
     group.bench_function("run end-release", |b| {
         b.iter(|| {
             for schedule in &schedules {
-                black_box(guard::run(Variant::EndRelease, schedule));
+                black_box(guard::run(GuardWiring::EndRelease, schedule));
             }
         })
     });
     group.bench_function("run + trace to JSON", |b| {
         b.iter(|| {
             for schedule in &schedules {
-                black_box(guard::run(Variant::EndRelease, schedule).to_value());
+                black_box(guard::run(GuardWiring::EndRelease, schedule).to_value());
             }
         })
     });
@@ -70,7 +70,7 @@ fn parts(c: &mut Criterion) {
     group.bench_function("run + judge as text (the target's path)", |b| {
         b.iter(|| {
             for schedule in &schedules {
-                let trace = guard::run(Variant::EndRelease, schedule);
+                let trace = guard::run(GuardWiring::EndRelease, schedule);
                 let text = serde_json::to_string(&trace).unwrap();
                 black_box(invariants::guard::judge_text(&text));
             }

@@ -21,7 +21,7 @@ use ctxfuzz::generators::pi as pi_gen;
 use ctxfuzz::harness::pi_bridge;
 use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
-use ctxfuzz_oracles::pi::{Variant, convert_and_transform, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model};
 use serde_json::{Value, json};
 
 const TRANSCRIPTS: u64 = 20_000;
@@ -36,7 +36,7 @@ fn transcripts() -> Vec<Vec<Value>> {
 fn oracle_pass(transcripts: &[Vec<Value>], model: &Value) -> usize {
     transcripts
         .iter()
-        .filter_map(|t| convert_and_transform(t, model, Variant::From130).ok())
+        .filter_map(|t| convert_and_transform(t, model, PiVersion::From130).ok())
         .map(|out| out.len())
         .sum()
 }
@@ -75,10 +75,10 @@ fn parse_lines(text: &str) -> usize {
 }
 
 fn check_session(text: &str, model: &Value) -> usize {
-    let loaded = session_file::load(text, Variant::From130);
+    let loaded = session_file::load(text, PiVersion::From130);
     match loaded.context {
         Some(Ok(context)) => {
-            findings(&context.messages, model, Variant::From130).map_or(0, |f| f.len())
+            findings(&context.messages, model, PiVersion::From130).map_or(0, |f| f.len())
         }
         _ => 0,
     }

@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use ctxfuzz_oracles::pi::{Fault, Variant};
+use ctxfuzz_oracles::pi::{Fault, PiVersion};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::harness::findings::Finding;
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
-use crate::harness::{Class, targets};
+use crate::harness::{Class, Profile, targets};
 
 /// One known defect and how the harness is expected to meet it.
 #[derive(Debug, Clone, Copy)]
@@ -142,7 +142,7 @@ pub fn probe(defect: &Defect, budget: Budget, out: &Path) -> Result<Verdict> {
     let start = Instant::now();
     let mut verdict = match defect.probe {
         Probe::Fuzz { target, variant } => {
-            let target = targets::build(target, Some(variant), &Value::Null)
+            let target = targets::build(target, Some(variant), &Profile::default())
                 .with_context(|| format!("{}: cannot build its target", defect.name))?;
             match first_charged_finding(target.as_ref(), budget) {
                 Some((finding, runs)) => Verdict {
@@ -187,7 +187,7 @@ fn survived(defect: &Defect, runs: u64) -> Verdict {
 /// window with a finding charged to the system under test. Returns it and the runs spent up to
 /// and including the case it came from.
 fn first_charged_finding(
-    target: &dyn crate::harness::Target,
+    target: &dyn crate::harness::DynTarget,
     budget: Budget,
 ) -> Option<(Finding, u64)> {
     let mut first = 0;
@@ -218,7 +218,7 @@ fn first_charged_finding(
 }
 
 /// The golden vectors, verified against the real pi packages: (variant, name, input, output).
-fn golden_vectors() -> Vec<(Variant, String, Value, Value)> {
+fn golden_vectors() -> Vec<(PiVersion, String, Value, Value)> {
     include_str!("../oracles/tests/data/vectors.expected.jsonl")
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -226,8 +226,8 @@ fn golden_vectors() -> Vec<(Variant, String, Value, Value)> {
             let vector: Value =
                 serde_json::from_str(line).expect("the embedded vectors file is valid JSON");
             let variant = match vector["variant"].as_str() {
-                Some("0.81.1") => Variant::From0804,
-                _ => Variant::From130,
+                Some("0.81.1") => PiVersion::From0804,
+                _ => PiVersion::From130,
             };
             (
                 variant,

@@ -21,7 +21,7 @@ use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{Finding, findings};
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::{self, Thrown, Variant};
+use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
 
 use crate::cli::render::parse_variant;
@@ -35,7 +35,7 @@ pub struct Args {
     pub files: Vec<PathBuf>,
     /// pi version whose behaviour to model (any version string).
     #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
-    pub pi: Variant,
+    pub pi: PiVersion,
     /// Print one JSON document (scriptable) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -46,7 +46,7 @@ pub struct Args {
 ///
 /// The seam for other transcript formats: a reader for them returns the messages pi would send
 /// into `convertToLlm`, as a JSON array document.
-pub fn read_transcript(path: &Path, v: Variant) -> Result<Value> {
+pub fn read_transcript(path: &Path, v: PiVersion) -> Result<Value> {
     let text = io::read_text(path)?;
     if session_file::is_session_file(path, &text) {
         return session_file::read_messages(path, &text, v);
@@ -99,7 +99,7 @@ fn location(finding: &Finding) -> String {
     }
 }
 
-fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: Variant) -> String {
+fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> String {
     let mut out = String::new();
     for (file, outcome) in files.iter().zip(outcomes) {
         let file = file.display();
@@ -137,7 +137,7 @@ fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: Variant) -> Str
     out
 }
 
-fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: Variant) -> Value {
+fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> Value {
     let files: Vec<Value> = files
         .iter()
         .zip(outcomes)

@@ -7,7 +7,8 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use crate::compaction::{
-    self, Compaction, Config, Family, Faults, Outcome, Policy, Scripted, Tracker, TrackerCall,
+    self, Compaction, CompactionConfig, Family, Faults, Outcome, Policy, Scripted, Tracker,
+    TrackerCall,
 };
 use crate::transcript::io;
 
@@ -67,7 +68,7 @@ pub fn run(args: Args) -> Result<u8> {
             args.file.display()
         );
     };
-    let mut config = Config::variant(&args.variant)?;
+    let mut config = CompactionConfig::named(&args.variant)?;
     config.policy = args.policy.unwrap_or(config.policy);
     config.window = args.window.unwrap_or(config.window);
     config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);
@@ -105,7 +106,7 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// The human-readable report printed before the transcript.
-fn describe(result: &Compaction<'_>, config: &Config, tracker: &Tracker) -> String {
+fn describe(result: &Compaction<'_>, config: &CompactionConfig, tracker: &Tracker) -> String {
     let policy = serde_json::to_value(config.policy).unwrap_or_default();
     let family = serde_json::to_value(result.family).unwrap_or_default();
     let mut text = format!(

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
-use crate::harness::{Class, Target, stop, targets};
+use crate::harness::{Class, DynTarget, Profile, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
 pub const DEFAULT_SECONDS: f64 = 10.0;
@@ -21,17 +21,9 @@ pub struct Args {
     /// The target to fuzz (default: every registered target, one after the other).
     #[arg(long, conflicts_with = "contract")]
     pub target: Option<String>,
-    /// Judge the external program (`--sut`) under a contract: `repair`, `cut` or `sweep`
-    /// (docs/contracts.md).
-    #[arg(long, requires = "sut", value_name = "CONTRACT")]
-    pub contract: Option<String>,
-    /// The transcript format the program speaks: pi, openai, anthropic, gemini, ai-sdk,
-    /// langchain [default: pi].
-    #[arg(long, requires = "contract", value_name = "FORMAT")]
-    pub format: Option<String>,
-    /// Text every result the program adds contains (how its package marks a synthetic result).
-    #[arg(long, requires = "contract", value_name = "TEXT")]
-    pub marker: Option<String>,
+    /// The options targets are built with, one flag per field.
+    #[command(flatten)]
+    pub profile: Profile,
     /// Seconds to fuzz each target [default: 10 unless --runs is given].
     #[arg(long, value_name = "SECONDS", conflicts_with = "runs")]
     pub time: Option<f64>,
@@ -48,15 +40,6 @@ pub struct Args {
     /// `all-other-roles`, `strict`), a compaction policy, a guard variant [default: the target's].
     #[arg(long, visible_alias = "rule", value_name = "VARIANT")]
     pub variant: Option<String>,
-    /// The second sweep rule of the `differential` target.
-    #[arg(long, value_name = "RULE")]
-    pub against: Option<String>,
-    /// The pi version whose behaviour the oracle models [default: the oracle's].
-    #[arg(long, value_name = "VERSION")]
-    pub pi: Option<String>,
-    /// An external program to fuzz instead of the Rust sweep (JSON lines on stdin/stdout).
-    #[arg(long, value_name = "COMMAND")]
-    pub sut: Option<String>,
     /// Where findings are written as case files [default: findings].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -88,24 +71,6 @@ enum Verbosity {
 }
 
 impl Args {
-    /// The profile targets are built with: the options that are set, by name.
-    pub fn profile(&self) -> Value {
-        let mut profile = Map::new();
-        for (key, value) in [
-            ("pi", &self.pi),
-            ("against", &self.against),
-            ("sut", &self.sut),
-            ("contract", &self.contract),
-            ("format", &self.format),
-            ("marker", &self.marker),
-        ] {
-            if let Some(value) = value {
-                profile.insert(key.to_string(), Value::from(value.as_str()));
-            }
-        }
-        Value::Object(profile)
-    }
-
     fn verbosity(&self) -> Verbosity {
         match (self.json, self.quiet, self.verbose) {
             (true, _, _) => Verbosity::Json,
@@ -117,23 +82,13 @@ impl Args {
 
     /// The command that regenerates case `case` of this run of `target`.
     pub fn regenerate_command(&self, target: &str, seed: u64, case: u64) -> String {
-        let mut command = match &self.contract {
+        let mut command = match &self.profile.contract {
             Some(_) => "ctxfuzz fuzz".to_string(),
             None => format!("ctxfuzz fuzz --target {target}"),
         };
-        let options = [
-            ("--contract", &self.contract),
-            ("--format", &self.format),
-            ("--marker", &self.marker),
-            ("--variant", &self.variant),
-            ("--against", &self.against),
-            ("--pi", &self.pi),
-            ("--sut", &self.sut),
-        ];
-        for (flag, value) in options {
-            if let Some(value) = value {
-                let _ = write!(command, " {flag} {}", shell_quote(value));
-            }
+        let variant = self.variant.clone().map(|v| ("--variant", v));
+        for (flag, value) in variant.into_iter().chain(self.profile.flags()) {
+            let _ = write!(command, " {flag} {}", shell_quote(&value));
         }
         let _ = write!(command, " --seed {seed} --case {case}");
         command
@@ -152,8 +107,8 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let names: Vec<String> = match (&args.target, args.contract.as_deref()) {
-        (_, Some("sweep")) => match args.format.as_deref() {
+    let names: Vec<String> = match (&args.target, args.profile.contract.as_deref()) {
+        (_, Some("sweep")) => match args.profile.format.as_deref() {
             None | Some("pi") => vec!["sweep".to_string()],
             Some(other) => bail!("the sweep contract speaks pi messages, not `{other}`"),
         },
@@ -170,11 +125,10 @@ pub fn run(args: Args) -> Result<u8> {
     if names.is_empty() {
         bail!("no targets are registered");
     }
-    let profile = args.profile();
     let config = config(&args);
-    let built: Vec<Box<dyn Target>> = names
+    let built: Vec<Box<dyn DynTarget>> = names
         .iter()
-        .map(|name| targets::build(name, args.variant.as_deref(), &profile))
+        .map(|name| targets::build(name, args.variant.as_deref(), &args.profile))
         .collect::<Result<_>>()?;
     let out = out_dir(&args);
     let mut runs = Vec::new();
@@ -191,7 +145,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// `--contract repair|cut`: the external program under its contract, in its format; the
 /// transcripts the format cannot express are counted by reason.
 fn run_contract(args: &Args) -> Result<u8> {
-    let target = targets::contract::ContractTarget::from_profile(&args.profile())?;
+    let target = targets::contract::ContractTarget::from_profile(&args.profile)?;
     let config = config(args);
     let out = out_dir(args);
     let outcome = announce_and_fuzz(&target, &config, args, &out)?;
@@ -217,7 +171,7 @@ fn run_contract(args: &Args) -> Result<u8> {
 
 /// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
 /// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
-fn finish(runs: &[(&dyn Target, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
+fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     if args.verbosity() == Verbosity::Json {
         let report = json_summary(seed, runs, args, out);
@@ -245,7 +199,7 @@ fn out_dir(args: &Args) -> PathBuf {
 
 /// Fuzzes one target, with its header line and its summary as `--quiet`/`--verbose` say.
 fn announce_and_fuzz(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     args: &Args,
     out: &Path,
@@ -299,7 +253,7 @@ fn budget_text(config: &Config) -> String {
 }
 
 fn fuzz_target(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     args: &Args,
     out: &std::path::Path,
@@ -364,7 +318,7 @@ const UNCHARGED: [(Class, &str); 2] = [
 /// The default end of a target's run: the statistics, the charged findings' count (they were
 /// printed in full as they were found), and one line per class that is not charged: how many
 /// violations of which invariants, and one example to look at.
-fn brief_summary(target: &dyn Target, outcome: &Outcome, args: &Args, out: &Path) -> String {
+fn brief_summary(target: &dyn DynTarget, outcome: &Outcome, args: &Args, out: &Path) -> String {
     let mut text = stats_line(target, outcome);
     let charged = outcome.charged().count();
     if charged == 0 {
@@ -412,7 +366,7 @@ fn example(finding: &Finding, args: &Args, out: &Path) -> Option<String> {
 }
 
 /// The last line of every run.
-fn verdict(runs: &[(&dyn Target, Outcome)], out: &Path) -> String {
+fn verdict(runs: &[(&dyn DynTarget, Outcome)], out: &Path) -> String {
     let execs: u64 = runs.iter().map(|(_, o)| o.stats.execs).sum();
     let uncharged: u64 = runs
         .iter()
@@ -440,7 +394,7 @@ fn verdict(runs: &[(&dyn Target, Outcome)], out: &Path) -> String {
 }
 
 /// The whole run as one JSON document (`--json`).
-fn json_summary(seed: u64, runs: &[(&dyn Target, Outcome)], args: &Args, out: &Path) -> Value {
+fn json_summary(seed: u64, runs: &[(&dyn DynTarget, Outcome)], args: &Args, out: &Path) -> Value {
     let targets: Vec<Value> = runs
         .iter()
         .map(|(target, outcome)| {
@@ -498,7 +452,7 @@ fn class_name(class: Class) -> &'static str {
     }
 }
 
-fn stats_line(target: &dyn Target, outcome: &Outcome) -> String {
+fn stats_line(target: &dyn DynTarget, outcome: &Outcome) -> String {
     let stats = &outcome.stats;
     format!(
         "{} [{}]: {} execs in {:.1}s ({:.0}/s), {} cannot judge, {} rejected by the generator, {} failing\n",
@@ -514,7 +468,7 @@ fn stats_line(target: &dyn Target, outcome: &Outcome) -> String {
 }
 
 /// The end-of-run statistics and the findings by section.
-pub fn summary(target: &dyn Target, outcome: &Outcome) -> String {
+pub fn summary(target: &dyn DynTarget, outcome: &Outcome) -> String {
     let stats = &outcome.stats;
     let mut text = stats_line(target, outcome);
     let sections = [

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow};
 use ctxfuzz_oracles::invariants::{self, Judgement};
 
-use crate::guard::{self, Schedule, Variant, compare};
+use crate::guard::{self, GuardWiring, Schedule, compare};
 use crate::transcript::io;
 
 /// Arguments of `ctxfuzz guard`.
@@ -13,7 +13,7 @@ use crate::transcript::io;
 pub struct Args {
     /// The guard wiring: settled (the original), end-no-release, end-release (the fix).
     #[arg(long, default_value = "end-release", value_parser = parse_variant)]
-    pub variant: Variant,
+    pub variant: GuardWiring,
     /// A schedule (JSON), or a `guard` case file (its `input` is the schedule).
     #[arg(long)]
     pub schedule: PathBuf,
@@ -22,10 +22,10 @@ pub struct Args {
     pub json: bool,
     /// Also run this variant and print a diff of the two traces.
     #[arg(long, value_parser = parse_variant)]
-    pub against: Option<Variant>,
+    pub against: Option<GuardWiring>,
 }
 
-fn parse_variant(name: &str) -> Result<Variant, String> {
+fn parse_variant(name: &str) -> Result<GuardWiring, String> {
     name.parse()
 }
 

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
 use crate::harness::findings::{Finding, cause_label};
-use crate::harness::minimize::{Budget, minimise};
-use crate::harness::{panics, targets};
+use crate::harness::minimize::{Budget, minimize};
+use crate::harness::{Profile, targets};
 use crate::transcript::case::CaseFile;
 use crate::transcript::io::write_atomically;
 
@@ -80,7 +80,7 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
     let mut selected = Vec::new();
     for (variant, verdict) in &case.verdicts {
         if args.variant.as_ref().is_none_or(|v| v == variant) {
-            let target = targets::build(&case.target, Some(variant), &case.profile)
+            let target = targets::for_case(&case, Some(variant))
                 .with_context(|| format!("{}: variant `{variant}`", path.display()))?;
             selected.push((target, verdict.clone()));
         }
@@ -101,7 +101,7 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
     let keeps_verdicts = |input: &Value| {
         selected
             .iter()
-            .all(|(target, verdict)| &panics::judge(target.as_ref(), input).verdict() == verdict)
+            .all(|(target, verdict)| &target.judge_caught(input).verdict() == verdict)
     };
     if !keeps_verdicts(&case.input) {
         bail!(
@@ -110,13 +110,13 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
             path.display()
         );
     }
-    let input = minimise(&case.input, keeps_verdicts, Budget::default());
+    let input = minimize(&case.input, keeps_verdicts, Budget::default());
     Ok(CaseFile { input, ..case })
 }
 
 /// Decodes an artifact and minimises it for its first violation charged to the variant.
 fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFile, String)> {
-    let target = targets::build(target_name, args.variant.as_deref(), &Value::Null)?;
+    let target = targets::build(target_name, args.variant.as_deref(), &Profile::default())?;
     let conversion = artifacts::convert(target.as_ref(), &[file.to_path_buf()]);
     if let Some(failed) = conversion.not_reproduced.first() {
         bail!("{}: {}", failed.artifact.display(), failed.reason);
@@ -130,8 +130,8 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
 /// Converts every artifact of the run in `dir` and writes one case per group under `out`.
 fn from_run(dir: &Path, out: &Path) -> Result<u8> {
     let run = RunRecord::read(dir)?;
-    let target =
-        targets::build(&run.target, run.variant.as_deref(), &Value::Null).with_context(|| {
+    let target = targets::build(&run.target, run.variant.as_deref(), &Profile::default())
+        .with_context(|| {
             format!(
                 "{}: the run's target",
                 dir.join(artifacts::RUN_RECORD).display()

@@ -33,7 +33,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Generate transcripts, run the systems under test, judge them, minimise and save findings.
-    Fuzz(fuzz::Args),
+    Fuzz(Box<fuzz::Args>),
     /// Judge transcripts or session files against the provider's rules.
     Check(check::Args),
     /// Print what the provider would see at one stage of pi's pipeline.
@@ -71,7 +71,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => fuzz::run(fuzz::Args::default()),
-        Some(Command::Fuzz(args)) => fuzz::run(args),
+        Some(Command::Fuzz(args)) => fuzz::run(*args),
         Some(Command::Check(args)) => check::run(args),
         Some(Command::Render(args)) => render::run(args),
         Some(Command::Sweep(args)) => sweep::run(args),

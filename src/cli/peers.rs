@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
 use crate::harness::targets::contract::ContractTarget;
-use crate::harness::{Class, stop};
+use crate::harness::{Class, Profile, stop};
 
 /// Seconds per peer when `--time` is not given.
 pub const DEFAULT_SECONDS: f64 = 60.0;
@@ -81,16 +81,17 @@ impl Manifest {
     }
 
     /// The contract target's profile for this peer.
-    pub fn profile(&self) -> Value {
-        let mut profile = json!({
-            "contract": self.contract, "format": self.format, "sut": self.command,
-            "peer": self.id, "package": format!("{}@{}", self.package, self.version),
-            "sut_startup_ms": STARTUP_MS,
-        });
-        if let Some(synthetic) = &self.synthetic {
-            profile["marker"] = json!(synthetic.text_contains);
+    pub fn profile(&self) -> Profile {
+        Profile {
+            contract: Some(self.contract.clone()),
+            format: Some(self.format.clone()),
+            sut: Some(self.command.clone()),
+            peer: Some(self.id.clone()),
+            package: Some(format!("{}@{}", self.package, self.version)),
+            sut_startup_ms: Some(STARTUP_MS),
+            marker: self.synthetic.as_ref().map(|s| s.text_contains.clone()),
+            ..Profile::default()
         }
-        profile
     }
 
     /// Why the peer cannot run, if its program (the command's first word, a path) is missing.

@@ -15,7 +15,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use ctxfuzz_oracles::pi::{self, Variant};
+use ctxfuzz_oracles::pi::{self, PiVersion};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
@@ -29,9 +29,9 @@ pub struct Args {
     /// Read vector inputs as JSON lines on stdin and answer each on one line of stdout.
     #[arg(long, conflicts_with_all = ["file", "stage"])]
     pub batch: bool,
-    /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::Variant`).
+    /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::PiVersion`).
     #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
-    pub pi: Variant,
+    pub pi: PiVersion,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.
     #[arg(long, value_enum)]
     pub stage: Option<StageArg>,
@@ -47,8 +47,8 @@ pub enum StageArg {
 }
 
 /// `--pi` values: any pi version string.
-pub fn parse_variant(version: &str) -> std::result::Result<Variant, String> {
-    Variant::from_version(version)
+pub fn parse_variant(version: &str) -> std::result::Result<PiVersion, String> {
+    PiVersion::from_version(version)
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// The batch protocol: one answer line per input line, until end of input.
-fn batch(variant: Variant) -> Result<u8> {
+fn batch(variant: PiVersion) -> Result<u8> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {

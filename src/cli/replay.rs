@@ -72,8 +72,8 @@ fn export_seeds(cases: &[(PathBuf, CaseFile)], dir: &std::path::Path) -> Result<
     let mut written = 0;
     for (file, case) in cases {
         let variant = case.verdicts.keys().next().map(String::as_str);
-        let target = targets::build(&case.target, variant, &case.profile)
-            .with_context(|| file.display().to_string())?;
+        let target =
+            targets::for_case(case, variant).with_context(|| file.display().to_string())?;
         let seed = target.seed_bytes(&case.input);
         let path = dir
             .join(target.name().replace('-', "_"))

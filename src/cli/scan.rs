@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use ctxfuzz_oracles::invariants::wire::{self, Finding};
-use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde::Serialize;
 
 use crate::transcript::session_file::{self, SessionFile};
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let variant = Variant::from_version(&args.pi).map_err(anyhow::Error::msg)?;
+    let variant = PiVersion::from_version(&args.pi).map_err(anyhow::Error::msg)?;
     let report = scan(&args.dir, variant)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -114,7 +114,7 @@ pub struct Problem {
 }
 
 /// Scans `dir` with the rules of `variant`.
-pub fn scan(dir: &Path, variant: Variant) -> Result<Report> {
+pub fn scan(dir: &Path, variant: PiVersion) -> Result<Report> {
     if !dir.is_dir() {
         bail!("{}: not a directory", dir.display());
     }
@@ -160,7 +160,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) ->
 }
 
 impl Report {
-    fn add(&mut self, path: &Path, variant: Variant) {
+    fn add(&mut self, path: &Path, variant: PiVersion) {
         let file = path.display().to_string();
         let text = match std::fs::read(path) {
             // pi decodes with a StringDecoder, which replaces invalid UTF-8 the same way.
@@ -185,7 +185,7 @@ impl Report {
         self.add_context(&file, loaded, variant);
     }
 
-    fn add_context(&mut self, file: &str, loaded: SessionFile, variant: Variant) {
+    fn add_context(&mut self, file: &str, loaded: SessionFile, variant: PiVersion) {
         let context = match loaded.context {
             None => {
                 self.files.not_sessions += 1;

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use super::config::{Config, Policy};
+use super::config::{CompactionConfig, Policy};
 use super::facts::{Facts, Id, Role};
 
 /// The boundary `config.policy` picks for `messages`.
-pub fn pick(facts: &Facts, config: &Config) -> usize {
+pub fn pick(facts: &Facts, config: &CompactionConfig) -> usize {
     let len = facts.messages.len();
     if len <= 1 {
         return 0;
@@ -26,7 +26,12 @@ pub fn pick(facts: &Facts, config: &Config) -> usize {
 /// AutoBot's `_pick_boundary` with an extra validity test on each candidate: a user turn within
 /// `window` at or below `target`, else the nearest non-tool-result index at or below it; both
 /// searches stop at `config.floor`.
-fn search(facts: &Facts, config: &Config, target: usize, valid: impl Fn(usize) -> bool) -> usize {
+fn search(
+    facts: &Facts,
+    config: &CompactionConfig,
+    target: usize,
+    valid: impl Fn(usize) -> bool,
+) -> usize {
     let window_floor = config.floor.max(target.saturating_sub(config.window));
     let user_turn = (window_floor..=target)
         .rev()

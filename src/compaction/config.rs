@@ -39,7 +39,7 @@ pub enum ComposeOrder {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Config {
+pub struct CompactionConfig {
     pub policy: Policy,
     /// How far below the midpoint a user turn is looked for (`AUTOBOT_COMPACTION_BOUNDARY_WINDOW`).
     pub window: usize,
@@ -73,9 +73,9 @@ pub struct Config {
     pub skip_unless_smaller: bool,
 }
 
-impl Default for Config {
+impl Default for CompactionConfig {
     fn default() -> Self {
-        Config {
+        CompactionConfig {
             policy: Policy::CycleSafe,
             window: 10,
             floor: 1,
@@ -105,9 +105,9 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-/// The named variants: `cycle-safe` (the default), `autobot` (the reference, post-#14322, as
+/// The named configurations: `cycle-safe` (the default), `autobot` (the reference, post-#14322, as
 /// AutoBot ships it), and the historical defects, each the default with exactly one thing undone.
-pub const VARIANTS: &[&str] = &[
+pub const NAMED_CONFIGS: &[&str] = &[
     "cycle-safe",
     "autobot",
     "midpoint",
@@ -118,47 +118,47 @@ pub const VARIANTS: &[&str] = &[
     "no-state",
 ];
 
-impl Config {
-    /// Builds the configuration a variant name stands for.
-    pub fn variant(name: &str) -> Result<Config, UnknownVariant> {
-        let default = Config::default();
+impl CompactionConfig {
+    /// Builds the configuration a name stands for (a target's variant, a case file's `verdicts` key).
+    pub fn named(name: &str) -> Result<CompactionConfig, UnknownCompactionConfig> {
+        let default = CompactionConfig::default();
         Ok(match name {
             "cycle-safe" => default,
-            "autobot" => Config {
+            "autobot" => CompactionConfig {
                 policy: Policy::Autobot,
                 carry_verbatim: false,
                 skip_unless_smaller: false,
                 ..default
             },
-            "midpoint" => Config {
+            "midpoint" => CompactionConfig {
                 policy: Policy::Midpoint,
                 ..default
             },
-            "floor-0" => Config {
+            "floor-0" => CompactionConfig {
                 floor: 0,
                 ..default
             },
-            "compose-after-reset" => Config {
+            "compose-after-reset" => CompactionConfig {
                 compose_order: ComposeOrder::AfterReset,
                 ..default
             },
-            "old-clip-key" => Config {
+            "old-clip-key" => CompactionConfig {
                 clip_key: ClipKey::Legacy,
                 ..default
             },
-            "no-preserve" => Config {
+            "no-preserve" => CompactionConfig {
                 preserve_user_turns: false,
                 ..default
             },
-            "no-state" => Config {
+            "no-state" => CompactionConfig {
                 state_block: false,
                 ..default
             },
-            _ => return Err(UnknownVariant(name.to_string())),
+            _ => return Err(UnknownCompactionConfig(name.to_string())),
         })
     }
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown compaction variant `{0}` (known: {known})", known = VARIANTS.join(", "))]
-pub struct UnknownVariant(pub String);
+#[error("unknown compaction variant `{0}` (known: {known})", known = NAMED_CONFIGS.join(", "))]
+pub struct UnknownCompactionConfig(pub String);

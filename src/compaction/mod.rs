@@ -1,7 +1,7 @@
 //! AutoBot context-overflow compaction over pi and chat transcripts: boundary policies, the
 //! summariser, preserved user turns, extracted state, clipping, composition, token estimates, the
-//! tracker and the overflow check, each in its own module and each configurable (`Config`),
-//! including the historical variants (`Config::variant`).
+//! tracker and the overflow check, each in its own module and each configurable (`CompactionConfig`),
+//! including the historical variants (`CompactionConfig::named`).
 //!
 //! The order of steps is AutoBot's `_create_summary` after #14322: pick the boundary; summarise
 //! the clipped region (a failure leaves the tracker untouched); estimate the kept messages;
@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use config::{Config, Policy};
+pub use config::{CompactionConfig, Policy};
 pub use family::Family;
 pub use summariser::{Scripted, Summariser, SummaryError};
 pub use tracker::{Tracker, TrackerCall};
@@ -85,7 +85,7 @@ pub struct Compaction<'a> {
 pub fn compact<'a>(
     messages: &'a [Value],
     family: Family,
-    config: &Config,
+    config: &CompactionConfig,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::family::Family;
-use super::{Compaction, Config, Faults, Outcome, Summariser, Tracker, compact};
+use super::{Compaction, CompactionConfig, Faults, Outcome, Summariser, Tracker, compact};
 
 /// `AUTOBOT_CONTEXT_OVERFLOW_MODE`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
@@ -52,7 +52,7 @@ pub struct Turn {
 pub fn check_and_protect<'a>(
     messages: &'a [Value],
     family: Family,
-    config: &Config,
+    config: &CompactionConfig,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::config::Config;
+use super::config::CompactionConfig;
 use super::facts::Fact;
 use super::family::Family;
 
@@ -19,7 +19,12 @@ pub struct State {
 pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
 
 /// `facts` are the messages' facts: only messages with tool calls are read again.
-pub fn extract(messages: &[Value], facts: &[Fact], family: Family, config: &Config) -> State {
+pub fn extract(
+    messages: &[Value],
+    facts: &[Fact],
+    family: Family,
+    config: &CompactionConfig,
+) -> State {
     let mut state = State::default();
     // Membership sets keep the first-seen lists linear in the region's length.
     let mut tools_seen = HashSet::new();

@@ -4,20 +4,20 @@ use similar::TextDiff;
 
 use super::run_loop::run;
 use super::schedule::Schedule;
-use super::turnend::Variant;
+use super::turnend::GuardWiring;
 
 /// The variant a finding on `variant` is best compared with: the fix, or (for the fix itself) the
 /// original wiring.
-pub fn counterpart(variant: Variant) -> Variant {
+pub fn counterpart(variant: GuardWiring) -> GuardWiring {
     match variant {
-        Variant::EndRelease => Variant::Settled,
-        _ => Variant::EndRelease,
+        GuardWiring::EndRelease => GuardWiring::Settled,
+        _ => GuardWiring::EndRelease,
     }
 }
 
 /// The schedule, both variants' event orders, and a `similar` diff of their traces (full
 /// context: the traces are short, and a reader needs the whole run to see why they differ).
-pub fn side_by_side(schedule: &Schedule, left: Variant, right: Variant) -> String {
+pub fn side_by_side(schedule: &Schedule, left: GuardWiring, right: GuardWiring) -> String {
     let (a, b) = (run(left, schedule), run(right, schedule));
     let (a_text, b_text) = (a.text(), b.text());
     let diff = TextDiff::from_lines(&a_text, &b_text)
@@ -37,7 +37,7 @@ pub fn side_by_side(schedule: &Schedule, left: Variant, right: Variant) -> Strin
 /// target's output, so a case file pins all three wirings at once.
 pub fn every_variant(schedule: &Schedule) -> serde_json::Value {
     let mut by_variant = serde_json::Map::new();
-    for variant in Variant::ALL {
+    for variant in GuardWiring::ALL {
         let trace = run(variant, schedule);
         by_variant.insert(
             variant.name().to_string(),

@@ -15,4 +15,4 @@ pub mod turnend;
 pub use run_loop::run;
 pub use schedule::Schedule;
 pub use trace::Trace;
-pub use turnend::Variant;
+pub use turnend::GuardWiring;

@@ -13,14 +13,14 @@ use super::schedule::{
     Deliver, Esc, Health, Hook, QueueMode, Response, ResponseKind, Schedule, USER,
 };
 use super::trace::{Did, Event, Handled, Trace};
-use super::turnend::{Host, TurnEndGuard, Variant};
+use super::turnend::{GuardWiring, Host, TurnEndGuard};
 
 /// Model requests per session before the trace is cut (`truncated`): pi has no ceiling of its own,
 /// so a schedule whose extensions keep queueing would otherwise never settle.
 pub const MAX_REQUESTS: u32 = 96;
 
 /// Runs `schedule` through a pi session with the guard wired as `variant`.
-pub fn run(variant: Variant, schedule: &Schedule) -> Trace {
+pub fn run(variant: GuardWiring, schedule: &Schedule) -> Trace {
     let mut session = Session::new(variant, schedule);
     session.run_all();
     Trace {
@@ -95,7 +95,7 @@ impl Host for Core<'_> {
 }
 
 impl<'s> Session<'s> {
-    fn new(variant: Variant, schedule: &'s Schedule) -> Session<'s> {
+    fn new(variant: GuardWiring, schedule: &'s Schedule) -> Session<'s> {
         let extensions = schedule
             .extensions()
             .into_iter()

@@ -13,7 +13,7 @@ use super::trace::Did;
 
 /// Which events the guard is wired to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Variant {
+pub enum GuardWiring {
     /// The original (Firstmate `main`): the body runs on `agent_settled`, after the idle signal.
     Settled,
     /// The body runs on `agent_end`; nothing releases the latch when a run dies after queueing.
@@ -24,29 +24,33 @@ pub enum Variant {
     EndRelease,
 }
 
-impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Settled, Variant::EndNoRelease, Variant::EndRelease];
+impl GuardWiring {
+    pub const ALL: [GuardWiring; 3] = [
+        GuardWiring::Settled,
+        GuardWiring::EndNoRelease,
+        GuardWiring::EndRelease,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Variant::Settled => "settled",
-            Variant::EndNoRelease => "end-no-release",
-            Variant::EndRelease => "end-release",
+            GuardWiring::Settled => "settled",
+            GuardWiring::EndNoRelease => "end-no-release",
+            GuardWiring::EndRelease => "end-release",
         }
     }
 }
 
-impl fmt::Display for Variant {
+impl fmt::Display for GuardWiring {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl FromStr for Variant {
+impl FromStr for GuardWiring {
     type Err = String;
 
-    fn from_str(name: &str) -> Result<Variant, String> {
-        Variant::ALL
+    fn from_str(name: &str) -> Result<GuardWiring, String> {
+        GuardWiring::ALL
             .into_iter()
             .find(|variant| variant.name() == name)
             .ok_or_else(|| {
@@ -69,7 +73,7 @@ pub trait Host {
 /// logical runs) and the count of deliveries it attempted.
 #[derive(Debug, Clone)]
 pub struct TurnEndGuard {
-    variant: Variant,
+    variant: GuardWiring,
     latch: bool,
     deliveries: u32,
     failing_deliveries: Vec<u32>,
@@ -77,7 +81,7 @@ pub struct TurnEndGuard {
 
 impl TurnEndGuard {
     /// `failing_deliveries`: the 1-based delivery attempts whose `sendUserMessage` throws.
-    pub fn new(variant: Variant, failing_deliveries: Vec<u32>) -> TurnEndGuard {
+    pub fn new(variant: GuardWiring, failing_deliveries: Vec<u32>) -> TurnEndGuard {
         TurnEndGuard {
             variant,
             latch: false,
@@ -93,11 +97,11 @@ impl TurnEndGuard {
     /// Runs the guard's handler for `hook`, if this variant registers one.
     pub fn on(&mut self, hook: Hook, host: &mut dyn Host) -> Option<Did> {
         match (self.variant, hook) {
-            (Variant::Settled, Hook::AgentSettled)
-            | (Variant::EndNoRelease | Variant::EndRelease, Hook::AgentEnd) => {
+            (GuardWiring::Settled, Hook::AgentSettled)
+            | (GuardWiring::EndNoRelease | GuardWiring::EndRelease, Hook::AgentEnd) => {
                 Some(self.body(host))
             }
-            (Variant::EndRelease, Hook::AgentSettled) => {
+            (GuardWiring::EndRelease, Hook::AgentSettled) => {
                 let was = self.latch;
                 self.latch = false;
                 Some(Did::Released { was })

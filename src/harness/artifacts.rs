@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::findings::{self, Finding, Key};
-use super::panics;
-use super::target::{Class, Target};
+use super::target::{Class, DynTarget};
 
 /// The file a nightly run writes into its run directory before fuzzing.
 pub const RUN_RECORD: &str = "run.json";
@@ -105,7 +104,7 @@ pub fn artifact_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// the in-process loop groups findings: by target, variant, invariant, cause and the shape of the
 /// minimised input. Each (artifact, charged violation) is minimised once; artifacts whose
 /// minimised input lands in an existing group only add to its count.
-pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
+pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
     let mut conversion = Conversion::default();
     for artifact in artifacts {
@@ -119,7 +118,7 @@ pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
                 continue;
             }
         };
-        let judgement = panics::judge(target, &input);
+        let judgement = target.judge_caught(&input);
         let charged = match &judgement {
             Judgement::Fail(violations) => violations
                 .iter()
@@ -135,7 +134,7 @@ pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
             continue;
         }
         for violation in charged {
-            let finding = findings::minimise(target, &input, &judgement, violation, None);
+            let finding = findings::minimize(target, &input, &judgement, violation, None);
             groups
                 .entry(finding.key.clone())
                 .or_insert_with(|| Group {
@@ -150,7 +149,7 @@ pub fn convert(target: &dyn Target, artifacts: &[PathBuf]) -> Conversion {
     conversion
 }
 
-fn decode(target: &dyn Target, artifact: &Path) -> Result<Value, String> {
+fn decode(target: &dyn DynTarget, artifact: &Path) -> Result<Value, String> {
     let bytes = std::fs::read(artifact).map_err(|e| format!("cannot read: {e}"))?;
     target
         .decode(&bytes)
@@ -158,7 +157,7 @@ fn decode(target: &dyn Target, artifact: &Path) -> Result<Value, String> {
 }
 
 /// Why a judgement is not a crash of `target`'s variant.
-fn no_charged_violation(target: &dyn Target, judgement: &Judgement) -> String {
+fn no_charged_violation(target: &dyn DynTarget, judgement: &Judgement) -> String {
     let head = format!(
         "does not crash target {} [{}]",
         target.name(),

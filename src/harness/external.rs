@@ -10,6 +10,7 @@
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
+use super::profile::Profile;
 use super::supervisor::{AnswerReader, Failure, Limits, Malformed, SUT_MALFORMED, Supervisor};
 use crate::sweep::{BarrierRule, sweep};
 
@@ -22,18 +23,16 @@ pub struct External {
 impl External {
     /// The program `command` (run by `sh -c`) with the limits the profile sets
     /// ([`Limits::from_profile`]).
-    pub fn from_profile(command: &str, profile: &Value) -> External {
+    pub fn from_profile(command: &str, profile: &Profile) -> External {
         External {
             supervisor: Supervisor::new(command, Limits::from_profile(profile)),
         }
     }
 
     /// Adds what rebuilds this program to a case file's profile.
-    pub fn record_in(&self, profile: &mut Value) {
-        if let Value::Object(map) = profile {
-            map.insert("sut".into(), json!(self.supervisor.command()));
-            self.supervisor.limits().record_in(map);
-        }
+    pub fn record_in(&self, profile: &mut Profile) {
+        profile.sut = Some(self.supervisor.command().to_string());
+        self.supervisor.limits().record_in(profile);
     }
 
     /// One sweep by the program: its kept messages and swept ids; otherwise the judgement of the

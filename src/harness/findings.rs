@@ -11,8 +11,8 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use super::minimize::{self, Budget};
-use super::panics;
-use super::target::{Class, Target};
+use super::profile::Profile;
+use super::target::{Class, DynTarget};
 use crate::transcript::case::CaseFile;
 
 /// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
@@ -34,7 +34,7 @@ pub struct Key {
 pub struct Finding {
     pub target: &'static str,
     pub variant: String,
-    pub profile: Value,
+    pub profile: Profile,
     pub key: Key,
     pub class: Class,
     /// The violation as judged on the minimised input.
@@ -48,7 +48,7 @@ pub struct Finding {
 }
 
 /// The key of `violation` on (minimised) `input` for `target`.
-pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
+pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key {
     Key {
         invariant: violation.invariant,
         cause: cause_label(&violation.cause),
@@ -60,8 +60,8 @@ pub fn key(target: &dyn Target, input: &Value, violation: &Violation) -> Key {
 /// the same cause must still be broken. The finding's verdict is the judgement of the minimised
 /// input as it was adopted, so a system under test is not asked again (an external program that
 /// hangs costs its whole deadline per question).
-pub fn minimise(
-    target: &dyn Target,
+pub fn minimize(
+    target: &dyn DynTarget,
     input: &Value,
     judgement: &Judgement,
     violation: &Violation,
@@ -69,14 +69,14 @@ pub fn minimise(
 ) -> Finding {
     let adopted = RefCell::new(None);
     let breaks_it = |candidate: &Value| {
-        let judgement = panics::judge(target, candidate);
+        let judgement = target.judge_caught(candidate);
         let breaks = same_violation(&judgement, violation);
         if breaks {
             *adopted.borrow_mut() = Some(judgement);
         }
         breaks
     };
-    let small = minimize::minimise(input, breaks_it, Budget::default());
+    let small = minimize::minimize(input, breaks_it, Budget::default());
     let judgement = adopted
         .into_inner()
         .filter(|_| &small != input)
@@ -143,7 +143,7 @@ impl Finding {
         CaseFile {
             target: self.target.to_string(),
             why: why.lines().next().unwrap_or_default().to_string(),
-            profile: self.profile.clone(),
+            profile: self.profile.to_value(),
             input: self.input.clone(),
             verdicts: BTreeMap::from([(self.variant.clone(), self.verdict.clone())]),
             output: None,
@@ -162,7 +162,7 @@ impl Finding {
     /// regenerate it, the minimised input, and the diff that explains it.
     pub fn report(
         &self,
-        target: &dyn Target,
+        target: &dyn DynTarget,
         path: Option<&Path>,
         regenerate: Option<&str>,
     ) -> String {

@@ -49,7 +49,7 @@ enum Step {
 type Path = Vec<Step>;
 
 /// Minimises `input` while `still_fails` holds, within `budget`.
-pub fn minimise(input: &Value, still_fails: impl Fn(&Value) -> bool, budget: Budget) -> Value {
+pub fn minimize(input: &Value, still_fails: impl Fn(&Value) -> bool, budget: Budget) -> Value {
     let mut run = Run {
         current: input.clone(),
         still_fails,
@@ -368,7 +368,7 @@ mod tests {
             {"role": "toolResult", "toolCallId": "toolu_01ABCDEFGHIJ", "content": [{"type": "text", "text": "body"}]}
         ]);
         assert!(barrier_between_call_and_result(&input));
-        let small = minimise(&input, barrier_between_call_and_result, Budget::default());
+        let small = minimize(&input, barrier_between_call_and_result, Budget::default());
         assert_eq!(
             small,
             json!([
@@ -382,13 +382,13 @@ mod tests {
     #[test]
     fn a_passing_input_is_returned_unchanged_when_nothing_smaller_fails() {
         let input = json!([{"role": "custom"}, 17, "a long string that could be shortened"]);
-        assert_eq!(minimise(&input, |v| v == &input, calls(1000)), input);
+        assert_eq!(minimize(&input, |v| v == &input, calls(1000)), input);
     }
 
     #[test]
     fn long_strings_and_numbers_shrink_while_the_failure_holds() {
         let input = json!({"body": "abcdefghijklmnopqrstuvwxyz", "size": 99, "keep": true});
-        let small = minimise(
+        let small = minimize(
             &input,
             |v| v["body"].as_str().is_some_and(|s| s.contains('c')) && v["keep"] == true,
             calls(1000),
@@ -400,7 +400,7 @@ mod tests {
     fn the_budget_bounds_predicate_calls() {
         let count = std::cell::Cell::new(0);
         let input = json!((0..100).collect::<Vec<_>>());
-        minimise(
+        minimize(
             &input,
             |_| {
                 count.set(count.get() + 1);

@@ -2,7 +2,7 @@
 //!
 //! Every engine runs the same code: the in-process loop ([`runner::fuzz`]), the cargo-fuzz targets
 //! ([`fuzz_one`]), replay ([`replay::replay`]) and `ctxfuzz minimize` all build targets from the
-//! registry ([`targets::build`]) and judge through [`panics::judge`] or [`Target::judge`].
+//! registry ([`targets::build`]) and judge through [`DynTarget::judge_caught`] or [`DynTarget::judge`].
 
 pub mod artifacts;
 pub mod bytes;
@@ -11,6 +11,7 @@ pub mod findings;
 pub mod minimize;
 pub mod panics;
 pub mod pi_bridge;
+pub mod profile;
 pub mod progress;
 pub mod replay;
 pub mod report;
@@ -26,9 +27,9 @@ use std::process::ExitCode;
 use std::sync::{Mutex, OnceLock};
 
 use ctxfuzz_oracles::invariants::Judgement;
-use serde_json::Value;
 
-pub use target::{Class, Explanation, Target};
+pub use profile::Profile;
+pub use target::{Class, DynTarget, Explanation, Target};
 
 /// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
 /// decodes the bytes exactly as the in-process loop does and panics (a libFuzzer crash) on any
@@ -56,15 +57,15 @@ pub fn fuzz_one(name: &str, bytes: &[u8]) {
 }
 
 /// Targets built once per process (libFuzzer calls [`fuzz_one`] millions of times).
-fn cached_target(name: &str) -> &'static dyn Target {
-    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn Target>>> = OnceLock::new();
+fn cached_target(name: &str) -> &'static dyn DynTarget {
+    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn DynTarget>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .expect("target cache lock");
     *cache.entry(name.to_string()).or_insert_with(|| {
         let variant = std::env::var("CTXFUZZ_VARIANT").ok();
-        let target = targets::build(name, variant.as_deref(), &Value::Null)
+        let target = targets::build(name, variant.as_deref(), &Profile::default())
             .unwrap_or_else(|e| panic!("cannot build fuzz target `{name}`: {e:#}"));
         Box::leak(target)
     })

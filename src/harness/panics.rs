@@ -7,9 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
-use serde_json::{Value, json};
-
-use super::target::Target;
+use serde_json::json;
 
 /// The invariant a panic breaks.
 pub const NO_PANIC: &str = "no-panic";
@@ -21,12 +19,11 @@ thread_local! {
     static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// Runs `target.judge(input)`, turning a panic into a `no-panic` violation charged to the system
-/// under test.
-pub fn judge(target: &dyn Target, input: &Value) -> Judgement {
+/// Runs a judgement, turning a panic into a `no-panic` violation charged to the system under test.
+pub fn catch(judge: impl FnOnce() -> Judgement) -> Judgement {
     install_hook();
     CATCHING.set(true);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| target.judge(input)));
+    let result = panic::catch_unwind(AssertUnwindSafe(judge));
     CATCHING.set(false);
     result.unwrap_or_else(|payload| {
         let message = payload

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::{panics, targets};
+use super::targets;
 use crate::transcript::case::CaseFile;
 
 /// One variant whose judgement differs from what the case file says.
@@ -22,9 +22,9 @@ pub struct Mismatch {
 pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
     let mut mismatches = Vec::new();
     for (variant, expected) in &case.verdicts {
-        let target = targets::build(&case.target, Some(variant), &case.profile)
+        let target = targets::for_case(case, Some(variant))
             .with_context(|| format!("variant `{variant}`"))?;
-        let actual = panics::judge(target.as_ref(), &case.input);
+        let actual = target.judge_caught(&case.input);
         if &actual.verdict() != expected {
             let mut detail = diff(
                 "expected verdict",

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::findings::{self, Finding, Key, Origin};
 use super::progress::{Progress, Snapshot};
-use super::target::{Class, Target};
-use super::{bytes, panics, stop};
+use super::target::{Class, DynTarget};
+use super::{bytes, stop};
 
 /// Cases a thread claims at a time: large enough that the shared counter is not contended,
 /// small enough that a time budget is honoured within a few milliseconds.
@@ -28,7 +28,7 @@ pub const MAX_FINDINGS: usize = 64;
 
 /// Minimisations of one (invariant, cause) in a row that yield no new shape before the run stops
 /// minimising it: the same defect found a thousand times costs a few minimisations, not a thousand.
-pub const MAX_STALE_MINIMISATIONS: u32 = 4;
+pub const MAX_STALE_MINIMIZATIONS: u32 = 4;
 
 /// How long after its time budget a run may still finish the cases in flight: enough for a fresh
 /// external program's first answer (deadline plus start-up grace), and the run still ends within
@@ -99,7 +99,7 @@ struct Found {
 /// Fuzzes `target`. `on_finding` sees each distinct finding as soon as it is minimised (to
 /// write and print it while the run goes on).
 pub fn fuzz(
-    target: &dyn Target,
+    target: &dyn DynTarget,
     config: &Config,
     progress: &mut Progress,
     on_finding: &(dyn Fn(&Finding, &Progress) + Sync),
@@ -138,7 +138,7 @@ pub fn fuzz(
                                     break;
                                 }
                                 bytes::fill(config.seed, index, &mut buffer);
-                                let Ok(input) = target.decode(&buffer) else {
+                                let Ok((judgement, failed)) = target.fuzz_case(&buffer) else {
                                     stats.rejected += 1;
                                     continue;
                                 };
@@ -147,9 +147,14 @@ pub fn fuzz(
                                     seed: config.seed,
                                     case: index,
                                 };
-                                let judgement = panics::judge(target, &input);
-                                let new =
-                                    record(target, &input, &judgement, origin, &mut stats, &found);
+                                let new = record(
+                                    target,
+                                    failed.as_ref(),
+                                    &judgement,
+                                    origin,
+                                    &mut stats,
+                                    &found,
+                                );
                                 for finding in new {
                                     let counter = if finding.class == Class::Charged {
                                         &charged
@@ -216,21 +221,22 @@ pub fn fuzz(
 }
 
 /// Counts the judgement and minimises each violation not seen before; returns the new findings.
+/// `failed` is the input when the judgement is a failure ([`DynTarget::fuzz_case`]).
 fn record(
-    target: &dyn Target,
-    input: &Value,
+    target: &dyn DynTarget,
+    failed: Option<&Value>,
     judgement: &Judgement,
     origin: Origin,
     stats: &mut Stats,
     found: &Mutex<Found>,
 ) -> Vec<Finding> {
-    let violations = match judgement {
-        Judgement::Pass => return Vec::new(),
-        Judgement::CannotJudge(_) => {
+    let (violations, input) = match (judgement, failed) {
+        (Judgement::Fail(violations), Some(input)) => (violations, input),
+        (Judgement::CannotJudge(_), _) => {
             stats.cannot_judge += 1;
             return Vec::new();
         }
-        Judgement::Fail(violations) => violations,
+        _ => return Vec::new(),
     };
     stats.failing += 1;
     let mut new = Vec::new();
@@ -243,13 +249,13 @@ fn record(
         {
             let found = found.lock().expect("findings lock");
             let stale = found.stale.get(&coarse).copied().unwrap_or(0);
-            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMISATIONS {
+            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMIZATIONS {
                 continue;
             }
         }
         // Deduplicated by the shape of the minimised input: the raw input's shape says more
         // about the generator than about the defect.
-        let finding = findings::minimise(target, input, judgement, violation, Some(origin));
+        let finding = findings::minimize(target, input, judgement, violation, Some(origin));
         let mut found = found.lock().expect("findings lock");
         // One minimised input is reported once per class, however many invariants it breaks
         // (its case file's verdict lists them all).

@@ -50,6 +50,7 @@ use rustix::event::{PollFd, PollFlags, poll};
 use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use serde_json::{Map, Value, json};
 
+use super::profile::Profile;
 use super::stop;
 
 pub const SUT_CRASH: &str = "sut-crash";
@@ -98,31 +99,23 @@ impl Default for Limits {
 impl Limits {
     /// The defaults, with the deadline of `profile.sut_timeout_ms` and the start-up grace of
     /// `profile.sut_startup_ms` where a case file or the command line sets them.
-    pub fn from_profile(profile: &Value) -> Limits {
-        let millis = |key: &str, default: Duration| {
-            profile
-                .get(key)
-                .and_then(Value::as_u64)
-                .map_or(default, Duration::from_millis)
-        };
+    pub fn from_profile(profile: &Profile) -> Limits {
         let defaults = Limits::default();
         Limits {
-            answer: millis("sut_timeout_ms", defaults.answer),
-            startup_grace: millis("sut_startup_ms", defaults.startup_grace),
+            answer: profile
+                .sut_timeout_ms
+                .map_or(defaults.answer, Duration::from_millis),
+            startup_grace: profile
+                .sut_startup_ms
+                .map_or(defaults.startup_grace, Duration::from_millis),
             ..defaults
         }
     }
 
     /// Adds the limits [`Limits::from_profile`] reads to a case file's profile.
-    pub fn record_in(&self, profile: &mut Map<String, Value>) {
-        profile.insert(
-            "sut_timeout_ms".into(),
-            json!(self.answer.as_millis() as u64),
-        );
-        profile.insert(
-            "sut_startup_ms".into(),
-            json!(self.startup_grace.as_millis() as u64),
-        );
+    pub fn record_in(&self, profile: &mut Profile) {
+        profile.sut_timeout_ms = Some(self.answer.as_millis() as u64);
+        profile.sut_startup_ms = Some(self.startup_grace.as_millis() as u64);
     }
 }
 

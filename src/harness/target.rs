@@ -1,59 +1,70 @@
 //! A fuzz target: generates inputs, runs the system(s) under test on them, and asks the oracles
-//! for a judgement. Every input is a `serde_json::Value` (a transcript, a schedule, ...), so the
-//! same minimiser, case files and replay serve every target.
+//! for a judgement. Each target has its own input type ([`Target::Input`]: a transcript, a
+//! schedule, a scenario); the harness holds every target as a [`DynTarget`], whose inputs are
+//! JSON documents, so the same minimiser, case files and replay serve every target. The JSON is
+//! read into the input type at that edge, once per call, and a document that is not one is
+//! judged "cannot judge" with the reason.
 //!
-//! The required methods are the target's logic; the provided ones have defaults that suit a target
-//! whose input is a JSON document, and are overridden where a target knows better (how its
-//! findings are grouped, what diff explains them, how libFuzzer bytes become an input).
+//! The required methods are the target's logic; the provided ones have defaults that suit most
+//! targets, and are overridden where a target knows better (how its findings are grouped, what
+//! diff explains them, how libFuzzer bytes become an input).
 
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::panics;
+use super::profile::Profile;
 
 pub trait Target: Send + Sync {
+    /// One case of this target, as a case file's `input` holds it.
+    type Input: Serialize + DeserializeOwned;
+
     /// The target's name as given to `ctxfuzz fuzz --target`.
     fn name(&self) -> &'static str;
 
     /// The variant of the system under test this instance runs (a sweep rule, a compaction
-    /// policy, a guard variant): the key of a case file's `verdicts`.
+    /// configuration, a guard wiring): the key of a case file's `verdicts`.
     fn variant(&self) -> String;
 
     /// The configuration a case file records so replay rebuilds this exact target.
-    fn profile(&self) -> Value;
+    fn profile(&self) -> Profile;
 
     /// One input from fuzz bytes (structure-aware).
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value>;
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Self::Input>;
 
     /// Runs the system(s) under test on `input` and judges the result.
-    fn judge(&self, input: &Value) -> Judgement;
+    fn judge(&self, input: &Self::Input) -> Judgement;
 
     /// What the system under test produced for `input` (for diffs, and for case files that pin an
     /// exact output).
-    fn output(&self, input: &Value) -> Value;
+    fn output(&self, input: &Self::Input) -> Value;
 
     /// Turns raw fuzz bytes (a libFuzzer input, or the in-process loop's seeded bytes) into an
-    /// input. The default takes bytes that are a JSON array or object literally, so the libFuzzer
-    /// seed corpus can be derived from readable case files (see [`Target::seed_bytes`]), and
-    /// hands every other byte string to [`Target::generate`].
-    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value> {
+    /// input. The default takes bytes that are this target's input as JSON literally, so the
+    /// libFuzzer seed corpus can be derived from readable case files (see
+    /// [`Target::seed_bytes`]), and hands every other byte string to [`Target::generate`].
+    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Self::Input> {
         if matches!(bytes.first(), Some(b'[' | b'{'))
-            && let Ok(value) = serde_json::from_slice::<Value>(bytes)
+            && let Ok(input) = serde_json::from_slice(bytes)
         {
-            return Ok(value);
+            return Ok(input);
         }
         self.generate(&mut Unstructured::new(bytes))
     }
 
     /// The fuzz bytes that [`Target::decode`] turns back into `input`: how a case file becomes a
     /// libFuzzer seed.
-    fn seed_bytes(&self, input: &Value) -> Vec<u8> {
-        serde_json::to_vec(input).expect("a JSON value always serialises")
+    fn seed_bytes(&self, input: &Self::Input) -> Vec<u8> {
+        serde_json::to_vec(input).expect("an input always serialises")
     }
 
     /// A short description of the input's shape, so findings that break the same invariant on
     /// differently shaped inputs are kept apart and the same bug found a thousand times is kept
     /// once. The default groups every failure of one invariant together.
-    fn shape(&self, _input: &Value) -> String {
+    fn shape(&self, _input: &Self::Input) -> String {
         String::new()
     }
 
@@ -68,8 +79,110 @@ pub trait Target: Send + Sync {
 
     /// The two sides a finding is explained with, as text for a line diff: what a correct system
     /// would have produced and what this one did. `None` prints the output alone.
-    fn explain(&self, _input: &Value) -> Option<Explanation> {
+    fn explain(&self, _input: &Self::Input) -> Option<Explanation> {
         None
+    }
+}
+
+/// A [`Target`] with its input as JSON: what the runner, the minimiser, findings, replay and the
+/// command line hold (`&dyn DynTarget`). Implemented for every target.
+pub trait DynTarget: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn variant(&self) -> String;
+    fn profile(&self) -> Profile;
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value>;
+    /// Judges `input`; a document that is not this target's input cannot be judged.
+    fn judge(&self, input: &Value) -> Judgement;
+    fn output(&self, input: &Value) -> Value;
+    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value>;
+    fn seed_bytes(&self, input: &Value) -> Vec<u8>;
+    fn shape(&self, input: &Value) -> String;
+    fn class(&self, violation: &Violation) -> Class;
+    fn explain(&self, input: &Value) -> Option<Explanation>;
+
+    /// [`DynTarget::judge`] with panics caught: a panic is a `no-panic` violation charged to the
+    /// system under test ([`panics::catch`]).
+    fn judge_caught(&self, input: &Value) -> Judgement {
+        panics::catch(|| self.judge(input))
+    }
+
+    /// One case of the fuzz loop: decodes `bytes` and judges the input in the target's own type,
+    /// panics caught ([`panics::catch`]). The input comes back as JSON only when it failed (it is
+    /// then minimised and written), so a passing case is never converted.
+    fn fuzz_case(&self, bytes: &[u8]) -> arbitrary::Result<(Judgement, Option<Value>)>;
+}
+
+/// `input` read as `T`'s input, or why it is not one.
+fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, String> {
+    T::Input::deserialize(input).map_err(|e| format!("not a {} input: {e}", target.name()))
+}
+
+fn to_json(input: &impl Serialize) -> Value {
+    serde_json::to_value(input).expect("an input always serialises")
+}
+
+impl<T: Target> DynTarget for T {
+    fn name(&self) -> &'static str {
+        Target::name(self)
+    }
+
+    fn variant(&self) -> String {
+        Target::variant(self)
+    }
+
+    fn profile(&self) -> Profile {
+        Target::profile(self)
+    }
+
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+        Target::generate(self, u).map(|input| to_json(&input))
+    }
+
+    fn judge(&self, input: &Value) -> Judgement {
+        match typed(self, input) {
+            Ok(input) => Target::judge(self, &input),
+            Err(reason) => Judgement::CannotJudge(reason),
+        }
+    }
+
+    fn output(&self, input: &Value) -> Value {
+        match typed(self, input) {
+            Ok(input) => Target::output(self, &input),
+            Err(reason) => json!({ "error": reason }),
+        }
+    }
+
+    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value> {
+        Target::decode(self, bytes).map(|input| to_json(&input))
+    }
+
+    fn seed_bytes(&self, input: &Value) -> Vec<u8> {
+        match typed(self, input) {
+            Ok(input) => Target::seed_bytes(self, &input),
+            Err(_) => serde_json::to_vec(input).expect("a JSON value always serialises"),
+        }
+    }
+
+    fn shape(&self, input: &Value) -> String {
+        typed(self, input).map_or_else(
+            |_| "invalid".to_string(),
+            |input| Target::shape(self, &input),
+        )
+    }
+
+    fn class(&self, violation: &Violation) -> Class {
+        Target::class(self, violation)
+    }
+
+    fn explain(&self, input: &Value) -> Option<Explanation> {
+        Target::explain(self, &typed(self, input).ok()?)
+    }
+
+    fn fuzz_case(&self, bytes: &[u8]) -> arbitrary::Result<(Judgement, Option<Value>)> {
+        let input = Target::decode(self, bytes)?;
+        let judgement = panics::catch(|| Target::judge(self, &input));
+        let failed = matches!(judgement, Judgement::Fail(_));
+        Ok((judgement, failed.then(|| to_json(&input))))
     }
 }
 

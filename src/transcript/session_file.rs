@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use ctxfuzz_oracles::pi::Variant;
-use ctxfuzz_oracles::pi::session::{
+use ctxfuzz_oracles::pi::PiVersion;
+use ctxfuzz_oracles::pi::session_context::{
     self, MalformedLine, SessionContext, SessionError, SessionLines, SessionRules,
 };
 use ctxfuzz_oracles::{js_string, json_text};
@@ -34,25 +34,25 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
         .find(|line| !line.trim().is_empty())
         .unwrap_or("");
     json_text::parse(&js_string::from_text(first))
-        .is_ok_and(|entry| session::has_session_header(std::slice::from_ref(&entry)))
+        .is_ok_and(|entry| session_context::has_session_header(std::slice::from_ref(&entry)))
 }
 
 /// Reads a session file's text with the rules of pi variant `v` (lines as `JSON.parse` reads
 /// them: lone surrogate escapes are kept).
-pub fn load(text: &str, v: Variant) -> SessionFile {
+pub fn load(text: &str, v: PiVersion) -> SessionFile {
     let SessionLines {
         mut entries,
         malformed,
         ..
-    } = session::parse_file(&js_string::from_text(text));
-    if !session::has_session_header(&entries) {
+    } = session_context::parse_file(&js_string::from_text(text));
+    if !session_context::has_session_header(&entries) {
         return SessionFile {
             malformed,
             context: None,
         };
     }
-    let context = session::migrate(&mut entries)
-        .and_then(|_| session::build_context(&entries, None, SessionRules::of(v)));
+    let context = session_context::migrate(&mut entries)
+        .and_then(|_| session_context::build_context(&entries, None, SessionRules::of(v)));
     SessionFile {
         malformed,
         context: Some(context),
@@ -62,7 +62,7 @@ pub fn load(text: &str, v: Variant) -> SessionFile {
 /// The agent messages of a session file, as `check` judges them (a JSON array). Malformed lines
 /// are reported on stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or
 /// on which pi cannot build the context, is an error.
-pub fn read_messages(path: &Path, text: &str, v: Variant) -> Result<Value> {
+pub fn read_messages(path: &Path, text: &str, v: PiVersion) -> Result<Value> {
     let loaded = load(text, v);
     for m in &loaded.malformed {
         eprintln!(

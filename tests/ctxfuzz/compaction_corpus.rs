@@ -18,7 +18,7 @@ fn every_compaction_case_replays_with_its_verdicts_and_output() {
         for path in paths {
             let case = CaseFile::read(&path).unwrap();
             for (variant, expected) in &case.verdicts {
-                let target = targets::build(&case.target, Some(variant), &case.profile).unwrap();
+                let target = targets::for_case(&case, Some(variant)).unwrap();
                 let verdict = target.judge(&case.input).verdict();
                 assert_eq!(&verdict, expected, "{} [{variant}]", path.display());
                 if let Some(pinned) = &case.output {

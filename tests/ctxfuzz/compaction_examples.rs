@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use ctxfuzz::compaction::boundary;
 use ctxfuzz::compaction::clip::clip_tool_results;
-use ctxfuzz::compaction::config::{ClipKey, Config};
+use ctxfuzz::compaction::config::{ClipKey, CompactionConfig};
 use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::overflow::{BACKING_OFF, Mode, Turn, check_and_protect};
 use ctxfuzz::compaction::state::{State, extract, render};
@@ -14,7 +14,7 @@ use ctxfuzz::compaction::{
 };
 use serde_json::{Value, json};
 
-fn pick(messages: &[Value], family: Family, config: &Config) -> usize {
+fn pick(messages: &[Value], family: Family, config: &CompactionConfig) -> usize {
     boundary::pick(&Facts::read(messages, family), config)
 }
 
@@ -26,7 +26,12 @@ fn clip_chat(messages: &[Value], key: ClipKey) -> Vec<Cow<'_, Value>> {
 
 fn chat_state(messages: &[Value]) -> State {
     let facts = Facts::read(messages, Family::Chat);
-    extract(messages, &facts.messages, Family::Chat, &Config::default())
+    extract(
+        messages,
+        &facts.messages,
+        Family::Chat,
+        &CompactionConfig::default(),
+    )
 }
 
 fn chat(messages: Value) -> Vec<Value> {
@@ -36,7 +41,7 @@ fn chat(messages: Value) -> Vec<Value> {
 /// `compact` on a chat transcript, without injected faults.
 fn compact_chat<'a>(
     history: &'a [Value],
-    config: &Config,
+    config: &CompactionConfig,
     summariser: &Scripted,
     tracker: &mut Tracker,
 ) -> Compaction<'a> {
@@ -50,8 +55,8 @@ fn compact_chat<'a>(
     )
 }
 
-fn autobot() -> Config {
-    Config::variant("autobot").unwrap()
+fn autobot() -> CompactionConfig {
+    CompactionConfig::named("autobot").unwrap()
 }
 
 fn refills(tracker: &Tracker) -> Vec<u64> {
@@ -89,7 +94,7 @@ fn example_1_prefers_the_user_turn_below_the_midpoint() {
             pick(
                 &example_1(),
                 Family::Chat,
-                &Config::variant(variant).unwrap()
+                &CompactionConfig::named(variant).unwrap()
             ),
             2,
             "{variant}"
@@ -105,7 +110,10 @@ fn example_2_falls_back_to_the_nearest_non_tool_index() {
         {"role": "tool", "tool_call_id": "x", "content": "body"}, {"role": "assistant", "content": "ok"}
     ]));
     assert_eq!(pick(&history, Family::Chat, &autobot()), 1);
-    assert_eq!(pick(&history, Family::Chat, &Config::default()), 1);
+    assert_eq!(
+        pick(&history, Family::Chat, &CompactionConfig::default()),
+        1
+    );
 }
 
 #[test]
@@ -222,9 +230,9 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         (1, "MODEL SUMMARY")
     );
     // The default carries the verbatim turns of an earlier summary forward.
-    let carry = Config {
+    let carry = CompactionConfig {
         skip_unless_smaller: false,
-        ..Config::default()
+        ..CompactionConfig::default()
     };
     let second = compact_chat(
         &first_messages,
@@ -424,7 +432,7 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
     let faults = Faults {
         compose_fails: true,
     };
-    let after = Config::variant("compose-after-reset").unwrap();
+    let after = CompactionConfig::named("compose-after-reset").unwrap();
     let mut tracker = Tracker::default();
     let result = compact(
         &example_5,
@@ -444,7 +452,7 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
     compact(
         &example_5,
         Family::Chat,
-        &Config::default(),
+        &CompactionConfig::default(),
         &Scripted::Digest,
         faults,
         &mut tracker,
@@ -461,7 +469,7 @@ fn a_summary_larger_than_its_region_is_skipped_by_default() {
     let mut tracker = Tracker::default();
     let result = compact_chat(
         &example_5,
-        &Config::default(),
+        &CompactionConfig::default(),
         &Scripted::Digest,
         &mut tracker,
     );
@@ -494,7 +502,7 @@ fn mid_cycle_pi() -> Vec<Value> {
 fn autobot_cuts_inside_a_call_cycle_and_cycle_safe_does_not() {
     let history = mid_cycle_pi();
     assert_eq!(Family::detect(&history), Family::Pi);
-    let autobot = Config {
+    let autobot = CompactionConfig {
         window: 0,
         ..autobot()
     };
@@ -503,9 +511,9 @@ fn autobot_cuts_inside_a_call_cycle_and_cycle_safe_does_not() {
         4,
         "the custom message between call and result"
     );
-    let safe = Config {
+    let safe = CompactionConfig {
         window: 0,
-        ..Config::default()
+        ..CompactionConfig::default()
     };
     assert_eq!(
         pick(&history, Family::Pi, &safe),
@@ -524,10 +532,13 @@ fn cycle_safe_pairs_a_result_with_the_latest_call_of_its_id_across_any_assistant
         {"role": "toolResult", "toolCallId": "t1"},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
     ]));
-    let window_0 = |config: Config| Config {
+    let window_0 = |config: CompactionConfig| CompactionConfig {
         window: 0,
         ..config
     };
     assert_eq!(pick(&history, Family::Pi, &window_0(autobot())), 1);
-    assert_eq!(pick(&history, Family::Pi, &window_0(Config::default())), 0);
+    assert_eq!(
+        pick(&history, Family::Pi, &window_0(CompactionConfig::default())),
+        0
+    );
 }

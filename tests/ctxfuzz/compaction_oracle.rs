@@ -3,7 +3,7 @@
 //! that is weakened, widened or pointed at the wrong rule turns a test red. (The fuzz tests reach
 //! the oracle only through whole variants, which exercise few of its branches each.)
 
-use ctxfuzz::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use ctxfuzz_oracles::invariants::compaction::{
     BOUNDARY_VALID, CAPS, CLIP_BOUNDED, Contract, INPUT_NOT_MUTATED, KEPT_SUFFIX, NO_NEW_ORPHANS,
     RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, USER_TURNS, judge,
@@ -34,7 +34,7 @@ impl Observed {
         let c = compact(
             &input,
             family,
-            &Config::default(),
+            &CompactionConfig::default(),
             &Scripted::Digest,
             Faults::default(),
             &mut tracker,
@@ -91,7 +91,7 @@ fn contract(family: Family) -> Contract {
     };
     Contract::from_json(
         name,
-        &serde_json::to_value(Config::default()).expect("serialisable"),
+        &serde_json::to_value(CompactionConfig::default()).expect("serialisable"),
     )
 }
 

@@ -3,7 +3,7 @@
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::seeded_bytes;
-use ctxfuzz::harness::targets;
+use ctxfuzz::harness::{Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::{Value, json};
 
@@ -28,10 +28,14 @@ fn mid_cycle() -> Value {
 }
 
 fn verdict(target: &str, variant: &str, profile: Value, input: &Value) -> Vec<String> {
-    targets::build(target, Some(variant), &profile)
-        .unwrap()
-        .judge(input)
-        .verdict()
+    targets::build(
+        target,
+        Some(variant),
+        &Profile::from_value(&profile).unwrap(),
+    )
+    .unwrap()
+    .judge(input)
+    .verdict()
 }
 
 #[test]
@@ -48,9 +52,9 @@ fn autobot_mid_cycle_cut_is_reported_by_the_wire_once_the_sweep_is_skipped() {
     );
     let off = json!({"sweep": "off"});
     // The default window finds the user turn at 2 here; a window of 0 is what lands on index 4.
-    let narrow = ctxfuzz::compaction::Config {
+    let narrow = ctxfuzz::compaction::CompactionConfig {
         window: 0,
-        ..ctxfuzz::compaction::Config::variant("autobot").unwrap()
+        ..ctxfuzz::compaction::CompactionConfig::named("autobot").unwrap()
     };
     let facts = ctxfuzz::compaction::facts::Facts::read(
         input.as_array().unwrap(),
@@ -95,7 +99,8 @@ fn chat_transcripts_are_judged_by_the_openai_rules() {
 #[test]
 fn the_default_pipeline_has_no_findings_on_fixed_seeds() {
     for profile in [json!({}), json!({"sweep": "off"})] {
-        let target = targets::build("pipeline", None, &profile).unwrap();
+        let target =
+            targets::build("pipeline", None, &Profile::from_value(&profile).unwrap()).unwrap();
         for seed in 0..1_500 {
             let bytes = seeded_bytes(seed, 4096);
             let input = target.generate(&mut Unstructured::new(&bytes)).unwrap();

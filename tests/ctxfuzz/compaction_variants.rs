@@ -3,14 +3,14 @@
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::seeded_bytes;
-use ctxfuzz::harness::targets;
+use ctxfuzz::harness::{Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
 
 const BYTES: usize = 4096;
 
 /// The first seed whose case breaks `invariant` under `variant`, within `budget` seeds.
 fn first_catch(variant: &str, invariant: &str, budget: u64) -> Option<u64> {
-    let target = targets::build("compaction", Some(variant), &serde_json::Value::Null).unwrap();
+    let target = targets::build("compaction", Some(variant), &Profile::default()).unwrap();
     (0..budget).find(|&seed| {
         let bytes = seeded_bytes(seed, BYTES);
         let input = target.generate(&mut Unstructured::new(&bytes)).unwrap();
@@ -50,7 +50,7 @@ fn every_historical_variant_is_caught_by_its_invariant() {
 
 #[test]
 fn the_default_has_no_findings_on_fixed_seeds() {
-    let target = targets::build("compaction", None, &serde_json::Value::Null).unwrap();
+    let target = targets::build("compaction", None, &Profile::default()).unwrap();
     for seed in 0..3_000 {
         let bytes = seeded_bytes(seed, BYTES);
         let input = target.generate(&mut Unstructured::new(&bytes)).unwrap();

@@ -25,7 +25,7 @@ use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file as session_ge
 use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::js_string;
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
 use serde_json::{Value, json};
 
 const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
@@ -39,7 +39,7 @@ fn ask_real_pi(requests: Vec<Value>) -> Vec<Value> {
 /// One input and where it came from (printed with a mismatch).
 struct Case {
     origin: String,
-    variant: Variant,
+    variant: PiVersion,
     input: Value,
 }
 
@@ -242,9 +242,9 @@ fn conformance_reference_vectors_all_versions() {
         .map(|v| Case {
             origin: v["name"].as_str().unwrap_or("?").to_string(),
             variant: if v["variant"] == "current" {
-                Variant::From130
+                PiVersion::From130
             } else {
-                Variant::From0804
+                PiVersion::From0804
             },
             input: v["input"].clone(),
         })
@@ -262,7 +262,7 @@ fn conformance_reference_vectors_all_versions() {
         );
     }
     let mut cases = Vec::new();
-    for variant in Variant::ALL {
+    for variant in PiVersion::ALL {
         for v in vectors.iter().filter(|v| v["variant"] == "current") {
             cases.push(Case {
                 origin: v["name"].as_str().unwrap_or("?").to_string(),
@@ -512,7 +512,7 @@ fn lone_half(rng: &mut fastrand::Rng) -> String {
     js_string::lone(LONE_UNITS[rng.usize(..LONE_UNITS.len())])
 }
 
-fn generated(variant: Variant) {
+fn generated(variant: PiVersion) {
     let seed = run_seed();
     let count = cases_per_variant();
     let mut cases = Vec::with_capacity(count + count / 4);
@@ -542,31 +542,31 @@ fn generated(variant: Variant) {
     );
 }
 
-fn test_suffix(variant: Variant) -> &'static str {
+fn test_suffix(variant: PiVersion) -> &'static str {
     match variant {
-        Variant::Before0804 => "0_79",
-        Variant::From0804 => "0_81",
-        Variant::From086 => "0_87",
-        Variant::From130 => "1_6",
+        PiVersion::Before0804 => "0_79",
+        PiVersion::From0804 => "0_81",
+        PiVersion::From086 => "0_87",
+        PiVersion::From130 => "1_6",
     }
 }
 
 #[test]
 fn conformance_generated_0_79() {
-    generated(Variant::Before0804);
+    generated(PiVersion::Before0804);
 }
 
 #[test]
 fn conformance_generated_0_81() {
-    generated(Variant::From0804);
+    generated(PiVersion::From0804);
 }
 
 #[test]
 fn conformance_generated_0_87() {
-    generated(Variant::From086);
+    generated(PiVersion::From086);
 }
 
 #[test]
 fn conformance_generated_1_6() {
-    generated(Variant::From130);
+    generated(PiVersion::From130);
 }

@@ -11,11 +11,11 @@ use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::targets::contract::ContractTarget;
 use ctxfuzz::harness::targets::contract::SUT_THREW;
-use ctxfuzz::harness::{Class, Target};
+use ctxfuzz::harness::{Class, Profile, Target};
 use ctxfuzz_oracles::contracts::{cut, repair};
 use ctxfuzz_oracles::formats::{Format, skeleton};
 use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
-use ctxfuzz_oracles::pi::{Variant, convert_to_llm};
+use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -28,8 +28,8 @@ fn program(script: &str, args: &str) -> String {
     )
 }
 
-fn profile(contract: &str, format: &str, sut: &str) -> Value {
-    json!({"contract": contract, "format": format, "sut": sut, "marker": MARKER, "sut_timeout_ms": 5_000})
+fn profile(contract: &str, format: &str, sut: &str) -> Profile {
+    Profile::from_value(&json!({"contract": contract, "format": format, "sut": sut, "marker": MARKER, "sut_timeout_ms": 5_000})).unwrap()
 }
 
 fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
@@ -202,7 +202,7 @@ proptest! {
     /// answers which call) of what pi's `convertToLlm` makes of a generated transcript, or refuses.
     #[test]
     fn contracts_bridges_keep_what_the_contracts_judge(pi in pi_generator::strategy()) {
-        let Ok(llm) = convert_to_llm(&pi, Variant::default()) else { return Ok(()) };
+        let Ok(llm) = convert_to_llm(&pi, PiVersion::default()) else { return Ok(()) };
         let expected = skeleton(&Format::Pi.view(&llm));
         for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
             if let Ok(written) = format.from_pi(&pi) {
@@ -217,14 +217,12 @@ proptest! {
 fn contracts_the_target_records_what_replay_needs() {
     let target = cutter("");
     assert_eq!(target.variant(), "cut:openai");
-    let recorded = target.profile();
+    let recorded = target.profile().to_value();
     assert_eq!(recorded["contract"], "cut");
     assert_eq!(recorded["marker"], MARKER);
-    assert!(ContractTarget::from_profile(&json!({"contract": "sweep", "sut": "x"})).is_err());
-    assert!(
-        ContractTarget::from_profile(&json!({"contract": "repair", "format": "xml", "sut": "x"}))
-            .is_err()
-    );
+    let built = |profile| ContractTarget::from_profile(&Profile::from_value(&profile).unwrap());
+    assert!(built(json!({"contract": "sweep", "sut": "x"})).is_err());
+    assert!(built(json!({"contract": "repair", "format": "xml", "sut": "x"})).is_err());
 }
 
 /// A peers folder holding one manifest `id` whose command is `command`, and the baseline given.

@@ -5,7 +5,7 @@ use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::supervisor::{SUT_CRASH, SUT_HANG, SUT_MALFORMED};
-use ctxfuzz::harness::{Class, targets};
+use ctxfuzz::harness::{Class, Profile, targets};
 use serde_json::json;
 
 fn program(args: &str) -> String {
@@ -20,7 +20,8 @@ fn fuzz(rule: &str, sut: &str, runs: u64) -> Outcome {
 }
 
 fn fuzz_with_profile(rule: &str, runs: u64, profile: serde_json::Value) -> Outcome {
-    let target = targets::build("sweep", Some(rule), &profile).unwrap();
+    let target =
+        targets::build("sweep", Some(rule), &Profile::from_value(&profile).unwrap()).unwrap();
     let config = Config {
         seed: 11,
         first: 0,

@@ -8,7 +8,7 @@ use arbitrary::Unstructured;
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, Target, bytes, panics};
+use ctxfuzz::harness::{Class, Profile, Target, bytes, panics};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
@@ -17,14 +17,16 @@ use serde_json::{Value, json};
 struct Toy;
 
 impl Target for Toy {
+    type Input = Value;
+
     fn name(&self) -> &'static str {
         "toy"
     }
     fn variant(&self) -> String {
         "only".to_string()
     }
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
         let len = u.int_in_range(0..=12)?;
@@ -93,7 +95,7 @@ fn finding<'a>(outcome: &'a Outcome, invariant: &str) -> &'a Finding {
 }
 
 #[test]
-fn finds_minimises_and_classifies_each_defect_once() {
+fn finds_minimizes_and_classifies_each_defect_once() {
     let outcome = run(1, 5_000, 2);
     assert_eq!(outcome.stats.execs + outcome.stats.rejected, 5_000);
     assert!(

@@ -1,7 +1,7 @@
 //! The turn-end guard model against the reference's traces, seed 004's measured orders, and pi's
 //! run-loop rules (retry limit, overflow once, queue modes, ESC, print mode, load order).
 
-use ctxfuzz::guard::{self, Schedule, Variant};
+use ctxfuzz::guard::{self, GuardWiring, Schedule};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
 use serde_json::{Value, json};
 
@@ -9,7 +9,7 @@ fn schedule(value: Value) -> Schedule {
     Schedule::from_value(&value).expect("a valid schedule")
 }
 
-fn events(variant: Variant, value: Value) -> Vec<Value> {
+fn events(variant: GuardWiring, value: Value) -> Vec<Value> {
     let trace = guard::run(variant, &schedule(value)).to_value();
     trace.as_array().expect("a trace is an array").clone()
 }
@@ -26,12 +26,12 @@ fn delivered(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-fn order(variant: Variant, value: Value) -> String {
+fn order(variant: GuardWiring, value: Value) -> String {
     guard::run(variant, &schedule(value)).probe_order()
 }
 
 /// (invariant, charged to the guard) for every violation.
-fn verdict(variant: Variant, value: Value) -> Vec<(String, bool)> {
+fn verdict(variant: GuardWiring, value: Value) -> Vec<(String, bool)> {
     match judge(&guard::run(variant, &schedule(value)).to_value()) {
         Judgement::Fail(violations) => violations
             .into_iter()
@@ -41,7 +41,7 @@ fn verdict(variant: Variant, value: Value) -> Vec<(String, bool)> {
     }
 }
 
-fn charged(variant: Variant, value: Value) -> Vec<String> {
+fn charged(variant: GuardWiring, value: Value) -> Vec<String> {
     let mut ids: Vec<String> = verdict(variant, value)
         .into_iter()
         .filter(|(_, charged)| *charged)
@@ -56,11 +56,11 @@ fn charged(variant: Variant, value: Value) -> Vec<String> {
 fn seed_004_measured_orders_are_reproduced() {
     let measured = json!({"unhealthy": true, "settings": {"print_mode": true}});
     assert_eq!(
-        order(Variant::EndRelease, measured.clone()),
+        order(GuardWiring::EndRelease, measured.clone()),
         "LLM_REQUEST GUARD AGENT_END LLM_REQUEST AGENT_END SETTLED"
     );
     assert_eq!(
-        order(Variant::Settled, measured),
+        order(GuardWiring::Settled, measured),
         "LLM_REQUEST AGENT_END GUARD SETTLED SETTLED"
     );
 }
@@ -68,17 +68,20 @@ fn seed_004_measured_orders_are_reproduced() {
 #[test]
 fn a_finding_on_the_fix_is_compared_with_the_original_and_any_other_with_the_fix() {
     use ctxfuzz::guard::compare::counterpart;
-    assert_eq!(counterpart(Variant::EndRelease), Variant::Settled);
-    assert_eq!(counterpart(Variant::Settled), Variant::EndRelease);
-    assert_eq!(counterpart(Variant::EndNoRelease), Variant::EndRelease);
+    assert_eq!(counterpart(GuardWiring::EndRelease), GuardWiring::Settled);
+    assert_eq!(counterpart(GuardWiring::Settled), GuardWiring::EndRelease);
+    assert_eq!(
+        counterpart(GuardWiring::EndNoRelease),
+        GuardWiring::EndRelease
+    );
 }
 
 #[test]
 fn the_side_by_side_diff_shows_both_whole_traces() {
     use ctxfuzz::guard::compare::side_by_side;
     let unhealthy = schedule(json!({"unhealthy": true}));
-    let shown = side_by_side(&unhealthy, Variant::Settled, Variant::EndRelease);
-    for (variant, sign) in [(Variant::Settled, '-'), (Variant::EndRelease, '+')] {
+    let shown = side_by_side(&unhealthy, GuardWiring::Settled, GuardWiring::EndRelease);
+    for (variant, sign) in [(GuardWiring::Settled, '-'), (GuardWiring::EndRelease, '+')] {
         for line in guard::run(variant, &unhealthy).text().lines() {
             assert!(
                 shown.contains(&format!("\n {line}\n"))
@@ -91,19 +94,19 @@ fn the_side_by_side_diff_shows_both_whole_traces() {
 
 #[test]
 fn trace_1_healthy_runs_the_predicate_once_and_settles_once() {
-    let trace = events(Variant::EndRelease, json!({}));
+    let trace = events(GuardWiring::EndRelease, json!({}));
     assert_eq!(count(&trace, "llm_request"), 1);
     assert_eq!(count(&trace, "agent_settled"), 1);
-    assert_eq!(verdict(Variant::EndRelease, json!({})), vec![]);
+    assert_eq!(verdict(GuardWiring::EndRelease, json!({})), vec![]);
     assert_eq!(
-        order(Variant::EndRelease, json!({})),
+        order(GuardWiring::EndRelease, json!({})),
         "LLM_REQUEST GUARD AGENT_END SETTLED"
     );
 }
 
 #[test]
 fn trace_2_the_fix_blocks_before_the_idle_signal() {
-    let trace = events(Variant::EndRelease, json!({"unhealthy": true}));
+    let trace = events(GuardWiring::EndRelease, json!({"unhealthy": true}));
     assert_eq!(delivered(&trace), vec![json!(["user"]), json!(["guard"])]);
     assert_eq!(count(&trace, "agent_end"), 2);
     assert_eq!(count(&trace, "agent_settled"), 1);
@@ -118,7 +121,7 @@ fn trace_2_the_fix_blocks_before_the_idle_signal() {
 #[test]
 fn trace_3_the_original_wiring_gives_two_idle_signals_and_a_blind_turn_end() {
     let unhealthy = json!({"unhealthy": true});
-    let found = charged(Variant::Settled, unhealthy.clone());
+    let found = charged(GuardWiring::Settled, unhealthy.clone());
     assert!(
         found.contains(&"one-idle-signal-per-prompt".to_string()),
         "{found:?}"
@@ -127,7 +130,7 @@ fn trace_3_the_original_wiring_gives_two_idle_signals_and_a_blind_turn_end() {
         found.contains(&"no-blind-turn-end".to_string()),
         "{found:?}"
     );
-    let trace = events(Variant::Settled, unhealthy);
+    let trace = events(GuardWiring::Settled, unhealthy);
     let runs: Vec<&Value> = trace
         .iter()
         .filter(|e| e["event"] == "run_start")
@@ -139,14 +142,14 @@ fn trace_3_the_original_wiring_gives_two_idle_signals_and_a_blind_turn_end() {
 #[test]
 fn trace_4_a_follow_up_spent_at_a_retry_boundary_lands_when_the_retried_run_would_stop() {
     let retry_first = json!({"unhealthy": true, "responses": [{"kind": "transient-error"}]});
-    let trace = events(Variant::EndRelease, retry_first.clone());
+    let trace = events(GuardWiring::EndRelease, retry_first.clone());
     assert_eq!(count(&trace, "auto_retry_start"), 1);
     assert_eq!(
         delivered(&trace),
         vec![json!(["user"]), json!([]), json!(["guard"])]
     );
     assert_eq!(count(&trace, "agent_settled"), 1);
-    assert_eq!(verdict(Variant::EndRelease, retry_first), vec![]);
+    assert_eq!(verdict(GuardWiring::EndRelease, retry_first), vec![]);
 }
 
 #[test]
@@ -156,14 +159,14 @@ fn trace_5_only_the_settle_release_keeps_the_next_run_guarded() {
         "responses": [{"kind": "transient-error", "esc": "boundary"}]
     });
     assert_eq!(
-        charged(Variant::EndRelease, discarded.clone()),
+        charged(GuardWiring::EndRelease, discarded.clone()),
         Vec::<String>::new()
     );
     assert_eq!(
-        charged(Variant::EndNoRelease, discarded.clone()),
+        charged(GuardWiring::EndNoRelease, discarded.clone()),
         vec!["latch-released", "no-blind-turn-end"]
     );
-    let trace = events(Variant::EndRelease, discarded);
+    let trace = events(GuardWiring::EndRelease, discarded);
     let esc = trace
         .iter()
         .find(|e| e["event"] == "esc")
@@ -180,10 +183,10 @@ fn trace_5_only_the_settle_release_keeps_the_next_run_guarded() {
 fn trace_6_a_failed_delivery_is_unpreventable_and_the_next_run_is_guarded() {
     let failing = json!({"unhealthy": true, "prompts": 2, "delivery_failures": [1]});
     assert_eq!(
-        verdict(Variant::EndRelease, failing.clone()),
+        verdict(GuardWiring::EndRelease, failing.clone()),
         vec![("no-blind-turn-end".to_string(), false)]
     );
-    let trace = events(Variant::EndRelease, failing);
+    let trace = events(GuardWiring::EndRelease, failing);
     assert_eq!(
         delivered(&trace),
         vec![json!(["user"]), json!(["user"]), json!(["guard"])]
@@ -196,7 +199,7 @@ fn trace_7_third_party_follow_ups_make_the_guard_block_on_alternating_boundaries
         .map(|nth| json!({"by": "probe", "at": "agent_end", "nth": nth, "deliver": "followUp"}))
         .collect();
     let value = json!({"unhealthy": true, "load_order": ["guard", "probe"], "queues": probe});
-    let trace = events(Variant::EndRelease, value.clone());
+    let trace = events(GuardWiring::EndRelease, value.clone());
     let guard_actions: Vec<String> = trace
         .iter()
         .filter(|e| e["event"] == "agent_end")
@@ -210,19 +213,19 @@ fn trace_7_third_party_follow_ups_make_the_guard_block_on_alternating_boundaries
             "blocked", "consumed", "blocked", "consumed", "blocked", "consumed"
         ]
     );
-    assert_eq!(verdict(Variant::EndRelease, value), vec![]);
+    assert_eq!(verdict(GuardWiring::EndRelease, value), vec![]);
 }
 
 #[test]
 fn trace_8_threshold_compaction_continues_because_the_follow_up_is_queued() {
     let value = json!({"unhealthy": true, "responses": [{"kind": "stop", "over_threshold": true}]});
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     let compaction = trace.iter().find(|e| e["event"] == "compaction").unwrap();
     assert_eq!(compaction["reason"], "threshold");
     assert_eq!(delivered(&trace), vec![json!(["user"]), json!(["guard"])]);
     // Healthy: compaction happens, nothing is queued, the run stops.
     let healthy = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"responses": [{"kind": "stop", "over_threshold": true}]}),
     );
     assert_eq!(count(&healthy, "compaction"), 1);
@@ -232,7 +235,7 @@ fn trace_8_threshold_compaction_continues_because_the_follow_up_is_queued() {
 #[test]
 fn auto_retry_stops_at_its_attempt_limit_and_only_when_enabled() {
     let errors = |settings: Value| json!({"responses": vec![json!({"kind": "transient-error"}); 6], "settings": settings});
-    let limited = events(Variant::EndRelease, errors(json!({"max_retries": 2})));
+    let limited = events(GuardWiring::EndRelease, errors(json!({"max_retries": 2})));
     assert_eq!(count(&limited, "auto_retry_start"), 2);
     assert_eq!(count(&limited, "llm_request"), 3);
     let ended: Vec<&Value> = limited
@@ -241,11 +244,11 @@ fn auto_retry_stops_at_its_attempt_limit_and_only_when_enabled() {
         .map(|e| &e["success"])
         .collect();
     assert_eq!(ended, vec![false]);
-    let disabled = events(Variant::EndRelease, errors(json!({"retry": false})));
+    let disabled = events(GuardWiring::EndRelease, errors(json!({"retry": false})));
     assert_eq!(count(&disabled, "auto_retry_start"), 0);
     assert_eq!(count(&disabled, "llm_request"), 1);
     let recovered = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"responses": [{"kind": "transient-error"}, {"kind": "stop"}]}),
     );
     let success: Vec<&Value> = recovered
@@ -259,18 +262,18 @@ fn auto_retry_stops_at_its_attempt_limit_and_only_when_enabled() {
 #[test]
 fn overflow_recovery_is_attempted_once_and_only_with_compaction_enabled() {
     let twice = json!({"responses": [{"kind": "overflow"}, {"kind": "overflow"}]});
-    let trace = events(Variant::EndRelease, twice);
+    let trace = events(GuardWiring::EndRelease, twice);
     assert_eq!(count(&trace, "compaction"), 1);
     assert_eq!(count(&trace, "llm_request"), 2);
     let disabled = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"responses": [{"kind": "overflow"}], "settings": {"compaction": false}}),
     );
     assert_eq!(count(&disabled, "compaction"), 0);
     assert_eq!(count(&disabled, "llm_request"), 1);
     // A success in between re-arms the recovery.
     let rearmed = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"responses": [{"kind": "overflow"}, {"kind": "tool-use"}, {"kind": "overflow"}]}),
     );
     assert_eq!(count(&rearmed, "compaction"), 2);
@@ -279,7 +282,7 @@ fn overflow_recovery_is_attempted_once_and_only_with_compaction_enabled() {
 #[test]
 fn an_aborted_response_is_never_compacted_or_retried() {
     let trace = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"responses": [{"kind": "aborted", "over_threshold": true}]}),
     );
     assert_eq!(count(&trace, "compaction"), 0);
@@ -297,12 +300,12 @@ fn queue_modes_drain_one_message_or_all_of_them() {
             "settings": {"queue_mode": mode}
         })
     };
-    let one = events(Variant::EndRelease, two_follow_ups("one-at-a-time"));
+    let one = events(GuardWiring::EndRelease, two_follow_ups("one-at-a-time"));
     assert_eq!(
         delivered(&one),
         vec![json!(["user"]), json!(["user"]), json!(["user"])]
     );
-    let all = events(Variant::EndRelease, two_follow_ups("all"));
+    let all = events(GuardWiring::EndRelease, two_follow_ups("all"));
     assert_eq!(
         delivered(&all),
         vec![json!(["user"]), json!(["user", "user"])]
@@ -319,7 +322,7 @@ fn steering_reaches_the_model_before_follow_ups() {
             {"by": "user", "at": "turn_end", "nth": 1, "deliver": "steer"}
         ]
     });
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     assert_eq!(
         delivered(&trace),
         vec![json!(["user"]), json!(["user"]), json!(["ext1"])]
@@ -332,7 +335,7 @@ fn a_continuation_delivers_queued_steering_before_follow_ups() {
         "unhealthy": true,
         "queues": [{"by": "user", "at": "agent_end", "nth": 1, "deliver": "steer"}]
     });
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     assert_eq!(
         delivered(&trace),
         vec![json!(["user"]), json!(["user"]), json!(["guard"])]
@@ -343,12 +346,12 @@ fn a_continuation_delivers_queued_steering_before_follow_ups() {
 fn extensions_earlier_in_load_order_are_delivered_first() {
     let queue = json!([{"by": "probe", "at": "agent_end", "nth": 1, "deliver": "followUp"}]);
     let before = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"unhealthy": true, "load_order": ["probe", "guard"], "queues": queue}),
     );
     assert_eq!(delivered(&before)[1], json!(["probe"]));
     let after = events(
-        Variant::EndRelease,
+        GuardWiring::EndRelease,
         json!({"unhealthy": true, "load_order": ["guard", "probe"], "queues": queue}),
     );
     assert_eq!(delivered(&after)[1], json!(["guard"]));
@@ -360,7 +363,7 @@ fn esc_while_streaming_aborts_the_response_and_moves_the_queue_to_the_editor() {
         "responses": [{"kind": "tool-use"}, {"kind": "tool-use", "esc": "streaming"}],
         "queues": [{"by": "user", "at": "turn_end", "nth": 1, "deliver": "followUp"}]
     });
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     let esc = trace.iter().find(|e| e["event"] == "esc").unwrap();
     assert_eq!(esc["moved"], json!(["user"]));
     let response = trace
@@ -380,7 +383,7 @@ fn an_error_or_aborted_response_ends_the_low_level_run_without_draining_the_queu
             "queues": [{"by": "user", "at": "turn_end", "nth": 1, "deliver": "steer"}],
             "settings": {"retry": false, "compaction": false}
         });
-        let trace = events(Variant::EndRelease, value);
+        let trace = events(GuardWiring::EndRelease, value);
         let turn_end = trace.iter().position(|e| e["event"] == "turn_end").unwrap();
         assert_eq!(
             trace[turn_end + 1]["event"],
@@ -433,23 +436,26 @@ fn a_default_schedule_serialises_without_its_defaults() {
 #[test]
 fn a_fatal_session_error_ends_the_run_at_its_next_boundary() {
     let value = json!({"unhealthy": true, "responses": [{"kind": "stop", "fatal": true}]});
-    let trace = events(Variant::EndRelease, value.clone());
+    let trace = events(GuardWiring::EndRelease, value.clone());
     assert_eq!(count(&trace, "session_error"), 1);
     assert_eq!(count(&trace, "llm_request"), 1);
     assert_eq!(count(&trace, "agent_settled"), 1);
     // The run died: charged to nobody.
-    assert_eq!(charged(Variant::EndRelease, value), Vec::<String>::new());
+    assert_eq!(
+        charged(GuardWiring::EndRelease, value),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn supervision_changes_are_seen_by_the_next_predicate_run() {
     let value = json!({"responses": [{"kind": "stop", "supervision": "unhealthy"}]});
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     assert_eq!(delivered(&trace), vec![json!(["user"]), json!(["guard"])]);
     let recovered =
         json!({"unhealthy": true, "responses": [{"kind": "stop", "supervision": "healthy"}]});
     assert_eq!(
-        count(&events(Variant::EndRelease, recovered), "llm_request"),
+        count(&events(GuardWiring::EndRelease, recovered), "llm_request"),
         1
     );
 }
@@ -457,7 +463,7 @@ fn supervision_changes_are_seen_by_the_next_predicate_run() {
 #[test]
 fn print_mode_only_kills_runs_started_after_the_last_prompt() {
     let value = json!({"unhealthy": true, "prompts": 2, "settings": {"print_mode": true}});
-    let trace = events(Variant::Settled, value);
+    let trace = events(GuardWiring::Settled, value);
     assert_eq!(count(&trace, "run_failed"), 1);
     assert_eq!(count(&trace, "run_start"), 4);
     assert_eq!(count(&trace, "llm_request"), 3);
@@ -467,9 +473,9 @@ fn print_mode_only_kills_runs_started_after_the_last_prompt() {
 fn an_extension_sending_while_idle_starts_a_prompt_of_its_own() {
     let value =
         json!({"queues": [{"by": "ext1", "at": "agent_settled", "nth": 1, "deliver": "followUp"}]});
-    let trace = events(Variant::EndRelease, value.clone());
+    let trace = events(GuardWiring::EndRelease, value.clone());
     assert_eq!(count(&trace, "agent_settled"), 2);
-    assert_eq!(verdict(Variant::EndRelease, value), vec![]);
+    assert_eq!(verdict(GuardWiring::EndRelease, value), vec![]);
 }
 
 #[test]
@@ -477,7 +483,7 @@ fn a_session_that_never_settles_is_cut_at_the_request_budget() {
     let forever: Vec<Value> = (1..=200)
         .map(|nth| json!({"by": "probe", "at": "agent_end", "nth": nth, "deliver": "followUp"}))
         .collect();
-    let trace = events(Variant::EndRelease, json!({"queues": forever}));
+    let trace = events(GuardWiring::EndRelease, json!({"queues": forever}));
     assert_eq!(
         count(&trace, "llm_request"),
         guard::run_loop::MAX_REQUESTS as usize
@@ -488,12 +494,12 @@ fn a_session_that_never_settles_is_cut_at_the_request_budget() {
 
 #[test]
 fn variants_parse_by_name_and_unknown_names_are_refused() {
-    for variant in Variant::ALL {
-        assert_eq!(variant.name().parse::<Variant>(), Ok(variant));
+    for variant in GuardWiring::ALL {
+        assert_eq!(variant.name().parse::<GuardWiring>(), Ok(variant));
         assert_eq!(variant.to_string(), variant.name());
     }
-    assert_eq!(Variant::default(), Variant::EndRelease);
-    let error = "agent_end".parse::<Variant>().unwrap_err();
+    assert_eq!(GuardWiring::default(), GuardWiring::EndRelease);
+    let error = "agent_end".parse::<GuardWiring>().unwrap_err();
     assert!(
         error.contains("agent_end") && error.contains("end-release"),
         "{error}"
@@ -502,7 +508,11 @@ fn variants_parse_by_name_and_unknown_names_are_refused() {
 
 #[test]
 fn trace_lines_use_the_reference_notation() {
-    let lines = guard::run(Variant::EndRelease, &schedule(json!({"unhealthy": true}))).lines();
+    let lines = guard::run(
+        GuardWiring::EndRelease,
+        &schedule(json!({"unhealthy": true})),
+    )
+    .lines();
     assert_eq!(lines[1], "run 1 ← user");
     assert!(lines.contains(
         &"  E#1 | guard: predicate→2, recovery sent as follow-up, latch=true".to_string()
@@ -522,7 +532,7 @@ fn esc_in_a_retry_backoff_cancels_the_retry_sequence() {
         {"kind": "transient-error"},
         {"kind": "transient-error", "esc": "boundary"}
     ]});
-    let trace = events(Variant::EndRelease, value);
+    let trace = events(GuardWiring::EndRelease, value);
     assert_eq!(count(&trace, "auto_retry_start"), 1);
     let ended: Vec<&Value> = trace
         .iter()

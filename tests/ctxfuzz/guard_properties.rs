@@ -1,13 +1,13 @@
 //! Properties of the turn-end guard model over generated schedules (proptest, shrinking).
 
 use crate::common::charged_summaries;
-use ctxfuzz::guard::{self, Variant, generate::schedule_strategy};
+use ctxfuzz::guard::{self, GuardWiring, generate::schedule_strategy};
 use ctxfuzz_oracles::invariants::guard::judge;
 use proptest::prelude::*;
 use serde_json::Value;
 
 /// The violations charged to the guard (unpreventable ones are the environment's).
-fn charged(variant: Variant, schedule: &guard::Schedule) -> Vec<String> {
+fn charged(variant: GuardWiring, schedule: &guard::Schedule) -> Vec<String> {
     charged_summaries(judge(&guard::run(variant, schedule).to_value()))
 }
 
@@ -17,8 +17,8 @@ proptest! {
     /// The fix keeps every promise on every schedule.
     #[test]
     fn the_fix_is_never_charged(schedule in schedule_strategy()) {
-        let charged = charged(Variant::EndRelease, &schedule);
-        prop_assert!(charged.is_empty(), "{charged:?}\n{}", guard::run(Variant::EndRelease, &schedule).text());
+        let charged = charged(GuardWiring::EndRelease, &schedule);
+        prop_assert!(charged.is_empty(), "{charged:?}\n{}", guard::run(GuardWiring::EndRelease, &schedule).text());
     }
 
     /// Queuers are the user or extensions `ext1..extN`, and the load order lists each once.
@@ -39,7 +39,7 @@ proptest! {
     #[test]
     fn every_run_settles_once_and_every_low_level_run_ends_once(
         schedule in schedule_strategy(),
-        variant in prop::sample::select(Variant::ALL.to_vec()),
+        variant in prop::sample::select(GuardWiring::ALL.to_vec()),
     ) {
         let trace = guard::run(variant, &schedule).to_value();
         let events = trace.as_array().unwrap();

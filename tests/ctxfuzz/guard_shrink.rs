@@ -1,11 +1,11 @@
 //! Both defect wirings are caught from a fixed seed and shrink (proptest) to a short schedule; the
 //! fix survives the same search.
 
-use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
+use ctxfuzz::guard::{self, GuardWiring, Schedule, generate::schedule_strategy};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-fn charged_with(variant: Variant, schedule: &Schedule, invariant: &str) -> bool {
+fn charged_with(variant: GuardWiring, schedule: &Schedule, invariant: &str) -> bool {
     match judge(&guard::run(variant, schedule).to_value()) {
         Judgement::Fail(violations) => violations
             .iter()
@@ -16,7 +16,7 @@ fn charged_with(variant: Variant, schedule: &Schedule, invariant: &str) -> bool 
 
 /// The shrunk counterexample of `variant` breaking `invariant`, searched from a fixed seed; `None`
 /// when the search finds none.
-fn shrunk(variant: Variant, invariant: &str) -> Option<Schedule> {
+fn shrunk(variant: GuardWiring, invariant: &str) -> Option<Schedule> {
     let config = Config {
         cases: 4096,
         failure_persistence: None,
@@ -41,7 +41,8 @@ fn describe(schedule: &Schedule) -> String {
 #[test]
 fn the_original_wiring_shrinks_to_one_unhealthy_prompt() {
     for invariant in ["one-idle-signal-per-prompt", "no-blind-turn-end"] {
-        let schedule = shrunk(Variant::Settled, invariant).expect("the original wiring is caught");
+        let schedule =
+            shrunk(GuardWiring::Settled, invariant).expect("the original wiring is caught");
         let turned_unhealthy = schedule.responses.iter().any(|r| r.supervision.is_some());
         assert!(
             schedule.unhealthy || turned_unhealthy,
@@ -59,8 +60,8 @@ fn the_original_wiring_shrinks_to_one_unhealthy_prompt() {
 
 #[test]
 fn the_no_release_wiring_shrinks_to_a_run_that_dies_after_queueing() {
-    let schedule =
-        shrunk(Variant::EndNoRelease, "latch-released").expect("the no-release wiring is caught");
+    let schedule = shrunk(GuardWiring::EndNoRelease, "latch-released")
+        .expect("the no-release wiring is caught");
     let text = describe(&schedule);
     assert!(
         schedule.responses.len() <= 2 && schedule.queues.len() <= 1,
@@ -74,7 +75,8 @@ fn the_no_release_wiring_shrinks_to_a_run_that_dies_after_queueing() {
             .any(|r| r.esc.is_some() || r.fatal),
         "{text}"
     );
-    let blind = shrunk(Variant::EndNoRelease, "no-blind-turn-end").expect("the next run is blind");
+    let blind =
+        shrunk(GuardWiring::EndNoRelease, "no-blind-turn-end").expect("the next run is blind");
     let text = describe(&blind);
     assert!(blind.prompts >= 2 && blind.responses.len() <= 3, "{text}");
 }
@@ -88,7 +90,7 @@ fn the_fix_survives_the_same_search() {
         "bounded-follow-ups",
         "recovery-lands-in-run",
     ] {
-        if let Some(schedule) = shrunk(Variant::EndRelease, invariant) {
+        if let Some(schedule) = shrunk(GuardWiring::EndRelease, invariant) {
             panic!("{invariant}: {}", describe(&schedule));
         }
     }

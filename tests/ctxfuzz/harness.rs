@@ -5,10 +5,10 @@
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, Target, targets};
+use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, targets};
 use serde_json::{Value, json};
 
-fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
+fn fuzz(target: &dyn DynTarget, seed: u64, runs: u64) -> Outcome {
     let config = Config {
         seed,
         first: 0,
@@ -19,8 +19,8 @@ fn fuzz(target: &dyn Target, seed: u64, runs: u64) -> Outcome {
     runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
 }
 
-fn sweep_target(rule: &str) -> Box<dyn Target> {
-    targets::build("sweep", Some(rule), &json!({})).unwrap()
+fn sweep_target(rule: &str) -> Box<dyn DynTarget> {
+    targets::build("sweep", Some(rule), &Profile::default()).unwrap()
 }
 
 /// Findings whose minimised input breaks `invariant` (a minimised input is reported once, under
@@ -45,7 +45,7 @@ fn call_ids(message: &Value) -> Vec<&str> {
 }
 
 #[test]
-fn the_none_rule_is_caught_on_the_duplicate_brick_minimised_to_its_essential_shape() {
+fn the_none_rule_is_caught_on_the_duplicate_brick_minimized_to_its_essential_shape() {
     let target = sweep_target("none");
     let outcome = fuzz(target.as_ref(), 1, 20_000);
     let bricks = findings_of(&outcome, "no-duplicate-tool-use-id");
@@ -117,7 +117,7 @@ fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class(
     let target = targets::build(
         "differential",
         Some("strict"),
-        &json!({"against": "allowlist"}),
+        &Profile::from_value(&json!({"against": "allowlist"})).unwrap(),
     )
     .unwrap();
     let outcome = fuzz(target.as_ref(), 5, 20_000);
@@ -135,7 +135,7 @@ fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class(
 
 #[test]
 fn oracle_json_reads_hostile_files_without_panicking_and_names_positions() {
-    let target = targets::build("oracle-json", None, &json!({})).unwrap();
+    let target = targets::build("oracle-json", None, &Profile::default()).unwrap();
     let outcome = fuzz(target.as_ref(), 6, 5_000);
     let findings: Vec<_> = outcome
         .findings
@@ -154,8 +154,14 @@ fn every_registered_target_decodes_its_own_seed_bytes() {
     ];
     // The contract target needs a program and a contract; tests/ctxfuzz/contracts.rs covers it.
     for name in targets::default_names() {
-        let target = targets::build(name, None, &json!({})).unwrap();
-        for sample in &samples {
+        let target = targets::build(name, None, &Profile::default()).unwrap();
+        let generated = (0..20).filter_map(|case| target.decode(&bytes::case_bytes(7, case)).ok());
+        // A sample that is not this target's input has no bytes of its own.
+        let its_own = samples
+            .iter()
+            .filter(|s| target.shape(s) != "invalid")
+            .cloned();
+        for sample in &its_own.chain(generated).collect::<Vec<_>>() {
             let bytes = target.seed_bytes(sample);
             if matches!(bytes.first(), Some(b'[' | b'{')) {
                 let back = target.decode(&bytes).unwrap();

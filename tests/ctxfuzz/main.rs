@@ -37,6 +37,7 @@ mod mutants;
 mod mutants_verdict;
 mod nightly;
 mod peers;
+mod profile;
 mod report;
 mod session_generator;
 mod soak;

@@ -35,9 +35,9 @@ fn the_correct_oracle_reproduces_every_golden_vector() {
             continue;
         }
         let variant = if vector["variant"] == "0.81.1" {
-            ctxfuzz_oracles::pi::Variant::From0804
+            ctxfuzz_oracles::pi::PiVersion::From0804
         } else {
-            ctxfuzz_oracles::pi::Variant::From130
+            ctxfuzz_oracles::pi::PiVersion::From130
         };
         assert_eq!(
             ctxfuzz_oracles::pi::run_vector_input_with_fault(&vector["input"], variant, None),

@@ -3,12 +3,12 @@
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file::session_input};
-use ctxfuzz_oracles::pi::session::{self, SessionError, SessionRules};
+use ctxfuzz_oracles::pi::session_context::{self, SessionError, SessionRules};
 use serde_json::Value;
 
 fn entries_of(input: &Value) -> Vec<Value> {
     match input.get("jsonl").and_then(Value::as_str) {
-        Some(text) => session::parse(text).entries,
+        Some(text) => session_context::parse(text).entries,
         None => input["entries"].as_array().cloned().unwrap_or_default(),
     }
 }
@@ -55,7 +55,7 @@ fn sessions_never_loop_and_reach_every_session_shape() {
             (
                 "malformed line",
                 input.get("jsonl").is_some_and(|t| {
-                    !session::parse(t.as_str().unwrap_or_default())
+                    !session_context::parse(t.as_str().unwrap_or_default())
                         .malformed
                         .is_empty()
                 }),
@@ -63,9 +63,9 @@ fn sessions_never_loop_and_reach_every_session_shape() {
         ] {
             *seen.entry(shape).or_default() += usize::from(present);
         }
-        session::migrate(&mut entries).ok();
+        session_context::migrate(&mut entries).ok();
         for rules in SessionRules::ALL {
-            let built = session::build_context(&entries, input.get("leafId"), rules);
+            let built = session_context::build_context(&entries, input.get("leafId"), rules);
             assert!(
                 !matches!(built, Err(SessionError::Loops { .. })),
                 "seed {seed}: {input}"

@@ -5,10 +5,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::charged_summaries;
-use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
+use ctxfuzz::guard::{self, GuardWiring, Schedule, generate::schedule_strategy};
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
-use ctxfuzz::harness::targets;
+use ctxfuzz::harness::{Profile, targets};
 use ctxfuzz_oracles::invariants::guard::judge_text;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::json;
@@ -22,7 +22,7 @@ fn soak_duration() -> Duration {
 }
 
 /// The violations charged to the guard on `schedule`.
-fn charged(variant: Variant, schedule: &Schedule) -> Vec<String> {
+fn charged(variant: GuardWiring, schedule: &Schedule) -> Vec<String> {
     let trace = serde_json::to_string(&guard::run(variant, schedule)).expect("a trace serialises");
     charged_summaries(judge_text(&trace))
 }
@@ -46,7 +46,7 @@ fn soak_guard_fix() {
         let mut runner =
             TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
         let result = runner.run(&schedule_strategy(), |schedule| {
-            let found = charged(Variant::EndRelease, &schedule);
+            let found = charged(GuardWiring::EndRelease, &schedule);
             proptest::prop_assert!(found.is_empty(), "{found:?}");
             Ok(())
         });
@@ -69,7 +69,7 @@ fn soak_guard_fix() {
 /// finding is charged to the sweep (unpreventable violations are pi's own and not counted).
 #[test]
 fn soak_sweep_strict() {
-    let target = targets::build("sweep", Some("strict"), &json!({})).unwrap();
+    let target = targets::build("sweep", Some("strict"), &Profile::default()).unwrap();
     let config = FuzzConfig {
         seed: 0x50a4,
         first: 0,
@@ -93,9 +93,14 @@ fn soak_sweep_strict() {
 #[test]
 fn soak_compaction_cycle_safe() {
     let soaked = [
-        targets::build("compaction", Some("cycle-safe"), &json!({})).unwrap(),
-        targets::build("pipeline", Some("cycle-safe"), &json!({})).unwrap(),
-        targets::build("pipeline", Some("cycle-safe"), &json!({"sweep": "off"})).unwrap(),
+        targets::build("compaction", Some("cycle-safe"), &Profile::default()).unwrap(),
+        targets::build("pipeline", Some("cycle-safe"), &Profile::default()).unwrap(),
+        targets::build(
+            "pipeline",
+            Some("cycle-safe"),
+            &Profile::from_value(&json!({"sweep": "off"})).unwrap(),
+        )
+        .unwrap(),
     ];
     let findings_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soak-findings");
     for target in &soaked {
@@ -120,7 +125,7 @@ fn soak_compaction_cycle_safe() {
             "soak_compaction_cycle_safe: {} [{}] profile {}: {} execs in {:.0?}, 0 findings",
             target.name(),
             target.variant(),
-            target.profile(),
+            target.profile().to_value(),
             outcome.stats.execs,
             outcome.stats.elapsed
         );

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Violation, wire as pi_wire};
-use crate::pi::{Variant, default_model};
+use crate::pi::{PiVersion, default_model};
 
 pub const WIRE_VALID: &str = "repair-wire-valid";
 pub const KEEPS_OTHER_MESSAGES: &str = "repair-keeps-other-messages";
@@ -109,7 +109,7 @@ fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
 fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
     if run.format == Format::Pi {
         let model = default_model();
-        return match pi_wire::permanent(run.output, &model, Variant::default()) {
+        return match pi_wire::permanent(run.output, &model, PiVersion::default()) {
             Ok(found) => found
                 .into_iter()
                 .map(|v| Violation {
@@ -118,7 +118,7 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                 })
                 .collect(),
             Err(thrown) => {
-                let cause = match pi_wire::permanent(run.input, &model, Variant::default()) {
+                let cause = match pi_wire::permanent(run.input, &model, PiVersion::default()) {
                     Err(_) => Cause::Unpreventable("pi itself throws on the input"),
                     Ok(_) => Cause::SystemUnderTest,
                 };

@@ -25,7 +25,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-use crate::pi::{Variant, convert_to_llm};
+use crate::pi::{PiVersion, convert_to_llm};
 
 /// A transcript format, by the name `--format` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,7 +65,7 @@ impl Format {
         if self == Format::Pi {
             return Ok(messages.to_vec());
         }
-        let llm = convert_to_llm(messages, Variant::default())
+        let llm = convert_to_llm(messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
         let llm = llm::read(&llm)?;
         match self {

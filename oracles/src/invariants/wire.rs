@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::{Cause, Judgement, Violation};
 use crate::js::{field, is_str};
 use crate::pi::request::Payload;
-use crate::pi::{self, Thrown, Variant};
+use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::anthropic::{WireViolation, validate};
 
 pub const WIRE_VALID: &str = "wire-valid";
@@ -87,7 +87,7 @@ pub struct Finding {
 }
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
-pub fn findings(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Finding>, Thrown> {
+pub fn findings(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Finding>, Thrown> {
     let rendered = pi::render_borrowed(input, model, v, Payload::IdsOnly)?;
     let wire = validate(&rendered.anthropic);
     if wire.is_empty() {
@@ -107,7 +107,7 @@ pub fn findings(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Findin
 
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
 /// permanent 400s; `CannotJudge` when pi itself would throw.
-pub fn judge(input: &[Value], model: &Value, v: Variant) -> Judgement {
+pub fn judge(input: &[Value], model: &Value, v: PiVersion) -> Judgement {
     match findings(input, model, v) {
         Ok(findings) => Judgement::from_violations(findings.iter().flat_map(violations).collect()),
         Err(thrown) => Judgement::CannotJudge(thrown.to_string()),
@@ -119,7 +119,7 @@ pub const PERMANENT_RULES: [&str; 3] =
     ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
 
 /// The violations of `input` behind the permanent 400s; `Err` when pi itself would throw.
-pub fn permanent(input: &[Value], model: &Value, v: Variant) -> Result<Vec<Violation>, String> {
+pub fn permanent(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Violation>, String> {
     match judge(input, model, v) {
         Judgement::Pass => Ok(Vec::new()),
         Judgement::CannotJudge(reason) => Err(reason),

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{Stage, Thrown, Variant};
+use super::{PiVersion, Stage, Thrown};
 use crate::js::{self, field, to_js_string, truthy};
 
 pub const COMPACTION_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
@@ -21,7 +21,7 @@ pub const BRANCH_SUFFIX: &str = "</summary>";
 /// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through.
 pub(crate) fn convert<'a>(
     messages: &'a [Value],
-    v: Variant,
+    v: PiVersion,
 ) -> Result<Vec<Cow<'a, Value>>, Thrown> {
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {

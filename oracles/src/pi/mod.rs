@@ -12,17 +12,17 @@ use serde_json::{Value, json};
 pub mod convert;
 mod fault;
 pub mod request;
-pub mod session;
+pub mod session_context;
 mod thrown;
 pub mod transform;
-mod variant;
 mod vectors;
+mod version;
 
 pub use fault::Fault;
 pub use thrown::{Stage, Thrown};
 pub use transform::normalize_tool_call_id;
-pub use variant::Variant;
 pub use vectors::{run_vector_input, run_vector_input_with_fault};
+pub use version::PiVersion;
 
 /// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5.
 pub fn default_model() -> Value {
@@ -39,7 +39,7 @@ pub fn default_model() -> Value {
 }
 
 /// `convertToLlm(messages)`.
-pub fn convert_to_llm(messages: &[Value], v: Variant) -> Result<Vec<Value>, Thrown> {
+pub fn convert_to_llm(messages: &[Value], v: PiVersion) -> Result<Vec<Value>, Thrown> {
     Ok(into_owned(convert::convert(messages, v)?))
 }
 
@@ -48,7 +48,7 @@ pub fn convert_to_llm(messages: &[Value], v: Variant) -> Result<Vec<Value>, Thro
 pub fn transform_messages(
     messages: &[Value],
     model: &Value,
-    v: Variant,
+    v: PiVersion,
 ) -> Result<Vec<Value>, Thrown> {
     let borrowed = messages.iter().map(Cow::Borrowed).collect();
     Ok(into_owned(
@@ -63,7 +63,7 @@ pub fn transform_messages(
 pub fn convert_and_transform<'a>(
     messages: &'a [Value],
     model: &Value,
-    v: Variant,
+    v: PiVersion,
 ) -> Result<Vec<Cow<'a, Value>>, Thrown> {
     Ok(transform::transform(convert::convert(messages, v)?, model, v, None)?.messages)
 }
@@ -80,7 +80,7 @@ pub struct Rendered {
 }
 
 /// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
-pub fn render(messages: &[Value], model: &Value, v: Variant) -> Result<Rendered, Thrown> {
+pub fn render(messages: &[Value], model: &Value, v: PiVersion) -> Result<Rendered, Thrown> {
     let rendered = render_borrowed(messages, model, v, request::Payload::Full)?;
     Ok(Rendered {
         llm: into_owned(rendered.llm),
@@ -100,7 +100,7 @@ pub(crate) struct RenderedBorrowed<'a> {
 pub(crate) fn render_borrowed<'a>(
     messages: &'a [Value],
     model: &Value,
-    v: Variant,
+    v: PiVersion,
     payload: request::Payload,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;

@@ -28,7 +28,7 @@ use std::borrow::Borrow;
 use serde_json::{Map, Value, json};
 
 use super::transform::replace_images;
-use super::{Fault, Stage, Thrown, Variant};
+use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 
@@ -83,7 +83,7 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
     before_transform: &[M],
     transformed: &[N],
     model: &Value,
-    v: Variant,
+    v: PiVersion,
     payload: Payload,
     fault: Option<Fault>,
 ) -> Result<Value, Thrown> {
@@ -214,7 +214,7 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
 fn convert_messages(
     transformed: &[&Value],
     model: &Value,
-    v: Variant,
+    v: PiVersion,
     payload: Payload,
     fault: Option<Fault>,
 ) -> Result<Vec<Value>, Thrown> {
@@ -332,7 +332,7 @@ fn is_signed(signature: Option<&Value>) -> Result<bool, Thrown> {
 fn assistant_blocks(
     message: &Value,
     allow_empty_signature: bool,
-    v: Variant,
+    v: PiVersion,
     payload: Payload,
 ) -> Result<Vec<Value>, Thrown> {
     let Some(Value::Array(content)) = field(message, "content") else {
@@ -412,7 +412,7 @@ fn assistant_blocks(
 /// first) and a note takes their place.
 fn tool_result(
     message: &Value,
-    v: Variant,
+    v: PiVersion,
     payload: Payload,
     error_images: &mut Vec<Value>,
 ) -> Result<Value, Thrown> {

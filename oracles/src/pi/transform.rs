@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Fault, Stage, Thrown, Variant};
+use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
 use crate::js_string::{self, JsChar};
 
@@ -57,7 +57,7 @@ pub(crate) fn same_model(assistant: &Value, model: &Value) -> bool {
 pub(crate) fn transform<'a>(
     messages: Vec<Cow<'a, Value>>,
     model: &Value,
-    v: Variant,
+    v: PiVersion,
     fault: Option<Fault>,
 ) -> Result<Transformed<'a>, Thrown> {
     let messages = if v.normalizes_null_content() {
@@ -217,7 +217,7 @@ fn with_field<'a>(message: &Value, key: &str, value: Value) -> Cow<'a, Value> {
 fn first_pass_message<'a>(
     message: Cow<'a, Value>,
     model: &Value,
-    v: Variant,
+    v: PiVersion,
     id_map: &mut HashMap<String, String>,
     remapped_result_ids: &mut HashSet<String>,
     fault: Option<Fault>,
@@ -287,7 +287,7 @@ enum BlockOutcome<'b> {
 fn transform_block<'b>(
     block: &'b Value,
     same: bool,
-    v: Variant,
+    v: PiVersion,
     id_map: &mut HashMap<String, String>,
 ) -> Result<BlockOutcome<'b>, Thrown> {
     if block.is_null() {
@@ -346,7 +346,7 @@ fn transform_block<'b>(
 }
 
 /// A thinking block: kept, dropped, or (another model, before 1.3.0) turned into plain text.
-fn thinking_block(block: &Value, same: bool, v: Variant) -> Result<BlockOutcome<'_>, Thrown> {
+fn thinking_block(block: &Value, same: bool, v: PiVersion) -> Result<BlockOutcome<'_>, Thrown> {
     let redacted = truthy(field(block, "redacted"));
     let signed = truthy(field(block, "thinkingSignature"));
     if v.drops_cross_model_thinking() {
@@ -424,7 +424,7 @@ impl<'k> IdKey<'k> {
 /// Step 3: the tool-call accounting pass.
 fn account_tool_calls(
     messages: Vec<Cow<'_, Value>>,
-    v: Variant,
+    v: PiVersion,
     fault: Option<Fault>,
 ) -> Result<Vec<Cow<'_, Value>>, Thrown> {
     let mut ledger = Ledger {

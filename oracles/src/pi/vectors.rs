@@ -7,12 +7,14 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{Fault, Thrown, Variant, convert, default_model, request, session, transform};
+use super::{
+    Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
+};
 use crate::js::{field, truthy};
 
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
 /// mode (`run_messages`).
-pub fn run_vector_input(input: &Value, v: Variant) -> Value {
+pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
     if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
         return run_session_input(input, v);
     }
@@ -23,16 +25,20 @@ pub fn run_vector_input(input: &Value, v: Variant) -> Value {
 /// "anthropic"?}`. The context's messages then go through the message-mode pipeline; the output
 /// adds `"session": {messages, thinkingLevel, model}`, or is `{"error", "stage":
 /// "buildSessionContext"}` when pi fails building it.
-fn run_session_input(input: &Value, v: Variant) -> Value {
+fn run_session_input(input: &Value, v: PiVersion) -> Value {
     let mut entries = match (input.get("jsonl"), input.get("entries")) {
-        (Some(Value::String(text)), _) => session::parse(text).entries,
+        (Some(Value::String(text)), _) => session_context::parse(text).entries,
         (_, Some(Value::Array(entries))) => entries.clone(),
         _ => {
             return json!({"error": "expected \"jsonl\" text or an \"entries\" array", "stage": "input"});
         }
     };
-    let context = session::migrate(&mut entries).and_then(|_| {
-        session::build_context(&entries, input.get("leafId"), session::SessionRules::of(v))
+    let context = session_context::migrate(&mut entries).and_then(|_| {
+        session_context::build_context(
+            &entries,
+            input.get("leafId"),
+            session_context::SessionRules::of(v),
+        )
     });
     let context = match context {
         Ok(context) => context,
@@ -55,7 +61,7 @@ fn run_session_input(input: &Value, v: Variant) -> Value {
 
 /// [`run_vector_input`] in message mode with a seeded fault in the model (for the known-defect
 /// catalog: each fault must make some golden vector differ).
-pub fn run_vector_input_with_fault(input: &Value, v: Variant, fault: Option<Fault>) -> Value {
+pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fault>) -> Value {
     run_messages(input, v, fault)
 }
 
@@ -66,7 +72,7 @@ pub fn run_vector_input_with_fault(input: &Value, v: Variant, fault: Option<Faul
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
-pub(crate) fn run_messages(input: &Value, v: Variant, fault: Option<Fault>) -> Value {
+pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) -> Value {
     let Some(Value::Array(messages)) = field(input, "messages") else {
         return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
     };

@@ -2,7 +2,7 @@
 //! pi, each pinned here as a minimal input with the real pi's output (recorded through
 //! `oracles/conformance/bridge.mjs`), so a regression shows without Node.
 
-use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
 use serde_json::{Value, json};
 
 /// A session entry holding a user message.
@@ -11,7 +11,7 @@ fn message(text: &str, at: u64) -> Value {
            "message": {"role": "user", "content": text, "timestamp": at}})
 }
 
-fn anthropic_messages(input: &Value, v: Variant) -> Value {
+fn anthropic_messages(input: &Value, v: PiVersion) -> Value {
     run_vector_input(input, v)["anthropic"]["messages"].clone()
 }
 
@@ -27,11 +27,11 @@ fn blank_signed_thinking_is_dropped_by_0_79_only() {
                      {"type": "text", "text": "done"}]}
     ]});
     assert_eq!(
-        anthropic_messages(&input, Variant::Before0804),
+        anthropic_messages(&input, PiVersion::Before0804),
         json!([{"role": "user", "content": "go"},
                {"role": "assistant", "content": [{"type": "text", "text": "done"}]}])
     );
-    for v in [Variant::From0804, Variant::From086, Variant::From130] {
+    for v in [PiVersion::From0804, PiVersion::From086, PiVersion::From130] {
         assert_eq!(
             anthropic_messages(&input, v),
             json!([{"role": "user", "content": "go"},
@@ -74,10 +74,10 @@ fn a_system_message_between_results_splits_the_run_before_0_86_only() {
         Value::Array(messages)
     };
     assert_eq!(
-        anthropic_messages(&input, Variant::From0804),
+        anthropic_messages(&input, PiVersion::From0804),
         with(json!([{"role": "user", "content": [x]}, {"role": "user", "content": [y]}]))
     );
-    for v in [Variant::From086, Variant::From130] {
+    for v in [PiVersion::From086, PiVersion::From130] {
         assert_eq!(
             anthropic_messages(&input, v),
             with(json!([{"role": "user", "content": [x, y]}])),
@@ -107,10 +107,10 @@ fn an_array_among_assistant_blocks_is_spliced_in_by_every_version() {
          "content": [{"type": "text", "text": "x"}], "timestamp": 3}
     ]});
     for v in [
-        Variant::Before0804,
-        Variant::From0804,
-        Variant::From086,
-        Variant::From130,
+        PiVersion::Before0804,
+        PiVersion::From0804,
+        PiVersion::From086,
+        PiVersion::From130,
     ] {
         assert_eq!(
             anthropic_messages(&input, v),
@@ -144,7 +144,7 @@ fn number_ids_are_answered_by_equal_numbers_and_minus_zero_by_zero() {
         result(1, "y"),
         {"role": "user", "content": "next", "timestamp": 5}
     ]});
-    for v in [Variant::Before0804, Variant::From130] {
+    for v in [PiVersion::Before0804, PiVersion::From130] {
         let transformed = run_vector_input(&input, v)["transformed"].clone();
         let synthetic: Vec<&Value> = transformed
             .as_array()
@@ -169,7 +169,7 @@ fn system_sections_are_replaced_in_place_deleted_by_null_and_appended() {
          "sections": {"a": null, "b": "B2", "d": "D", "zz": null}},
         {"role": "user", "content": "on", "timestamp": 4}
     ]});
-    for v in [Variant::From086, Variant::From130] {
+    for v in [PiVersion::From086, PiVersion::From130] {
         assert_eq!(
             run_vector_input(&input, v)["anthropic"]["system"],
             json!([{"type": "text", "text": "base\n\nmore\n\nB2\n\nx,y\n\nD"}]),
@@ -189,7 +189,7 @@ fn a_primitive_entry_in_a_v1_file_throws_naming_its_type() {
     ] {
         let input = json!({"entries": [{"type": "session", "id": "s"}, entry]});
         assert_eq!(
-            run_vector_input(&input, Variant::From130)["error"],
+            run_vector_input(&input, PiVersion::From130)["error"],
             json!(format!("TypeError: Cannot create property 'id' on {shown}")),
         );
     }
@@ -208,7 +208,7 @@ fn a_v1_compaction_kept_from_the_header_keeps_nothing_before_it() {
          "firstKeptEntryIndex": 0, "tokensBefore": 9},
         message("c", 4)
     ]});
-    for v in [Variant::Before0804, Variant::From130] {
+    for v in [PiVersion::Before0804, PiVersion::From130] {
         let llm = run_vector_input(&input, v)["llm"].clone();
         let contents: Vec<&Value> = llm
             .as_array()
@@ -239,7 +239,7 @@ fn a_v1_compaction_keeps_from_a_whole_non_negative_index_only() {
              "firstKeptEntryIndex": index, "tokensBefore": 9},
             message("c", 4)
         ]});
-        let llm = run_vector_input(&input, Variant::From130)["llm"].clone();
+        let llm = run_vector_input(&input, PiVersion::From130)["llm"].clone();
         let after_summary: Vec<&Value> = llm
             .as_array()
             .into_iter()
@@ -280,7 +280,7 @@ fn a_model_matching_on_only_some_fields_is_another_model() {
         4,
     ));
     let input = json!({"anthropic": true, "messages": messages});
-    let ids: Vec<Value> = anthropic_messages(&input, Variant::From130)
+    let ids: Vec<Value> = anthropic_messages(&input, PiVersion::From130)
         .as_array()
         .into_iter()
         .flatten()
@@ -306,7 +306,7 @@ fn an_array_in_place_of_a_message_spreads_its_indices() {
     let input = json!({"skipConvert": true, "messages": [
         {"role": "user", "content": "go", "timestamp": 1}, ["x", "y"]]});
     assert_eq!(
-        run_vector_input(&input, Variant::From130)["transformed"][1],
+        run_vector_input(&input, PiVersion::From130)["transformed"][1],
         json!({"0": "x", "1": "y", "content": []})
     );
 }
@@ -318,7 +318,10 @@ fn an_array_in_place_of_a_message_spreads_its_indices() {
 fn a_null_message_throws_at_the_first_read_of_it() {
     let input = json!({"skipConvert": true, "model": {"input": ["text"]},
                        "messages": [{"role": "user", "content": "go", "timestamp": 1}, null]});
-    for (v, property) in [(Variant::Before0804, "role"), (Variant::From130, "content")] {
+    for (v, property) in [
+        (PiVersion::Before0804, "role"),
+        (PiVersion::From130, "content"),
+    ] {
         let output = run_vector_input(&input, v);
         assert_eq!(
             (&output["error"], &output["stage"]),
@@ -347,11 +350,11 @@ fn a_string_tool_result_is_split_into_characters_for_a_model_without_vision() {
                "messages": [user.clone(), result(content)]})
     };
     assert_eq!(
-        run_vector_input(&input(json!("ok")), Variant::From130)["transformed"][1]["content"],
+        run_vector_input(&input(json!("ok")), PiVersion::From130)["transformed"][1]["content"],
         json!(["o", "k"])
     );
     assert_eq!(
-        run_vector_input(&input(json!(5)), Variant::From130)["error"],
+        run_vector_input(&input(json!(5)), PiVersion::From130)["error"],
         json!("TypeError: content is not iterable")
     );
 }
@@ -368,7 +371,7 @@ fn a_system_message_that_adds_tools_makes_the_prompt_without_a_timestamp() {
             {"role": "user", "content": "go", "timestamp": 2}]})
     };
     let system = |tools: Value| {
-        run_vector_input(&input(tools), Variant::From130)["anthropic"]
+        run_vector_input(&input(tools), PiVersion::From130)["anthropic"]
             .get("system")
             .cloned()
     };
@@ -394,7 +397,7 @@ fn a_section_is_kept_by_its_length_not_by_its_text() {
             {"role": "system", "content": "base", "timestamp": 1, "sections": sections},
             {"role": "user", "content": "go", "timestamp": 2}]});
         assert_eq!(
-            run_vector_input(&input, Variant::From130)["anthropic"]["system"],
+            run_vector_input(&input, PiVersion::From130)["anthropic"]["system"],
             json!([{"type": "text", "text": prompt}]),
             "{sections}"
         );
@@ -418,7 +421,7 @@ fn tool(name: &str) -> Value {
 
 /// The Anthropic stage's error without its name: pi reports a throw while building the request
 /// without it (and one while collapsing the system messages with it).
-fn anthropic_error(input: &Value, v: Variant) -> Option<String> {
+fn anthropic_error(input: &Value, v: PiVersion) -> Option<String> {
     let out = run_vector_input(input, v);
     assert!(
         out.get("error").is_none() || out["stage"] == "anthropic",
@@ -433,7 +436,7 @@ fn anthropic_error(input: &Value, v: Variant) -> Option<String> {
     )
 }
 
-fn prompt(input: &Value, v: Variant) -> Option<Value> {
+fn prompt(input: &Value, v: PiVersion) -> Option<Value> {
     run_vector_input(input, v)["anthropic"]
         .get("system")
         .cloned()
@@ -445,7 +448,7 @@ fn prompt(input: &Value, v: Variant) -> Option<Value> {
 #[test]
 fn the_tools_left_declared_decide_whether_there_is_a_prompt() {
     let removed = |names: Value| json!({"role": "system", "content": "two", "toolsRemoved": names});
-    for v in [Variant::From086, Variant::From130] {
+    for v in [PiVersion::From086, PiVersion::From130] {
         let cases = [
             (
                 vec![
@@ -488,7 +491,7 @@ fn the_tools_left_declared_decide_whether_there_is_a_prompt() {
 fn a_declared_tool_without_parameters_makes_pi_throw_building_the_request() {
     let undefined = Some("Cannot read properties of undefined (reading 'properties')".to_string());
     let with_params = |name: Value| json!({"name": name, "parameters": {}});
-    for v in [Variant::From086, Variant::From130] {
+    for v in [PiVersion::From086, PiVersion::From130] {
         let throwing = [
             vec![system("base", json!(["grep"]))],
             vec![system("base", json!([{"name": "grep"}]))],
@@ -558,7 +561,7 @@ fn tools_that_cannot_be_iterated_throw_while_collapsing_the_system_messages() {
     };
     let null_name = "Cannot read properties of null (reading 'name')".to_string();
     let removed = |tools: Value| json!({"role": "system", "content": "base", "timestamp": 1, "toolsRemoved": tools});
-    for v in [Variant::From086, Variant::From130] {
+    for v in [PiVersion::From086, PiVersion::From130] {
         let cases = [
             (vec![system("base", json!(1.5))], not_iterable("number 1.5")),
             (vec![system("base", json!(-0.0))], not_iterable("number 0")),
@@ -621,7 +624,7 @@ fn a_truncation_note_needs_both_the_flag_and_the_path() {
             .as_object_mut()
             .unwrap()
             .extend(flags.as_object().unwrap().clone());
-        for v in [Variant::Before0804, Variant::From130] {
+        for v in [PiVersion::Before0804, PiVersion::From130] {
             let out = run_vector_input(&json!({"messages": [message.clone()]}), v);
             assert_eq!(out["llm"][0]["content"][0]["text"], json!(text), "{flags}");
         }

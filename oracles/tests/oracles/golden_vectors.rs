@@ -6,11 +6,11 @@
 //! model and are checked by its own test; they are skipped here by their input shape, and the test
 //! asserts how many it skipped so a vector cannot silently drop out.
 
-use ctxfuzz_oracles::pi::{Variant, run_vector_input};
+use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
 use serde_json::Value;
 
 struct Vector {
-    variant: Variant,
+    variant: PiVersion,
     name: String,
     input: Value,
     output: Value,
@@ -23,8 +23,8 @@ fn vectors() -> Vec<Vector> {
         .map(|line| {
             let mut record: Value = serde_json::from_str(line).expect("a vector is valid JSON");
             let variant = match record["variant"].as_str() {
-                Some("current") => Variant::From130,
-                Some("0.81.1") => Variant::From0804,
+                Some("current") => PiVersion::From130,
+                Some("0.81.1") => PiVersion::From0804,
                 other => panic!("unknown vector variant {other:?}"),
             };
             Vector {
@@ -101,7 +101,7 @@ fn judging_and_the_borrowing_pipeline_see_what_the_full_request_does() {
             }
         }
         let skip_convert = vector.input["skipConvert"] == true;
-        for variant in Variant::ALL {
+        for variant in PiVersion::ALL {
             let Ok(rendered) = render(messages, &model, variant) else {
                 continue;
             };

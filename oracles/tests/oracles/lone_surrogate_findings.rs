@@ -6,14 +6,14 @@
 
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::{self, Variant, run_vector_input};
+use ctxfuzz_oracles::pi::{self, PiVersion, run_vector_input};
 use serde_json::Value;
 
-const VARIANTS: [Variant; 4] = [
-    Variant::Before0804,
-    Variant::From0804,
-    Variant::From086,
-    Variant::From130,
+const VARIANTS: [PiVersion; 4] = [
+    PiVersion::Before0804,
+    PiVersion::From0804,
+    PiVersion::From086,
+    PiVersion::From130,
 ];
 
 /// A transcript from the target model itself (its ids are not normalised) whose texts, call id
@@ -54,7 +54,7 @@ fn parse(text: &str) -> Value {
     json_text::parse(text).expect("valid JSON text")
 }
 
-fn sent(messages: &str, v: Variant) -> Value {
+fn sent(messages: &str, v: PiVersion) -> Value {
     let input = serde_json::json!({"anthropic": true, "messages": parse(messages)});
     run_vector_input(&input, v)["anthropic"]["messages"].clone()
 }

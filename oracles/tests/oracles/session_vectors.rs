@@ -1,7 +1,7 @@
 //! Golden test: the session-mode reference vectors (V27–V31), recorded from the real pi 1.6.0 and
 //! 0.81.1, reproduced by the session model.
 
-use ctxfuzz_oracles::pi::session::{self, SessionRules};
+use ctxfuzz_oracles::pi::session_context::{self, SessionRules};
 use serde_json::Value;
 
 const VECTORS: &str = include_str!("../data/vectors.expected.jsonl");
@@ -34,11 +34,11 @@ fn session_vectors_reproduce_for_both_variants() {
     assert_eq!(vectors.len(), 10, "V27–V31 for 1.6.0 and 0.81.1");
     for (rules, name, input, expected) in vectors {
         let mut entries = match input.get("jsonl").and_then(Value::as_str) {
-            Some(text) => session::parse(text).entries,
+            Some(text) => session_context::parse(text).entries,
             None => input["entries"].as_array().cloned().unwrap_or_default(),
         };
-        session::migrate(&mut entries).expect("migrates");
-        let context = session::build_context(&entries, input.get("leafId"), rules)
+        session_context::migrate(&mut entries).expect("migrates");
+        let context = session_context::build_context(&entries, input.get("leafId"), rules)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(context.to_json(), expected, "{rules:?} {name}");
     }
@@ -47,7 +47,7 @@ fn session_vectors_reproduce_for_both_variants() {
 #[test]
 fn v27_reports_its_malformed_line() {
     let (_, _, input, _) = session_vectors().into_iter().next().expect("V27");
-    let parsed = session::parse(input["jsonl"].as_str().expect("jsonl"));
+    let parsed = session_context::parse(input["jsonl"].as_str().expect("jsonl"));
     assert_eq!(parsed.entries.len(), 12);
     assert_eq!(parsed.malformed.len(), 1);
     assert_eq!(parsed.malformed[0].line, 13);

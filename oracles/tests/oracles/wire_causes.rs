@@ -3,7 +3,7 @@
 //! still is.
 
 use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
-use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
 fn call(id: &str) -> Value {
@@ -25,7 +25,7 @@ fn user() -> Value {
 
 /// The causes of the findings of wire rule `rule` on `input`.
 fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
-    let Judgement::Fail(violations) = wire::judge(input, &default_model(), Variant::default())
+    let Judgement::Fail(violations) = wire::judge(input, &default_model(), PiVersion::default())
     else {
         return Vec::new();
     };
@@ -138,7 +138,7 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
         result("t1"),
         result("t1"),
     ];
-    let Judgement::Fail(violations) = wire::judge(&input, &default_model(), Variant::default())
+    let Judgement::Fail(violations) = wire::judge(&input, &default_model(), PiVersion::default())
     else {
         panic!("expected violations");
     };

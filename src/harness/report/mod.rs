@@ -22,8 +22,8 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, NotReproduced, RunRecord};
 use crate::harness::findings::cause_label;
-use crate::harness::target::{Class, Target};
-use crate::harness::{panics, replay, targets};
+use crate::harness::target::{Class, DynTarget};
+use crate::harness::{replay, targets};
 use crate::transcript::case::CaseFile;
 use libfuzzer_log::LogStats;
 
@@ -200,9 +200,9 @@ fn finding_rows(
         if verdict.is_empty() {
             continue;
         }
-        let target = targets::build(&case.target, Some(variant), &case.profile)
+        let target = targets::for_case(case, Some(variant))
             .with_context(|| format!("{}: variant `{variant}`", file.display()))?;
-        let (invariant, cause) = match panics::judge(target.as_ref(), &case.input) {
+        let (invariant, cause) = match target.judge_caught(&case.input) {
             Judgement::Fail(violations) => {
                 let first = violations
                     .iter()
@@ -238,7 +238,7 @@ fn finding_rows(
     Ok(rows)
 }
 
-fn side_by_side(target: &dyn Target, input: &Value) -> SideBySide {
+fn side_by_side(target: &dyn DynTarget, input: &Value) -> SideBySide {
     let (left_label, left, right_label, right) = match target.explain(input) {
         Some(e) => (e.expected_label, e.expected, e.actual_label, e.actual),
         None => (

@@ -277,13 +277,14 @@ fn a_fault_becomes_a_violation_named_by_its_id() {
 
 #[test]
 fn limits_come_from_the_profile_and_go_back_into_it() {
-    let limits = Limits::from_profile(&json!({"sut_timeout_ms": 900, "sut_startup_ms": 50}));
+    let profile = Profile::from_value(&json!({"sut_timeout_ms": 900, "sut_startup_ms": 50}));
+    let limits = Limits::from_profile(&profile.expect("a profile"));
     assert_eq!(limits.answer, Duration::from_millis(900));
     assert_eq!(limits.startup_grace, Duration::from_millis(50));
-    let mut profile = Map::new();
+    let mut profile = Profile::default();
     limits.record_in(&mut profile);
-    assert_eq!(Limits::from_profile(&Value::Object(profile)), limits);
-    assert_eq!(Limits::from_profile(&json!({})), Limits::default());
+    assert_eq!(Limits::from_profile(&profile), limits);
+    assert_eq!(Limits::from_profile(&Profile::default()), Limits::default());
 }
 
 #[test]

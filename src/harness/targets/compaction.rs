@@ -13,7 +13,7 @@
 //! `summariser` is `"digest"`, `"empty"`, `{"fixed": TEXT}` or `{"error": CAUSE}`; with
 //! `overflow` the round goes through AutoBot's `check_and_protect` (thresholds, backoff) instead of
 //! compacting unconditionally. The variant names the compaction configuration
-//! ([`Config::variant`]); the knobs override only the user's settings, never a variant's defect.
+//! ([`CompactionConfig::named`]); the knobs override only the user's settings, never a variant's defect.
 
 use std::borrow::Cow;
 
@@ -25,13 +25,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
-use crate::compaction::{Compaction, Config, Family, Faults, Outcome, Scripted, Tracker, compact};
+use crate::compaction::{
+    Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact,
+};
 use crate::generators;
-use crate::harness::target::Target;
+use crate::harness::profile::Profile;
+use crate::harness::target::{DynTarget, Target};
 
 pub const NAME: &str = "compaction";
 
-pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
     Ok(Box::new(CompactionTarget::new(
         variant.unwrap_or("cycle-safe"),
     )?))
@@ -39,14 +42,14 @@ pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>>
 
 pub struct CompactionTarget {
     variant: String,
-    config: Config,
+    config: CompactionConfig,
 }
 
 impl CompactionTarget {
     pub fn new(variant: &str) -> Result<CompactionTarget> {
         Ok(CompactionTarget {
             variant: variant.to_string(),
-            config: Config::variant(variant)?,
+            config: CompactionConfig::named(variant)?,
         })
     }
 }
@@ -102,20 +105,27 @@ pub struct OverflowSpec {
     pub usage: Option<(u64, u64)>,
 }
 
-impl Scenario {
-    /// Reads a scenario, or a bare array of messages as a one-round scenario.
-    pub fn from_input(input: &Value) -> Result<Scenario, String> {
+/// The target's input: a scenario, read from a scenario or from a bare array of messages (a
+/// one-round scenario with the defaults); written as a scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "Value")]
+pub struct ScenarioInput(pub Scenario);
+
+impl TryFrom<Value> for ScenarioInput {
+    type Error = String;
+
+    fn try_from(input: Value) -> Result<ScenarioInput, String> {
         match input {
-            Value::Array(messages) => Ok(Scenario {
+            Value::Array(messages) => Ok(ScenarioInput(Scenario {
                 rounds: vec![RoundSpec {
-                    append: messages.clone(),
+                    append: messages,
                     ..RoundSpec::default()
                 }],
                 ..Scenario::default()
-            }),
-            other => {
-                Scenario::deserialize(other).map_err(|e| format!("not a compaction scenario: {e}"))
-            }
+            })),
+            other => Scenario::deserialize(other)
+                .map(ScenarioInput)
+                .map_err(|e| format!("not a compaction scenario: {e}")),
         }
     }
 }
@@ -159,7 +169,10 @@ impl From<Compaction<'_>> for Record {
 }
 
 /// Runs every round of `scenario` under `config` (after applying the scenario's knobs).
-pub fn run(config: &Config, scenario: &Scenario) -> (Config, Family, Vec<RoundRun>) {
+pub fn run(
+    config: &CompactionConfig,
+    scenario: &Scenario,
+) -> (CompactionConfig, Family, Vec<RoundRun>) {
     let mut config = config.clone();
     let knobs = &scenario.knobs;
     config.window = knobs.window.unwrap_or(config.window);
@@ -244,6 +257,8 @@ pub fn run(config: &Config, scenario: &Scenario) -> (Config, Family, Vec<RoundRu
 }
 
 impl Target for CompactionTarget {
+    type Input = ScenarioInput;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -252,29 +267,21 @@ impl Target for CompactionTarget {
         self.variant.clone()
     }
 
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-        generate(u).map(|s| serde_json::to_value(s).expect("serialisable"))
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<ScenarioInput> {
+        generate(u).map(ScenarioInput)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let scenario = match Scenario::from_input(input) {
-            Ok(s) => s,
-            Err(e) => return Judgement::CannotJudge(e),
-        };
-        let (config, family, runs) = run(&self.config, &scenario);
+    fn judge(&self, ScenarioInput(scenario): &ScenarioInput) -> Judgement {
+        let (config, family, runs) = run(&self.config, scenario);
         Judgement::from_violations(judge_runs(&config, family, &runs))
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let scenario = match Scenario::from_input(input) {
-            Ok(s) => s,
-            Err(e) => return json!({"error": e}),
-        };
-        let (_, _, runs) = run(&self.config, &scenario);
+    fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> Value {
+        let (_, _, runs) = run(&self.config, scenario);
         let rounds: Vec<Value> = runs.iter().map(round_output).collect();
         json!({"rounds": rounds})
     }
@@ -301,7 +308,7 @@ fn round_output(run: &RoundRun) -> Value {
 
 /// The oracle's judgement of the rounds that attempted a compaction.
 pub fn judge_runs(
-    config: &Config,
+    config: &CompactionConfig,
     family: Family,
     runs: &[RoundRun],
 ) -> Vec<ctxfuzz_oracles::invariants::Violation> {

@@ -19,21 +19,22 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
 use crate::generators::pi as pi_generator;
+use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_MALFORMED, Supervisor};
-use crate::harness::target::{Class, Target};
+use crate::harness::target::{Class, DynTarget, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
 pub const SUT_THREW: &str = "sut-threw";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let target = ContractTarget::from_profile(profile)?;
     if let Some(variant) = variant
-        && variant != target.variant()
+        && variant != Target::variant(&target)
     {
         bail!(
             "the contract target's variant is `{}` (from the profile), not `{variant}`",
-            target.variant()
+            Target::variant(&target)
         );
     }
     Ok(Box::new(target))
@@ -53,9 +54,10 @@ pub struct ContractTarget {
 
 impl ContractTarget {
     /// The target the profile describes (`contract`, `format`, `sut`, optional `marker`).
-    pub fn from_profile(profile: &Value) -> Result<ContractTarget> {
-        let read = |key: &str| profile.get(key).and_then(Value::as_str);
-        let contract: Contract = read("contract")
+    pub fn from_profile(profile: &Profile) -> Result<ContractTarget> {
+        let contract: Contract = profile
+            .contract
+            .as_deref()
             .context("the contract target needs a contract (--contract repair|cut)")?
             .parse()
             .map_err(anyhow::Error::msg)?;
@@ -64,19 +66,21 @@ impl ContractTarget {
                 "the sweep contract is the `sweep` target (ctxfuzz fuzz --target sweep --sut CMD)"
             );
         }
-        let format: Format = read("format")
+        let format: Format = profile
+            .format
+            .as_deref()
             .unwrap_or("pi")
             .parse()
             .map_err(anyhow::Error::msg)?;
-        let command =
-            read("sut").context("the contract target fuzzes an external program: add --sut CMD")?;
+        let command = profile
+            .sut
+            .as_deref()
+            .context("the contract target fuzzes an external program: add --sut CMD")?;
         Ok(ContractTarget {
             contract,
             format,
-            marker: read("marker").map(String::from),
-            peer: read("peer")
-                .zip(read("package"))
-                .map(|(p, v)| (p.into(), v.into())),
+            marker: profile.marker.clone(),
+            peer: profile.peer.clone().zip(profile.package.clone()),
             supervisor: Supervisor::new(command, Limits::from_profile(profile)),
             skipped: Mutex::default(),
         })
@@ -169,6 +173,10 @@ fn cut_messages(input: &Value) -> Option<&[Value]> {
 }
 
 impl Target for ContractTarget {
+    /// The program's own format: a repair input is the message array, a cut input
+    /// `{"messages", "target"}` (which is which depends on the contract).
+    type Input = Value;
+
     fn name(&self) -> &'static str {
         "contract"
     }
@@ -177,19 +185,17 @@ impl Target for ContractTarget {
         format!("{}:{}", self.contract.name(), self.format)
     }
 
-    fn profile(&self) -> Value {
-        let mut profile = json!({"contract": self.contract.name(), "format": self.format.name()});
-        if let Some(marker) = &self.marker {
-            profile["marker"] = json!(marker);
-        }
-        if let Some((peer, package)) = &self.peer {
-            profile["peer"] = json!(peer);
-            profile["package"] = json!(package);
-        }
-        if let Value::Object(map) = &mut profile {
-            map.insert("sut".into(), json!(self.supervisor.command()));
-            self.supervisor.limits().record_in(map);
-        }
+    fn profile(&self) -> Profile {
+        let mut profile = Profile {
+            contract: Some(self.contract.name().to_string()),
+            format: Some(self.format.name().to_string()),
+            marker: self.marker.clone(),
+            peer: self.peer.as_ref().map(|(peer, _)| peer.clone()),
+            package: self.peer.as_ref().map(|(_, package)| package.clone()),
+            sut: Some(self.supervisor.command().to_string()),
+            ..Profile::default()
+        };
+        self.supervisor.limits().record_in(&mut profile);
         profile
     }
 

@@ -18,8 +18,9 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, against_rule, generate, messages, parse_rule, shape};
-use crate::harness::target::{Class, Explanation, Target};
+use super::pi_transcript::{Boundary, against_rule, generate, parse_rule, shape};
+use crate::harness::profile::Profile;
+use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 
 pub const OVER_SWEEP: &str = "over-sweep";
@@ -30,7 +31,7 @@ pub const AGAINST_KEEPS_REJECTED: &str = "against-keeps-rejected";
 /// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
 pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     Ok(Box::new(Differential {
         rule: parse_rule(variant)?,
         against: against_rule(profile, DEFAULT_AGAINST)?,
@@ -117,6 +118,8 @@ impl Differential {
 }
 
 impl Target for Differential {
+    type Input = Vec<Value>;
+
     fn name(&self) -> &'static str {
         "differential"
     }
@@ -125,21 +128,18 @@ impl Target for Differential {
         self.rule.name().to_string()
     }
 
-    fn profile(&self) -> Value {
-        let mut profile = self.boundary.profile();
-        profile["against"] = json!(self.against.name());
-        profile
+    fn profile(&self) -> Profile {
+        Profile {
+            against: Some(self.against.name().to_string()),
+            ..self.boundary.profile()
+        }
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
         generate(u)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let messages = match messages(input) {
-            Ok(messages) => messages,
-            Err(cannot) => return cannot,
-        };
+    fn judge(&self, messages: &Vec<Value>) -> Judgement {
         let first = swept_indices(messages, self.rule);
         let second = swept_indices(messages, self.against);
         let differences = first
@@ -162,18 +162,15 @@ impl Target for Differential {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let Ok(messages) = messages(input) else {
-            return Value::Null;
-        };
+    fn output(&self, messages: &Vec<Value>) -> Value {
         json!({
             self.rule.name(): swept_indices(messages, self.rule),
             format!("against {}", self.against): swept_indices(messages, self.against),
         })
     }
 
-    fn shape(&self, input: &Value) -> String {
-        shape(input)
+    fn shape(&self, messages: &Vec<Value>) -> String {
+        shape(messages)
     }
 
     fn class(&self, violation: &Violation) -> Class {
@@ -184,8 +181,7 @@ impl Target for Differential {
         }
     }
 
-    fn explain(&self, input: &Value) -> Option<Explanation> {
-        let messages = input.as_array()?;
+    fn explain(&self, messages: &Vec<Value>) -> Option<Explanation> {
         let request = |rule| {
             self.boundary
                 .request_text(&without(messages, &swept_indices(messages, rule)))

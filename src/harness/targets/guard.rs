@@ -9,26 +9,29 @@
 use anyhow::{Result, anyhow};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{self, Judgement};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::guard::{self, Schedule, Variant, compare, generate};
-use crate::harness::target::{Explanation, Target};
+use crate::guard::{self, GuardWiring, Schedule, compare, generate};
+use crate::harness::profile::Profile;
+use crate::harness::target::{DynTarget, Explanation, Target};
 
 pub struct GuardTarget {
-    variant: Variant,
+    variant: GuardWiring,
 }
 
 /// Registry builder: `variant` is `settled`, `end-no-release` or `end-release` (default); the
 /// profile has no options (everything lives in the schedule).
-pub fn build(variant: Option<&str>, _profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let variant = match variant {
         Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
-        None => Variant::default(),
+        None => GuardWiring::default(),
     };
     Ok(Box::new(GuardTarget { variant }))
 }
 
 impl Target for GuardTarget {
+    type Input = Schedule;
+
     fn name(&self) -> &'static str {
         "guard"
     }
@@ -37,49 +40,34 @@ impl Target for GuardTarget {
         self.variant.name().to_string()
     }
 
-    fn profile(&self) -> Value {
-        json!({})
+    fn profile(&self) -> Profile {
+        Profile::default()
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-        Ok(generate::schedule(u)?.to_value())
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Schedule> {
+        generate::schedule(u)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        match Schedule::from_value(input) {
-            Ok(schedule) => {
-                let trace = guard::run(self.variant, &schedule);
-                invariants::guard::judge_text(
-                    &serde_json::to_string(&trace).expect("a trace serialises"),
-                )
-            }
-            Err(error) => Judgement::CannotJudge(format!("not a guard schedule: {error}")),
-        }
+    fn judge(&self, schedule: &Schedule) -> Judgement {
+        let trace = guard::run(self.variant, schedule);
+        invariants::guard::judge_text(&serde_json::to_string(&trace).expect("a trace serialises"))
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let schedule = match Schedule::from_value(input) {
-            Ok(schedule) => schedule,
-            Err(error) => return json!({ "error": format!("not a guard schedule: {error}") }),
-        };
-        compare::every_variant(&schedule)
+    fn output(&self, schedule: &Schedule) -> Value {
+        compare::every_variant(schedule)
     }
 
-    fn shape(&self, input: &Value) -> String {
-        match Schedule::from_value(input) {
-            Ok(schedule) => schedule.shape(),
-            Err(_) => "invalid".to_string(),
-        }
+    fn shape(&self, schedule: &Schedule) -> String {
+        schedule.shape()
     }
 
-    fn explain(&self, input: &Value) -> Option<Explanation> {
-        let schedule = Schedule::from_value(input).ok()?;
+    fn explain(&self, schedule: &Schedule) -> Option<Explanation> {
         let other = compare::counterpart(self.variant);
         Some(Explanation {
             expected_label: other.name().to_string(),
-            expected: guard::run(other, &schedule).text(),
+            expected: guard::run(other, schedule).text(),
             actual_label: self.variant.name().to_string(),
-            actual: guard::run(self.variant, &schedule).text(),
+            actual: guard::run(self.variant, schedule).text(),
         })
     }
 }

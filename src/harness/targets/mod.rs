@@ -2,9 +2,10 @@
 //! package can run, built by name. One file per target; one line per target in [`REGISTRY`].
 
 use anyhow::{Result, bail};
-use serde_json::Value;
 
-use super::target::Target;
+use super::profile::Profile;
+use super::target::DynTarget;
+use crate::transcript::case::CaseFile;
 
 mod compaction;
 pub mod contract;
@@ -16,8 +17,8 @@ mod pipeline;
 mod sweep;
 
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
-/// profile (a JSON object of options such as `{"pi": "1.6.0"}`; unknown keys are ignored).
-pub type Builder = fn(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>>;
+/// profile (the options it reads; the others are ignored).
+pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
 const REGISTRY: &[(&str, Builder)] = &[
@@ -48,7 +49,7 @@ pub fn default_names() -> Vec<&'static str> {
 
 /// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
 /// `oracle-json`).
-pub fn build(name: &str, variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let wanted = name.replace('_', "-");
     match REGISTRY.iter().find(|(known, _)| *known == wanted) {
         Some((_, builder)) => builder(variant, profile),
@@ -57,4 +58,10 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Value) -> Result<Box<d
             names().join(", ")
         ),
     }
+}
+
+/// Builds the target a case file names, with the profile it records, for `variant`.
+pub fn for_case(case: &CaseFile, variant: Option<&str>) -> Result<Box<dyn DynTarget>> {
+    let profile = Profile::from_value(&case.profile).map_err(anyhow::Error::msg)?;
+    build(&case.target, variant, &profile)
 }

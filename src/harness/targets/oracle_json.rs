@@ -12,10 +12,12 @@ use std::path::Path;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
-use crate::harness::target::Target;
+use crate::harness::profile::Profile;
+use crate::harness::target::{DynTarget, Target};
 use crate::transcript::io;
 
 pub const ERROR_NAMES_POSITION: &str = "error-names-position";
@@ -23,7 +25,7 @@ pub const ERROR_NAMES_POSITION: &str = "error-names-position";
 /// The name the input file is judged under (what error messages must start with).
 const FILE_NAME: &str = "input.json";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     if let Some(other) = variant.filter(|v| *v != "check") {
         anyhow::bail!("target oracle-json has one variant, `check` (got `{other}`)");
     }
@@ -36,25 +38,33 @@ struct OracleJson {
     boundary: Boundary,
 }
 
-/// The input of a file's bytes.
-fn input_of(bytes: Vec<u8>) -> Value {
-    match String::from_utf8(bytes) {
-        Ok(text) => json!({ "file": text }),
-        Err(e) => json!({ "file_bytes": e.into_bytes() }),
-    }
+/// The file judged: its text, or its bytes when they are not UTF-8.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "{\"file\": TEXT} or {\"file_bytes\": [BYTE, ...]}"
+)]
+pub enum InputFile {
+    Text { file: String },
+    Bytes { file_bytes: Vec<u8> },
 }
 
-/// The file's bytes of an input.
-fn bytes_of(input: &Value) -> Option<Vec<u8>> {
-    if let Some(text) = input.get("file").and_then(Value::as_str) {
-        return Some(text.as_bytes().to_vec());
+impl InputFile {
+    fn of(bytes: Vec<u8>) -> InputFile {
+        match String::from_utf8(bytes) {
+            Ok(file) => InputFile::Text { file },
+            Err(e) => InputFile::Bytes {
+                file_bytes: e.into_bytes(),
+            },
+        }
     }
-    input
-        .get("file_bytes")?
-        .as_array()?
-        .iter()
-        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-        .collect()
+
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            InputFile::Text { file } => file.as_bytes().to_vec(),
+            InputFile::Bytes { file_bytes } => file_bytes.clone(),
+        }
+    }
 }
 
 impl OracleJson {
@@ -74,6 +84,8 @@ impl OracleJson {
 }
 
 impl Target for OracleJson {
+    type Input = InputFile;
+
     fn name(&self) -> &'static str {
         "oracle-json"
     }
@@ -82,13 +94,13 @@ impl Target for OracleJson {
         "check".to_string()
     }
 
-    fn profile(&self) -> Value {
+    fn profile(&self) -> Profile {
         self.boundary.profile()
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<InputFile> {
         let mut file = match u.int_in_range(0..=9)? {
-            0 => return Ok(input_of(u.bytes(u.len())?.to_vec())),
+            0 => return Ok(InputFile::of(u.bytes(u.len())?.to_vec())),
             1 => {
                 let depth = u.int_in_range(1..=2000)?;
                 format!(
@@ -109,27 +121,24 @@ impl Target for OracleJson {
                 _ => file.insert(at, *u.choose(b"[]{}\",:\\0-e.\n\xff")?),
             }
         }
-        Ok(input_of(file))
+        Ok(InputFile::of(file))
     }
 
     /// Bytes that start like a JSON document are the file itself (libFuzzer mutates files);
     /// anything else drives the generator.
-    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value> {
+    fn decode(&self, bytes: &[u8]) -> arbitrary::Result<InputFile> {
         if matches!(bytes.first(), Some(b'[' | b'{')) {
-            return Ok(input_of(bytes.to_vec()));
+            return Ok(InputFile::of(bytes.to_vec()));
         }
-        self.generate(&mut Unstructured::new(bytes))
+        Target::generate(self, &mut Unstructured::new(bytes))
     }
 
-    fn seed_bytes(&self, input: &Value) -> Vec<u8> {
-        bytes_of(input).unwrap_or_default()
+    fn seed_bytes(&self, input: &InputFile) -> Vec<u8> {
+        input.bytes()
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let Some(bytes) = bytes_of(input) else {
-            return Judgement::CannotJudge("the input has no `file` or `file_bytes`".into());
-        };
-        let error = match self.check(bytes) {
+    fn judge(&self, input: &InputFile) -> Judgement {
+        let error = match self.check(input.bytes()) {
             // Any verdict of the oracle is fine here: this target judges the reading, not the file.
             Ok(_) => return Judgement::Pass,
             Err(error) => format!("{error:#}"),
@@ -155,11 +164,10 @@ impl Target for OracleJson {
         }])
     }
 
-    fn output(&self, input: &Value) -> Value {
-        match bytes_of(input).map(|bytes| self.check(bytes)) {
-            Some(Ok(judgement)) => json!({ "verdict": judgement.verdict() }),
-            Some(Err(error)) => json!({ "error": format!("{error:#}") }),
-            None => Value::Null,
+    fn output(&self, input: &InputFile) -> Value {
+        match self.check(input.bytes()) {
+            Ok(judgement) => json!({ "verdict": judgement.verdict() }),
+            Err(error) => json!({ "error": format!("{error:#}") }),
         }
     }
 }

@@ -4,12 +4,13 @@
 
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
+use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
-use ctxfuzz_oracles::invariants::{Judgement, Violation};
-use ctxfuzz_oracles::pi::{self, Variant};
-use serde_json::{Value, json};
+use ctxfuzz_oracles::pi::{self, PiVersion};
+use serde_json::Value;
 
 use crate::generators::pi as pi_generator;
+use crate::harness::profile::Profile;
 use crate::sweep::BarrierRule;
 use crate::transcript::shapes;
 
@@ -22,17 +23,17 @@ pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
 
 /// The provider boundary a target judges against: pi's behaviour variant and the model.
 pub(super) struct Boundary {
-    pub pi: Variant,
+    pub pi: PiVersion,
     pub version: Option<String>,
     pub model: Value,
 }
 
 impl Boundary {
-    pub fn from_profile(profile: &Value) -> Result<Self> {
-        let version = profile.get("pi").and_then(Value::as_str).map(String::from);
+    pub fn from_profile(profile: &Profile) -> Result<Self> {
+        let version = profile.pi.clone();
         let pi = match &version {
-            Some(v) => Variant::from_version(v).map_err(anyhow::Error::msg)?,
-            None => Variant::default(),
+            Some(v) => PiVersion::from_version(v).map_err(anyhow::Error::msg)?,
+            None => PiVersion::default(),
         };
         Ok(Boundary {
             pi,
@@ -57,31 +58,20 @@ impl Boundary {
         }
     }
 
-    pub fn profile(&self) -> Value {
-        match &self.version {
-            Some(version) => json!({ "pi": version }),
-            None => json!({}),
+    pub fn profile(&self) -> Profile {
+        Profile {
+            pi: self.version.clone(),
+            ..Profile::default()
         }
     }
 }
 
-/// The transcript of an input, or why it cannot be judged.
-pub(super) fn messages(input: &Value) -> Result<&[Value], Judgement> {
-    input
-        .as_array()
-        .map(Vec::as_slice)
-        .ok_or_else(|| Judgement::CannotJudge("the input is not a JSON array of messages".into()))
-}
-
-pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-    pi_generator::transcript(u).map(Value::Array)
+pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
+    pi_generator::transcript(u)
 }
 
 /// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.
-pub(super) fn shape(input: &Value) -> String {
-    let Some(messages) = input.as_array() else {
-        return "not-an-array".to_string();
-    };
+pub(super) fn shape(messages: &[Value]) -> String {
     let names: Vec<String> = shapes::shapes(messages)
         .iter()
         .map(ToString::to_string)
@@ -90,12 +80,6 @@ pub(super) fn shape(input: &Value) -> String {
 }
 
 /// Reads the rule the `differential` target compares against.
-pub(super) fn against_rule(profile: &Value, default: BarrierRule) -> Result<BarrierRule> {
-    parse_rule(
-        profile
-            .get("against")
-            .and_then(Value::as_str)
-            .or(Some(default.name())),
-    )
-    .context("--against")
+pub(super) fn against_rule(profile: &Profile, default: BarrierRule) -> Result<BarrierRule> {
+    parse_rule(Some(profile.against.as_deref().unwrap_or(default.name()))).context("--against")
 }

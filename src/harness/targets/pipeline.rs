@@ -14,40 +14,33 @@ use std::collections::HashSet;
 use anyhow::{Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
-use ctxfuzz_oracles::pi::{Variant, default_model};
-use serde_json::{Value, json};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use serde_json::Value;
 
 use super::compaction::generate_transcript;
-use crate::compaction::{Config, Family, Faults, Scripted, Tracker, compact};
-use crate::harness::target::Target;
+use crate::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use crate::harness::profile::Profile;
+use crate::harness::target::{DynTarget, Target};
 use crate::sweep::{BarrierRule, sweep};
 
 pub const NAME: &str = "pipeline";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let variant = variant.unwrap_or("cycle-safe");
-    let pi = profile
-        .get("pi")
-        .and_then(Value::as_str)
-        .unwrap_or("1.6.0")
-        .to_string();
-    let sweep = match profile
-        .get("sweep")
-        .and_then(Value::as_str)
-        .unwrap_or("strict")
-    {
+    let pi = profile.pi.as_deref().unwrap_or("1.6.0").to_string();
+    let sweep = match profile.sweep.as_deref().unwrap_or("strict") {
         "off" => None,
         rule => Some(
             rule.parse::<BarrierRule>()
                 .map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
-    let Ok(pi_variant) = Variant::from_version(&pi) else {
+    let Ok(pi_variant) = PiVersion::from_version(&pi) else {
         bail!("unknown pi version `{pi}`");
     };
     Ok(Box::new(PipelineTarget {
         variant: variant.to_string(),
-        config: Config::variant(variant)?,
+        config: CompactionConfig::named(variant)?,
         pi,
         pi_variant,
         sweep,
@@ -56,9 +49,9 @@ pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> 
 
 pub struct PipelineTarget {
     variant: String,
-    config: Config,
+    config: CompactionConfig,
     pi: String,
-    pi_variant: Variant,
+    pi_variant: PiVersion,
     sweep: Option<BarrierRule>,
 }
 
@@ -94,6 +87,8 @@ impl PipelineTarget {
 }
 
 impl Target for PipelineTarget {
+    type Input = Vec<Value>;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -102,24 +97,24 @@ impl Target for PipelineTarget {
         self.variant.clone()
     }
 
-    fn profile(&self) -> Value {
-        let sweep = self.sweep.map_or("off", BarrierRule::name);
-        json!({"pi": self.pi, "sweep": sweep})
+    fn profile(&self) -> Profile {
+        Profile {
+            pi: Some(self.pi.clone()),
+            sweep: Some(self.sweep.map_or("off", BarrierRule::name).to_string()),
+            ..Profile::default()
+        }
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
         let family = if u.arbitrary::<bool>()? {
             Family::Pi
         } else {
             Family::Chat
         };
-        generate_transcript(u, family).map(Value::Array)
+        generate_transcript(u, family)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let Value::Array(messages) = input else {
-            return Judgement::CannotJudge("the pipeline's input is an array of messages".into());
-        };
+    fn judge(&self, messages: &Vec<Value>) -> Judgement {
         let (family, compacted) = self.compacted(messages);
         let before = match self.provider(family, messages) {
             Judgement::CannotJudge(why) => return Judgement::CannotJudge(why),
@@ -132,10 +127,7 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let Value::Array(messages) = input else {
-            return json!({"error": "the pipeline's input is an array of messages"});
-        };
+    fn output(&self, messages: &Vec<Value>) -> Value {
         let (family, compacted) = self.compacted(messages);
         match family {
             Family::Pi => Value::Array(self.swept(&compacted)),

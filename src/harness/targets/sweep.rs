@@ -18,21 +18,22 @@ use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, Twi
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, generate, messages, parse_rule, shape};
+use super::pi_transcript::{Boundary, generate, parse_rule, shape};
 use crate::harness::external::External;
-use crate::harness::target::{Class, Explanation, Target};
+use crate::harness::profile::Profile;
+use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 
 /// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
 const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
 
-pub fn build(variant: Option<&str>, profile: &Value) -> Result<Box<dyn Target>> {
+pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let rule = parse_rule(variant)?;
     let boundary = Boundary::from_profile(profile)?;
     let external = profile
-        .get("sut")
-        .and_then(Value::as_str)
+        .sut
+        .as_deref()
         .map(|command| External::from_profile(command, profile));
     Ok(Box::new(SweepTarget {
         rule,
@@ -86,6 +87,8 @@ impl SweepTarget {
 }
 
 impl Target for SweepTarget {
+    type Input = Vec<Value>;
+
     fn name(&self) -> &'static str {
         "sweep"
     }
@@ -94,7 +97,7 @@ impl Target for SweepTarget {
         self.rule.name().to_string()
     }
 
-    fn profile(&self) -> Value {
+    fn profile(&self) -> Profile {
         let mut profile = self.boundary.profile();
         if let Some(external) = &self.external {
             external.record_in(&mut profile);
@@ -102,15 +105,11 @@ impl Target for SweepTarget {
         profile
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
         generate(u)
     }
 
-    fn judge(&self, input: &Value) -> Judgement {
-        let messages = match messages(input) {
-            Ok(messages) => messages,
-            Err(cannot) => return cannot,
-        };
+    fn judge(&self, messages: &Vec<Value>) -> Judgement {
         let run = match self.run(messages) {
             Ok(run) => run,
             Err(judgement) => return judgement,
@@ -131,18 +130,15 @@ impl Target for SweepTarget {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, input: &Value) -> Value {
-        let Ok(messages) = messages(input) else {
-            return Value::Null;
-        };
+    fn output(&self, messages: &Vec<Value>) -> Value {
         match self.run(messages) {
             Ok(run) => json!({ "messages": run.output, "swept": run.swept }),
             Err(judgement) => json!({ "error": no_answer(&judgement) }),
         }
     }
 
-    fn shape(&self, input: &Value) -> String {
-        shape(input)
+    fn shape(&self, messages: &Vec<Value>) -> String {
+        shape(messages)
     }
 
     fn class(&self, violation: &Violation) -> Class {
@@ -155,8 +151,7 @@ impl Target for SweepTarget {
         }
     }
 
-    fn explain(&self, input: &Value) -> Option<Explanation> {
-        let messages = input.as_array()?;
+    fn explain(&self, messages: &Vec<Value>) -> Option<Explanation> {
         let predicted = sweep_invariants::twin_sweep(messages, TwinRule::CONTRACT);
         let expected: Vec<Value> = messages
             .iter()

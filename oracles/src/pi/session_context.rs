@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use crate::js::{self, truthy};
-use crate::pi::Variant;
+use crate::pi::PiVersion;
 
 pub use jsonl::{MalformedLine, SessionLines, has_session_header, parse, parse_file};
 pub use key::Key;
@@ -45,11 +45,11 @@ impl SessionRules {
 
     /// The session rules of a behaviour variant, by the release it is checked against. `From086`
     /// also covers 0.86.x, which still read sessions like 0.81 (docs/pi-versions.md).
-    pub fn of(v: Variant) -> SessionRules {
+    pub fn of(v: PiVersion) -> SessionRules {
         match v {
-            Variant::Before0804 => SessionRules::Legacy,
-            Variant::From0804 => SessionRules::Split,
-            Variant::From086 | Variant::From130 => SessionRules::Canonical,
+            PiVersion::Before0804 => SessionRules::Legacy,
+            PiVersion::From0804 => SessionRules::Split,
+            PiVersion::From086 | PiVersion::From130 => SessionRules::Canonical,
         }
     }
 }
