@@ -18,6 +18,7 @@ use ctxfuzz_oracles::invariants::wire::{self, Finding};
 use ctxfuzz_oracles::pi::{Variant, default_model};
 use serde::Serialize;
 
+use super::exit::ExitCode;
 use crate::transcript::session_file::{self, SessionFile};
 use crate::transcript::shapes::{Shape, shapes};
 
@@ -34,7 +35,7 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let variant = Variant::from_version(&args.pi).map_err(anyhow::Error::msg)?;
     let report = scan(&args.dir, variant)?;
     if args.json {
@@ -42,7 +43,7 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         print!("{}", report.table());
     }
-    Ok(u8::from(report.sessions.rejected > 0))
+    Ok(ExitCode::found(report.sessions.rejected > 0))
 }
 
 /// Everything `scan` found.

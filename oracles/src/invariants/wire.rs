@@ -15,15 +15,27 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::{Cause, Judgement, Violation};
+use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{field, is_str};
 use crate::pi::request::Payload;
 use crate::pi::{self, Thrown, Variant};
 use crate::wire::anthropic::{WireViolation, validate};
 
-pub const WIRE_VALID: &str = "wire-valid";
-pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
-pub const NO_ORPHAN_RESULT: &str = "no-orphan-result";
+pub const WIRE_VALID: Invariant = Invariant {
+    id: "wire-valid",
+    statement: "the request the provider receives after pi's pipeline breaks none of the provider's rules",
+};
+pub const NO_DUPLICATE_TOOL_USE_ID: Invariant = Invariant {
+    id: "no-duplicate-tool-use-id",
+    statement: "no id repeats among the calls, nor among the results of one turn (a permanent 400)",
+};
+pub const NO_ORPHAN_RESULT: Invariant = Invariant {
+    id: "no-orphan-result",
+    statement: "every result answers a call of the assistant turn just before it (a permanent 400)",
+};
+
+/// Every wire invariant.
+pub const INVARIANTS: &[Invariant] = &[WIRE_VALID, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT];
 
 const COLLISION: &str = "pi's cross-model id sanitising maps two different call ids to one";
 const ID_MAP: &str = "pi's global id map rewrote this result to another call's sanitised id";

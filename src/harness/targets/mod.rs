@@ -8,9 +8,9 @@ use super::target::Target;
 
 mod compaction;
 pub mod contract;
-mod differential;
+pub mod differential;
 mod guard;
-mod oracle_json;
+pub mod oracle_json;
 mod pi_transcript;
 mod pipeline;
 mod sweep;

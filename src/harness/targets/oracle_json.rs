@@ -11,14 +11,17 @@ use std::path::Path;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::harness::target::Target;
 use crate::transcript::io;
 
-pub const ERROR_NAMES_POSITION: &str = "error-names-position";
+pub const ERROR_NAMES_POSITION: Invariant = Invariant {
+    id: "error-names-position",
+    statement: "every rejection of an input file is one line naming the file and LINE:COLUMN",
+};
 
 /// The name the input file is judged under (what error messages must start with).
 const FILE_NAME: &str = "input.json";
