@@ -231,7 +231,7 @@ impl Report {
         let mut rules: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut known = std::collections::BTreeSet::new();
         for finding in findings {
-            *rules.entry(finding.wire.rule).or_default() += 1;
+            *rules.entry(finding.wire.rule.id()).or_default() += 1;
             known.extend(finding.shape.map(|s| (s.number(), s.describe())));
         }
         for (rule, violations) in rules {
