@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::WireRule::{self, *};
+use crate::json_text;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatViolation {
@@ -49,7 +50,7 @@ pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
                 index,
                 format!(
                     "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
-                    json_type(message)
+                    json_text::type_name(message)
                 ),
             ));
             continue;
@@ -123,17 +124,6 @@ fn role_of(object: &serde_json::Map<String, Value>) -> &str {
     match read("role") {
         "" => read("sender"),
         role => role,
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
