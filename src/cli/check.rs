@@ -24,6 +24,7 @@ use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
 
+use super::exit::ExitCode;
 use crate::cli::render::parse_variant;
 use crate::transcript::{io, session_file};
 
@@ -60,7 +61,7 @@ enum Outcome {
     Throws(Thrown),
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let documents = args
         .files
         .iter()
@@ -89,7 +90,7 @@ pub fn run(args: Args) -> Result<u8> {
     let clean = outcomes
         .iter()
         .all(|o| matches!(o, Outcome::Judged(found) if found.is_empty()));
-    Ok(if clean { 0 } else { 1 })
+    Ok(ExitCode::found(!clean))
 }
 
 fn location(finding: &Finding) -> String {

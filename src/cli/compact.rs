@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
+use super::exit::ExitCode;
 use crate::compaction::{
     self, Compaction, CompactionConfig, Family, Faults, Outcome, Policy, Scripted, Tracker,
     TrackerCall,
@@ -60,7 +61,7 @@ fn parse_family(text: &str) -> Result<Family> {
         .map_err(|_| anyhow::anyhow!("expected pi or chat"))
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let input = io::read_json(&args.file)?;
     let Value::Array(messages) = input else {
         bail!(
@@ -102,7 +103,7 @@ pub fn run(args: Args) -> Result<u8> {
             ctxfuzz_oracles::json_text::to_string_pretty(&result.messages())?
         );
     }
-    Ok(0)
+    Ok(ExitCode::Clean)
 }
 
 /// The human-readable report printed before the transcript.

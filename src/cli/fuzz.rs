@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use serde_json::{Map, Value, json};
 
+use super::exit::ExitCode;
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
@@ -106,7 +107,7 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let names: Vec<String> = match (&args.target, args.profile.contract.as_deref()) {
         (_, Some("sweep")) => match args.profile.format.as_deref() {
             None | Some("pi") => vec!["sweep".to_string()],
@@ -144,7 +145,7 @@ pub fn run(args: Args) -> Result<u8> {
 
 /// `--contract repair|cut`: the external program under its contract, in its format; the
 /// transcripts the format cannot express are counted by reason.
-fn run_contract(args: &Args) -> Result<u8> {
+fn run_contract(args: &Args) -> Result<ExitCode> {
     let target = targets::contract::ContractTarget::from_profile(&args.profile)?;
     let config = config(args);
     let out = out_dir(args);
@@ -171,7 +172,7 @@ fn run_contract(args: &Args) -> Result<u8> {
 
 /// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
 /// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
-fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path) -> u8 {
+fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path) -> ExitCode {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     if args.verbosity() == Verbosity::Json {
         let report = json_summary(seed, runs, args, out);
@@ -185,9 +186,9 @@ fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path
     match stop::requested() {
         Some(signal) => {
             eprintln!("ctxfuzz: stopped by signal {signal}: the summary is the run so far");
-            128 + signal as u8
+            ExitCode::Stopped(signal)
         }
-        None => u8::from(charged > 0),
+        None => ExitCode::found(charged > 0),
     }
 }
 

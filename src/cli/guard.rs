@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow};
 use ctxfuzz_oracles::invariants::{self, Judgement};
 
+use super::exit::ExitCode;
 use crate::guard::{self, GuardWiring, Schedule, compare};
 use crate::transcript::io;
 
@@ -30,7 +31,7 @@ fn parse_variant(name: &str) -> Result<GuardWiring, String> {
 }
 
 /// Prints the trace and the invariants it breaks; exit 1 when it breaks any.
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let schedule = read_schedule(&args.schedule)?;
     let trace = guard::run(args.variant, &schedule);
     if args.json {
@@ -49,10 +50,7 @@ pub fn run(args: Args) -> Result<u8> {
             eprintln!("{}: {}", violation.invariant, violation.summary);
         }
     }
-    Ok(match judgement {
-        Judgement::Fail(_) => 1,
-        _ => 0,
-    })
+    Ok(ExitCode::found(matches!(judgement, Judgement::Fail(_))))
 }
 
 /// A schedule file, or the `input` of a case file. Errors name the file (and, for a plain

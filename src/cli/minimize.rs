@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
+use super::exit::ExitCode;
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
 use crate::harness::findings::{Finding, cause_label};
 use crate::harness::minimize::{Budget, minimize};
@@ -37,7 +38,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     if let (Some(dir), Some(out)) = (&args.from_run, &args.output) {
         return from_run(dir, out);
     }
@@ -54,7 +55,7 @@ pub fn run(args: Args) -> Result<u8> {
     };
     let Some(out) = &args.output else {
         print!("{}", case.to_pretty());
-        return Ok(0);
+        return Ok(ExitCode::Clean);
     };
     let path = if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
         out.join(file_name)
@@ -71,7 +72,7 @@ pub fn run(args: Args) -> Result<u8> {
         path.display(),
         path.display()
     );
-    Ok(0)
+    Ok(ExitCode::Clean)
 }
 
 /// Shrinks the case's input while every selected variant keeps its recorded verdict.
@@ -128,7 +129,7 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
 }
 
 /// Converts every artifact of the run in `dir` and writes one case per group under `out`.
-fn from_run(dir: &Path, out: &Path) -> Result<u8> {
+fn from_run(dir: &Path, out: &Path) -> Result<ExitCode> {
     let run = RunRecord::read(dir)?;
     let target = targets::build(&run.target, run.variant.as_deref(), &Profile::default())
         .with_context(|| {
@@ -180,7 +181,7 @@ fn from_run(dir: &Path, out: &Path) -> Result<u8> {
         record.groups.len(),
         record.not_reproduced.len()
     );
-    Ok(u8::from(
+    Ok(ExitCode::found(
         !record.groups.is_empty() || !record.not_reproduced.is_empty(),
     ))
 }

@@ -1,13 +1,16 @@
 //! The `ctxfuzz` command line: one file per subcommand.
 //!
-//! Exit codes: 0 clean, 1 findings or violations, 2 bad input or usage (never a panic).
-
-use std::process::ExitCode;
+//! Exit codes: [`exit::ExitCode`] (0 clean, 1 findings or violations, 2 bad input or usage, never
+//! a panic; 128 + the signal when a signal stopped a run).
 
 use clap::{Parser, Subcommand};
 
+use exit::ExitCode;
+
 pub mod check;
 pub mod compact;
+pub mod exit;
+pub mod explain;
 pub mod fuzz;
 pub mod guard;
 pub mod minimize;
@@ -54,13 +57,15 @@ enum Command {
     Mutants(mutants::Args),
     /// Print the event trace of one turn-end guard schedule.
     Guard(guard::Args),
+    /// Explain an invariant id (what it promises, what it belongs to, the docs page); none: list all.
+    Explain(explain::Args),
     /// Fuzz the installed peers (published packages, peers/<id>/peer.toml) under their contracts.
     Peers(peers::Args),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
 /// line on stderr.
-pub fn main() -> ExitCode {
+pub fn main() -> std::process::ExitCode {
     restore_default_sigpipe();
     // Ctrl-C stops a fuzz run cleanly and never leaves an external program behind.
     if let Err(error) =
@@ -83,12 +88,13 @@ pub fn main() -> ExitCode {
         Some(Command::Guard(args)) => guard::run(args),
         Some(Command::Mutants(args)) => mutants::run(args),
         Some(Command::Peers(args)) => peers::run(args),
+        Some(Command::Explain(args)) => explain::run(args),
     };
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(exit) => exit.into(),
         Err(error) => {
             eprintln!("ctxfuzz: error: {error:#}");
-            ExitCode::from(2)
+            ExitCode::BadInput.into()
         }
     }
 }

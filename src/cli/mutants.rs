@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::exit::ExitCode;
 use crate::mutants::{self, Budget};
 
 /// Arguments of `ctxfuzz mutants`.
@@ -22,7 +23,7 @@ pub struct Args {
 }
 
 /// Exit 0 when every defect is caught, 1 when one survives.
-pub fn run(args: Args) -> anyhow::Result<u8> {
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let budget = Budget {
         seed: args.seed,
         runs: args.runs,
@@ -39,9 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .map(|v| v.defect)
         .collect();
     if survivors.is_empty() {
-        Ok(0)
+        Ok(ExitCode::Clean)
     } else {
         eprintln!("ctxfuzz mutants: not caught: {}", survivors.join("; "));
-        Ok(1)
+        Ok(ExitCode::Findings)
     }
 }

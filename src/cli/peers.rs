@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::exit::ExitCode;
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
 use crate::harness::targets::contract::ContractTarget;
@@ -122,7 +123,7 @@ pub struct Row {
     pub error: Option<String>,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let ids = if args.ids.is_empty() {
         every_peer(&args.peers)?
     } else {
@@ -166,9 +167,9 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", matrix(&rows));
     }
     Ok(if rows.iter().any(|r| r.error.is_some()) {
-        2
+        ExitCode::BadInput
     } else {
-        u8::from(rows.iter().any(|r| !r.new.is_empty()))
+        ExitCode::found(rows.iter().any(|r| !r.new.is_empty()))
     })
 }
 

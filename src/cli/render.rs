@@ -19,6 +19,7 @@ use ctxfuzz_oracles::pi::{self, PiVersion};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
+use super::exit::ExitCode;
 use crate::transcript::io;
 
 /// Arguments of `ctxfuzz render`.
@@ -51,7 +52,7 @@ pub fn parse_variant(version: &str) -> std::result::Result<PiVersion, String> {
     PiVersion::from_version(version)
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     if args.batch {
         return batch(args.pi);
     }
@@ -71,17 +72,17 @@ pub fn run(args: Args) -> Result<u8> {
     match stage {
         Ok(value) => {
             println!("{}", json_text::to_string_pretty(&value)?);
-            Ok(0)
+            Ok(ExitCode::Clean)
         }
         Err(thrown) => {
             eprintln!("{}: {thrown} (pi {})", file.display(), args.pi);
-            Ok(1)
+            Ok(ExitCode::Findings)
         }
     }
 }
 
 /// The batch protocol: one answer line per input line, until end of input.
-fn batch(variant: PiVersion) -> Result<u8> {
+fn batch(variant: PiVersion) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {
@@ -94,7 +95,7 @@ fn batch(variant: PiVersion) -> Result<u8> {
         stdout.write_all(b"\n")?;
         stdout.flush()?;
     }
-    Ok(0)
+    Ok(ExitCode::Clean)
 }
 
 fn parse_line(line: &[u8], number: usize) -> std::result::Result<Value, String> {

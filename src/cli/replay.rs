@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::exit::ExitCode;
 use crate::harness::bytes::fnv1a;
 use crate::harness::{replay, targets};
 use crate::transcript::case::CaseFile;
@@ -23,7 +24,7 @@ pub struct Args {
     pub export_seeds: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() {
         // The default corpus holds one directory per target; others hold data for other tests.
         let (dirs, others) = replay::target_dirs(Path::new("corpus"))?;
@@ -45,7 +46,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
 }
 
-fn judge(cases: &[(PathBuf, CaseFile)]) -> Result<u8> {
+fn judge(cases: &[(PathBuf, CaseFile)]) -> Result<ExitCode> {
     let (mut judged, mut mismatched) = (0, 0);
     for (file, case) in cases {
         let mismatches = replay::replay(case).with_context(|| file.display().to_string())?;
@@ -65,10 +66,10 @@ fn judge(cases: &[(PathBuf, CaseFile)]) -> Result<u8> {
         "{} case file(s), {judged} verdict(s) judged, {mismatched} mismatch(es)",
         cases.len()
     );
-    Ok(u8::from(mismatched > 0))
+    Ok(ExitCode::found(mismatched > 0))
 }
 
-fn export_seeds(cases: &[(PathBuf, CaseFile)], dir: &std::path::Path) -> Result<u8> {
+fn export_seeds(cases: &[(PathBuf, CaseFile)], dir: &std::path::Path) -> Result<ExitCode> {
     let mut written = 0;
     for (file, case) in cases {
         let variant = case.verdicts.keys().next().map(String::as_str);
@@ -82,5 +83,5 @@ fn export_seeds(cases: &[(PathBuf, CaseFile)], dir: &std::path::Path) -> Result<
         written += 1;
     }
     println!("{written} seed(s) written under {}", dir.display());
-    Ok(0)
+    Ok(ExitCode::Clean)
 }

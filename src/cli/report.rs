@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::exit::ExitCode;
 use crate::harness::report::{self, render};
 use crate::transcript::io::write_atomically;
 
@@ -25,7 +26,7 @@ pub struct Args {
     pub json: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("target/nightly")]
     } else {
@@ -51,5 +52,5 @@ pub fn run(args: Args) -> Result<u8> {
         report.runs.len(),
         report.peers.len()
     );
-    Ok(0)
+    Ok(ExitCode::Clean)
 }

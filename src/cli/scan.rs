@@ -18,6 +18,7 @@ use ctxfuzz_oracles::invariants::wire::{self, Finding};
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde::Serialize;
 
+use super::exit::ExitCode;
 use crate::transcript::session_file::{self, SessionFile};
 use crate::transcript::shapes::{Shape, shapes};
 
@@ -34,7 +35,7 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let variant = PiVersion::from_version(&args.pi).map_err(anyhow::Error::msg)?;
     let report = scan(&args.dir, variant)?;
     if args.json {
@@ -42,7 +43,7 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         print!("{}", report.table());
     }
-    Ok(u8::from(report.sessions.rejected > 0))
+    Ok(ExitCode::found(report.sessions.rejected > 0))
 }
 
 /// Everything `scan` found.
@@ -230,7 +231,7 @@ impl Report {
         let mut rules: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut known = std::collections::BTreeSet::new();
         for finding in findings {
-            *rules.entry(finding.wire.rule).or_default() += 1;
+            *rules.entry(finding.wire.rule.id()).or_default() += 1;
             known.extend(finding.shape.map(|s| (s.number(), s.describe())));
         }
         for (rule, violations) in rules {

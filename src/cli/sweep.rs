@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::exit::ExitCode;
 use crate::sweep::{BarrierRule, Swept, protocol_line, sweep};
 use crate::transcript::io;
 
@@ -28,7 +29,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+pub fn run(args: Args) -> Result<ExitCode> {
     let document = io::read_json(&args.file)?;
     let messages = io::messages_of(&args.file, &document)?;
     let result = sweep(messages, args.rule);
@@ -46,7 +47,7 @@ pub fn run(args: Args) -> Result<u8> {
     if !args.json {
         eprintln!("{}", report(&result, args.rule));
     }
-    Ok(0)
+    Ok(ExitCode::Clean)
 }
 
 /// One line for a person: how many results went, and their ids.

@@ -7,14 +7,17 @@
 //! that is not this protocol's JSON is `sut-malformed-output` too. None is a harness failure: the
 //! program is killed and the next case starts a fresh one. See docs/external-programs.md.
 
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
 
 use super::profile::Profile;
 use super::supervisor::{AnswerReader, Failure, Limits, Malformed, SUT_MALFORMED, Supervisor};
 use crate::sweep::{BarrierRule, sweep};
 
-pub const SUT_MATCHES_RUST: &str = "sut-matches-rust";
+pub const SUT_MATCHES_RUST: Invariant = Invariant {
+    id: "sut-matches-rust",
+    statement: "an external sweep sweeps exactly what ctxfuzz's own sweep does, under the same barrier rule",
+};
 
 pub struct External {
     supervisor: Supervisor,
@@ -136,7 +139,7 @@ fn parse_answer(line: &str) -> Result<(Vec<Value>, Vec<String>), Violation> {
     Ok((messages, swept))
 }
 
-fn violation(invariant: &'static str, summary: String, evidence: Value) -> Violation {
+fn violation(invariant: Invariant, summary: String, evidence: Value) -> Violation {
     Violation {
         invariant,
         cause: Cause::SystemUnderTest,

@@ -50,7 +50,7 @@ pub struct Finding {
 /// The key of `violation` on (minimised) `input` for `target`.
 pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key {
     Key {
-        invariant: violation.invariant,
+        invariant: violation.invariant.id,
         cause: cause_label(&violation.cause),
         shape: target.shape(input),
     }

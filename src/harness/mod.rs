@@ -8,6 +8,7 @@ pub mod artifacts;
 pub mod bytes;
 pub mod external;
 pub mod findings;
+pub mod invariants;
 pub mod minimize;
 pub mod panics;
 pub mod pi_bridge;

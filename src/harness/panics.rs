@@ -6,11 +6,14 @@ use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::json;
 
 /// The invariant a panic breaks.
-pub const NO_PANIC: &str = "no-panic";
+pub const NO_PANIC: Invariant = Invariant {
+    id: "no-panic",
+    statement: "neither the system under test nor the oracle panics on any input",
+};
 
 thread_local! {
     /// Set while this thread judges under [`judge`]: its panics are caught and reported.

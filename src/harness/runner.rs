@@ -243,9 +243,12 @@ fn record(
     for violation in violations {
         *stats
             .violations
-            .entry((target.class(violation), violation.invariant))
+            .entry((target.class(violation), violation.invariant.id))
             .or_default() += 1;
-        let coarse = (violation.invariant, findings::cause_label(&violation.cause));
+        let coarse = (
+            violation.invariant.id,
+            findings::cause_label(&violation.cause),
+        );
         {
             let found = found.lock().expect("findings lock");
             let stale = found.stale.get(&coarse).copied().unwrap_or(0);

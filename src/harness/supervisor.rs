@@ -45,7 +45,7 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
-use ctxfuzz_oracles::invariants::{Cause, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Violation};
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use serde_json::{Map, Value, json};
@@ -53,11 +53,26 @@ use serde_json::{Map, Value, json};
 use super::profile::Profile;
 use super::stop;
 
-pub const SUT_CRASH: &str = "sut-crash";
-pub const SUT_CLOSED_OUTPUT: &str = "sut-closed-output";
-pub const SUT_HANG: &str = "sut-hang";
-pub const SUT_MALFORMED: &str = "sut-malformed-output";
-pub const SUT_EXTRA_OUTPUT: &str = "sut-extra-output";
+pub const SUT_CRASH: Invariant = Invariant {
+    id: "sut-crash",
+    statement: "the program answers every request instead of exiting or closing its stdin",
+};
+pub const SUT_CLOSED_OUTPUT: Invariant = Invariant {
+    id: "sut-closed-output",
+    statement: "the program keeps its stdout open while it runs",
+};
+pub const SUT_HANG: Invariant = Invariant {
+    id: "sut-hang",
+    statement: "the program answers each request with a complete line within the deadline",
+};
+pub const SUT_MALFORMED: Invariant = Invariant {
+    id: "sut-malformed-output",
+    statement: "each answer is UTF-8 within the size limit, and JSON of the protocol's shape",
+};
+pub const SUT_EXTRA_OUTPUT: Invariant = Invariant {
+    id: "sut-extra-output",
+    statement: "the program prints one answer per request and nothing nobody asked for",
+};
 
 /// How often a wait looks at the program's exit and at stop requests.
 const SLICE: Duration = Duration::from_millis(50);
@@ -130,7 +145,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub fn id(self) -> &'static str {
+    pub fn invariant(self) -> Invariant {
         match self {
             FaultKind::Crash => SUT_CRASH,
             FaultKind::ClosedOutput => SUT_CLOSED_OUTPUT,
@@ -154,7 +169,7 @@ impl Fault {
     /// The fault as a violation charged to the system under test, named by its id.
     pub fn violation(&self) -> Violation {
         Violation {
-            invariant: self.kind.id(),
+            invariant: self.kind.invariant(),
             cause: Cause::SystemUnderTest,
             summary: self.summary.clone(),
             evidence: self.evidence.clone(),

@@ -4,6 +4,7 @@
 //! the oracle only through whole variants, which exercise few of its branches each.)
 
 use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz_oracles::invariants::Invariant;
 use ctxfuzz_oracles::invariants::compaction::{
     BOUNDARY_VALID, CAPS, CLIP_BOUNDED, Contract, INPUT_NOT_MUTATED, KEPT_SUFFIX, NO_NEW_ORPHANS,
     RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, USER_TURNS, judge,
@@ -96,7 +97,7 @@ fn contract(family: Family) -> Contract {
 }
 
 /// `(invariant, summary)` of every violation of `rounds` (of one family), in the order reported.
-fn verdict(rounds: &[&Observed]) -> Vec<(&'static str, String)> {
+fn verdict(rounds: &[&Observed]) -> Vec<(Invariant, String)> {
     let contract = contract(rounds[0].family);
     let rounds: Vec<Round<'_>> = rounds.iter().map(|o| o.round()).collect();
     judge(&contract, &rounds)
@@ -236,7 +237,7 @@ fn a_first_round_that_alters_a_user_turn_breaks_only_that_rounds_rule() {
         .summary
         .replace("- never deploy on fridays", "- deploy on fridays");
     altered.output[0]["text"] = json!(altered.summary);
-    let found: Vec<&str> = verdict(&[&altered]).into_iter().map(|(i, _)| i).collect();
+    let found: Vec<Invariant> = verdict(&[&altered]).into_iter().map(|(i, _)| i).collect();
     assert_eq!(found, [USER_TURNS]);
 }
 
@@ -350,7 +351,7 @@ fn a_quoted_verbatim_block_carries_no_turns() {
 }
 
 /// Only the violations of `invariant`, by their words.
-fn of(invariant: &str, observed: &Observed) -> Vec<String> {
+fn of(invariant: Invariant, observed: &Observed) -> Vec<String> {
     verdict(&[observed])
         .into_iter()
         .filter(|(i, _)| *i == invariant)
@@ -546,7 +547,7 @@ fn the_state_block_must_name_the_files_written_in_the_region() {
 }
 
 /// The verdict on `observed` with `line` (which its summary must hold) taken out of the summary.
-fn without_line(observed: &Observed, line: &str) -> Vec<(&'static str, String)> {
+fn without_line(observed: &Observed, line: &str) -> Vec<(Invariant, String)> {
     assert!(observed.summary.contains(line), "{}", observed.summary);
     let mut tampered = observed.clone();
     tampered.set_summary(observed.summary.replace(line, ""));

@@ -102,7 +102,7 @@ fn contracts_each_wrong_repairer_breaks_its_promise() {
     ] {
         let outcome = fuzz(&repairer(bug), 150);
         assert!(
-            count(&outcome, Class::Charged, invariant) > 0,
+            count(&outcome, Class::Charged, invariant.id) > 0,
             "{bug}: {:#?}",
             outcome.stats
         );
@@ -113,7 +113,7 @@ fn contracts_each_wrong_repairer_breaks_its_promise() {
 fn contracts_a_refusal_is_reported_in_its_own_class() {
     let outcome = fuzz(&repairer("throws"), 300);
     assert!(
-        count(&outcome, Class::Informational, SUT_THREW) > 0,
+        count(&outcome, Class::Informational, SUT_THREW.id) > 0,
         "{:#?}",
         outcome.stats
     );
@@ -148,7 +148,7 @@ fn contracts_each_wrong_cutter_breaks_its_promise() {
     ] {
         let outcome = fuzz(&cutter(bug), 150);
         assert!(
-            count(&outcome, Class::Charged, invariant) > 0,
+            count(&outcome, Class::Charged, invariant.id) > 0,
             "{bug}: {:#?}",
             outcome.stats
         );
@@ -287,10 +287,15 @@ fn contracts_peers_fails_only_on_a_charged_invariant_the_baseline_does_not_know(
     let (code, rows) = peers(peers_dir("wrong", "cut", &command, None).path());
     assert_eq!(code, Some(1), "{rows:#}");
     assert_eq!(rows[0]["new"], json!([cut::BOUNDARY_IN_RANGE]));
-    let known = json!({"charged": {cut::BOUNDARY_IN_RANGE: "reported upstream"}});
+    let known = json!({"charged": {cut::BOUNDARY_IN_RANGE.id: "reported upstream"}});
     let (code, rows) = peers(peers_dir("wrong", "cut", &command, Some(known)).path());
     assert_eq!(code, Some(0), "{rows:#}");
-    assert!(rows[0]["charged"][cut::BOUNDARY_IN_RANGE].as_u64().unwrap() > 0);
+    assert!(
+        rows[0]["charged"][cut::BOUNDARY_IN_RANGE.id]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }
 
 #[test]

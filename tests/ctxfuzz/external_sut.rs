@@ -56,7 +56,7 @@ fn external_a_correct_program_agrees_with_the_rust_sweep() {
 fn external_a_program_with_another_rule_differs_from_the_rust_sweep() {
     let outcome = fuzz("strict", &program("--rule none"), 400);
     assert!(
-        violations(&outcome, SUT_MATCHES_RUST) > 0,
+        violations(&outcome, SUT_MATCHES_RUST.id) > 0,
         "{:#?}",
         outcome.stats
     );
@@ -65,7 +65,7 @@ fn external_a_program_with_another_rule_differs_from_the_rust_sweep() {
 #[test]
 fn external_a_crash_is_a_finding_and_the_program_is_restarted() {
     let outcome = fuzz("strict", &program("--fault crash"), 300);
-    let crashes = violations(&outcome, SUT_CRASH);
+    let crashes = violations(&outcome, SUT_CRASH.id);
     assert!(crashes > 0, "{:#?}", outcome.stats);
     // Cases after a crash are answered by a fresh child: most cases still pass.
     assert!(
@@ -76,7 +76,7 @@ fn external_a_crash_is_a_finding_and_the_program_is_restarted() {
     let finding = outcome
         .findings
         .iter()
-        .find(|f| f.key.invariant == SUT_CRASH)
+        .find(|f| f.key.invariant == SUT_CRASH.id)
         .unwrap();
     assert!(
         finding.violation.evidence["stderr"]
@@ -91,7 +91,7 @@ fn external_a_crash_is_a_finding_and_the_program_is_restarted() {
 fn external_malformed_output_is_a_finding() {
     let outcome = fuzz("strict", &program("--fault garbage"), 200);
     assert!(
-        violations(&outcome, SUT_MALFORMED) > 0,
+        violations(&outcome, SUT_MALFORMED.id) > 0,
         "{:#?}",
         outcome.stats
     );
@@ -105,6 +105,10 @@ fn external_a_hang_is_a_finding_within_the_timeout() {
     let profile =
         json!({"sut": program("--fault hang"), "sut_timeout_ms": 200, "sut_startup_ms": 2_000});
     let outcome = fuzz_with_profile("strict", 30, profile);
-    assert!(violations(&outcome, SUT_HANG) > 0, "{:#?}", outcome.stats);
+    assert!(
+        violations(&outcome, SUT_HANG.id) > 0,
+        "{:#?}",
+        outcome.stats
+    );
     assert!(started.elapsed().as_secs() < 120);
 }

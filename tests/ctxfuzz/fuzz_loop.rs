@@ -9,8 +9,17 @@ use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::{Class, Profile, Target, bytes, panics};
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
+
+const NO_THIRTEEN: Invariant = Invariant {
+    id: "no-thirteen",
+    statement: "the list holds no 13",
+};
+const NO_SEVEN: Invariant = Invariant {
+    id: "no-seven",
+    statement: "the list holds no 7",
+};
 
 /// Lists of small numbers. Known defects: a 13 breaks `no-thirteen` (charged), a 7 breaks
 /// `no-seven` (unpreventable), a 99 panics; an empty list cannot be judged.
@@ -46,7 +55,7 @@ impl Target for Toy {
         let mut violations = Vec::new();
         if let Some(at) = items.iter().position(|v| v == &json!(13)) {
             violations.push(Violation {
-                invariant: "no-thirteen",
+                invariant: NO_THIRTEEN,
                 cause: Cause::SystemUnderTest,
                 summary: format!("13 at {at}"),
                 evidence: json!({ "index": at }),
@@ -54,7 +63,7 @@ impl Target for Toy {
         }
         if items.contains(&json!(7)) {
             violations.push(Violation {
-                invariant: "no-seven",
+                invariant: NO_SEVEN,
                 cause: Cause::Unpreventable("sevens come from upstream"),
                 summary: "a 7".into(),
                 evidence: json!({}),
@@ -109,7 +118,7 @@ fn finds_minimizes_and_classifies_each_defect_once() {
     let seven = finding(&outcome, "no-seven");
     assert_eq!(seven.input, json!([7]));
     assert_eq!(seven.class, Class::Unpreventable);
-    let panic = finding(&outcome, panics::NO_PANIC);
+    let panic = finding(&outcome, panics::NO_PANIC.id);
     assert_eq!(panic.input, json!([99]));
     assert!(
         panic.violation.summary.contains("99 is not supported"),

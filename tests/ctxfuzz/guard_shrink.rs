@@ -2,10 +2,14 @@
 //! fix survives the same search.
 
 use ctxfuzz::guard::{self, GuardWiring, Schedule, generate::schedule_strategy};
-use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
+use ctxfuzz_oracles::invariants::guard::{
+    BOUNDED_FOLLOW_UPS, LATCH_RELEASED, NO_BLIND_TURN_END, ONE_IDLE_SIGNAL_PER_PROMPT,
+    RECOVERY_LANDS_IN_RUN, judge,
+};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-fn charged_with(variant: GuardWiring, schedule: &Schedule, invariant: &str) -> bool {
+fn charged_with(variant: GuardWiring, schedule: &Schedule, invariant: Invariant) -> bool {
     match judge(&guard::run(variant, schedule).to_value()) {
         Judgement::Fail(violations) => violations
             .iter()
@@ -16,7 +20,7 @@ fn charged_with(variant: GuardWiring, schedule: &Schedule, invariant: &str) -> b
 
 /// The shrunk counterexample of `variant` breaking `invariant`, searched from a fixed seed; `None`
 /// when the search finds none.
-fn shrunk(variant: GuardWiring, invariant: &str) -> Option<Schedule> {
+fn shrunk(variant: GuardWiring, invariant: Invariant) -> Option<Schedule> {
     let config = Config {
         cases: 4096,
         failure_persistence: None,
@@ -40,7 +44,7 @@ fn describe(schedule: &Schedule) -> String {
 
 #[test]
 fn the_original_wiring_shrinks_to_one_unhealthy_prompt() {
-    for invariant in ["one-idle-signal-per-prompt", "no-blind-turn-end"] {
+    for invariant in [ONE_IDLE_SIGNAL_PER_PROMPT, NO_BLIND_TURN_END] {
         let schedule =
             shrunk(GuardWiring::Settled, invariant).expect("the original wiring is caught");
         let turned_unhealthy = schedule.responses.iter().any(|r| r.supervision.is_some());
@@ -60,8 +64,8 @@ fn the_original_wiring_shrinks_to_one_unhealthy_prompt() {
 
 #[test]
 fn the_no_release_wiring_shrinks_to_a_run_that_dies_after_queueing() {
-    let schedule = shrunk(GuardWiring::EndNoRelease, "latch-released")
-        .expect("the no-release wiring is caught");
+    let schedule =
+        shrunk(GuardWiring::EndNoRelease, LATCH_RELEASED).expect("the no-release wiring is caught");
     let text = describe(&schedule);
     assert!(
         schedule.responses.len() <= 2 && schedule.queues.len() <= 1,
@@ -76,7 +80,7 @@ fn the_no_release_wiring_shrinks_to_a_run_that_dies_after_queueing() {
         "{text}"
     );
     let blind =
-        shrunk(GuardWiring::EndNoRelease, "no-blind-turn-end").expect("the next run is blind");
+        shrunk(GuardWiring::EndNoRelease, NO_BLIND_TURN_END).expect("the next run is blind");
     let text = describe(&blind);
     assert!(blind.prompts >= 2 && blind.responses.len() <= 3, "{text}");
 }
@@ -84,11 +88,11 @@ fn the_no_release_wiring_shrinks_to_a_run_that_dies_after_queueing() {
 #[test]
 fn the_fix_survives_the_same_search() {
     for invariant in [
-        "one-idle-signal-per-prompt",
-        "no-blind-turn-end",
-        "latch-released",
-        "bounded-follow-ups",
-        "recovery-lands-in-run",
+        ONE_IDLE_SIGNAL_PER_PROMPT,
+        NO_BLIND_TURN_END,
+        LATCH_RELEASED,
+        BOUNDED_FOLLOW_UPS,
+        RECOVERY_LANDS_IN_RUN,
     ] {
         if let Some(schedule) = shrunk(GuardWiring::EndRelease, invariant) {
             panic!("{invariant}: {}", describe(&schedule));

@@ -21,6 +21,7 @@ mod conformance;
 mod contracts;
 mod corpus_replay;
 mod docs;
+mod explain;
 mod external_sut;
 mod fuzz_cli;
 mod fuzz_loop;

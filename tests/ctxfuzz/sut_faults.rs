@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 use ctxfuzz::harness::supervisor::{
     SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG, SUT_MALFORMED,
 };
+use ctxfuzz_oracles::invariants::Invariant;
 
 /// (fault of tests/sut/sweep.py, the finding's id, words of its summary or evidence). The fault is
 /// triggered by a `toolResult` message, which most generated transcripts hold: the first cases
 /// find it.
-const FAULTS: [(&str, &str, &str); 14] = [
+const FAULTS: [(&str, Invariant, &str); 14] = [
     ("exit-at-once", SUT_CRASH, "exit status 3"),
     ("crash", SUT_CRASH, "boom"),
     ("hang", SUT_HANG, "no answer within"),
@@ -158,7 +159,7 @@ fn check_fault(fault: &str, id: &str, words: &str) -> Result<(), String> {
 fn external_every_fault_class_is_its_finding_on_time_and_leaves_no_process() {
     let threads: Vec<_> = FAULTS
         .iter()
-        .map(|&(fault, id, words)| std::thread::spawn(move || check_fault(fault, id, words)))
+        .map(|&(fault, id, words)| std::thread::spawn(move || check_fault(fault, id.id, words)))
         .collect();
     let failures: Vec<String> = threads
         .into_iter()

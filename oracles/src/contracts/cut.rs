@@ -16,17 +16,15 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, Role};
 use crate::invariants::compaction::NO_NEW_ORPHANS;
-use crate::invariants::{Cause, Violation};
+use crate::invariants::{Cause, Invariant, Violation};
 
-pub const BOUNDARY_IN_RANGE: &str = "cut-boundary-in-range";
+pub const BOUNDARY_IN_RANGE: Invariant = Invariant {
+    id: "cut-boundary-in-range",
+    statement: "the boundary is an integer from 0 to the number of messages",
+};
 
-pub const INVARIANTS: &[(&str, &str)] = &[
-    (
-        BOUNDARY_IN_RANGE,
-        "the boundary is an integer from 0 to the number of messages",
-    ),
-    (NO_NEW_ORPHANS, "no kept result loses the call it answers"),
-];
+/// Every cut invariant (the compaction's own statement of `compaction-no-new-orphans` applies).
+pub const INVARIANTS: &[Invariant] = &[BOUNDARY_IN_RANGE, NO_NEW_ORPHANS];
 
 /// Judges one cut: `boundary` as the program answered it.
 pub fn check(format: Format, messages: &[Value], boundary: &Value) -> Vec<Violation> {
@@ -118,7 +116,7 @@ mod tests {
         .clone()
     }
 
-    fn ids(boundary: Value) -> Vec<&'static str> {
+    fn ids(boundary: Value) -> Vec<Invariant> {
         check(Format::OpenAi, &transcript(), &boundary)
             .iter()
             .map(|v| v.invariant)
@@ -127,8 +125,8 @@ mod tests {
 
     #[test]
     fn the_boundary_is_an_index_from_zero_to_the_length() {
-        assert_eq!(ids(json!(0)), Vec::<&str>::new());
-        assert_eq!(ids(json!(4)), Vec::<&str>::new());
+        assert_eq!(ids(json!(0)), Vec::<Invariant>::new());
+        assert_eq!(ids(json!(4)), Vec::<Invariant>::new());
         for bad in [json!(5), json!(-1), json!(1.5), json!("2")] {
             assert_eq!(ids(bad), vec![BOUNDARY_IN_RANGE]);
         }
@@ -138,10 +136,10 @@ mod tests {
     fn only_orphans_the_cut_creates_are_charged() {
         assert_eq!(
             ids(json!(1)),
-            Vec::<&str>::new(),
+            Vec::<Invariant>::new(),
             "the result at 1 was alone before the cut"
         );
-        assert_eq!(ids(json!(2)), Vec::<&str>::new());
+        assert_eq!(ids(json!(2)), Vec::<Invariant>::new());
         assert_eq!(ids(json!(3)), vec![NO_NEW_ORPHANS]);
     }
 }

@@ -5,12 +5,30 @@
 //! - [`cut`]: returns the first kept index of a compaction.
 //!
 //! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
-//! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`.
+//! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`,
+//! and [`ALL`] names them for `ctxfuzz explain`.
 
 pub mod cut;
 pub mod repair;
 
 use std::str::FromStr;
+
+use crate::invariants::Group;
+
+/// The invariants of each contract, and the page that explains them. (The cut contract judges
+/// the compaction's `compaction-no-new-orphans` too.)
+pub const ALL: &[Group] = &[
+    Group {
+        name: "the repair contract",
+        page: "docs/contracts.md#the-repair-contract-oraclessrccontractsrepairrs",
+        invariants: repair::INVARIANTS,
+    },
+    Group {
+        name: "the cut contract",
+        page: "docs/contracts.md#the-cut-contract-oraclessrccontractscutrs",
+        invariants: cut::INVARIANTS,
+    },
+];
 
 /// A contract, by the name `--contract` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -25,38 +25,42 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
-use crate::invariants::{Cause, Violation, wire as pi_wire};
+use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::pi::{PiVersion, default_model};
 
-pub const WIRE_VALID: &str = "repair-wire-valid";
-pub const KEEPS_OTHER_MESSAGES: &str = "repair-keeps-other-messages";
-pub const KEEPS_REAL_RESULTS: &str = "repair-keeps-real-results";
-pub const NO_EXTRA_RESULT: &str = "repair-no-extra-result";
-pub const SYNTHETIC_RECOGNISABLE: &str = "repair-synthetic-recognisable";
-pub const IDEMPOTENT: &str = "repair-idempotent";
+pub const WIRE_VALID: Invariant = Invariant {
+    id: "repair-wire-valid",
+    statement: "the output breaks none of the format's provider rules",
+};
+pub const KEEPS_OTHER_MESSAGES: Invariant = Invariant {
+    id: "repair-keeps-other-messages",
+    statement: "every message that is not a tool result is kept, unchanged, in order",
+};
+pub const KEEPS_REAL_RESULTS: Invariant = Invariant {
+    id: "repair-keeps-real-results",
+    statement: "a real result is not dropped while its call is there and unanswered",
+};
+pub const NO_EXTRA_RESULT: Invariant = Invariant {
+    id: "repair-no-extra-result",
+    statement: "no result is added for a call that already had a real one",
+};
+pub const SYNTHETIC_RECOGNISABLE: Invariant = Invariant {
+    id: "repair-synthetic-recognisable",
+    statement: "every added result carries the package's marker",
+};
+pub const IDEMPOTENT: Invariant = Invariant {
+    id: "repair-idempotent",
+    statement: "repairing the output again changes nothing",
+};
 
-pub const INVARIANTS: &[(&str, &str)] = &[
-    (
-        WIRE_VALID,
-        "the output breaks none of the format's provider rules",
-    ),
-    (
-        KEEPS_OTHER_MESSAGES,
-        "every message that is not a tool result is kept, unchanged, in order",
-    ),
-    (
-        KEEPS_REAL_RESULTS,
-        "a real result is not dropped while its call is there and unanswered",
-    ),
-    (
-        NO_EXTRA_RESULT,
-        "no result is added for a call that already had a real one",
-    ),
-    (
-        SYNTHETIC_RECOGNISABLE,
-        "every added result carries the package's marker",
-    ),
-    (IDEMPOTENT, "repairing the output again changes nothing"),
+/// Every repair invariant.
+pub const INVARIANTS: &[Invariant] = &[
+    WIRE_VALID,
+    KEEPS_OTHER_MESSAGES,
+    KEEPS_REAL_RESULTS,
+    NO_EXTRA_RESULT,
+    SYNTHETIC_RECOGNISABLE,
+    IDEMPOTENT,
 ];
 
 /// One repair by a program, as the contract needs it.
@@ -86,7 +90,7 @@ pub fn check(run: &RepairRun) -> Vec<Violation> {
     found
 }
 
-fn charged(invariant: &'static str, summary: String, evidence: Value) -> Violation {
+fn charged(invariant: Invariant, summary: String, evidence: Value) -> Violation {
     Violation {
         invariant,
         cause: Cause::SystemUnderTest,
@@ -278,7 +282,7 @@ fn first_difference(a: &[Value], b: &[Value]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn ids(format: Format, input: Value, output: Value) -> Vec<(&'static str, bool)> {
+    fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
         let (input, output) = (
             input.as_array().unwrap().clone(),
             output.as_array().unwrap().clone(),

@@ -7,64 +7,67 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::{Cause, Violation};
+use super::{Cause, Invariant, Violation};
 
-/// Every invariant id of this module, with its one-line statement.
-pub const INVARIANTS: &[(&str, &str)] = &[
-    (
-        BOUNDARY_VALID,
-        "the boundary is 0 only when no valid cut exists, never at a tool result, never inside an open call cycle (cycle-safe); 0 leaves transcript and tracker untouched",
-    ),
-    (
-        NO_NEW_ORPHANS,
-        "every tool result the compaction keeps still answers a kept call",
-    ),
-    (
-        KEPT_SUFFIX,
-        "the kept messages come out exactly as they went in, behind one summary message carrying the composed text",
-    ),
-    (
-        SMALLER,
-        "the composed summary has fewer estimated tokens than the region it replaces",
-    ),
-    (
-        CLIP_BOUNDED,
-        "every tool-result body the summariser reads is at most clip_chars plus the marker; nothing else is changed",
-    ),
-    (
-        CAPS,
-        "at most user_message_cap verbatim turns and the last state_command_cap commands are rendered",
-    ),
-    (
-        STATE_RETAINED,
-        "the summary carries the files written, commands run and tools used of the region",
-    ),
-    (
-        USER_TURNS,
-        "the region's most recent user turns (up to the cap) are carried verbatim, in order",
-    ),
-    (
-        ACROSS_ROUNDS,
-        "every summarised user turn survives later rounds (up to the cap), verbatim, in order",
-    ),
-    (
-        RESET_DELIVERED,
-        "the tracker is reset only when the summary is delivered, then refilled once per kept message",
-    ),
-    (INPUT_NOT_MUTATED, "the caller's transcript is unchanged"),
+pub const BOUNDARY_VALID: Invariant = Invariant {
+    id: "boundary-valid",
+    statement: "the boundary is 0 only when no valid cut exists, never at a tool result, never inside an open call cycle (cycle-safe); 0 leaves transcript and tracker untouched",
+};
+pub const NO_NEW_ORPHANS: Invariant = Invariant {
+    id: "compaction-no-new-orphans",
+    statement: "every tool result the compaction keeps still answers a kept call",
+};
+pub const KEPT_SUFFIX: Invariant = Invariant {
+    id: "kept-suffix-untouched",
+    statement: "the kept messages come out exactly as they went in, behind one summary message carrying the composed text",
+};
+pub const SMALLER: Invariant = Invariant {
+    id: "summary-smaller-than-region",
+    statement: "the composed summary has fewer estimated tokens than the region it replaces",
+};
+pub const CLIP_BOUNDED: Invariant = Invariant {
+    id: "clip-bounded",
+    statement: "every tool-result body the summariser reads is at most clip_chars plus the marker; nothing else is changed",
+};
+pub const CAPS: Invariant = Invariant {
+    id: "caps-respected",
+    statement: "at most user_message_cap verbatim turns and the last state_command_cap commands are rendered",
+};
+pub const STATE_RETAINED: Invariant = Invariant {
+    id: "state-retained",
+    statement: "the summary carries the files written, commands run and tools used of the region",
+};
+pub const USER_TURNS: Invariant = Invariant {
+    id: "user-turns-preserved",
+    statement: "the region's most recent user turns (up to the cap) are carried verbatim, in order",
+};
+pub const ACROSS_ROUNDS: Invariant = Invariant {
+    id: "user-turns-preserved-across-rounds",
+    statement: "every summarised user turn survives later rounds (up to the cap), verbatim, in order",
+};
+pub const RESET_DELIVERED: Invariant = Invariant {
+    id: "reset-implies-delivered",
+    statement: "the tracker is reset only when the summary is delivered, then refilled once per kept message",
+};
+pub const INPUT_NOT_MUTATED: Invariant = Invariant {
+    id: "input-not-mutated",
+    statement: "the caller's transcript is unchanged",
+};
+
+/// Every compaction invariant.
+pub const INVARIANTS: &[Invariant] = &[
+    BOUNDARY_VALID,
+    NO_NEW_ORPHANS,
+    KEPT_SUFFIX,
+    SMALLER,
+    CLIP_BOUNDED,
+    CAPS,
+    STATE_RETAINED,
+    USER_TURNS,
+    ACROSS_ROUNDS,
+    RESET_DELIVERED,
+    INPUT_NOT_MUTATED,
 ];
-
-pub const BOUNDARY_VALID: &str = "boundary-valid";
-pub const NO_NEW_ORPHANS: &str = "compaction-no-new-orphans";
-pub const KEPT_SUFFIX: &str = "kept-suffix-untouched";
-pub const SMALLER: &str = "summary-smaller-than-region";
-pub const CLIP_BOUNDED: &str = "clip-bounded";
-pub const CAPS: &str = "caps-respected";
-pub const STATE_RETAINED: &str = "state-retained";
-pub const USER_TURNS: &str = "user-turns-preserved";
-pub const ACROSS_ROUNDS: &str = "user-turns-preserved-across-rounds";
-pub const RESET_DELIVERED: &str = "reset-implies-delivered";
-pub const INPUT_NOT_MUTATED: &str = "input-not-mutated";
 
 const CLIP_MARKER: &str = "\u{2026} [clipped]";
 const VERBATIM_HEADING: &str = "### User messages (verbatim)\n";
@@ -179,7 +182,7 @@ pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
 }
 
 fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut Vec<Violation>) {
-    let mut report = |invariant: &'static str, summary: String, evidence: Value| {
+    let mut report = |invariant: Invariant, summary: String, evidence: Value| {
         found.push(Violation {
             invariant,
             cause: Cause::SystemUnderTest,
@@ -351,7 +354,7 @@ fn clip_bounded(
     reader: &Reader,
     region: &[Value],
     given: &[Value],
-    report: &mut impl FnMut(&'static str, String, Value),
+    report: &mut impl FnMut(Invariant, String, Value),
 ) {
     if given.len() != region.len() {
         report(
@@ -401,7 +404,7 @@ fn state_retained(
     reader: &Reader,
     region: &[Value],
     summary: &str,
-    report: &mut impl FnMut(&'static str, String, Value),
+    report: &mut impl FnMut(Invariant, String, Value),
 ) {
     let (mut files, mut commands, mut tools) = (Vec::new(), Vec::new(), Vec::new());
     let (mut files_seen, mut tools_seen) = (HashSet::new(), HashSet::new());
@@ -487,7 +490,7 @@ fn state_retained(
 fn reset_delivered(
     reader: &Reader,
     round: &Round,
-    report: &mut impl FnMut(&'static str, String, Value),
+    report: &mut impl FnMut(Invariant, String, Value),
 ) {
     let resets = round
         .tracker_calls

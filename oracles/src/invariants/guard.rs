@@ -13,40 +13,40 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Cause, Judgement, Violation};
+use super::{Cause, Invariant, Judgement, Violation};
 
-pub const ONE_IDLE_SIGNAL_PER_PROMPT: &str = "one-idle-signal-per-prompt";
-pub const NO_BLIND_TURN_END: &str = "no-blind-turn-end";
-pub const LATCH_RELEASED: &str = "latch-released";
-pub const BOUNDED_FOLLOW_UPS: &str = "bounded-follow-ups";
-pub const RECOVERY_LANDS_IN_RUN: &str = "recovery-lands-in-run";
-
-/// Every guard invariant: stable id and one-line statement.
-pub const INVARIANTS: [(&str, &str); 5] = [
-    (
-        ONE_IDLE_SIGNAL_PER_PROMPT,
-        "a prompt (a run the user or another extension starts) leads to exactly one agent_settled; \
+pub const ONE_IDLE_SIGNAL_PER_PROMPT: Invariant = Invariant {
+    id: "one-idle-signal-per-prompt",
+    statement: "a prompt (a run the user or another extension starts) leads to exactly one agent_settled; \
          runs the guard itself starts while idle are extra idle signals",
-    ),
-    (
-        NO_BLIND_TURN_END,
-        "a run never settles while supervision is unhealthy unless the recovery instruction \
+};
+pub const NO_BLIND_TURN_END: Invariant = Invariant {
+    id: "no-blind-turn-end",
+    statement: "a run never settles while supervision is unhealthy unless the recovery instruction \
          reached the model in that run (ESC exempts the run: the user is there and has the text)",
-    ),
-    (
-        LATCH_RELEASED,
-        "the guard's latch is clear once every agent_settled's handlers have run",
-    ),
-    (
-        BOUNDED_FOLLOW_UPS,
-        "a run's guard follow-ups are at most max(1, ceil(A/2)) for its A agent_end events: the \
+};
+pub const LATCH_RELEASED: Invariant = Invariant {
+    id: "latch-released",
+    statement: "the guard's latch is clear once every agent_settled's handlers have run",
+};
+pub const BOUNDED_FOLLOW_UPS: Invariant = Invariant {
+    id: "bounded-follow-ups",
+    statement: "a run's guard follow-ups are at most max(1, ceil(A/2)) for its A agent_end events: the \
          latch makes the guard block at most every other boundary",
-    ),
-    (
-        RECOVERY_LANDS_IN_RUN,
-        "every recovery follow-up the guard sends reaches the model before the run it was sent \
+};
+pub const RECOVERY_LANDS_IN_RUN: Invariant = Invariant {
+    id: "recovery-lands-in-run",
+    statement: "every recovery follow-up the guard sends reaches the model before the run it was sent \
          in settles, even when it was sent at a retry or compaction boundary",
-    ),
+};
+
+/// Every guard invariant.
+pub const INVARIANTS: &[Invariant] = &[
+    ONE_IDLE_SIGNAL_PER_PROMPT,
+    NO_BLIND_TURN_END,
+    LATCH_RELEASED,
+    BOUNDED_FOLLOW_UPS,
+    RECOVERY_LANDS_IN_RUN,
 ];
 
 const GUARD: &str = "guard";
@@ -209,13 +209,7 @@ impl Judge {
         }
     }
 
-    fn violation(
-        &mut self,
-        invariant: &'static str,
-        cause: Cause,
-        summary: String,
-        evidence: Value,
-    ) {
+    fn violation(&mut self, invariant: Invariant, cause: Cause, summary: String, evidence: Value) {
         self.violations.push(Violation {
             invariant,
             cause,

@@ -1,13 +1,76 @@
-//! Invariants: each has a stable id, a one-line statement, and a check that returns evidence.
+//! Invariants: each is one [`Invariant`] constant (a stable id and a one-line statement) that its
+//! check puts in the [`Violation`]s it returns (so an id cannot be misspelt), and that [`ALL`]
+//! lists for `ctxfuzz explain` and the docs test.
 //!
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
+pub mod compaction;
 pub mod guard;
 pub mod sweep;
 pub mod wire;
 
-use serde::Serialize;
+use std::fmt;
+
+use serde::{Serialize, Serializer};
 use serde_json::Value;
+
+/// One invariant: the id case files, findings and `ctxfuzz explain` use, and what it promises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Invariant {
+    /// Stable id, e.g. `no-orphan-result`.
+    pub id: &'static str,
+    /// One line: what holds when the invariant does.
+    pub statement: &'static str,
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+/// Serialised as its id, the form case files and reports have always carried.
+impl Serialize for Invariant {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id)
+    }
+}
+
+/// The invariants of one system under test or contract, and the page that explains them.
+#[derive(Debug, Clone, Copy)]
+pub struct Group {
+    /// What they belong to, as a reader names it: "the orphan sweep".
+    pub name: &'static str,
+    /// The docs page (from the repository root) that states them.
+    pub page: &'static str,
+    pub invariants: &'static [Invariant],
+}
+
+/// The invariants of the systems under test, by system. (The contracts list theirs in
+/// `crate::contracts::ALL`; the root package adds the faults of external programs and its own
+/// targets' checks and reads them all as one registry.)
+pub const ALL: &[Group] = &[
+    Group {
+        name: "the provider boundary after pi's pipeline",
+        page: "docs/oracle.md#the-model",
+        invariants: wire::INVARIANTS,
+    },
+    Group {
+        name: "the orphan sweep",
+        page: "docs/sweep.md#invariants",
+        invariants: sweep::INVARIANTS,
+    },
+    Group {
+        name: "the compaction",
+        page: "docs/compaction.md#invariants",
+        invariants: compaction::INVARIANTS,
+    },
+    Group {
+        name: "the turn-end guard",
+        page: "docs/guard.md#invariants",
+        invariants: guard::INVARIANTS,
+    },
+];
 
 /// Who is to blame for a violation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,8 +86,7 @@ pub enum Cause {
 /// One broken invariant, with the evidence a reader needs to see why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Violation {
-    /// Stable id, e.g. `no-orphan-result`.
-    pub invariant: &'static str,
+    pub invariant: Invariant,
     pub cause: Cause,
     /// One line a person reads first.
     pub summary: String,
@@ -59,8 +121,10 @@ impl Judgement {
             Judgement::Pass => Vec::new(),
             Judgement::CannotJudge(_) => vec!["cannot-judge".to_string()],
             Judgement::Fail(violations) => {
-                let mut ids: Vec<String> =
-                    violations.iter().map(|v| v.invariant.to_string()).collect();
+                let mut ids: Vec<String> = violations
+                    .iter()
+                    .map(|v| v.invariant.id.to_string())
+                    .collect();
                 ids.sort();
                 ids.dedup();
                 ids
@@ -69,4 +133,24 @@ impl Judgement {
     }
 }
 
-pub mod compaction;
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_invariant_reads_and_serialises_as_its_id() {
+        assert_eq!(sweep::IDEMPOTENT.to_string(), "sweep-idempotent");
+        let violation = Violation {
+            invariant: sweep::IDEMPOTENT,
+            cause: Cause::SystemUnderTest,
+            summary: String::new(),
+            evidence: Value::Null,
+        };
+        assert_eq!(
+            serde_json::to_value(&violation).unwrap()["invariant"],
+            json!("sweep-idempotent")
+        );
+    }
+}

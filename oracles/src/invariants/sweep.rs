@@ -10,29 +10,27 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
-use super::{Cause, Violation};
+use super::{Cause, Invariant, Violation};
 
-pub const ONLY_REMOVES: &str = "sweep-only-removes";
-pub const NOOP_IDENTITY: &str = "sweep-noop-identity";
-pub const IDEMPOTENT: &str = "sweep-idempotent";
-pub const MATCHES_TWIN: &str = "sweep-matches-twin";
+pub const ONLY_REMOVES: Invariant = Invariant {
+    id: "sweep-only-removes",
+    statement: "the output is the input minus some tool results, order kept, and `swept` names exactly the removed results",
+};
+pub const NOOP_IDENTITY: Invariant = Invariant {
+    id: "sweep-noop-identity",
+    statement: "nothing swept => the very input is returned; something swept => a new list",
+};
+pub const IDEMPOTENT: Invariant = Invariant {
+    id: "sweep-idempotent",
+    statement: "sweeping the output again sweeps nothing",
+};
+pub const MATCHES_TWIN: Invariant = Invariant {
+    id: "sweep-matches-twin",
+    statement: "the swept ids equal what the oracle's own statement of the barrier rule predicts",
+};
 
-/// Every sweep invariant: stable id and its one-line statement.
-pub const INVARIANTS: [(&str, &str); 4] = [
-    (
-        ONLY_REMOVES,
-        "the output is the input minus some tool results, order kept, and `swept` names exactly the removed results",
-    ),
-    (
-        NOOP_IDENTITY,
-        "nothing swept => the very input is returned; something swept => a new list",
-    ),
-    (IDEMPOTENT, "sweeping the output again sweeps nothing"),
-    (
-        MATCHES_TWIN,
-        "the swept ids equal what the oracle's own statement of the barrier rule predicts",
-    ),
-];
+/// Every sweep invariant.
+pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NOOP_IDENTITY, IDEMPOTENT, MATCHES_TWIN];
 
 /// The oracle's own statement of the barrier rules (docs/sweep.md#barrier-rules), by the same
 /// names.
@@ -302,7 +300,7 @@ fn reported_id(result: &Value) -> String {
     }
 }
 
-fn violation(invariant: &'static str, summary: String, evidence: Value) -> Violation {
+fn violation(invariant: Invariant, summary: String, evidence: Value) -> Violation {
     Violation {
         invariant,
         cause: Cause::SystemUnderTest,

@@ -15,15 +15,28 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::{Cause, Judgement, Violation};
+use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{field, is_str};
 use crate::pi::request::Payload;
 use crate::pi::{self, PiVersion, Thrown};
+use crate::wire::WireRule;
 use crate::wire::anthropic::{WireViolation, validate};
 
-pub const WIRE_VALID: &str = "wire-valid";
-pub const NO_DUPLICATE_TOOL_USE_ID: &str = "no-duplicate-tool-use-id";
-pub const NO_ORPHAN_RESULT: &str = "no-orphan-result";
+pub const WIRE_VALID: Invariant = Invariant {
+    id: "wire-valid",
+    statement: "the request the provider receives after pi's pipeline breaks none of the provider's rules",
+};
+pub const NO_DUPLICATE_TOOL_USE_ID: Invariant = Invariant {
+    id: "no-duplicate-tool-use-id",
+    statement: "no id repeats among the calls, nor among the results of one turn (a permanent 400)",
+};
+pub const NO_ORPHAN_RESULT: Invariant = Invariant {
+    id: "no-orphan-result",
+    statement: "every result answers a call of the assistant turn just before it (a permanent 400)",
+};
+
+/// Every wire invariant.
+pub const INVARIANTS: &[Invariant] = &[WIRE_VALID, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT];
 
 const COLLISION: &str = "pi's cross-model id sanitising maps two different call ids to one";
 const ID_MAP: &str = "pi's global id map rewrote this result to another call's sanitised id";
@@ -114,25 +127,25 @@ pub fn judge(input: &[Value], model: &Value, v: PiVersion) -> Judgement {
     }
 }
 
-/// The wire rules behind the permanent 400s (a missing result, say, is pi's to repair).
-pub const PERMANENT_RULES: [&str; 3] =
-    ["orphan-result", "duplicate-result", "duplicate-tool-use-id"];
-
-/// The violations of `input` behind the permanent 400s; `Err` when pi itself would throw.
-pub fn permanent(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Violation>, String> {
-    match judge(input, model, v) {
-        Judgement::Pass => Ok(Vec::new()),
-        Judgement::CannotJudge(reason) => Err(reason),
-        Judgement::Fail(violations) => Ok(violations
-            .into_iter()
-            .filter(|v| {
-                [WIRE_VALID, NO_ORPHAN_RESULT, NO_DUPLICATE_TOOL_USE_ID].contains(&v.invariant)
-                    && v.evidence["rule"]
-                        .as_str()
-                        .is_some_and(|rule| PERMANENT_RULES.contains(&rule))
-            })
-            .collect()),
+/// The invariant a wire rule's violation also breaks when it is a permanent 400 (a missing
+/// result, say, is pi's to repair).
+fn permanent_invariant(rule: WireRule) -> Option<Invariant> {
+    match rule {
+        WireRule::DuplicateToolUseId | WireRule::DuplicateResult => Some(NO_DUPLICATE_TOOL_USE_ID),
+        WireRule::OrphanResult => Some(NO_ORPHAN_RESULT),
+        _ => None,
     }
+}
+
+/// The violations of `input` behind the permanent 400s (each as `wire-valid` and its permanent
+/// invariant); `Err` when pi itself would throw.
+pub fn permanent(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Violation>, String> {
+    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
+    Ok(findings
+        .iter()
+        .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
+        .flat_map(violations)
+        .collect())
 }
 
 /// The invariants one finding breaks.
@@ -153,12 +166,7 @@ fn violations(finding: &Finding) -> Vec<Violation> {
         summary: summary.clone(),
         evidence: evidence.clone(),
     }];
-    let permanent = match wire.rule {
-        "duplicate-tool-use-id" | "duplicate-result" => Some(NO_DUPLICATE_TOOL_USE_ID),
-        "orphan-result" => Some(NO_ORPHAN_RESULT),
-        _ => None,
-    };
-    if let Some(invariant) = permanent {
+    if let Some(invariant) = permanent_invariant(wire.rule) {
         out.push(Violation {
             invariant,
             cause: finding.cause.clone(),
@@ -247,18 +255,18 @@ impl<'m> IdProvenance<'m> {
     fn cause(&self, wire: &WireViolation, remapped: &HashSet<String>) -> Cause {
         let id = wire.tool_use_id.as_deref().unwrap_or_default();
         match wire.rule {
-            "invalid-tool-use-id" => Cause::Unpreventable(REFUSED_ID),
-            "duplicate-tool-use-id" if Self::distinct_raw_ids(self.calls.get(id)) > 1 => {
+            WireRule::InvalidToolUseId => Cause::Unpreventable(REFUSED_ID),
+            WireRule::DuplicateToolUseId if Self::distinct_raw_ids(self.calls.get(id)) > 1 => {
                 Cause::Unpreventable(COLLISION)
             }
-            "duplicate-tool-use-id" => Cause::Unpreventable(REUSED_ID),
-            "duplicate-result" if Self::distinct_raw_ids(self.results.get(id)) > 1 => {
+            WireRule::DuplicateToolUseId => Cause::Unpreventable(REUSED_ID),
+            WireRule::DuplicateResult if Self::distinct_raw_ids(self.results.get(id)) > 1 => {
                 Cause::Unpreventable(COLLISION)
             }
-            "duplicate-result" => self
+            WireRule::DuplicateResult => self
                 .synthetic_duplicates(id)
                 .map_or(Cause::SystemUnderTest, Cause::Unpreventable),
-            "orphan-result" if remapped.contains(id) => Cause::Unpreventable(ID_MAP),
+            WireRule::OrphanResult if remapped.contains(id) => Cause::Unpreventable(ID_MAP),
             _ => Cause::SystemUnderTest,
         }
     }
@@ -295,13 +303,16 @@ impl<'m> IdProvenance<'m> {
             return Some(KnownShape::IdCollisionOrRefusedId);
         }
         let id = wire.tool_use_id.as_deref().unwrap_or_default();
-        let about_a_result = matches!(wire.rule, "orphan-result" | "results-not-first");
+        let about_a_result = matches!(
+            wire.rule,
+            WireRule::OrphanResult | WireRule::ResultsNotFirst
+        );
         match wire.rule {
             _ if about_a_result && self.dropped_calls.contains(id) => {
                 Some(KnownShape::ResultOfDroppedAssistant)
             }
             _ if about_a_result && !self.calls.contains_key(id) => Some(KnownShape::CallCutAway),
-            "duplicate-result" | "results-not-first" => Some(self.barrier_shape(id)),
+            WireRule::DuplicateResult | WireRule::ResultsNotFirst => Some(self.barrier_shape(id)),
             _ => None,
         }
     }

@@ -15,14 +15,15 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::WireRule;
 use crate::js::{field, is_str};
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WireViolation {
-    /// Stable rule id: `orphan-result`, `missing-result`, `duplicate-tool-use-id`,
-    /// `duplicate-result`, `results-not-first`, `invalid-tool-use-id`.
-    pub rule: &'static str,
+    /// One of `OrphanResult`, `MissingResult`, `DuplicateToolUseId`, `DuplicateResult`,
+    /// `ResultsNotFirst`, `InvalidToolUseId`.
+    pub rule: WireRule,
     /// Index of the request message holding the offending block.
     pub message: usize,
     /// Index of the block in that message's content (`None` for string content).
@@ -122,7 +123,7 @@ fn location(block: &Located<'_>) -> String {
 }
 
 fn violation(
-    rule: &'static str,
+    rule: WireRule,
     block: &Located<'_>,
     id: Option<String>,
     text: String,
@@ -142,11 +143,21 @@ fn check_tool_uses(turn: &Turn<'_>, seen: &mut HashSet<String>, out: &mut Vec<Wi
         let id = id_text(raw);
         if let Some(problem) = id_syntax_problem(raw) {
             let text = format!("{}.id: {problem}", location(block));
-            out.push(violation("invalid-tool-use-id", block, id.clone(), text));
+            out.push(violation(
+                WireRule::InvalidToolUseId,
+                block,
+                id.clone(),
+                text,
+            ));
         }
         if let Some(id) = id.filter(|id| !seen.insert(id.clone())) {
             let text = format!("{}: tool_use ids must be unique", location(block));
-            out.push(violation("duplicate-tool-use-id", block, Some(id), text));
+            out.push(violation(
+                WireRule::DuplicateToolUseId,
+                block,
+                Some(id),
+                text,
+            ));
         }
     }
 }
@@ -191,7 +202,7 @@ fn check_answered(turn: &Turn<'_>, next: Option<&Turn<'_>>, out: &mut Vec<WireVi
              Each tool_use block must have a corresponding tool_result block in the next message.",
             block.message
         );
-        out.push(violation("missing-result", block, id, text));
+        out.push(violation(WireRule::MissingResult, block, id, text));
     }
 }
 
@@ -216,7 +227,12 @@ fn check_results(turn: &Turn<'_>, previous: Option<&Turn<'_>>, out: &mut Vec<Wir
                 "{}: tool_result blocks must come first in the user message, before any other content",
                 location(block)
             );
-            out.push(violation("results-not-first", block, id.clone(), text));
+            out.push(violation(
+                WireRule::ResultsNotFirst,
+                block,
+                id.clone(),
+                text,
+            ));
         }
         let known = id.as_ref().is_some_and(|id| calls.contains(id));
         if !known {
@@ -225,23 +241,24 @@ fn check_results(turn: &Turn<'_>, previous: Option<&Turn<'_>>, out: &mut Vec<Wir
                  must have a corresponding tool_use block in the previous message.",
                 location(block)
             );
-            out.push(violation("orphan-result", block, id.clone(), text));
+            out.push(violation(WireRule::OrphanResult, block, id.clone(), text));
         } else if !answered.insert(shown.clone()) {
             let text = format!(
                 "{}: each tool_use must have a single result. Found multiple tool_result blocks with id: {shown}",
                 location(block)
             );
-            out.push(violation("duplicate-result", block, id, text));
+            out.push(violation(WireRule::DuplicateResult, block, id, text));
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::WireRule::*;
     use super::*;
     use serde_json::json;
 
-    fn rules(request: &Value) -> Vec<(&'static str, usize, Option<usize>)> {
+    fn rules(request: &Value) -> Vec<(WireRule, usize, Option<usize>)> {
         validate(request)
             .iter()
             .map(|v| (v.rule, v.message, v.block))
@@ -277,10 +294,7 @@ mod tests {
         ]});
         assert_eq!(
             rules(&request),
-            vec![
-                ("results-not-first", 3, Some(0)),
-                ("duplicate-result", 3, Some(0))
-            ]
+            vec![(ResultsNotFirst, 3, Some(0)), (DuplicateResult, 3, Some(0))]
         );
     }
 
@@ -294,7 +308,7 @@ mod tests {
         ]});
         assert_eq!(
             rules(&request),
-            vec![("orphan-result", 3, Some(0)), ("orphan-result", 3, Some(1))]
+            vec![(OrphanResult, 3, Some(0)), (OrphanResult, 3, Some(1))]
         );
         let text = &validate(&request)[0].text;
         assert!(text.starts_with(
@@ -316,10 +330,7 @@ mod tests {
         ]});
         assert_eq!(
             rules(&request),
-            vec![
-                ("orphan-result", 1, Some(0)),
-                ("missing-result", 2, Some(0))
-            ]
+            vec![(OrphanResult, 1, Some(0)), (MissingResult, 2, Some(0))]
         );
     }
 
@@ -332,13 +343,10 @@ mod tests {
         ]});
         assert_eq!(
             rules(&request),
-            vec![
-                ("orphan-result", 0, Some(0)),
-                ("missing-result", 1, Some(0))
-            ]
+            vec![(OrphanResult, 0, Some(0)), (MissingResult, 1, Some(0))]
         );
         let trailing = json!({"messages": [{"role": "assistant", "content": [call("a")]}]});
-        assert_eq!(rules(&trailing), vec![("missing-result", 0, Some(0))]);
+        assert_eq!(rules(&trailing), vec![(MissingResult, 0, Some(0))]);
     }
 
     #[test]
@@ -353,11 +361,11 @@ mod tests {
         assert_eq!(
             rules(&request),
             vec![
-                ("duplicate-tool-use-id", 0, Some(1)),
-                ("duplicate-tool-use-id", 2, Some(0)),
-                ("invalid-tool-use-id", 2, Some(1)),
-                ("invalid-tool-use-id", 2, Some(2)),
-                ("invalid-tool-use-id", 2, Some(3)),
+                (DuplicateToolUseId, 0, Some(1)),
+                (DuplicateToolUseId, 2, Some(0)),
+                (InvalidToolUseId, 2, Some(1)),
+                (InvalidToolUseId, 2, Some(2)),
+                (InvalidToolUseId, 2, Some(3)),
             ]
         );
         let ok = "z".repeat(64);

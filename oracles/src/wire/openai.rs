@@ -9,44 +9,19 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::WireRule::{self, *};
 use crate::json_text;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatViolation {
-    /// Stable rule id, e.g. `tool-without-call`.
-    pub rule: &'static str,
+    /// One of `NotAnObject`, `InvalidRole`, `ToolWithoutCall`, `UnknownToolCallId`,
+    /// `MissingToolResponse`.
+    pub rule: WireRule,
     /// Index of the offending message.
     pub index: usize,
     /// The error text the API returns.
     pub message: String,
 }
-
-pub const NOT_AN_OBJECT: &str = "not-an-object";
-pub const INVALID_ROLE: &str = "invalid-role";
-pub const TOOL_WITHOUT_CALL: &str = "tool-without-call";
-pub const UNKNOWN_TOOL_CALL_ID: &str = "unknown-tool-call-id";
-pub const MISSING_TOOL_RESPONSE: &str = "missing-tool-response";
-
-/// Every rule id this validator reports, with a one-line statement.
-pub const RULES: &[(&str, &str)] = &[
-    (NOT_AN_OBJECT, "every entry of `messages` is an object"),
-    (
-        INVALID_ROLE,
-        "every message has one of the roles the API accepts",
-    ),
-    (
-        TOOL_WITHOUT_CALL,
-        "a tool message follows an assistant message with tool_calls, with only tool messages between",
-    ),
-    (
-        UNKNOWN_TOOL_CALL_ID,
-        "a tool message's tool_call_id is one of the calls of that assistant message",
-    ),
-    (
-        MISSING_TOOL_RESPONSE,
-        "every tool call is answered before the next non-tool message",
-    ),
-];
 
 const ROLES: &[&str] = &[
     "system",
@@ -71,7 +46,7 @@ pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
         let Some(object) = message.as_object() else {
             close(batch.take(), &mut found);
             found.push(violation(
-                NOT_AN_OBJECT,
+                NotAnObject,
                 index,
                 format!(
                     "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
@@ -87,11 +62,11 @@ pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
                 .and_then(Value::as_str)
                 .unwrap_or("");
             match batch.as_mut() {
-                None => found.push(violation(TOOL_WITHOUT_CALL, index,
+                None => found.push(violation(ToolWithoutCall, index,
                     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".to_string())),
                 Some(open) => match open.ids.iter().position(|&c| c == id) {
                     Some(at) => open.answered[at] = true,
-                    None => found.push(violation(UNKNOWN_TOOL_CALL_ID, index, format!(
+                    None => found.push(violation(UnknownToolCallId, index, format!(
                         "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
                     ))),
                 },
@@ -100,7 +75,7 @@ pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
         }
         close(batch.take(), &mut found);
         if !ROLES.contains(&role) {
-            found.push(violation(INVALID_ROLE, index, format!(
+            found.push(violation(InvalidRole, index, format!(
                 "Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'."
             )));
         }
@@ -137,7 +112,7 @@ fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
         .map(|(id, _)| *id)
         .collect();
     if !missing.is_empty() {
-        found.push(violation(MISSING_TOOL_RESPONSE, batch.index, format!(
+        found.push(violation(MissingToolResponse, batch.index, format!(
             "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
             missing.join(", ")
         )));
@@ -152,7 +127,7 @@ fn role_of(object: &serde_json::Map<String, Value>) -> &str {
     }
 }
 
-fn violation(rule: &'static str, index: usize, message: String) -> ChatViolation {
+fn violation(rule: WireRule, index: usize, message: String) -> ChatViolation {
     ChatViolation {
         rule,
         index,
@@ -165,7 +140,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn rules(messages: Value) -> Vec<(&'static str, usize)> {
+    fn rules(messages: Value) -> Vec<(WireRule, usize)> {
         validate(messages.as_array().unwrap())
             .iter()
             .map(|v| (v.rule, v.index))
@@ -193,7 +168,7 @@ mod tests {
         ]);
         assert_eq!(
             rules(split),
-            vec![(MISSING_TOOL_RESPONSE, 0), (TOOL_WITHOUT_CALL, 2)]
+            vec![(MissingToolResponse, 0), (ToolWithoutCall, 2)]
         );
     }
 
@@ -235,10 +210,10 @@ mod tests {
         assert_eq!(
             ids,
             vec![
-                (NOT_AN_OBJECT, 0),
-                (UNKNOWN_TOOL_CALL_ID, 2),
-                (MISSING_TOOL_RESPONSE, 1),
-                (INVALID_ROLE, 3)
+                (NotAnObject, 0),
+                (UnknownToolCallId, 2),
+                (MissingToolResponse, 1),
+                (InvalidRole, 3)
             ]
         );
         assert!(found[1].message.contains("'z' not found"));

@@ -7,6 +7,7 @@
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, run_vector_input};
+use ctxfuzz_oracles::wire::WireRule;
 use serde_json::Value;
 
 const VARIANTS: [PiVersion; 4] = [
@@ -92,8 +93,8 @@ fn check_refuses_the_id_pi_sends_unchanged_and_accepts_the_normalised_one() {
     let model = pi::default_model();
     for v in VARIANTS {
         let same = findings(parse(SAME_MODEL).as_array().unwrap(), &model, v).unwrap();
-        let rules: Vec<&str> = same.iter().map(|f| f.wire.rule).collect();
-        assert_eq!(rules, ["invalid-tool-use-id"], "{v:?}");
+        let rules: Vec<WireRule> = same.iter().map(|f| f.wire.rule).collect();
+        assert_eq!(rules, [WireRule::InvalidToolUseId], "{v:?}");
         let other = findings(parse(OTHER_MODEL).as_array().unwrap(), &model, v).unwrap();
         assert!(other.is_empty(), "{v:?}: {}", other.len());
     }

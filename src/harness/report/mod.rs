@@ -206,7 +206,7 @@ fn finding_rows(
             Judgement::Fail(violations) => {
                 let first = violations
                     .iter()
-                    .find(|v| group.is_some_and(|g| g.invariant == v.invariant))
+                    .find(|v| group.is_some_and(|g| g.invariant == v.invariant.id))
                     .or_else(|| {
                         violations
                             .iter()

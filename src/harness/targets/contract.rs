@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::contracts::{Contract, cut, repair};
 use ctxfuzz_oracles::formats::Format;
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
 
 use crate::generators::pi as pi_generator;
@@ -25,7 +25,10 @@ use crate::harness::target::{Class, DynTarget, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
-pub const SUT_THREW: &str = "sut-threw";
+pub const SUT_THREW: Invariant = Invariant {
+    id: "sut-threw",
+    statement: "the program answers instead of refusing with `{\"error\": ...}` (informational)",
+};
 
 pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let target = ContractTarget::from_profile(profile)?;

@@ -15,7 +15,7 @@
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, against_rule, generate, parse_rule, shape};
@@ -23,10 +23,22 @@ use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, sweep};
 
-pub const OVER_SWEEP: &str = "over-sweep";
-pub const KEEPS_REJECTED: &str = "keeps-rejected";
-pub const AGAINST_OVER_SWEEP: &str = "against-over-sweep";
-pub const AGAINST_KEEPS_REJECTED: &str = "against-keeps-rejected";
+pub const OVER_SWEEP: Invariant = Invariant {
+    id: "over-sweep",
+    statement: "the rule under test sweeps no result the provider would accept back (a lost tool output)",
+};
+pub const KEEPS_REJECTED: Invariant = Invariant {
+    id: "keeps-rejected",
+    statement: "the rule under test keeps no result the provider rejects (a 400)",
+};
+pub const AGAINST_OVER_SWEEP: Invariant = Invariant {
+    id: "against-over-sweep",
+    statement: "the rule compared with sweeps no result the provider would accept back",
+};
+pub const AGAINST_KEEPS_REJECTED: Invariant = Invariant {
+    id: "against-keeps-rejected",
+    statement: "the rule compared with keeps no result the provider rejects",
+};
 
 /// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
 pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;

@@ -9,9 +9,9 @@ use crate::transcript::case::CaseFile;
 
 mod compaction;
 pub mod contract;
-mod differential;
+pub mod differential;
 mod guard;
-mod oracle_json;
+pub mod oracle_json;
 mod pi_transcript;
 mod pipeline;
 mod sweep;

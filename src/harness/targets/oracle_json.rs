@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -20,7 +20,10 @@ use crate::harness::profile::Profile;
 use crate::harness::target::{DynTarget, Target};
 use crate::transcript::io;
 
-pub const ERROR_NAMES_POSITION: &str = "error-names-position";
+pub const ERROR_NAMES_POSITION: Invariant = Invariant {
+    id: "error-names-position",
+    statement: "every rejection of an input file is one line naming the file and LINE:COLUMN",
+};
 
 /// The name the input file is judged under (what error messages must start with).
 const FILE_NAME: &str = "input.json";

@@ -16,6 +16,7 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate, parse_rule, shape};
@@ -26,7 +27,7 @@ use crate::sweep::{BarrierRule, sweep};
 
 /// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
-const OUTSIDE_THE_SWEEP: &str = "duplicate-tool-use-id";
+const OUTSIDE_THE_SWEEP: WireRule = WireRule::DuplicateToolUseId;
 
 pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let rule = parse_rule(variant)?;
@@ -144,7 +145,7 @@ impl Target for SweepTarget {
     fn class(&self, violation: &Violation) -> Class {
         match violation.cause {
             Cause::Unpreventable(_) => Class::Unpreventable,
-            Cause::SystemUnderTest if violation.evidence["rule"] == OUTSIDE_THE_SWEEP => {
+            Cause::SystemUnderTest if violation.evidence["rule"] == OUTSIDE_THE_SWEEP.id() => {
                 Class::Informational
             }
             Cause::SystemUnderTest => Class::Charged,

@@ -22,7 +22,7 @@ fn ids(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-fn only(violations: Vec<Violation>) -> &'static str {
+fn only(violations: Vec<Violation>) -> Invariant {
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].cause, Cause::SystemUnderTest);
     violations[0].invariant
@@ -212,7 +212,7 @@ fn check_runs_all_four() {
         second_swept: &ids(&["x"]),
         twin: TwinRule::Strict,
     };
-    let found: Vec<&str> = check(&run).iter().map(|v| v.invariant).collect();
+    let found: Vec<Invariant> = check(&run).iter().map(|v| v.invariant).collect();
     assert_eq!(found, [NOOP_IDENTITY, IDEMPOTENT, MATCHES_TWIN]);
     let good = SweepRun {
         output: &input[..2],
