@@ -15,7 +15,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    match ctxfuzz::generators::long_session::write(&mut out, messages, seed).and_then(|()| out.flush()) {
+    match ctxfuzz::generators::long_session::write(&mut out, messages, seed)
+        .and_then(|()| out.flush())
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("long_transcript: cannot write: {e}");
