@@ -7,6 +7,7 @@
 //! [`crate::transcript::shapes`] says which shapes a transcript has.
 
 pub mod chat;
+pub mod long_session;
 pub mod pi;
 pub mod session_file;
 

@@ -92,6 +92,19 @@ fn an_exhausted_input_still_gives_an_ordinary_transcript() {
     assert!(shapes(&transcript).is_empty());
 }
 
+/// A 10k-message transcript needs an input long enough to pay for it: a coverage-guided fuzzer
+/// would otherwise find the draw that picks it within seconds, from 2-byte inputs, and spend most
+/// of its time there (docs/figures.md#libfuzzer).
+#[test]
+fn only_a_long_enough_input_gives_a_long_transcript() {
+    let mut bytes = vec![0xFF; 2];
+    let short = pi::transcript(&mut Unstructured::new(&bytes)).unwrap();
+    assert!(!shapes(&short).contains(&Shape::LongTranscript));
+    bytes.resize(pi::SEED_BYTES, 0);
+    let long = pi::transcript(&mut Unstructured::new(&bytes)).unwrap();
+    assert!(shapes(&long).contains(&Shape::LongTranscript));
+}
+
 /// The rule's own twin in the oracle, by name.
 fn twin(rule: BarrierRule) -> TwinRule {
     rule.name().parse().unwrap()

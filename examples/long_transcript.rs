@@ -1,0 +1,27 @@
+//! Writes a long, well-formed pi transcript (a JSON array) for measuring `ctxfuzz check`, `sweep`
+//! and `compact` at scale (docs/figures.md):
+//!
+//!     cargo run --release --example long_transcript -- MESSAGES SEED > FILE
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(messages), Some(seed)) = (
+        args.first().and_then(|a| a.parse().ok()),
+        args.get(1).and_then(|a| a.parse().ok()),
+    ) else {
+        eprintln!("usage: long_transcript MESSAGES SEED > FILE");
+        return ExitCode::from(2);
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match ctxfuzz::generators::long_session::write(&mut out, messages, seed)
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("long_transcript: cannot write: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
