@@ -21,7 +21,7 @@ pub struct Args {
     /// The target to fuzz (default: every registered target, one after the other).
     #[arg(long, conflicts_with = "contract")]
     pub target: Option<String>,
-    /// Judge the external program (`--sut`) under a contract: `repair`, `cut` or `sweep`
+    /// Judge the external program (`--sut`) under a contract: `repair`, `cut`, `prune` or `sweep`
     /// (docs/contracts.md).
     #[arg(long, requires = "sut", value_name = "CONTRACT")]
     pub contract: Option<String>,

@@ -12,7 +12,7 @@ use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::targets::contract::ContractTarget;
 use ctxfuzz::harness::targets::contract::SUT_THREW;
 use ctxfuzz::harness::{Class, Target};
-use ctxfuzz_oracles::contracts::{cut, repair};
+use ctxfuzz_oracles::contracts::{cut, prune, repair};
 use ctxfuzz_oracles::formats::{Format, skeleton};
 use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
 use ctxfuzz_oracles::pi::{Variant, convert_to_llm};
@@ -118,6 +118,42 @@ fn contracts_a_refusal_is_reported_in_its_own_class() {
         outcome.stats
     );
     assert_eq!(charged(&outcome), Vec::<&str>::new());
+}
+
+fn pruner(bug: &str) -> ContractTarget {
+    let args = if bug.is_empty() {
+        String::new()
+    } else {
+        format!("--bug {bug}")
+    };
+    ContractTarget::from_profile(&profile("prune", "ai-sdk", &program("prune.py", &args))).unwrap()
+}
+
+#[test]
+fn contracts_the_reference_pruner_is_charged_nothing() {
+    let outcome = fuzz(&pruner(""), 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+    assert!(outcome.stats.execs > 100, "{:#?}", outcome.stats);
+}
+
+#[test]
+fn contracts_each_wrong_pruner_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("adds", prune::ONLY_REMOVES),
+        ("splits", prune::NO_NEW_WIRE_DAMAGE),
+    ] {
+        let outcome = fuzz(&pruner(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
 }
 
 fn cutter(bug: &str) -> ContractTarget {

@@ -3,11 +3,13 @@
 //!
 //! - [`repair`]: may drop tool results, add synthetic ones and move results next to their calls.
 //! - [`cut`]: returns the first kept index of a compaction.
+//! - [`prune`]: removes content parts and emptied messages, adds nothing, repairs nothing.
 //!
 //! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
 //! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`.
 
 pub mod cut;
+pub mod prune;
 pub mod repair;
 
 use std::str::FromStr;
@@ -18,6 +20,7 @@ pub enum Contract {
     Sweep,
     Repair,
     Cut,
+    Prune,
 }
 
 impl Contract {
@@ -26,6 +29,7 @@ impl Contract {
             Contract::Sweep => "sweep",
             Contract::Repair => "repair",
             Contract::Cut => "cut",
+            Contract::Prune => "prune",
         }
     }
 }
@@ -38,8 +42,9 @@ impl FromStr for Contract {
             "sweep" => Ok(Contract::Sweep),
             "repair" => Ok(Contract::Repair),
             "cut" => Ok(Contract::Cut),
+            "prune" => Ok(Contract::Prune),
             _ => Err(format!(
-                "unknown contract `{name}` (known: sweep, repair, cut)"
+                "unknown contract `{name}` (known: sweep, repair, cut, prune)"
             )),
         }
     }
