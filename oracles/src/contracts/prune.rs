@@ -6,8 +6,10 @@
 //! - `prune-only-removes`: every output message is an input message, in order, with some of its
 //!   content parts removed and every other field as it was; nothing is added or changed.
 //! - `prune-no-new-wire-damage`: the output breaks no provider rule of the format
-//!   ([`crate::formats::wire`]) that the input did not already break for the same call (rule and
-//!   call id): a call is never pruned without its result, nor a result without its call.
+//!   ([`crate::formats::wire`]) for a call the input kept every rule for (a call is never pruned
+//!   without its result, nor a result without its call); without a call id, no rule the input
+//!   kept. Damage the input had may change its shape (two results for one call, apart in the
+//!   input, side by side once an empty message between them is removed): it is not new.
 
 use std::collections::HashSet;
 
@@ -43,12 +45,16 @@ pub fn check(format: Format, input: &[Value], output: &[Value]) -> Vec<Violation
             evidence: json!({"output_message": at, "value": message}),
         });
     }
-    let before: HashSet<(&str, Option<String>)> = wire::validate(format, &format.view(input))
-        .into_iter()
-        .map(|v| (v.rule, v.id))
+    let damaged = |v: &wire::WireViolation| match &v.id {
+        Some(id) => Damage::Call(id.clone()),
+        None => Damage::Rule(v.rule),
+    };
+    let before: HashSet<Damage> = wire::validate(format, &format.view(input))
+        .iter()
+        .map(damaged)
         .collect();
     for v in wire::validate(format, &format.view(output)) {
-        if before.contains(&(v.rule, v.id.clone())) {
+        if before.contains(&damaged(&v)) {
             continue;
         }
         found.push(Violation {
@@ -64,6 +70,13 @@ pub fn check(format: Format, input: &[Value], output: &[Value]) -> Vec<Violation
         });
     }
     found
+}
+
+/// What a wire violation damages: a call, by its id, or (no id) the rule's subject.
+#[derive(PartialEq, Eq, Hash)]
+enum Damage {
+    Call(String),
+    Rule(&'static str),
 }
 
 /// The first output message (index, value) that matches no later input message pruned.
@@ -171,6 +184,15 @@ mod tests {
             ids(json!([user, result("z")]), json!([user, result("z")])),
             Vec::<&str>::new(),
             "an orphan the input had"
+        );
+        let empty = json!({"role": "user", "content": []});
+        assert_eq!(
+            ids(
+                json!([call("a"), result("a"), empty, result("a")]),
+                json!([call("a"), result("a"), result("a")])
+            ),
+            Vec::<&str>::new(),
+            "the input's second result for a, no longer apart"
         );
     }
 }

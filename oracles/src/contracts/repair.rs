@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Violation, wire as pi_wire};
-use crate::pi::{Variant, default_model};
+use crate::pi::{Variant, default_model, normalize_tool_call_id};
 
 pub const WIRE_VALID: &str = "repair-wire-valid";
 pub const KEEPS_OTHER_MESSAGES: &str = "repair-keeps-other-messages";
@@ -119,9 +119,20 @@ fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
 }
 
 fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
-    let counts = call_counts(input);
-    let repeated = |id: Option<&str>| id.is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
     if run.format == Format::Pi {
+        // pi sends a call id as Anthropic's `normalizeToolCallId` writes it, and its rules name
+        // it so: ids the input repeats, or that become one, are no repair's doing.
+        let mut sent: HashMap<String, usize> = HashMap::new();
+        for id in input
+            .iter()
+            .flat_map(|e| &e.calls)
+            .filter_map(|c| c.id.as_deref())
+        {
+            *sent.entry(normalize_tool_call_id(id)).or_insert(0) += 1;
+        }
+        let repeated = |id: Option<&str>| {
+            id.is_some_and(|id| sent.get(&normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
+        };
         let model = default_model();
         return match pi_wire::permanent(run.output, &model, Variant::default()) {
             Ok(found) => found
@@ -153,6 +164,8 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             }
         };
     }
+    let counts = call_counts(input);
+    let repeated = |id: Option<&str>| id.is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
     let id_less_call = input.iter().flat_map(|e| &e.calls).any(|c| c.id.is_none());
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
@@ -438,6 +451,15 @@ mod tests {
         assert_eq!(
             ids(Format::Pi, twice.clone(), twice),
             vec![(WIRE_VALID, false), (WIRE_VALID, false)]
+        );
+        let piped = json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "c|0", "name": "f", "arguments": {}},
+            {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
+        ], "stopReason": "toolUse"});
+        let found = ids(Format::Pi, json!([piped]), json!([piped]));
+        assert!(
+            !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
+            "ids pi sends as one: {found:?}"
         );
     }
 
