@@ -17,9 +17,9 @@ if ! command -v chromium >/dev/null; then
   timed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-# tests/nightly.rs runs ci/nightly-fuzz.sh, which needs these (its first ASan build takes minutes).
+# The nightly:: test runs ci/nightly-fuzz.sh with cargo-fuzz (stable, no sanitizer: the build CI's
+# fuzz-build step then reuses).
 ensure_tool cargo-fuzz cargo-fuzz 0.13.2
-rustup run nightly rustc --version >/dev/null 2>&1 || timed rustup toolchain install nightly --profile minimal
 
 step "the published peers at their pinned versions, for the peers:: tests (skipped when installed)"
 timed bash ci/peers-install.sh

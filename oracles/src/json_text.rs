@@ -29,6 +29,18 @@ use serde_json::{Map, Number, Value};
 
 use crate::js_string::{self, JsChar, LITERAL};
 
+/// A value's JSON type as error messages name it ("an array", "null").
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Stands in for each rewritten escape while serde_json parses: a noncharacter, so rare in text;
 /// its own occurrences are queued like the rewritten escapes, so it may occur too.
 const PLACEHOLDER: char = '\u{FDD0}';

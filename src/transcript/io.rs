@@ -123,18 +123,7 @@ pub fn messages_of<'a>(path: &Path, document: &'a Value) -> Result<&'a [Value]> 
         _ => bail!(
             "{}:1:1: expected a JSON array of messages, found {}",
             path.display(),
-            kind(document)
+            json_text::type_name(document)
         ),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

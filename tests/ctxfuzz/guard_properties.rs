@@ -1,20 +1,14 @@
 //! Properties of the turn-end guard model over generated schedules (proptest, shrinking).
 
+use crate::common::charged_summaries;
 use ctxfuzz::guard::{self, Variant, generate::schedule_strategy};
-use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
+use ctxfuzz_oracles::invariants::guard::judge;
 use proptest::prelude::*;
 use serde_json::Value;
 
 /// The violations charged to the guard (unpreventable ones are the environment's).
 fn charged(variant: Variant, schedule: &guard::Schedule) -> Vec<String> {
-    match judge(&guard::run(variant, schedule).to_value()) {
-        Judgement::Fail(violations) => violations
-            .into_iter()
-            .filter(|v| v.cause == Cause::SystemUnderTest)
-            .map(|v| format!("{}: {}", v.invariant, v.summary))
-            .collect(),
-        _ => Vec::new(),
-    }
+    charged_summaries(judge(&guard::run(variant, schedule).to_value()))
 }
 
 proptest! {

@@ -32,6 +32,7 @@ mod guard_shrink;
 mod harness;
 mod layers;
 mod lone_surrogates;
+mod memory;
 mod mutants;
 mod mutants_verdict;
 mod nightly;

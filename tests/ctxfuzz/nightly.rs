@@ -3,6 +3,10 @@
 //! becomes a case file of a violation charged to `none`, one per distinct finding, that
 //! `ctxfuzz replay` reproduces; with the default (fixed) variant the run ends clean. Both leave a
 //! report in its three forms. One test, so the two runs share one instrumented build.
+//!
+//! The build is the one `ci/fuzz-build.sh` makes (stable, no sanitizer) rather than the nightly
+//! job's ASan build: the script's path is the same, the test command needs no nightly toolchain,
+//! and the fuzz-build step of CI then reuses this build instead of starting cold.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -16,6 +20,8 @@ fn nightly(out: &Path, variant: Option<&str>) -> Output {
     command
         .args(["ci/nightly-fuzz.sh", "sweep", SECONDS])
         .env("CTXFUZZ_NIGHTLY_OUT", out)
+        .env("CTXFUZZ_FUZZ_TOOLCHAIN", "stable")
+        .env("CTXFUZZ_FUZZ_SANITIZER", "none")
         .env_remove("CTXFUZZ_VARIANT");
     if let Some(variant) = variant {
         command.env("CTXFUZZ_VARIANT", variant);

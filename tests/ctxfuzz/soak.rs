@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::common::charged_summaries;
 use ctxfuzz::guard::{self, Schedule, Variant, generate::schedule_strategy};
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config as FuzzConfig};
 use ctxfuzz::harness::targets;
-use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge_text};
+use ctxfuzz_oracles::invariants::guard::judge_text;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::json;
 
@@ -23,14 +24,7 @@ fn soak_duration() -> Duration {
 /// The violations charged to the guard on `schedule`.
 fn charged(variant: Variant, schedule: &Schedule) -> Vec<String> {
     let trace = serde_json::to_string(&guard::run(variant, schedule)).expect("a trace serialises");
-    match judge_text(&trace) {
-        Judgement::Fail(violations) => violations
-            .into_iter()
-            .filter(|v| v.cause == Cause::SystemUnderTest)
-            .map(|v| format!("{}: {}", v.invariant, v.summary))
-            .collect(),
-        _ => Vec::new(),
-    }
+    charged_summaries(judge_text(&trace))
 }
 
 /// The turn-end guard fix, on generated schedules for the soak duration: nothing is ever charged

@@ -9,6 +9,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::json_text;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatViolation {
     /// Stable rule id, e.g. `tool-without-call`.
@@ -73,7 +75,7 @@ pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
                 index,
                 format!(
                     "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
-                    json_type(message)
+                    json_text::type_name(message)
                 ),
             ));
             continue;
@@ -147,17 +149,6 @@ fn role_of(object: &serde_json::Map<String, Value>) -> &str {
     match read("role") {
         "" => read("sender"),
         role => role,
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

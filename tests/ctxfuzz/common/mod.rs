@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use ctxfuzz_oracles::invariants::{Cause, Judgement};
+
 /// Runs the `ctxfuzz` binary built for these tests with `args`.
 pub fn ctxfuzz(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
@@ -36,4 +38,17 @@ pub fn stdout(output: &Output) -> String {
 
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The violations of `judgement` charged to the system under test, as `invariant: summary` lines
+/// (unpreventable ones are the environment's).
+pub fn charged_summaries(judgement: Judgement) -> Vec<String> {
+    match judgement {
+        Judgement::Fail(violations) => violations
+            .into_iter()
+            .filter(|v| v.cause == Cause::SystemUnderTest)
+            .map(|v| format!("{}: {}", v.invariant, v.summary))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
