@@ -43,14 +43,18 @@ fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
     runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
 }
 
-fn repairer(bug: &str) -> ContractTarget {
+/// The reference program `tests/sut/SCRIPT` under its contract, with `--bug BUG` unless empty.
+fn reference(contract: &str, format: &str, script: &str, bug: &str) -> ContractTarget {
     let args = if bug.is_empty() {
         String::new()
     } else {
         format!("--bug {bug}")
     };
-    ContractTarget::from_profile(&profile("repair", "openai", &program("repair.py", &args)))
-        .unwrap()
+    ContractTarget::from_profile(&profile(contract, format, &program(script, &args))).unwrap()
+}
+
+fn repairer(bug: &str) -> ContractTarget {
+    reference("repair", "openai", "repair.py", bug)
 }
 
 fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
@@ -121,12 +125,7 @@ fn contracts_a_refusal_is_reported_in_its_own_class() {
 }
 
 fn pruner(bug: &str) -> ContractTarget {
-    let args = if bug.is_empty() {
-        String::new()
-    } else {
-        format!("--bug {bug}")
-    };
-    ContractTarget::from_profile(&profile("prune", "ai-sdk", &program("prune.py", &args))).unwrap()
+    reference("prune", "ai-sdk", "prune.py", bug)
 }
 
 #[test]
@@ -157,12 +156,7 @@ fn contracts_each_wrong_pruner_breaks_its_promise() {
 }
 
 fn cutter(bug: &str) -> ContractTarget {
-    let args = if bug.is_empty() {
-        String::new()
-    } else {
-        format!("--bug {bug}")
-    };
-    ContractTarget::from_profile(&profile("cut", "openai", &program("cut.py", &args))).unwrap()
+    reference("cut", "openai", "cut.py", bug)
 }
 
 #[test]

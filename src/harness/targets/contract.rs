@@ -229,21 +229,14 @@ impl Target for ContractTarget {
                     );
                 }
             },
-            Contract::Prune => match input.as_array() {
-                Some(messages) => self
+            contract => match input.as_array() {
+                Some(messages) if contract == Contract::Prune => self
                     .repaired(messages)
                     .map(|output| prune::check(self.format, messages, &output)),
-                None => {
-                    return Judgement::CannotJudge(
-                        "a prune input is a JSON array of messages".into(),
-                    );
-                }
-            },
-            _ => match input.as_array() {
                 Some(messages) => self.judge_repair(messages),
                 None => {
                     return Judgement::CannotJudge(
-                        "a repair input is a JSON array of messages".into(),
+                        "a repair or prune input is a JSON array of messages".into(),
                     );
                 }
             },
