@@ -22,7 +22,7 @@ const PEERS: [(&str, &str, &str); 7] = [
     ("nanobot-governor", "openai", "repair"),
     ("langchain-cutoff", "langchain", "cut"),
     ("gemini-cli-split", "gemini", "cut"),
-    ("ai-prune", "ai-sdk", "repair"),
+    ("ai-prune", "ai-sdk", "prune"),
 ];
 
 struct Adapter {

@@ -16,7 +16,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ctxfuzz::generators::long_session;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::{Variant, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
 /// The system allocator, counting the bytes live now and the most live at once.
@@ -54,7 +54,7 @@ const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 fn check(text: &str, model: &Value) -> usize {
     let document = json_text::parse(text).expect("the generator writes JSON");
     let messages = document.as_array().expect("an array");
-    findings(messages, model, Variant::default()).map_or(0, |f| f.len())
+    findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
 
 fn bench(c: &mut Criterion) {

@@ -1,6 +1,8 @@
-// openclaw-repair (docs/peers.md): openclaw's repairToolUseResultPairing over pi messages, with no
-// options (the package's defaults). It is not exported from any public entry point: it lives in a
-// hashed chunk of dist/, found by its stem and called by the alias its export list gives it.
+// openclaw-repair (docs/peers.md): openclaw's repairToolUseResultPairing over pi messages, with the
+// option openclaw itself passes on the way to the provider (its transport's replay step and
+// sanitizeToolUseResultPairingForModel): an errored assistant turn is dropped with its results. It
+// is not exported from any public entry point: it lives in a hashed chunk of dist/, found by its
+// stem and called by the alias its export list gives it.
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { serve } from "../serve.mjs";
@@ -13,4 +15,6 @@ const alias = readFileSync(chunk, "utf8").match(/\brepairToolUseResultPairing as
 if (!alias) throw new Error(`${chunk} does not export repairToolUseResultPairing`);
 const repairToolUseResultPairing = (await import(chunk))[alias];
 
-await serve(({ messages }) => ({ messages: repairToolUseResultPairing(messages).messages }));
+const options = { erroredAssistantResultPolicy: "drop" };
+
+await serve(({ messages }) => ({ messages: repairToolUseResultPairing(messages, options).messages }));

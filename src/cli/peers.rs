@@ -211,7 +211,11 @@ fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
     };
     let write_error = std::sync::Mutex::new(None);
+    // As `ctxfuzz fuzz` does by default: a case file for each charged finding only.
     let on_finding = |finding: &crate::harness::findings::Finding, _: &Progress| {
+        if finding.class != Class::Charged {
+            return;
+        }
         if let Err(error) = std::fs::create_dir_all(out)
             .map_err(anyhow::Error::from)
             .and_then(|()| finding.write(out))

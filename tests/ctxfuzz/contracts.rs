@@ -12,7 +12,7 @@ use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::targets::contract::ContractTarget;
 use ctxfuzz::harness::targets::contract::SUT_THREW;
 use ctxfuzz::harness::{Class, Profile, Target};
-use ctxfuzz_oracles::contracts::{cut, repair};
+use ctxfuzz_oracles::contracts::{cut, prune, repair};
 use ctxfuzz_oracles::formats::{Format, skeleton};
 use ctxfuzz_oracles::invariants::compaction::NO_NEW_ORPHANS;
 use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
@@ -43,14 +43,18 @@ fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
     runner::fuzz(target, &config, &mut Progress::Hidden, &|_, _| {})
 }
 
-fn repairer(bug: &str) -> ContractTarget {
+/// The reference program `tests/sut/SCRIPT` under its contract, with `--bug BUG` unless empty.
+fn reference(contract: &str, format: &str, script: &str, bug: &str) -> ContractTarget {
     let args = if bug.is_empty() {
         String::new()
     } else {
         format!("--bug {bug}")
     };
-    ContractTarget::from_profile(&profile("repair", "openai", &program("repair.py", &args)))
-        .unwrap()
+    ContractTarget::from_profile(&profile(contract, format, &program(script, &args))).unwrap()
+}
+
+fn repairer(bug: &str) -> ContractTarget {
+    reference("repair", "openai", "repair.py", bug)
 }
 
 fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
@@ -120,13 +124,39 @@ fn contracts_a_refusal_is_reported_in_its_own_class() {
     assert_eq!(charged(&outcome), Vec::<&str>::new());
 }
 
+fn pruner(bug: &str) -> ContractTarget {
+    reference("prune", "ai-sdk", "prune.py", bug)
+}
+
+#[test]
+fn contracts_the_reference_pruner_is_charged_nothing() {
+    let outcome = fuzz(&pruner(""), 300);
+    assert_eq!(
+        charged(&outcome),
+        Vec::<&str>::new(),
+        "{:#?}",
+        outcome.stats
+    );
+    assert!(outcome.stats.execs > 100, "{:#?}", outcome.stats);
+}
+
+#[test]
+fn contracts_each_wrong_pruner_breaks_its_promise() {
+    for (bug, invariant) in [
+        ("adds", prune::ONLY_REMOVES),
+        ("splits", prune::NO_NEW_WIRE_DAMAGE),
+    ] {
+        let outcome = fuzz(&pruner(bug), 150);
+        assert!(
+            count(&outcome, Class::Charged, invariant.id) > 0,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+    }
+}
+
 fn cutter(bug: &str) -> ContractTarget {
-    let args = if bug.is_empty() {
-        String::new()
-    } else {
-        format!("--bug {bug}")
-    };
-    ContractTarget::from_profile(&profile("cut", "openai", &program("cut.py", &args))).unwrap()
+    reference("cut", "openai", "cut.py", bug)
 }
 
 #[test]

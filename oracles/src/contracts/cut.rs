@@ -6,7 +6,9 @@
 //!   already be damaged, so only damage the cut creates is charged: a kept result that answers no
 //!   open call in the kept suffix but did in the whole transcript (the differential rule of the
 //!   compaction target). A result answers an open call when the latest assistant message before
-//!   it holds its id (Gemini without ids: an unanswered call of its name).
+//!   it holds its id (Gemini without ids: an unanswered call of its name) and no other message
+//!   (a user's, a summary, anything but results) stands between them: every provider refuses a
+//!   result after such a message, so that result was already orphaned in the input.
 //!
 //! A kept call cannot lose a result that follows it (everything after `N` is kept), so a call
 //! whose result is summarised away is damage the input already had (a result before its call):
@@ -68,7 +70,9 @@ pub fn check(format: Format, messages: &[Value], boundary: &Value) -> Vec<Violat
 }
 
 /// For each message, whether it carries a result that answers no open call: each assistant
-/// message opens its calls (and closes the earlier ones), a result consumes its call if open.
+/// message opens its calls (and closes the earlier ones), a result consumes its call if open, and
+/// any other content (a message that is not only results) closes every open call after its
+/// results are read.
 fn orphans(view: &[Entry]) -> Vec<bool> {
     let mut open: Vec<(Option<&str>, &str)> = Vec::new();
     view.iter()
@@ -94,6 +98,9 @@ fn orphans(view: &[Entry]) -> Vec<bool> {
                     }
                     None => orphan = true,
                 }
+            }
+            if entry.role != Role::Assistant && entry.rest.is_some() {
+                open.clear();
             }
             orphan
         })
@@ -129,6 +136,23 @@ mod tests {
         assert_eq!(ids(json!(4)), Vec::<Invariant>::new());
         for bad in [json!(5), json!(-1), json!(1.5), json!("2")] {
             assert_eq!(ids(bad), vec![BOUNDARY_IN_RANGE]);
+        }
+    }
+
+    #[test]
+    fn a_result_after_a_user_message_was_orphaned_before_the_cut() {
+        let messages = json!([
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+            {"role": "user", "content": "meanwhile"},
+            {"role": "tool", "tool_call_id": "a", "content": "1"}
+        ]);
+        let messages = messages.as_array().unwrap();
+        for boundary in 0..=3 {
+            assert_eq!(
+                check(Format::OpenAi, messages, &json!(boundary)),
+                vec![],
+                "cut at {boundary}"
+            );
         }
     }
 

@@ -3,12 +3,14 @@
 //!
 //! - [`repair`]: may drop tool results, add synthetic ones and move results next to their calls.
 //! - [`cut`]: returns the first kept index of a compaction.
+//! - [`prune`]: removes content parts and emptied messages, adds nothing, repairs nothing.
 //!
 //! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
 //! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`,
 //! and [`ALL`] names them for `ctxfuzz explain`.
 
 pub mod cut;
+pub mod prune;
 pub mod repair;
 
 use std::str::FromStr;
@@ -24,6 +26,11 @@ pub const ALL: &[Group] = &[
         invariants: repair::INVARIANTS,
     },
     Group {
+        name: "the prune contract",
+        page: "docs/contracts.md#the-prune-contract-oraclessrccontractspruners",
+        invariants: prune::INVARIANTS,
+    },
+    Group {
         name: "the cut contract",
         page: "docs/contracts.md#the-cut-contract-oraclessrccontractscutrs",
         invariants: cut::INVARIANTS,
@@ -36,6 +43,7 @@ pub enum Contract {
     Sweep,
     Repair,
     Cut,
+    Prune,
 }
 
 impl Contract {
@@ -44,6 +52,7 @@ impl Contract {
             Contract::Sweep => "sweep",
             Contract::Repair => "repair",
             Contract::Cut => "cut",
+            Contract::Prune => "prune",
         }
     }
 }
@@ -56,8 +65,9 @@ impl FromStr for Contract {
             "sweep" => Ok(Contract::Sweep),
             "repair" => Ok(Contract::Repair),
             "cut" => Ok(Contract::Cut),
+            "prune" => Ok(Contract::Prune),
             _ => Err(format!(
-                "unknown contract `{name}` (known: sweep, repair, cut)"
+                "unknown contract `{name}` (known: sweep, repair, cut, prune)"
             )),
         }
     }

@@ -8,13 +8,19 @@
 //!   id, a message of a role the provider refuses) is unpreventable.
 //! - `repair-keeps-other-messages`: every message that is not a tool result (and what is left of
 //!   a message that also carries results) is kept, unchanged, in order (entries that are not JSON
-//!   objects are no messages).
-//! - `repair-keeps-real-results`: a real result is not dropped while its call is still there and
-//!   no real result answers it.
-//! - `repair-no-extra-result`: no result is added for a call that already had a real one.
+//!   objects are no messages; in pi transcripts an assistant message that stopped on an error or
+//!   an abort is none either: pi never sends it, so dropping it changes no request).
+//! - `repair-keeps-real-results`: a real result that answers its call in place (after the call,
+//!   with nothing but results between them) is not dropped while its call is still there and no
+//!   real result answers it.
+//! - `repair-no-extra-result`: no result is added for a call the input answers in place. A result
+//!   placed before its call, or after another message (a user's steering message, another
+//!   assistant turn), answers nothing on the wire: a repair may move it, or drop it and add a
+//!   synthetic one.
 //! - `repair-synthetic-recognisable`: every added result carries the package's marker (when the
 //!   package names one).
-//! - `repair-idempotent`: repairing the output changes nothing.
+//! - `repair-idempotent`: repairing the output changes nothing (unpreventable when the input
+//!   repeats a call id among its calls: which call a result answers is then ambiguous).
 //!
 //! A result is real when the input holds the same result (same id, same JSON); every other result
 //! in the output was added. Ids that several input calls share are ambiguous and left out of the
@@ -26,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
-use crate::pi::{PiVersion, default_model};
+use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 
 pub const WIRE_VALID: Invariant = Invariant {
     id: "repair-wire-valid",
@@ -78,14 +84,20 @@ pub fn check(run: &RepairRun) -> Vec<Violation> {
     let input = run.format.view(run.input);
     let output = run.format.view(run.output);
     let mut found = wire_violations(run, &input);
-    found.extend(other_messages(&input, &output));
+    found.extend(other_messages(run.format, &input, &output));
     found.extend(results(run, &input, &output));
     if let Some(at) = first_difference(run.output, run.again) {
-        found.push(charged(
-            IDEMPOTENT,
-            format!("repairing the output again changes it (first at message {at})"),
-            json!({"message": at, "output_len": run.output.len(), "again_len": run.again.len()}),
-        ));
+        let cause = if call_counts(&input).values().any(|&n| n > 1) {
+            Cause::Unpreventable("the input repeats a call id among its calls")
+        } else {
+            Cause::SystemUnderTest
+        };
+        found.push(Violation {
+            invariant: IDEMPOTENT,
+            cause,
+            summary: format!("repairing the output again changes it (first at message {at})"),
+            evidence: json!({"message": at, "output_len": run.output.len(), "again_len": run.again.len()}),
+        });
     }
     found
 }
@@ -112,13 +124,34 @@ fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
 
 fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
     if run.format == Format::Pi {
+        // pi sends a call id as Anthropic's `normalizeToolCallId` writes it, and its rules name
+        // it so: ids the input repeats, or that become one, are no repair's doing.
+        let mut sent: HashMap<String, usize> = HashMap::new();
+        for id in input
+            .iter()
+            .flat_map(|e| &e.calls)
+            .filter_map(|c| c.id.as_deref())
+        {
+            *sent.entry(normalize_tool_call_id(id)).or_insert(0) += 1;
+        }
+        let repeated = |id: Option<&str>| {
+            id.is_some_and(|id| sent.get(&normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
+        };
         let model = default_model();
         return match pi_wire::permanent(run.output, &model, PiVersion::default()) {
             Ok(found) => found
                 .into_iter()
-                .map(|v| Violation {
-                    invariant: WIRE_VALID,
-                    ..v
+                .map(|v| {
+                    let cause = if repeated(v.evidence["tool_use_id"].as_str()) {
+                        Cause::Unpreventable("the input repeats this call id among its calls")
+                    } else {
+                        v.cause
+                    };
+                    Violation {
+                        invariant: WIRE_VALID,
+                        cause,
+                        ..v
+                    }
                 })
                 .collect(),
             Err(thrown) => {
@@ -136,16 +169,14 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
         };
     }
     let counts = call_counts(input);
+    let repeated = |id: Option<&str>| id.is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
     let id_less_call = input.iter().flat_map(|e| &e.calls).any(|c| c.id.is_none());
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
         .map(|v| {
-            let repeated =
-                v.id.as_deref()
-                    .is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
             let cause = if v.rule == wire::INVALID_ROLE {
                 Cause::Unpreventable("a repair may not change a message that is not a result")
-            } else if repeated {
+            } else if repeated(v.id.as_deref()) {
                 Cause::Unpreventable("the input repeats this call id among its calls")
             } else if v.rule == wire::MISSING_RESULT
                 && v.id.is_none()
@@ -174,17 +205,30 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
 }
 
 /// What is left of each message without its results, with the message's index. An entry that is
-/// not a JSON object is no message (pi's `convertToLlm` drops it too): dropping it is not charged.
-fn others(view: &[Entry]) -> Vec<(usize, &Value)> {
+/// not a JSON object is no message (pi's `convertToLlm` drops it too), and neither is a pi
+/// assistant message that stopped on an error or an abort (pi's `transformMessages` skips it):
+/// dropping either is not charged.
+fn others(format: Format, view: &[Entry]) -> Vec<(usize, &Value)> {
     view.iter()
         .enumerate()
         .filter_map(|(i, e)| Some((i, e.rest.as_ref().filter(|rest| rest.is_object())?)))
+        .filter(|(_, rest)| !(format == Format::Pi && pi_never_sends(rest)))
         .collect()
 }
 
-fn other_messages(input: &[Entry], output: &[Entry]) -> Option<Violation> {
-    let before = others(input);
-    let after = others(output);
+/// A pi assistant message that stopped on an error or an abort: pi's `transformMessages` leaves
+/// it out of every request.
+fn pi_never_sends(message: &Value) -> bool {
+    message.get("role") == Some(&json!("assistant"))
+        && matches!(
+            message.get("stopReason").and_then(Value::as_str),
+            Some("error" | "aborted")
+        )
+}
+
+fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<Violation> {
+    let before = others(format, input);
+    let after = others(format, output);
     let at = (0..before.len().max(after.len()))
         .find(|&k| before.get(k).map(|b| b.1) != after.get(k).map(|a| a.1))?;
     let (what, message) = match (before.get(at), after.get(at)) {
@@ -211,27 +255,43 @@ fn other_messages(input: &[Entry], output: &[Entry]) -> Option<Violation> {
 fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation> {
     let calls_in = call_counts(input);
     let calls_out = call_counts(output);
-    let mut real: HashMap<&str, Vec<(usize, &Value)>> = HashMap::new();
+    // Every input result by the id it names (`None`: it names none).
+    let mut real: HashMap<Option<&str>, Vec<(usize, &Value)>> = HashMap::new();
     for (i, entry) in input.iter().enumerate() {
         for result in &entry.results {
-            if let Some(id) = &result.id {
-                real.entry(id.as_str())
-                    .or_default()
-                    .push((i, &result.value));
-            }
+            real.entry(result.id.as_deref())
+                .or_default()
+                .push((i, &result.value));
         }
     }
     let unambiguous = |id: &str| calls_in.get(id) == Some(&1);
+    // The first real result that answers each unambiguous call in place: after the call's
+    // message, with only results between them.
+    let mut call_at: HashMap<&str, usize> = HashMap::new();
+    for (i, entry) in input.iter().enumerate() {
+        for id in entry.calls.iter().filter_map(|c| c.id.as_deref()) {
+            call_at.insert(id, i);
+        }
+    }
+    let answer_at = |id: &str| -> Option<usize> {
+        let call = *call_at.get(id)?;
+        real.get(&Some(id))?
+            .iter()
+            .map(|&(at, _)| at)
+            .find(|&at| at > call && input[call + 1..at].iter().all(|e| e.rest.is_none()))
+    };
     let mut kept_real: HashMap<&str, bool> = HashMap::new();
     let mut found = Vec::new();
     for (o, entry) in output.iter().enumerate() {
         for result in &entry.results {
             let id = result.id.as_deref();
-            let is_real = id
-                .and_then(|id| real.get(id))
+            let is_real = real
+                .get(&id)
                 .is_some_and(|values| values.iter().any(|(_, v)| *v == &result.value));
             if is_real {
-                kept_real.insert(id.expect("a real result has an id"), true);
+                if let Some(id) = id {
+                    kept_real.insert(id, true);
+                }
                 continue;
             }
             if let Some(marker) = run.marker
@@ -245,22 +305,21 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
             }
             if let Some(id) = id
                 && unambiguous(id)
-                && let Some(values) = real.get(id)
+                && let Some(answer) = answer_at(id)
             {
                 found.push(charged(
                     NO_EXTRA_RESULT,
-                    format!("a result for call {id} was added at {o} although the input answers it at {}", values[0].0),
-                    json!({"output_message": o, "call_id": id, "input_result_message": values[0].0, "added": result.value}),
+                    format!("a result for call {id} was added at {o} although the input answers it at {answer}"),
+                    json!({"output_message": o, "call_id": id, "input_result_message": answer, "added": result.value}),
                 ));
             }
         }
     }
     let mut dropped: Vec<(&str, usize)> = real
-        .iter()
-        .filter(|(id, _)| {
-            unambiguous(id) && calls_out.contains_key(**id) && !kept_real.contains_key(**id)
-        })
-        .map(|(id, values)| (*id, values[0].0))
+        .keys()
+        .filter_map(|id| *id)
+        .filter(|id| unambiguous(id) && calls_out.contains_key(id) && !kept_real.contains_key(id))
+        .filter_map(|id| Some((id, answer_at(id)?)))
         .collect();
     dropped.sort_by_key(|&(_, at)| at);
     found.extend(dropped.into_iter().map(|(id, at)| {
@@ -343,6 +402,108 @@ mod tests {
             ids(Format::Pi, json!([]), broken),
             vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)]
         );
+    }
+
+    #[test]
+    fn a_result_before_its_call_answers_nothing_so_replacing_it_is_allowed() {
+        let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+        let early = json!({"role": "tool", "tool_call_id": "a", "content": "early"});
+        let synthetic = json!({"role": "tool", "tool_call_id": "a", "content": "[syn]"});
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([early, call]),
+                json!([call, synthetic])
+            ),
+            vec![]
+        );
+        let late = json!({"role": "tool", "tool_call_id": "a", "content": "late"});
+        let steering = json!({"role": "user", "content": "wait"});
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([call, steering, late]),
+                json!([call, synthetic, steering])
+            ),
+            vec![],
+            "a result after a user message answers nothing in place"
+        );
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([early, call, late]),
+                json!([call, synthetic])
+            ),
+            vec![(NO_EXTRA_RESULT, true), (KEEPS_REAL_RESULTS, true)],
+            "a result right after the call answers it"
+        );
+    }
+
+    #[test]
+    fn a_result_without_an_id_kept_as_it_was_is_not_an_added_one() {
+        let idless = json!([{"role": "user", "content": "x"}, {"role": "tool", "content": "r"}]);
+        assert_eq!(
+            ids(Format::OpenAi, idless.clone(), idless),
+            vec![(WIRE_VALID, true)]
+        );
+    }
+
+    #[test]
+    fn a_pi_call_id_the_input_repeats_is_no_repair_s_fault() {
+        let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
+        let twice = json!([call, call]);
+        assert_eq!(
+            ids(Format::Pi, twice.clone(), twice),
+            vec![(WIRE_VALID, false), (WIRE_VALID, false)]
+        );
+        let piped = json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "c|0", "name": "f", "arguments": {}},
+            {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
+        ], "stopReason": "toolUse"});
+        let found = ids(Format::Pi, json!([piped]), json!([piped]));
+        assert!(
+            !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
+            "ids pi sends as one: {found:?}"
+        );
+    }
+
+    #[test]
+    fn dropping_a_pi_assistant_turn_that_pi_never_sends_loses_nothing() {
+        let user = json!({"role": "user", "content": "go", "timestamp": 1});
+        let failed = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "error"});
+        let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+        assert_eq!(
+            ids(Format::Pi, json!([user, failed, result]), json!([user])),
+            vec![]
+        );
+        let done = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"});
+        assert_eq!(
+            ids(Format::Pi, json!([user, done]), json!([user])),
+            vec![(KEEPS_OTHER_MESSAGES, true)]
+        );
+    }
+
+    #[test]
+    fn a_repair_that_is_not_idempotent_on_a_repeated_call_id_is_not_charged() {
+        let twice = json!([{"role": "assistant", "content": null, "tool_calls": [{"id": "a"}, {"id": "a"}]}]);
+        let once = json!([{"role": "assistant", "content": null, "tool_calls": [{"id": "b"}]}]);
+        let again = json!([]);
+        for (input, charged) in [(twice, false), (once, true)] {
+            let input = input.as_array().unwrap().clone();
+            let run = RepairRun {
+                format: Format::OpenAi,
+                input: &input,
+                output: &input,
+                again: again.as_array().unwrap(),
+                marker: None,
+            };
+            let idempotence: Vec<bool> = check(&run)
+                .into_iter()
+                .filter(|v| v.invariant == IDEMPOTENT)
+                .map(|v| v.cause == Cause::SystemUnderTest)
+                .collect();
+            assert_eq!(idempotence, vec![charged]);
+        }
     }
 
     #[test]

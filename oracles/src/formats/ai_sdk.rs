@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, split_parts, str_field};
+use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
     messages
@@ -66,35 +66,16 @@ pub fn entry(message: &Value) -> Entry {
     match str_field(message, "role") {
         "system" => Entry::plain(Role::System, message),
         "user" => Entry::plain(Role::User, message),
-        "assistant" => Entry {
-            calls: message
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|part| str_field(part, "type") == "tool-call")
-                .map(|part| Call {
-                    id: opt_str(part, "toolCallId"),
-                    name: str_field(part, "toolName").to_string(),
-                })
-                .collect(),
-            ..Entry::plain(Role::Assistant, message)
-        },
-        "tool" => {
-            let (results, rest) = split_parts(message, "content", |part| {
-                (str_field(part, "type") == "tool-result").then(|| ResultPart {
-                    id: opt_str(part, "toolCallId"),
-                    name: str_field(part, "toolName").to_string(),
-                    value: part.clone(),
-                })
-            });
-            Entry {
-                role: Role::Tool,
-                calls: Vec::new(),
-                results,
-                rest,
-            }
-        }
+        "assistant" => Entry::assistant(message, message.get("content"), |part| {
+            Call::typed(part, "tool-call", "toolCallId", "toolName")
+        }),
+        "tool" => Entry::with_result_parts(Role::Tool, message, "content", |part| {
+            (str_field(part, "type") == "tool-result").then(|| ResultPart {
+                id: opt_str(part, "toolCallId"),
+                name: str_field(part, "toolName").to_string(),
+                value: part.clone(),
+            })
+        }),
         other => Entry::plain(Role::Other(other.to_string()), message),
     }
 }

@@ -5,56 +5,42 @@
 
 use serde_json::{Value, json};
 
-use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, split_parts, str_field};
+use super::llm::{Block, Message};
+use super::{
+    Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
+};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
-    let mut out: Vec<Value> = Vec::new();
-    let mut previous_was_result = false;
-    for message in messages {
-        let is_result = matches!(message, Message::Result { .. });
-        match message {
+    write_grouping_results(messages, "content", result, |message| {
+        Ok(match message {
             Message::System(_) => return Err(CannotExpress::Role("system".into())),
-            Message::User(content) => {
-                out.push(json!({"role": "user", "content": content_value(content)?}))
-            }
-            Message::Assistant(blocks) => out.push(json!({
+            Message::User(content) => json!({"role": "user", "content": content.write(block)?}),
+            Message::Assistant(blocks) => json!({
                 "role": "assistant",
                 "content": blocks.iter().map(block).collect::<Result<Vec<_>, _>>()?
-            })),
-            Message::Result {
-                id,
-                content,
-                is_error,
-                ..
-            } => {
-                let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": content_value(content)?});
-                if *is_error {
-                    result["is_error"] = json!(true);
-                }
-                match out.last_mut() {
-                    Some(last) if previous_was_result => last["content"]
-                        .as_array_mut()
-                        .expect("written above")
-                        .push(result),
-                    _ => out.push(json!({"role": "user", "content": [result]})),
-                }
-            }
-        }
-        previous_was_result = is_result;
-    }
-    Ok(out)
+            }),
+            Message::Result { .. } => unreachable!("written by `result`"),
+        })
+    })
 }
 
-fn content_value(content: &Content) -> Result<Value, CannotExpress> {
-    match content {
-        Content::Text(text) => Ok(json!(text)),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(block)
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
+/// The `tool_result` block of a result message (`None` for every other message).
+fn result(message: &Message) -> Result<Option<Value>, CannotExpress> {
+    let Message::Result {
+        id,
+        content,
+        is_error,
+        ..
+    } = message
+    else {
+        return Ok(None);
+    };
+    let mut result =
+        json!({"type": "tool_result", "tool_use_id": id, "content": content.write(block)?});
+    if *is_error {
+        result["is_error"] = json!(true);
     }
+    Ok(Some(result))
 }
 
 fn block(block: &Block) -> Result<Value, CannotExpress> {
@@ -79,35 +65,16 @@ fn block(block: &Block) -> Result<Value, CannotExpress> {
 
 pub fn entry(message: &Value) -> Entry {
     match str_field(message, "role") {
-        "user" => {
-            let (results, rest) = split_parts(message, "content", |part| {
-                (str_field(part, "type") == "tool_result").then(|| ResultPart {
-                    id: opt_str(part, "tool_use_id"),
-                    name: String::new(),
-                    value: part.clone(),
-                })
-            });
-            Entry {
-                role: Role::User,
-                calls: Vec::new(),
-                results,
-                rest,
-            }
-        }
-        "assistant" => Entry {
-            calls: message
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|part| str_field(part, "type") == "tool_use")
-                .map(|part| Call {
-                    id: opt_str(part, "id"),
-                    name: str_field(part, "name").to_string(),
-                })
-                .collect(),
-            ..Entry::plain(Role::Assistant, message)
-        },
+        "user" => Entry::with_result_parts(Role::User, message, "content", |part| {
+            (str_field(part, "type") == "tool_result").then(|| ResultPart {
+                id: opt_str(part, "tool_use_id"),
+                name: String::new(),
+                value: part.clone(),
+            })
+        }),
+        "assistant" => Entry::assistant(message, message.get("content"), |part| {
+            Call::typed(part, "tool_use", "id", "name")
+        }),
         other => Entry::plain(Role::Other(other.to_string()), message),
     }
 }

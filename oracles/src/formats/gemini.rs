@@ -7,42 +7,40 @@
 use serde_json::{Value, json};
 
 use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, split_parts, str_field};
+use super::{
+    Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
+};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
-    let mut out: Vec<Value> = Vec::new();
-    let mut previous_was_result = false;
-    for message in messages {
-        let is_result = matches!(message, Message::Result { .. });
-        match message {
+    write_grouping_results(messages, "parts", response, |message| {
+        Ok(match message {
             Message::System(_) => return Err(CannotExpress::Role("system".into())),
-            Message::User(content) => out.push(json!({"role": "user", "parts": parts(content)?})),
-            Message::Assistant(blocks) => out.push(json!({
+            Message::User(content) => json!({"role": "user", "parts": parts(content)?}),
+            Message::Assistant(blocks) => json!({
                 "role": "model",
                 "parts": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?
-            })),
-            Message::Result {
-                id,
-                name,
-                content,
-                is_error,
-            } => {
-                let key = if *is_error { "error" } else { "output" };
-                let text = content.single_text("a function response")?;
-                let response =
-                    json!({"functionResponse": {"id": id, "name": name, "response": {key: text}}});
-                match out.last_mut() {
-                    Some(last) if previous_was_result => last["parts"]
-                        .as_array_mut()
-                        .expect("written above")
-                        .push(response),
-                    _ => out.push(json!({"role": "user", "parts": [response]})),
-                }
-            }
-        }
-        previous_was_result = is_result;
-    }
-    Ok(out)
+            }),
+            Message::Result { .. } => unreachable!("written by `response`"),
+        })
+    })
+}
+
+/// The `functionResponse` part of a result message (`None` for every other message).
+fn response(message: &Message) -> Result<Option<Value>, CannotExpress> {
+    let Message::Result {
+        id,
+        name,
+        content,
+        is_error,
+    } = message
+    else {
+        return Ok(None);
+    };
+    let key = if *is_error { "error" } else { "output" };
+    let text = content.single_text("a function response")?;
+    Ok(Some(
+        json!({"functionResponse": {"id": id, "name": name, "response": {key: text}}}),
+    ))
 }
 
 fn parts(content: &Content) -> Result<Vec<Value>, CannotExpress> {
@@ -66,36 +64,21 @@ fn part(block: &Block) -> Result<Value, CannotExpress> {
 
 pub fn entry(message: &Value) -> Entry {
     match str_field(message, "role") {
-        "user" => {
-            let (results, rest) = split_parts(message, "parts", |part| {
-                let response = part.get("functionResponse")?;
-                Some(ResultPart {
-                    id: opt_str(response, "id"),
-                    name: str_field(response, "name").to_string(),
-                    value: part.clone(),
-                })
-            });
-            Entry {
-                role: Role::User,
-                calls: Vec::new(),
-                results,
-                rest,
-            }
-        }
-        "model" => Entry {
-            calls: message
-                .get("parts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|part| part.get("functionCall"))
-                .map(|call| Call {
-                    id: opt_str(call, "id"),
-                    name: str_field(call, "name").to_string(),
-                })
-                .collect(),
-            ..Entry::plain(Role::Assistant, message)
-        },
+        "user" => Entry::with_result_parts(Role::User, message, "parts", |part| {
+            let response = part.get("functionResponse")?;
+            Some(ResultPart {
+                id: opt_str(response, "id"),
+                name: str_field(response, "name").to_string(),
+                value: part.clone(),
+            })
+        }),
+        "model" => Entry::assistant(message, message.get("parts"), |part| {
+            let call = part.get("functionCall")?;
+            Some(Call {
+                id: opt_str(call, "id"),
+                name: str_field(call, "name").to_string(),
+            })
+        }),
         other => Entry::plain(Role::Other(other.to_string()), message),
     }
 }

@@ -6,16 +6,16 @@
 
 use serde_json::{Value, json};
 
-use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
+use super::llm::{Block, Message};
+use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
     messages
         .iter()
         .map(|message| {
             Ok(match message {
-                Message::System(content) => json!({"type": "system", "content": content_value(content)?}),
-                Message::User(content) => json!({"type": "human", "content": content_value(content)?}),
+                Message::System(content) => json!({"type": "system", "content": content.write(part)?}),
+                Message::User(content) => json!({"type": "human", "content": content.write(part)?}),
                 Message::Assistant(blocks) => {
                     let mut parts = Vec::new();
                     let mut calls = Vec::new();
@@ -30,23 +30,12 @@ pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
                 }
                 Message::Result { id, name, content, is_error } => json!({
                     "type": "tool", "tool_call_id": id, "name": name,
-                    "content": content_value(content)?,
+                    "content": content.write(part)?,
                     "status": if *is_error { "error" } else { "success" }
                 }),
             })
         })
         .collect()
-}
-
-fn content_value(content: &Content) -> Result<Value, CannotExpress> {
-    match content {
-        Content::Text(text) => Ok(json!(text)),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(part)
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-    }
 }
 
 fn part(block: &Block) -> Result<Value, CannotExpress> {
@@ -76,29 +65,17 @@ pub fn entry(message: &Value) -> Entry {
     match kind {
         "system" => Entry::plain(Role::System, message),
         "human" | "user" => Entry::plain(Role::User, message),
-        "ai" | "assistant" => Entry {
-            calls: fields
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|call| Call {
-                    id: opt_str(call, "id"),
-                    name: str_field(call, "name").to_string(),
-                })
-                .collect(),
-            ..Entry::plain(Role::Assistant, message)
-        },
-        "tool" => Entry {
-            role: Role::Tool,
-            calls: Vec::new(),
-            results: vec![ResultPart {
-                id: opt_str(fields, "tool_call_id"),
-                name: str_field(fields, "name").to_string(),
-                value: message.clone(),
-            }],
-            rest: None,
-        },
+        "ai" | "assistant" => Entry::assistant(message, fields.get("tool_calls"), |call| {
+            Some(Call {
+                id: opt_str(call, "id"),
+                name: str_field(call, "name").to_string(),
+            })
+        }),
+        "tool" => Entry::lone_result(
+            message,
+            opt_str(fields, "tool_call_id"),
+            str_field(fields, "name"),
+        ),
         other => Entry::plain(Role::Other(other.to_string()), message),
     }
 }

@@ -106,6 +106,21 @@ fn block(value: &Value) -> Result<Block, CannotExpress> {
 }
 
 impl Content {
+    /// A bare string as it is; the blocks as a list, each written by `part`.
+    pub fn write(
+        &self,
+        part: impl FnMut(&Block) -> Result<Value, CannotExpress>,
+    ) -> Result<Value, CannotExpress> {
+        match self {
+            Content::Text(text) => Ok(Value::String(text.clone())),
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .map(part)
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+        }
+    }
+
     /// The blocks (a bare string is one text block).
     pub fn blocks(&self) -> Vec<Block> {
         match self {

@@ -23,9 +23,10 @@ pub mod wire;
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::pi::{PiVersion, convert_to_llm};
+use llm::Message;
 
 /// A transcript format, by the name `--format` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,6 +213,96 @@ impl Entry {
             rest: Some(message.clone()),
         }
     }
+}
+
+impl Entry {
+    /// An assistant message whose calls are the items of `list` (a JSON array, or absent) that
+    /// `call` reads as a call.
+    fn assistant(
+        message: &Value,
+        list: Option<&Value>,
+        call: impl FnMut(&Value) -> Option<Call>,
+    ) -> Entry {
+        Entry {
+            calls: list
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(call)
+                .collect(),
+            ..Entry::plain(Role::Assistant, message)
+        }
+    }
+
+    /// A message that is one result and nothing else (pi's `toolResult`, a chat `tool` message).
+    fn lone_result(message: &Value, id: Option<String>, name: &str) -> Entry {
+        Entry {
+            role: Role::Tool,
+            calls: Vec::new(),
+            results: vec![ResultPart {
+                id,
+                name: name.to_string(),
+                value: message.clone(),
+            }],
+            rest: None,
+        }
+    }
+
+    /// A message whose list `content_key` mixes result parts (those `result` reads as one) with
+    /// other parts.
+    fn with_result_parts(
+        role: Role,
+        message: &Value,
+        content_key: &str,
+        result: impl FnMut(&Value) -> Option<ResultPart>,
+    ) -> Entry {
+        let (results, rest) = split_parts(message, content_key, result);
+        Entry {
+            role,
+            calls: Vec::new(),
+            results,
+            rest,
+        }
+    }
+}
+
+impl Call {
+    /// The call `part` is when its `type` is `kind`, with its id and name under these keys.
+    fn typed(part: &Value, kind: &str, id_key: &str, name_key: &str) -> Option<Call> {
+        (str_field(part, "type") == kind).then(|| Call {
+            id: opt_str(part, id_key),
+            name: str_field(part, name_key).to_string(),
+        })
+    }
+}
+
+/// Writes `messages` for a format whose results sit in user messages (Anthropic, Gemini): the
+/// results of consecutive results share one `{"role": "user", list_key: [...]}` message.
+/// `result` writes one result part, `other` every other message.
+fn write_grouping_results(
+    messages: &[Message],
+    list_key: &str,
+    mut result: impl FnMut(&Message) -> Result<Option<Value>, CannotExpress>,
+    mut other: impl FnMut(&Message) -> Result<Value, CannotExpress>,
+) -> Result<Vec<Value>, CannotExpress> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut previous_was_result = false;
+    for message in messages {
+        let part = result(message)?;
+        let is_result = part.is_some();
+        match part {
+            Some(part) => match out.last_mut() {
+                Some(last) if previous_was_result => last[list_key]
+                    .as_array_mut()
+                    .expect("a results message written below")
+                    .push(part),
+                _ => out.push(json!({"role": "user", list_key: [part]})),
+            },
+            None => out.push(other(message)?),
+        }
+        previous_was_result = is_result;
+    }
+    Ok(out)
 }
 
 /// The string field `key` of `value` (`""` when absent or not a string).

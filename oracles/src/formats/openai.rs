@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
+use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
     messages
@@ -27,34 +27,25 @@ pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
 
 /// A bare string stays a string; blocks become text parts (anything else is refused).
 fn text(content: &Content, place: &str) -> Result<Value, CannotExpress> {
-    match content {
-        Content::Text(text) => Ok(json!(text)),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|block| match block {
-                Block::Text(text) => Ok(json!({"type": "text", "text": text})),
-                _ => Err(CannotExpress::Block(format!("non-text content in {place}"))),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-    }
+    content.write(|block| match block {
+        Block::Text(text) => Ok(text_part(text)),
+        _ => Err(CannotExpress::Block(format!("non-text content in {place}"))),
+    })
 }
 
+/// As [`text`], and an image becomes an `image_url` part with a data URL.
 fn user_content(content: &Content) -> Result<Value, CannotExpress> {
-    match content {
-        Content::Text(text) => Ok(json!(text)),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|block| match block {
-                Block::Text(text) => Ok(json!({"type": "text", "text": text})),
-                Block::Image { data, mime_type } => Ok(
-                    json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}}),
-                ),
-                _ => Err(CannotExpress::Block("a thinking or call block in a user message".into())),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-    }
+    content.write(|block| match block {
+        Block::Text(text) => Ok(text_part(text)),
+        Block::Image { data, mime_type } => Ok(
+            json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}}),
+        ),
+        _ => Err(CannotExpress::Block("a thinking or call block in a user message".into())),
+    })
+}
+
+fn text_part(text: &str) -> Value {
+    json!({"type": "text", "text": text})
 }
 
 fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
@@ -63,7 +54,7 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
     let mut reasoning: Option<&String> = None;
     for block in blocks {
         match block {
-            Block::Text(text) => parts.push(json!({"type": "text", "text": text})),
+            Block::Text(text) => parts.push(text_part(text)),
             Block::Call {
                 id,
                 name,
@@ -99,30 +90,17 @@ pub fn entry(message: &Value) -> Entry {
     match str_field(message, "role") {
         "system" | "developer" => Entry::plain(Role::System, message),
         "user" => Entry::plain(Role::User, message),
-        "assistant" => Entry {
-            calls: message
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|call| Call {
-                    id: opt_str(call, "id"),
-                    name: str_field(call.get("function").unwrap_or(&Value::Null), "name")
-                        .to_string(),
-                })
-                .collect(),
-            ..Entry::plain(Role::Assistant, message)
-        },
-        "tool" => Entry {
-            role: Role::Tool,
-            calls: Vec::new(),
-            results: vec![ResultPart {
-                id: opt_str(message, "tool_call_id"),
-                name: str_field(message, "name").to_string(),
-                value: message.clone(),
-            }],
-            rest: None,
-        },
+        "assistant" => Entry::assistant(message, message.get("tool_calls"), |call| {
+            Some(Call {
+                id: opt_str(call, "id"),
+                name: str_field(call.get("function").unwrap_or(&Value::Null), "name").to_string(),
+            })
+        }),
+        "tool" => Entry::lone_result(
+            message,
+            opt_str(message, "tool_call_id"),
+            str_field(message, "name"),
+        ),
         other => Entry::plain(Role::Other(other.to_string()), message),
     }
 }

@@ -1,8 +1,9 @@
-//! Target `contract`: an external program (`--sut`) judged under a contract (`repair`, `cut`) in
-//! its own format (`--format`). Generated pi transcripts are written in the format by the oracle's
+//! Target `contract`: an external program (`--sut`) judged under a contract (`repair`, `cut`,
+//! `prune`) in its own format (`--format`). Generated pi transcripts are written in the format by the oracle's
 //! bridges; a transcript the format cannot express is skipped and counted by reason
 //! ([`ContractTarget::skipped`]), never altered. Inputs, findings and case files are in the
-//! program's format: a repair input is the message array, a cut input `{"messages", "target"}`.
+//! program's format: a repair or prune input is the message array, a cut input `{"messages",
+//! "target"}`.
 //!
 //! The profile names everything replay needs: `contract`, `format`, `sut` (the command), `marker`
 //! (how the package marks a result it adds), and the [`Limits`] of the [`Supervisor`] that runs
@@ -13,7 +14,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::contracts::{Contract, cut, repair};
+use ctxfuzz_oracles::contracts::{Contract, cut, prune, repair};
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
@@ -237,11 +238,14 @@ impl Target for ContractTarget {
                     );
                 }
             },
-            _ => match input.as_array() {
+            contract => match input.as_array() {
+                Some(messages) if contract == Contract::Prune => self
+                    .repaired(messages)
+                    .map(|output| prune::check(self.format, messages, &output)),
                 Some(messages) => self.judge_repair(messages),
                 None => {
                     return Judgement::CannotJudge(
-                        "a repair input is a JSON array of messages".into(),
+                        "a repair or prune input is a JSON array of messages".into(),
                     );
                 }
             },

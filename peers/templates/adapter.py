@@ -1,0 +1,22 @@
+"""ctxfuzz adapter template (docs/peers.md#your-own): copy it, call your function where marked,
+then `ctxfuzz fuzz --contract repair|cut|prune --format FORMAT --sut "python3 adapter.py"`."""
+import json
+import sys
+
+answers, sys.stdout = sys.stdout, sys.stderr  # your code's print() must not reach ctxfuzz
+
+
+def handle(request):
+    messages = request["messages"]
+    if "target" in request:  # cut: the first kept index near `target` (0: do not compact)
+        return {"boundary": 0}  # <- your compactor(messages, request["target"])
+    return {"messages": messages}  # <- your repairer or pruner(messages)
+
+
+for line in sys.stdin:
+    try:
+        answer = handle(json.loads(line))
+    except Exception as error:  # a throw is an answer, and the loop goes on
+        answer = {"error": f"{type(error).__name__}: {error}"}
+    answers.write(json.dumps(answer) + "\n")
+    answers.flush()
