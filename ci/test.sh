@@ -1,28 +1,61 @@
 #!/usr/bin/env bash
 # The test command (README): installs what the tests need, then runs every test of the workspace.
 # Nothing here relies on anything installed by hand.
+#
+# The installs wait on the network and the disk, the build on the CPU, so they run side by side:
+# each install goes to the background with its output kept in a log, printed if it fails. The
+# tests then run under nextest's `ci` profile (.config/nextest.toml): the slow ones first, more at
+# once than there are cores, since most of them wait on a timeout or a child process.
+#
+# The nightly script's end-to-end test (`nightly::`) needs an instrumented second build of the
+# whole crate; it is ignored here and run by .ci/run right after ci/fuzz-build.sh, which makes that
+# build anyway (docs/decisions.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source ci/lib.sh
 
-if [ -f oracles/conformance/package-lock.json ]; then
-  step "npm ci (the real pi packages, pinned, for the conformance tests)"
-  timed npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
-fi
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+installs=()
+# in_background NAME CMD...: runs CMD with its output in a log, timed like `timed`.
+in_background() {
+  local name=$1
+  shift
+  printf '   started in the background: %s\n' "$name"
+  (timed "$@") >"$logs/$name" 2>&1 &
+  installs+=("$name:$!")
+}
 
+step "installs, in the background while the tests build"
+in_background "npm ci (the real pi packages, for the conformance tests)" \
+  npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
+# The peers:: tests run the published peers at their pinned versions (skipped when installed).
+in_background "ci/peers-install.sh (the published peers)" bash ci/peers-install.sh
 if ! command -v chromium >/dev/null; then
-  step "apt-get install chromium (tests/report.rs looks at the report page in a browser)"
-  timed apt-get update -qq
-  timed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  # tests/ctxfuzz/report.rs looks at the report page in a browser.
+  in_background "apt-get install chromium" \
+    sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null'
 fi
+ensure_tool cargo-nextest cargo-nextest 0.9.143
 
-# The nightly:: test runs ci/nightly-fuzz.sh with cargo-fuzz (stable, no sanitizer: the build CI's
-# fuzz-build step then reuses).
-ensure_tool cargo-fuzz cargo-fuzz 0.13.2
+step "cargo test --workspace --release --no-run (the build nextest runs)"
+timed cargo test --workspace --release --no-run --quiet
 
-step "the published peers at their pinned versions, for the peers:: tests (skipped when installed)"
-timed bash ci/peers-install.sh
+step "waiting for the installs"
+failed=0
+for install in "${installs[@]}"; do
+  name=${install%:*}
+  if wait "${install##*:}"; then
+    printf '   done: %s %s\n' "$name" "$(tail -1 "$logs/$name")"
+  else
+    printf '\n!! failed: %s; its output:\n' "$name"
+    cat "$logs/$name"
+    failed=1
+  fi
+done
+[ "$failed" -eq 0 ] || exit 1
 
-step "cargo test --workspace --release"
-timed cargo test --workspace --release
+step "cargo nextest run --workspace --release --profile ci"
+timed cargo nextest run --workspace --release --profile ci --no-fail-fast \
+  --status-level fail --final-status-level slow
