@@ -16,15 +16,16 @@ cd "$(dirname "$0")/.."
 source ci/lib.sh
 
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-installs=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$logs"' EXIT
+pids=()
+names=()
 # in_background NAME CMD...: runs CMD with its output in a log, timed like `timed`.
 in_background() {
-  local name=$1
+  names+=("$1")
   shift
-  printf '   started in the background: %s\n' "$name"
-  (timed "$@") >"$logs/$name" 2>&1 &
-  installs+=("$name:$!")
+  printf '   started in the background: %s\n' "${names[-1]}"
+  (timed "$@") >"$logs/${#names[@]}" 2>&1 &
+  pids+=($!)
 }
 
 step "installs, in the background while the tests build"
@@ -44,13 +45,13 @@ timed cargo test --workspace --release --no-run --quiet
 
 step "waiting for the installs"
 failed=0
-for install in "${installs[@]}"; do
-  name=${install%:*}
-  if wait "${install##*:}"; then
-    printf '   done: %s %s\n' "$name" "$(tail -1 "$logs/$name")"
+for i in "${!pids[@]}"; do
+  log="$logs/$((i + 1))"
+  if wait "${pids[i]}"; then
+    printf '   done: %s %s\n' "${names[i]}" "$(tail -1 "$log")"
   else
-    printf '\n!! failed: %s; its output:\n' "$name"
-    cat "$logs/$name"
+    printf '\n!! failed: %s; its output:\n' "${names[i]}"
+    cat "$log"
     failed=1
   fi
 done
