@@ -17,6 +17,7 @@ use ctxfuzz::generators::pi;
 use ctxfuzz::harness::bytes::case_bytes;
 use ctxfuzz_oracles::formats::{Entry, Format, skeleton, wire};
 use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
+use ctxfuzz_oracles::wire::WireRule;
 use serde_json::Value;
 
 /// The first `CASES` cases of `ctxfuzz fuzz --contract ... --seed SEED`: the transcripts a contract
@@ -40,10 +41,10 @@ struct Tally {
 /// Which result answers which call, as the provider rules read `view`: every rule broken, with
 /// the call id concerned, in order (message indices differ between formats that group results
 /// differently, so they are left out).
-fn pairing(format: Format, view: &[Entry]) -> Vec<(String, Option<String>)> {
+fn pairing(format: Format, view: &[Entry]) -> Vec<(WireRule, Option<String>)> {
     wire::validate(format, view)
         .into_iter()
-        .map(|v| (v.rule.to_string(), v.id))
+        .map(|v| (v.rule, v.id))
         .collect()
 }
 
