@@ -3,6 +3,7 @@
 //! (the real-pi conformance runs, the fuzz loops, soaks, the known-defect catalog) are listed in
 //! `.config/nextest.toml` so they start last under nextest.
 
+mod bridges;
 mod cli_check_session;
 mod cli_compact;
 mod cli_render_check;

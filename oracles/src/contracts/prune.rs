@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Format, wire};
 use crate::invariants::{Cause, Invariant, Violation};
+use crate::wire::WireRule;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "prune-only-removes",
@@ -74,7 +75,7 @@ pub fn check(format: Format, input: &[Value], output: &[Value]) -> Vec<Violation
 #[derive(PartialEq, Eq, Hash)]
 enum Damage {
     Call(String),
-    Rule(&'static str),
+    Rule(WireRule),
 }
 
 /// The first output message (index, value) that matches no later input message pruned.

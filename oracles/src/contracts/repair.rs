@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
+use crate::wire::WireRule;
 
 pub const WIRE_VALID: Invariant = Invariant {
     id: "repair-wire-valid",
@@ -174,11 +175,11 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
         .map(|v| {
-            let cause = if v.rule == wire::INVALID_ROLE {
+            let cause = if v.rule == WireRule::InvalidRole {
                 Cause::Unpreventable("a repair may not change a message that is not a result")
             } else if repeated(v.id.as_deref()) {
                 Cause::Unpreventable("the input repeats this call id among its calls")
-            } else if v.rule == wire::MISSING_RESULT
+            } else if v.rule == WireRule::MissingResult
                 && v.id.is_none()
                 && id_less_call
                 && run.format != Format::Gemini

@@ -1,7 +1,8 @@
 use serde_json::{Value, json};
 
-use super::wire::{self, DUPLICATE_RESULT, MISSING_RESULT, RESULT_WITHOUT_CALL};
+use super::wire;
 use super::*;
+use crate::wire::WireRule::{self, DuplicateResult, InvalidRole, MissingResult, ResultWithoutCall};
 
 /// user, assistant (text + two calls), both results, a closing user message.
 fn pi_turn() -> Vec<Value> {
@@ -121,7 +122,7 @@ fn the_system_prompt_is_no_message_in_anthropic_and_gemini() {
     );
 }
 
-fn rules(format: Format, messages: Value) -> Vec<(&'static str, usize)> {
+fn rules(format: Format, messages: Value) -> Vec<(WireRule, usize)> {
     let view = format.view(messages.as_array().unwrap());
     wire::validate(format, &view)
         .into_iter()
@@ -141,9 +142,9 @@ fn chat_results_may_span_messages_but_not_an_interruption() {
     assert_eq!(
         rules(Format::OpenAi, split),
         vec![
-            (MISSING_RESULT, 0),
-            (RESULT_WITHOUT_CALL, 3),
-            (RESULT_WITHOUT_CALL, 4)
+            (MissingResult, 0),
+            (ResultWithoutCall, 3),
+            (ResultWithoutCall, 4)
         ]
     );
 }
@@ -158,9 +159,9 @@ fn anthropic_results_must_all_sit_in_the_next_message() {
     assert_eq!(
         rules(Format::Anthropic, late),
         vec![
-            (DUPLICATE_RESULT, 1),
-            (MISSING_RESULT, 0),
-            (RESULT_WITHOUT_CALL, 2)
+            (DuplicateResult, 1),
+            (MissingResult, 0),
+            (ResultWithoutCall, 2)
         ]
     );
 }
@@ -178,7 +179,7 @@ fn gemini_pairs_responses_without_ids_by_name_in_order() {
     ]);
     assert_eq!(
         rules(Format::Gemini, wrong_name),
-        vec![(RESULT_WITHOUT_CALL, 1), (MISSING_RESULT, 0)]
+        vec![(ResultWithoutCall, 1), (MissingResult, 0)]
     );
 }
 
@@ -195,6 +196,6 @@ fn langchain_reads_the_nested_messages_to_dict_shape_too() {
 fn unknown_roles_are_invalid() {
     assert_eq!(
         rules(Format::AiSdk, json!([{"role": "robot", "content": "x"}])),
-        vec![(wire::INVALID_ROLE, 0)]
+        vec![(InvalidRole, 0)]
     );
 }

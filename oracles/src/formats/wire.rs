@@ -24,17 +24,13 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::{Call, Entry, Format, ResultPart, Role};
-
-pub const INVALID_ROLE: &str = "invalid-role";
-pub const RESULT_WITHOUT_CALL: &str = "result-without-call";
-pub const DUPLICATE_RESULT: &str = "duplicate-result";
-pub const MISSING_RESULT: &str = "missing-result";
-pub const DUPLICATE_CALL_ID: &str = "duplicate-call-id";
+use crate::wire::WireRule;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WireViolation {
-    /// Stable rule id.
-    pub rule: &'static str,
+    /// One of `invalid-role`, `result-without-call`, `duplicate-result`, `missing-result`,
+    /// `duplicate-call-id`.
+    pub rule: WireRule,
     /// Index of the offending message.
     pub message: usize,
     /// The call id concerned, if any.
@@ -64,7 +60,7 @@ impl Batch<'_> {
         for (call, answered) in self.calls.iter().zip(&self.answered) {
             if !answered {
                 found.push(WireViolation {
-                    rule: MISSING_RESULT,
+                    rule: WireRule::MissingResult,
                     message: self.message,
                     id: call.id.clone(),
                 });
@@ -81,7 +77,7 @@ pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
     for (message, entry) in view.iter().enumerate() {
         if let Role::Other(_) = entry.role {
             found.push(WireViolation {
-                rule: INVALID_ROLE,
+                rule: WireRule::InvalidRole,
                 message,
                 id: None,
             });
@@ -93,13 +89,13 @@ pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
                     .and_then(|open| Some((open.find(result)?, open)));
                 match answered {
                     Some((at, open)) if open.answered[at] => found.push(WireViolation {
-                        rule: DUPLICATE_RESULT,
+                        rule: WireRule::DuplicateResult,
                         message,
                         id: result.id.clone(),
                     }),
                     Some((at, open)) => open.answered[at] = true,
                     None => found.push(WireViolation {
-                        rule: RESULT_WITHOUT_CALL,
+                        rule: WireRule::ResultWithoutCall,
                         message,
                         id: result.id.clone(),
                     }),
@@ -119,7 +115,7 @@ pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
                 && !call_ids.insert(id.as_str())
             {
                 found.push(WireViolation {
-                    rule: DUPLICATE_CALL_ID,
+                    rule: WireRule::DuplicateCallId,
                     message,
                     id: Some(id.clone()),
                 });

@@ -1,5 +1,7 @@
 //! The providers' rules on a request body: the Anthropic Messages API's and OpenAI chat's. What
 //! builds the body (pi-ai's request builder) is pi's code and lives in [`crate::pi::request`].
+//! The same rules, read over every transcript format's view, are [`crate::formats::wire`]; they
+//! share [`WireRule`].
 
 pub mod anthropic;
 pub mod openai;
@@ -9,14 +11,16 @@ use std::fmt;
 use serde::Serialize;
 
 /// A provider rule a request can break. Serialised (and printed) as its kebab-case id, the form
-/// findings, case files, `check` and `scan` show.
+/// findings, case files, baselines, `check` and `scan` show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WireRule {
-    // The Anthropic Messages API ([`anthropic`]).
+    // The Anthropic Messages API ([`anthropic`]); `missing-result` and `duplicate-result` are
+    // rules of every format's view too ([`crate::formats::wire`]).
     /// A `tool_result` answers no `tool_use` of the assistant turn just before it.
     OrphanResult,
-    /// A `tool_use` is not answered in the next turn.
+    /// A `tool_use` (a call, in any format) is not answered where the provider looks for its
+    /// result.
     MissingResult,
     /// A `tool_use` id repeats across the request.
     DuplicateToolUseId,
@@ -26,10 +30,10 @@ pub enum WireRule {
     ResultsNotFirst,
     /// A `tool_use` id the API refuses (`^[a-zA-Z0-9_-]+$`, 1 to 64 characters).
     InvalidToolUseId,
-    // OpenAI chat completions ([`openai`]).
+    // OpenAI chat completions ([`openai`]); `invalid-role` is a rule of every format's view too.
     /// An entry of `messages` is not an object.
     NotAnObject,
-    /// A role the API does not accept.
+    /// A role the API (the format) does not accept.
     InvalidRole,
     /// A tool message with no assistant `tool_calls` message before it.
     ToolWithoutCall,
@@ -37,6 +41,12 @@ pub enum WireRule {
     UnknownToolCallId,
     /// A tool call not answered before the next other message.
     MissingToolResponse,
+    // Every format's view ([`crate::formats::wire`]), named apart from the Anthropic ids above
+    // because they judge calls and results in any format, read the same way.
+    /// A result answers no call of the message its results follow.
+    ResultWithoutCall,
+    /// A call id repeats across the transcript.
+    DuplicateCallId,
 }
 
 impl WireRule {
@@ -54,6 +64,8 @@ impl WireRule {
             WireRule::ToolWithoutCall => "tool-without-call",
             WireRule::UnknownToolCallId => "unknown-tool-call-id",
             WireRule::MissingToolResponse => "missing-tool-response",
+            WireRule::ResultWithoutCall => "result-without-call",
+            WireRule::DuplicateCallId => "duplicate-call-id",
         }
     }
 }
@@ -82,6 +94,8 @@ mod tests {
             ToolWithoutCall,
             UnknownToolCallId,
             MissingToolResponse,
+            ResultWithoutCall,
+            DuplicateCallId,
         ];
         for rule in every {
             assert_eq!(serde_json::to_value(rule).unwrap(), rule.id());
