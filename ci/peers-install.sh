@@ -37,7 +37,7 @@ else
     fail "python3 is $(python3 --version 2>&1 | cut -d' ' -f2); peers/requirements.txt is pinned for CPython 3.11"
   rm -rf .venv
   python3 -m venv .venv
-  timed .venv/bin/pip install --disable-pip-version-check --quiet --timeout 30 --retries 2 \
+  timed .venv/bin/pip install --disable-pip-version-check --quiet --no-compile --timeout 30 --retries 2 \
     --require-hashes --no-deps -r requirements.txt ||
     fail "pip install failed (messages above; is PyPI reachable?): the Python peers are not installed"
   .venv/bin/pip check --disable-pip-version-check >/dev/null || fail "$(.venv/bin/pip check)"
