@@ -667,7 +667,7 @@ fn peers_gemini_cli_split_cuts_only_before_a_user_text_content() {
 #[test]
 fn peers_kept_findings_replay_through_the_installed_packages() {
     let corpus = root().join("corpus/peers");
-    let mut replayed = 0;
+    let mut cases = Vec::new();
     for entry in std::fs::read_dir(&corpus).unwrap() {
         let dir = entry.unwrap().path();
         let id = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -685,19 +685,27 @@ fn peers_kept_findings_replay_through_the_installed_packages() {
         for file in ctxfuzz::harness::replay::case_files(&[dir]).unwrap() {
             let case = ctxfuzz::transcript::case::CaseFile::read(&file).unwrap();
             assert_eq!(case.profile["peer"], json!(id), "{}", file.display());
-            let mismatches = ctxfuzz::harness::replay::replay(&case)
-                .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
-            let diffs: Vec<&str> = mismatches.iter().map(|m| m.diff.as_str()).collect();
-            assert!(
-                diffs.is_empty(),
-                "{}:\n{}",
-                file.display(),
-                diffs.join("\n")
-            );
-            replayed += 1;
+            cases.push((file, case));
         }
     }
-    assert!(replayed > 0, "corpus/peers holds no case");
+    assert!(!cases.is_empty(), "corpus/peers holds no case");
+    // Each replay starts its peer's interpreter and imports the package (seconds for litellm):
+    // side by side, the test takes as long as the slowest case.
+    std::thread::scope(|scope| {
+        for (file, case) in &cases {
+            scope.spawn(move || {
+                let mismatches = ctxfuzz::harness::replay::replay(case)
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+                let diffs: Vec<&str> = mismatches.iter().map(|m| m.diff.as_str()).collect();
+                assert!(
+                    diffs.is_empty(),
+                    "{}:\n{}",
+                    file.display(),
+                    diffs.join("\n")
+                );
+            });
+        }
+    });
 }
 
 /// The adapter templates (`peers/templates/`, docs/peers.md#your-own) run as they are: as copied,
