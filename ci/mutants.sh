@@ -17,7 +17,9 @@ shift || true
 # A stale outcomes.json from an earlier run must never be judged as this run's.
 rm -rf target/mutation/mutants.out
 mkdir -p target/mutation
-args=(--no-shuffle --in-place --output target/mutation)
+# --workspace: every package's examined files (.cargo/mutants.toml), the oracle crate's too; without
+# it cargo-mutants mutates only the root package.
+args=(--workspace --no-shuffle --in-place --output target/mutation)
 case "$mode" in
   --in-diff)
     base=${1:-HEAD~1}
