@@ -298,6 +298,37 @@ fn peers_install_skips_what_is_installed_without_asking_a_registry() {
     );
 }
 
+/// A second checkout on the same machine installs nothing: its `peers/node_modules` and
+/// `peers/.venv` link to the installs the first one left in the cache, with no registry asked.
+#[test]
+fn peers_install_links_a_second_checkout_to_the_cached_installs() {
+    let copy = tempfile::tempdir().unwrap();
+    for file in [
+        "ci/peers-install.sh",
+        "ci/lib.sh",
+        "peers/package.json",
+        "peers/package-lock.json",
+        "peers/requirements.txt",
+    ] {
+        std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
+        std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
+    }
+    let output = install_offline(copy.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for installed in ["peers/node_modules", "peers/.venv"] {
+        let link = std::fs::read_link(copy.path().join(installed)).unwrap();
+        assert_eq!(
+            link,
+            std::fs::read_link(root().join(installed)).unwrap(),
+            "{installed}"
+        );
+    }
+}
+
 #[test]
 fn peers_install_names_the_registry_it_cannot_reach() {
     let copy = tempfile::tempdir().unwrap();
@@ -310,7 +341,12 @@ fn peers_install_names_the_registry_it_cannot_reach() {
         std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
         std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
     }
-    let output = install_offline(copy.path());
+    let output = Command::new("bash")
+        .arg(copy.path().join("ci/peers-install.sh"))
+        .env("npm_config_registry", "http://127.0.0.1:9/")
+        .env("CTXFUZZ_PEERS_CACHE", copy.path().join("cache"))
+        .output()
+        .unwrap();
     assert!(!output.status.success());
     assert_eq!(
         String::from_utf8_lossy(&output.stderr).trim(),
