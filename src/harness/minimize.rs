@@ -3,7 +3,7 @@
 //! Passes, repeated until none makes progress or the budget of predicate calls is spent:
 //! 1. array elements, outermost arrays first (messages, then content blocks), removed in chunks
 //!    that halve down to single elements (ddmin);
-//! 2. object fields, one at a time;
+//! 2. object fields, one at a time, except the ones that say what an object is ([`KIND_KEYS`]);
 //! 3. scalars simplified: every occurrence of an id (a string under a key ending in `id`/`Id`)
 //!    renamed at once to a short name (`a`, `b`, ...), so a call and its result stay paired;
 //!    long strings cut to nothing or halved; numbers set to 0.
@@ -39,6 +39,11 @@ impl Default for Budget {
 /// Strings at most this long are left alone unless they are ids: roles, block types and
 /// stop reasons are what a reader needs to see.
 const SHORT_STRING: usize = 12;
+
+/// Fields never removed: a message's `role` and a block's or entry's `type` say what the object is.
+/// Without them a user's message the failure needs would shrink to a bare `{}`, which no reader
+/// (and no format's reader) takes for a user's message.
+const KIND_KEYS: [&str; 2] = ["role", "type"];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
@@ -143,7 +148,11 @@ impl<F: Fn(&Value) -> bool> Run<F> {
         let mut progress = false;
         for path in paths(&self.current, |v| v.is_object()) {
             let keys: Vec<String> = match read_at(&self.current, &path) {
-                Some(Value::Object(map)) => map.keys().cloned().collect(),
+                Some(Value::Object(map)) => map
+                    .keys()
+                    .filter(|key| !KIND_KEYS.contains(&key.as_str()))
+                    .cloned()
+                    .collect(),
                 _ => continue,
             };
             for key in keys {
@@ -372,10 +381,23 @@ mod tests {
         assert_eq!(
             small,
             json!([
-                {"role": "assistant", "content": [{"id": "a"}]},
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "a"}]},
                 {"role": "custom"},
                 {"role": "toolResult", "toolCallId": "a"}
             ])
+        );
+    }
+
+    #[test]
+    fn a_message_keeps_its_role_and_a_block_its_type() {
+        let input = json!([{"role": "user", "content": "stop", "timestamp": 1}]);
+        assert_eq!(
+            minimize(
+                &input,
+                |v| v.as_array().is_some_and(|m| m.len() == 1),
+                calls(1000)
+            ),
+            json!([{"role": "user"}])
         );
     }
 
