@@ -23,6 +23,9 @@ pub struct SessionFile {
     pub context: Option<Result<SessionContext, SessionError>>,
 }
 
+/// What `JSON.parse` skips before a value.
+const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// Whether `path`/`text` is a session file rather than a JSON document: a `.jsonl` name, or a
 /// first line that is a session header.
 pub fn is_session_file(path: &Path, text: &str) -> bool {
@@ -33,6 +36,11 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
         .lines()
         .find(|line| !line.trim().is_empty())
         .unwrap_or("");
+    // A header is a JSON object: a first line that starts otherwise (a transcript's `[`, perhaps
+    // the whole 100 MB document on one line) is not parsed twice to learn that.
+    if !first.trim_start_matches(JSON_WHITESPACE).starts_with('{') {
+        return false;
+    }
     json_text::parse(&js_string::from_text(first))
         .is_ok_and(|entry| session_context::has_session_header(std::slice::from_ref(&entry)))
 }
@@ -87,5 +95,22 @@ pub fn read_messages(path: &Path, text: &str, v: PiVersion) -> Result<Value> {
             path.display()
         ),
         Some(Ok(context)) => Ok(Value::Array(context.messages)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_is_a_jsonl_name_or_a_first_line_that_is_a_header() {
+        let json = Path::new("t.json");
+        let header = r#"{"type":"session","id":"s1"}"#;
+        assert!(is_session_file(Path::new("t.jsonl"), "[]"));
+        assert!(is_session_file(json, &format!("\n \t{header}\n{{}}")));
+        assert!(!is_session_file(json, r#"{"type":"session"}"#));
+        assert!(!is_session_file(json, &format!("[{header}]")));
+        assert!(!is_session_file(json, &format!("\u{feff}{header}")));
+        assert!(!is_session_file(json, ""));
     }
 }
