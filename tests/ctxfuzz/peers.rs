@@ -272,19 +272,39 @@ fn peers_each_folder_holds_a_manifest_and_its_adapter_only() {
     assert_eq!(ids, BTreeSet::from(PEERS.map(String::from)));
 }
 
-/// Runs ci/peers-install.sh as found under `root` with both registries pointing at a closed port.
-fn install_offline(root: &Path) -> std::process::Output {
-    Command::new("bash")
+/// A checkout of only what ci/peers-install.sh reads: the script and the lockfiles.
+fn install_script_checkout() -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    for file in [
+        "ci/peers-install.sh",
+        "ci/lib.sh",
+        "peers/package.json",
+        "peers/package-lock.json",
+        "peers/requirements.txt",
+    ] {
+        std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
+        std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
+    }
+    copy
+}
+
+/// Runs ci/peers-install.sh as found under `root` with both registries pointing at a closed port,
+/// and the install cache at `cache` (`None`: the default one, which the test command filled).
+fn install_offline(root: &Path, cache: Option<&Path>) -> std::process::Output {
+    let mut command = Command::new("bash");
+    command
         .arg(root.join("ci/peers-install.sh"))
         .env("npm_config_registry", "http://127.0.0.1:9/")
-        .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-        .output()
-        .unwrap()
+        .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple");
+    if let Some(cache) = cache {
+        command.env("CTXFUZZ_PEERS_CACHE", cache);
+    }
+    command.output().unwrap()
 }
 
 #[test]
 fn peers_install_skips_what_is_installed_without_asking_a_registry() {
-    let output = install_offline(root());
+    let output = install_offline(root(), None);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -302,18 +322,8 @@ fn peers_install_skips_what_is_installed_without_asking_a_registry() {
 /// `peers/.venv` link to the installs the first one left in the cache, with no registry asked.
 #[test]
 fn peers_install_links_a_second_checkout_to_the_cached_installs() {
-    let copy = tempfile::tempdir().unwrap();
-    for file in [
-        "ci/peers-install.sh",
-        "ci/lib.sh",
-        "peers/package.json",
-        "peers/package-lock.json",
-        "peers/requirements.txt",
-    ] {
-        std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
-        std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
-    }
-    let output = install_offline(copy.path());
+    let copy = install_script_checkout();
+    let output = install_offline(copy.path(), None);
     assert!(
         output.status.success(),
         "{}",
@@ -331,22 +341,8 @@ fn peers_install_links_a_second_checkout_to_the_cached_installs() {
 
 #[test]
 fn peers_install_names_the_registry_it_cannot_reach() {
-    let copy = tempfile::tempdir().unwrap();
-    for file in [
-        "ci/peers-install.sh",
-        "ci/lib.sh",
-        "peers/package.json",
-        "peers/package-lock.json",
-    ] {
-        std::fs::create_dir_all(copy.path().join(file).parent().unwrap()).unwrap();
-        std::fs::copy(root().join(file), copy.path().join(file)).unwrap();
-    }
-    let output = Command::new("bash")
-        .arg(copy.path().join("ci/peers-install.sh"))
-        .env("npm_config_registry", "http://127.0.0.1:9/")
-        .env("CTXFUZZ_PEERS_CACHE", copy.path().join("cache"))
-        .output()
-        .unwrap();
+    let copy = install_script_checkout();
+    let output = install_offline(copy.path(), Some(&copy.path().join("cache")));
     assert!(!output.status.success());
     assert_eq!(
         String::from_utf8_lossy(&output.stderr).trim(),
