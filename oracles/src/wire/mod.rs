@@ -6,14 +6,16 @@
 pub mod anthropic;
 pub mod openai;
 
-use std::fmt;
-
 use serde::Serialize;
 
 /// A provider rule a request can break. Serialised (and printed) as its kebab-case id, the form
 /// findings, case files, baselines, `check` and `scan` show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr, strum::Display,
+)]
+#[cfg_attr(test, derive(strum::EnumIter))]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum WireRule {
     // The Anthropic Messages API ([`anthropic`]); `missing-result` and `duplicate-result` are
     // rules of every format's view too ([`crate::formats::wire`]).
@@ -52,52 +54,40 @@ pub enum WireRule {
 impl WireRule {
     /// The stable id: `orphan-result`, `missing-tool-response`, ...
     pub fn id(self) -> &'static str {
-        match self {
-            WireRule::OrphanResult => "orphan-result",
-            WireRule::MissingResult => "missing-result",
-            WireRule::DuplicateToolUseId => "duplicate-tool-use-id",
-            WireRule::DuplicateResult => "duplicate-result",
-            WireRule::ResultsNotFirst => "results-not-first",
-            WireRule::InvalidToolUseId => "invalid-tool-use-id",
-            WireRule::NotAnObject => "not-an-object",
-            WireRule::InvalidRole => "invalid-role",
-            WireRule::ToolWithoutCall => "tool-without-call",
-            WireRule::UnknownToolCallId => "unknown-tool-call-id",
-            WireRule::MissingToolResponse => "missing-tool-response",
-            WireRule::ResultWithoutCall => "result-without-call",
-            WireRule::DuplicateCallId => "duplicate-call-id",
-        }
-    }
-}
-
-impl fmt::Display for WireRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
+        self.into()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::WireRule::*;
+    use strum::IntoEnumIterator;
 
+    use super::WireRule;
+
+    /// The ids are stable (case files, baselines and `check` show them): a renamed variant must not
+    /// change its id unnoticed. Serialised and printed, a rule is its id.
     #[test]
-    fn a_rule_serialises_and_prints_as_its_id() {
-        let every = [
-            OrphanResult,
-            MissingResult,
-            DuplicateToolUseId,
-            DuplicateResult,
-            ResultsNotFirst,
-            InvalidToolUseId,
-            NotAnObject,
-            InvalidRole,
-            ToolWithoutCall,
-            UnknownToolCallId,
-            MissingToolResponse,
-            ResultWithoutCall,
-            DuplicateCallId,
-        ];
-        for rule in every {
+    fn a_rule_serialises_and_prints_as_its_stable_id() {
+        let ids: Vec<&str> = WireRule::iter().map(WireRule::id).collect();
+        assert_eq!(
+            ids,
+            [
+                "orphan-result",
+                "missing-result",
+                "duplicate-tool-use-id",
+                "duplicate-result",
+                "results-not-first",
+                "invalid-tool-use-id",
+                "not-an-object",
+                "invalid-role",
+                "tool-without-call",
+                "unknown-tool-call-id",
+                "missing-tool-response",
+                "result-without-call",
+                "duplicate-call-id",
+            ]
+        );
+        for rule in WireRule::iter() {
             assert_eq!(serde_json::to_value(rule).unwrap(), rule.id());
             assert_eq!(rule.to_string(), rule.id());
         }
