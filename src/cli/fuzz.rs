@@ -150,7 +150,7 @@ fn run_contract(args: &Args) -> Result<ExitCode> {
     let config = config(args);
     let out = out_dir(args);
     let outcome = announce_and_fuzz(&target, &config, args, &out)?;
-    let skipped = target.skipped();
+    let skipped = target.cannot_express();
     let total: u64 = skipped.values().sum();
     let reasons: Vec<String> = skipped
         .iter()
@@ -431,6 +431,7 @@ fn json_summary(seed: u64, runs: &[(&dyn DynTarget, Outcome)], args: &Args, out:
                 "cannot_judge": stats.cannot_judge,
                 "rejected": stats.rejected,
                 "failing": stats.failing,
+                "cannot_express": target.cannot_express(),
                 "violations": violations,
                 "findings": findings,
             })

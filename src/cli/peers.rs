@@ -18,7 +18,7 @@ use super::exit::ExitCode;
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
 use crate::harness::targets::contract::ContractTarget;
-use crate::harness::{Class, Profile, stop};
+use crate::harness::{Class, DynTarget, Profile, stop};
 
 /// Seconds per peer when `--time` is not given.
 pub const DEFAULT_SECONDS: f64 = 60.0;
@@ -243,7 +243,7 @@ fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
         .filter(|i| !baseline.contains_key(*i))
         .cloned()
         .collect();
-    row.skipped = target.skipped().values().sum();
+    row.skipped = target.cannot_express().values().sum();
     Ok(row)
 }
 

@@ -9,6 +9,8 @@
 //! targets, and are overridden where a target knows better (how its findings are grouped, what
 //! diff explains them, how libFuzzer bytes become an input).
 
+use std::collections::BTreeMap;
+
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde::de::DeserializeOwned;
@@ -82,6 +84,13 @@ pub trait Target: Send + Sync {
     fn explain(&self, _input: &Self::Input) -> Option<Explanation> {
         None
     }
+
+    /// The generated cases this target could not hand to its system under test so far, by reason
+    /// (a transcript a format cannot express): skipped and counted, never altered. Only the
+    /// contract target skips.
+    fn cannot_express(&self) -> BTreeMap<String, u64> {
+        BTreeMap::new()
+    }
 }
 
 /// A [`Target`] with its input as JSON: what the runner, the minimiser, findings, replay and the
@@ -99,6 +108,7 @@ pub trait DynTarget: Send + Sync {
     fn shape(&self, input: &Value) -> String;
     fn class(&self, violation: &Violation) -> Class;
     fn explain(&self, input: &Value) -> Option<Explanation>;
+    fn cannot_express(&self) -> BTreeMap<String, u64>;
 
     /// [`DynTarget::judge`] with panics caught: a panic is a `no-panic` violation charged to the
     /// system under test ([`panics::catch`]).
@@ -176,6 +186,10 @@ impl<T: Target> DynTarget for T {
 
     fn explain(&self, input: &Value) -> Option<Explanation> {
         Target::explain(self, &typed(self, input).ok()?)
+    }
+
+    fn cannot_express(&self) -> BTreeMap<String, u64> {
+        Target::cannot_express(self)
     }
 
     fn fuzz_case(&self, bytes: &[u8]) -> arbitrary::Result<(Judgement, Option<Value>)> {

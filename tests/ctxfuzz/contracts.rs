@@ -82,7 +82,7 @@ fn contracts_the_reference_repairer_is_charged_nothing_and_skips_are_counted() {
         "{:#?}",
         outcome.stats
     );
-    let skipped: u64 = target.skipped().values().sum();
+    let skipped: u64 = target.cannot_express().values().sum();
     assert_eq!(
         skipped, outcome.stats.rejected,
         "every rejected case is a counted skip"
@@ -179,6 +179,35 @@ fn contracts_each_wrong_cutter_breaks_its_promise() {
             outcome.stats
         );
     }
+}
+
+/// `--json` names what the format could not express, by reason, and those are the rejected cases.
+#[test]
+fn contracts_json_counts_what_the_format_cannot_express_by_reason() {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args([
+            "fuzz",
+            "--contract",
+            "repair",
+            "--format",
+            "openai",
+            "--marker",
+            MARKER,
+        ])
+        .args(["--sut", &program("repair.py", "")])
+        .args([
+            "--runs", "300", "--seed", "3", "--jobs", "1", "--json", "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    let target = &report["targets"][0];
+    let reasons = target["cannot_express"].as_object().expect("an object");
+    let skipped: u64 = reasons.values().filter_map(Value::as_u64).sum();
+    assert!(skipped > 0, "{target}");
+    assert_eq!(Some(skipped), target["rejected"].as_u64(), "{target}");
 }
 
 #[test]

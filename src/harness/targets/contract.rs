@@ -90,11 +90,6 @@ impl ContractTarget {
         })
     }
 
-    /// Generated transcripts the format could not express so far, by reason.
-    pub fn skipped(&self) -> BTreeMap<String, u64> {
-        self.skipped.lock().expect("skip counter lock").clone()
-    }
-
     /// One request, one JSON object back; otherwise the judgement of the case: the program's
     /// fault, `sut-threw` for an `{"error": ...}` answer, `sut-malformed-output` for a line that is
     /// not a JSON object, or "cannot judge" when the wait was cut short.
@@ -274,5 +269,9 @@ impl Target for ContractTarget {
             Cause::SystemUnderTest if violation.invariant == SUT_THREW => Class::Informational,
             Cause::SystemUnderTest => Class::Charged,
         }
+    }
+
+    fn cannot_express(&self) -> BTreeMap<String, u64> {
+        self.skipped.lock().expect("skip counter lock").clone()
     }
 }
