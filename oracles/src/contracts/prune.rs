@@ -168,6 +168,15 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_that_is_no_object_is_kept_only_as_it_was() {
+        assert_eq!(
+            ids(json!([1, "x"]), json!([1, "x"])),
+            Vec::<Invariant>::new()
+        );
+        assert_eq!(ids(json!([1]), json!([2])), vec![ONLY_REMOVES]);
+    }
+
+    #[test]
     fn only_wire_damage_the_pruning_creates_is_charged() {
         let user = json!({"role": "user", "content": "go"});
         let bare = json!({"role": "assistant", "content": [{"type": "reasoning", "text": "hm"}]});
