@@ -156,6 +156,11 @@ mod tests {
         assert_eq!(ids(json!([a]), json!([a, a])), vec![ONLY_REMOVES]);
         assert_eq!(ids(json!([a, b]), json!([b, a])), vec![ONLY_REMOVES]);
         assert_eq!(ids(json!([a]), json!([b])), vec![ONLY_REMOVES]);
+        assert_eq!(
+            ids(json!([a]), json!([{"role": "assistant", "content": "a"}])),
+            vec![ONLY_REMOVES],
+            "a field other than the content changed"
+        );
         let mut renamed = call("a");
         renamed["content"][1]["toolName"] = json!("g");
         assert_eq!(
