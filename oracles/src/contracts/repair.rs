@@ -492,6 +492,20 @@ mod tests {
             {"type": "toolCall", "id": "c|0", "name": "f", "arguments": {}},
             {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
         ], "stopReason": "toolUse"});
+        let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+        let wire: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result, call, result]),
+            json!([call, result, result, call, result]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !wire.is_empty() && wire.iter().all(|&charged| !charged),
+            "a second result for an id the input calls twice: {wire:?}"
+        );
         let found = ids(Format::Pi, json!([piped]), json!([piped]));
         assert!(
             !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
