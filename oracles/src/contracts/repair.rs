@@ -465,6 +465,13 @@ mod tests {
             .map(|(_, charged)| charged)
             .collect();
         assert!(!charged.is_empty() && charged.iter().all(|&c| c), "{charged:?}");
+        let orphan = json!({"role": "toolResult", "toolCallId": "z", "toolName": "f", "content": [], "isError": false});
+        let charged: Vec<bool> = ids(Format::Pi, json!([call, result]), json!([call, result, orphan]))
+            .into_iter()
+            .filter(|&(invariant, _)| invariant == WIRE_VALID)
+            .map(|(_, charged)| charged)
+            .collect();
+        assert!(!charged.is_empty() && charged.iter().all(|&c| c), "a call the input lacks: {charged:?}");
     }
 
     #[test]
