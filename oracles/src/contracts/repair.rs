@@ -457,6 +457,12 @@ mod tests {
             ids(Format::OpenAi, json!([call, result]), json!([call])),
             vec![(WIRE_VALID, true), (KEEPS_REAL_RESULTS, true)]
         );
+        let orphan = json!({"role": "tool", "tool_call_id": "z", "content": "[syn]"});
+        assert_eq!(
+            ids(Format::OpenAi, json!([call, result]), json!([call, result, orphan])),
+            vec![(WIRE_VALID, true)],
+            "a call the input lacks"
+        );
         let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
         let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
         let charged: Vec<bool> = ids(Format::Pi, json!([call, result]), json!([call, result, result]))
