@@ -459,25 +459,43 @@ mod tests {
         );
         let orphan = json!({"role": "tool", "tool_call_id": "z", "content": "[syn]"});
         assert_eq!(
-            ids(Format::OpenAi, json!([call, result]), json!([call, result, orphan])),
+            ids(
+                Format::OpenAi,
+                json!([call, result]),
+                json!([call, result, orphan])
+            ),
             vec![(WIRE_VALID, true)],
             "a call the input lacks"
         );
         let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
         let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
-        let charged: Vec<bool> = ids(Format::Pi, json!([call, result]), json!([call, result, result]))
-            .into_iter()
-            .filter(|&(invariant, _)| invariant == WIRE_VALID)
-            .map(|(_, charged)| charged)
-            .collect();
-        assert!(!charged.is_empty() && charged.iter().all(|&c| c), "{charged:?}");
+        let charged: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result]),
+            json!([call, result, result]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !charged.is_empty() && charged.iter().all(|&c| c),
+            "{charged:?}"
+        );
         let orphan = json!({"role": "toolResult", "toolCallId": "z", "toolName": "f", "content": [], "isError": false});
-        let charged: Vec<bool> = ids(Format::Pi, json!([call, result]), json!([call, result, orphan]))
-            .into_iter()
-            .filter(|&(invariant, _)| invariant == WIRE_VALID)
-            .map(|(_, charged)| charged)
-            .collect();
-        assert!(!charged.is_empty() && charged.iter().all(|&c| c), "a call the input lacks: {charged:?}");
+        let charged: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result]),
+            json!([call, result, orphan]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !charged.is_empty() && charged.iter().all(|&c| c),
+            "a call the input lacks: {charged:?}"
+        );
     }
 
     #[test]
