@@ -156,6 +156,11 @@ mod tests {
         assert_eq!(ids(json!([a]), json!([a, a])), vec![ONLY_REMOVES]);
         assert_eq!(ids(json!([a, b]), json!([b, a])), vec![ONLY_REMOVES]);
         assert_eq!(ids(json!([a]), json!([b])), vec![ONLY_REMOVES]);
+        assert_eq!(
+            ids(json!([a]), json!([{"role": "assistant", "content": "a"}])),
+            vec![ONLY_REMOVES],
+            "a field other than the content changed"
+        );
         let mut renamed = call("a");
         renamed["content"][1]["toolName"] = json!("g");
         assert_eq!(
@@ -165,6 +170,15 @@ mod tests {
             ),
             vec![ONLY_REMOVES]
         );
+    }
+
+    #[test]
+    fn an_entry_that_is_no_object_is_kept_only_as_it_was() {
+        assert_eq!(
+            ids(json!([1, "x"]), json!([1, "x"])),
+            Vec::<Invariant>::new()
+        );
+        assert_eq!(ids(json!([1]), json!([2])), vec![ONLY_REMOVES]);
     }
 
     #[test]

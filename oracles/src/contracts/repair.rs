@@ -450,6 +450,68 @@ mod tests {
     }
 
     #[test]
+    fn wire_damage_to_a_call_the_input_has_once_is_charged() {
+        let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+        let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+        assert_eq!(
+            ids(Format::OpenAi, json!([call, result]), json!([call])),
+            vec![(WIRE_VALID, true), (KEEPS_REAL_RESULTS, true)]
+        );
+        let orphan = json!({"role": "tool", "tool_call_id": "z", "content": "[syn]"});
+        assert_eq!(
+            ids(
+                Format::OpenAi,
+                json!([call, result]),
+                json!([call, result, orphan])
+            ),
+            vec![(WIRE_VALID, true)],
+            "a call the input lacks"
+        );
+        let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
+        let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+        let charged: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result]),
+            json!([call, result, result]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !charged.is_empty() && charged.iter().all(|&c| c),
+            "{charged:?}"
+        );
+        let orphan = json!({"role": "toolResult", "toolCallId": "z", "toolName": "f", "content": [], "isError": false});
+        let charged: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result]),
+            json!([call, result, orphan]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !charged.is_empty() && charged.iter().all(|&c| c),
+            "a call the input lacks: {charged:?}"
+        );
+    }
+
+    #[test]
+    fn only_a_missing_result_is_excused_by_a_call_without_an_id() {
+        let idless_call = json!({"role": "assistant", "content": null, "tool_calls": [{"function": {"name": "f"}}]});
+        let idless_result = json!({"role": "tool", "content": "r"});
+        let user = json!({"role": "user", "content": "x"});
+        let transcript = json!([user, idless_result, idless_call]);
+        assert_eq!(
+            ids(Format::OpenAi, transcript.clone(), transcript),
+            vec![(WIRE_VALID, true), (WIRE_VALID, false)],
+            "the result without a call is charged, the call's missing result is not"
+        );
+    }
+
+    #[test]
     fn a_pi_call_id_the_input_repeats_is_no_repair_s_fault() {
         let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
         let twice = json!([call, call]);
@@ -461,6 +523,20 @@ mod tests {
             {"type": "toolCall", "id": "c|0", "name": "f", "arguments": {}},
             {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
         ], "stopReason": "toolUse"});
+        let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+        let wire: Vec<bool> = ids(
+            Format::Pi,
+            json!([call, result, call, result]),
+            json!([call, result, result, call, result]),
+        )
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect();
+        assert!(
+            !wire.is_empty() && wire.iter().all(|&charged| !charged),
+            "a second result for an id the input calls twice: {wire:?}"
+        );
         let found = ids(Format::Pi, json!([piped]), json!([piped]));
         assert!(
             !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
