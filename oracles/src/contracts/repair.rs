@@ -360,6 +360,15 @@ mod tests {
             .collect()
     }
 
+    /// Whether each `repair-wire-valid` violation of `ids` is charged.
+    fn wire_charges(format: Format, input: Value, output: Value) -> Vec<bool> {
+        ids(format, input, output)
+            .into_iter()
+            .filter(|&(invariant, _)| invariant == WIRE_VALID)
+            .map(|(_, charged)| charged)
+            .collect()
+    }
+
     #[test]
     fn dropping_an_entry_that_is_no_object_is_not_charged() {
         assert_eq!(
@@ -469,29 +478,21 @@ mod tests {
         );
         let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
         let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
-        let charged: Vec<bool> = ids(
+        let charged = wire_charges(
             Format::Pi,
             json!([call, result]),
             json!([call, result, result]),
-        )
-        .into_iter()
-        .filter(|&(invariant, _)| invariant == WIRE_VALID)
-        .map(|(_, charged)| charged)
-        .collect();
+        );
         assert!(
             !charged.is_empty() && charged.iter().all(|&c| c),
             "{charged:?}"
         );
         let orphan = json!({"role": "toolResult", "toolCallId": "z", "toolName": "f", "content": [], "isError": false});
-        let charged: Vec<bool> = ids(
+        let charged = wire_charges(
             Format::Pi,
             json!([call, result]),
             json!([call, result, orphan]),
-        )
-        .into_iter()
-        .filter(|&(invariant, _)| invariant == WIRE_VALID)
-        .map(|(_, charged)| charged)
-        .collect();
+        );
         assert!(
             !charged.is_empty() && charged.iter().all(|&c| c),
             "a call the input lacks: {charged:?}"
@@ -524,15 +525,11 @@ mod tests {
             {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
         ], "stopReason": "toolUse"});
         let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
-        let wire: Vec<bool> = ids(
+        let wire = wire_charges(
             Format::Pi,
             json!([call, result, call, result]),
             json!([call, result, result, call, result]),
-        )
-        .into_iter()
-        .filter(|&(invariant, _)| invariant == WIRE_VALID)
-        .map(|(_, charged)| charged)
-        .collect();
+        );
         assert!(
             !wire.is_empty() && wire.iter().all(|&charged| !charged),
             "a second result for an id the input calls twice: {wire:?}"
