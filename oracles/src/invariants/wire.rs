@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{field, is_str};
-use crate::pi::request::Payload;
 use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
 use crate::wire::anthropic::{WireViolation, validate};
@@ -101,8 +100,8 @@ pub struct Finding {
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
 pub fn findings(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Finding>, Thrown> {
-    let rendered = pi::render_borrowed(input, model, v, Payload::IdsOnly)?;
-    let wire = validate(&rendered.anthropic);
+    let rendered = pi::render_borrowed(input, model, v)?;
+    let wire = validate(&rendered.request(model, v)?);
     if wire.is_empty() {
         return Ok(Vec::new());
     }

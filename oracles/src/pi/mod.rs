@@ -9,6 +9,8 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
+use crate::wire::anthropic::Request;
+
 pub mod convert;
 mod fault;
 pub mod request;
@@ -81,36 +83,38 @@ pub struct Rendered {
 
 /// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
 pub fn render(messages: &[Value], model: &Value, v: PiVersion) -> Result<Rendered, Thrown> {
-    let rendered = render_borrowed(messages, model, v, request::Payload::Full)?;
+    let rendered = render_borrowed(messages, model, v)?;
+    let anthropic = rendered.request(model, v)?.to_json();
     Ok(Rendered {
         llm: into_owned(rendered.llm),
         transformed: into_owned(rendered.transformed.messages),
-        anthropic: rendered.anthropic,
+        anthropic,
     })
 }
 
-/// The pipeline with every unchanged message borrowed, for the invariants' hot path (which asks
-/// for the request without its text: [`request::Payload::IdsOnly`]).
+/// The pipeline up to the request builder with every unchanged message borrowed, for the
+/// invariants' hot path (which reads the typed request, [`RenderedBorrowed::request`], and never
+/// writes its JSON).
 pub(crate) struct RenderedBorrowed<'a> {
     pub llm: Vec<Cow<'a, Value>>,
     pub transformed: transform::Transformed<'a>,
-    pub anthropic: Value,
+}
+
+impl RenderedBorrowed<'_> {
+    /// The Anthropic request, borrowing from the transformed messages.
+    pub fn request<'r>(&'r self, model: &'r Value, v: PiVersion) -> Result<Request<'r>, Thrown> {
+        request::build(&self.llm, &self.transformed.messages, model, v, None)
+    }
 }
 
 pub(crate) fn render_borrowed<'a>(
     messages: &'a [Value],
     model: &Value,
     v: PiVersion,
-    payload: request::Payload,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
     let transformed = transform::transform(llm.clone(), model, v, None)?;
-    let anthropic = request::build(&llm, &transformed.messages, model, v, payload, None)?;
-    Ok(RenderedBorrowed {
-        llm,
-        transformed,
-        anthropic,
-    })
+    Ok(RenderedBorrowed { llm, transformed })
 }
 
 fn into_owned(messages: Vec<Cow<'_, Value>>) -> Vec<Value> {

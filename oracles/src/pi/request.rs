@@ -23,14 +23,15 @@
 //! thinking options, and models whose `compat.supportsMidConvoSystemMessages` is set (rendered
 //! as if collapsed).
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::transform::replace_images;
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
+use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
 mod tools;
 
@@ -41,52 +42,17 @@ fn throw(error: String) -> Thrown {
     Thrown::new(Stage::Anthropic, error)
 }
 
-/// How much of the request to build. The validator reads only roles, block types and ids, so
-/// judging builds the same messages with every text and payload left out (`null`): the same code
-/// decides what is sent, dropped, merged and thrown on, without copying the transcript's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Payload {
-    Full,
-    IdsOnly,
-}
-
-impl Payload {
-    fn text(self, text: &str) -> Value {
-        match self {
-            Payload::Full => Value::from(sanitized(text)),
-            Payload::IdsOnly => Value::Null,
-        }
-    }
-
-    fn value(self, value: &Value) -> Value {
-        match self {
-            Payload::Full => value.clone(),
-            Payload::IdsOnly => Value::Null,
-        }
-    }
-
-    /// A content block that carries no id (text, image, thinking): built in full, or `null`
-    /// (which the validator counts as "other content", as it would the real block).
-    fn block(self, build: impl FnOnce() -> Value) -> Value {
-        match self {
-            Payload::Full => build(),
-            Payload::IdsOnly => Value::Null,
-        }
-    }
-}
-
-/// The request body pi-ai sends for `transformed` (the output of `transformMessages`):
-/// `{"model", "messages", "system"?, "max_tokens", "stream": true}`. `before_transform` is what `transformMessages` was given: from 0.86 pi
-/// collapses the system messages before transforming, so their raw content decides the prompt
-/// (and whether reading it throws).
-pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
+/// The request pi-ai sends for `transformed` (the output of `transformMessages`), typed and
+/// borrowing from the messages ([`Request::to_json`] writes the body). `before_transform` is what
+/// `transformMessages` was given: from 0.86 pi collapses the system messages before transforming,
+/// so their raw content decides the prompt (and whether reading it throws).
+pub(crate) fn build<'a, M: Borrow<Value>, N: Borrow<Value>>(
     before_transform: &[M],
-    transformed: &[N],
-    model: &Value,
+    transformed: &'a [N],
+    model: &'a Value,
     v: PiVersion,
-    payload: Payload,
     fault: Option<Fault>,
-) -> Result<Value, Thrown> {
+) -> Result<Request<'a>, Thrown> {
     let head = if v.has_system_role() {
         let system_messages: Vec<&Value> = before_transform
             .iter()
@@ -105,24 +71,15 @@ pub(crate) fn build<M: Borrow<Value>, N: Borrow<Value>>(
         .map(Borrow::borrow)
         .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
         .collect();
-    let messages = convert_messages(&conversation, model, v, payload, fault)?;
+    let messages = convert_messages(&conversation, model, v, fault)?;
     tools::convert(&head.tools)?;
-    let mut body = Map::new();
-    if let Some(id) = field(model, "id") {
-        body.insert("model".into(), id.clone());
-    }
-    body.insert("messages".into(), Value::Array(messages));
-    if !head.prompt.is_empty() {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": sanitized(&head.prompt)}]),
-        );
-    }
-    if let Some(max_tokens) = field(model, "maxTokens") {
-        body.insert("max_tokens".into(), max_tokens.clone());
-    }
-    body.insert("stream".into(), Value::Bool(true));
-    Ok(Value::Object(body))
+    Ok(Request {
+        model: field(model, "id"),
+        messages,
+        system: (!head.prompt.is_empty()).then(|| sanitized(&head.prompt).into_owned()),
+        max_tokens: field(model, "maxTokens"),
+        stream: true,
+    })
 }
 
 /// What pi-ai collapses the system messages into (`getCurrentSystemMessage`): the prompt
@@ -211,13 +168,12 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
 }
 
 /// `convertMessages`: the wire messages.
-fn convert_messages(
-    transformed: &[&Value],
+fn convert_messages<'a>(
+    transformed: &[&'a Value],
     model: &Value,
     v: PiVersion,
-    payload: Payload,
     fault: Option<Fault>,
-) -> Result<Vec<Value>, Thrown> {
+) -> Result<Vec<Message<'a>>, Thrown> {
     let allow_empty_signature =
         truthy(field(model, "compat").and_then(|c| field(c, "allowEmptySignature")));
     let mut out = Vec::with_capacity(transformed.len());
@@ -239,21 +195,30 @@ fn convert_messages(
             let mut results = Vec::with_capacity(run);
             let mut error_images = Vec::new();
             for result in results_of_run {
-                results.push(tool_result(result, v, payload, &mut error_images)?);
+                results.push(tool_result(result, v, &mut error_images)?);
             }
             results.append(&mut error_images);
-            out.push(json!({"role": "user", "content": results}));
+            out.push(Message {
+                role: Role::User,
+                content: Content::Blocks(results),
+            });
             rest = after_run;
             continue;
         }
         if is_str(role, "user") {
-            if let Some(content) = user_content(field(message, "content"), payload)? {
-                out.push(json!({"role": "user", "content": content}));
+            if let Some(content) = user_content(field(message, "content"))? {
+                out.push(Message {
+                    role: Role::User,
+                    content,
+                });
             }
         } else if is_str(role, "assistant") {
-            let blocks = assistant_blocks(message, allow_empty_signature, v, payload)?;
+            let blocks = assistant_blocks(message, allow_empty_signature, v)?;
             if !blocks.is_empty() {
-                out.push(json!({"role": "assistant", "content": blocks}));
+                out.push(Message {
+                    role: Role::Assistant,
+                    content: Content::Blocks(blocks),
+                });
             }
         }
         rest = after;
@@ -262,9 +227,11 @@ fn convert_messages(
 }
 
 /// A user message's wire content, or `None` when nothing is left to send.
-fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Value>, Thrown> {
+fn user_content(content: Option<&Value>) -> Result<Option<Content<'_>>, Thrown> {
     let items = match content {
-        Some(Value::String(text)) => return Ok((!js::is_blank(text)).then(|| payload.text(text))),
+        Some(Value::String(text)) => {
+            return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
+        }
         Some(Value::Array(items)) => items,
         None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "map"))),
         Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
@@ -277,22 +244,22 @@ fn user_content(content: Option<&Value>, payload: Payload) -> Result<Option<Valu
         if is_str(field(item, "type"), "text") {
             let text = sanitized_text(field(item, "text"))?;
             if !js::is_blank(&text) {
-                blocks.push(payload.block(|| json!({"type": "text", "text": text})));
+                blocks.push(Block::Text { text });
             }
         } else {
-            blocks.push(payload.block(|| image_block(item)));
+            blocks.push(image_block(item));
         }
     }
-    Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
+    Ok((!blocks.is_empty()).then_some(Content::Blocks(blocks)))
 }
 
 /// `sanitizeSurrogates(text)`: the text without its lone surrogates.
-fn sanitized(text: &str) -> String {
-    js_string::without_lone_surrogates(text).into_owned()
+fn sanitized(text: &str) -> Cow<'_, str> {
+    js_string::without_lone_surrogates(text)
 }
 
 /// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.
-fn sanitized_text(text: Option<&Value>) -> Result<String, Thrown> {
+fn sanitized_text(text: Option<&Value>) -> Result<Cow<'_, str>, Thrown> {
     match text {
         Some(Value::String(text)) => Ok(sanitized(text)),
         None | Some(Value::Null) => Err(throw(js::cannot_read(text, "replace"))),
@@ -301,16 +268,13 @@ fn sanitized_text(text: Option<&Value>) -> Result<String, Thrown> {
 }
 
 /// `{type: "image", source: {type: "base64", media_type: mimeType, data}}`.
-fn image_block(image: &Value) -> Value {
-    let mut source = Map::new();
-    source.insert("type".into(), Value::from("base64"));
-    if let Some(mime) = field(image, "mimeType") {
-        source.insert("media_type".into(), mime.clone());
+fn image_block(image: &Value) -> Block<'_> {
+    Block::Image {
+        source: ImageSource {
+            media_type: field(image, "mimeType"),
+            data: field(image, "data"),
+        },
     }
-    if let Some(data) = field(image, "data") {
-        source.insert("data".into(), data.clone());
-    }
-    json!({"type": "image", "source": source})
 }
 
 /// `block.<key>.trim()` on a value that must be a string.
@@ -324,17 +288,20 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
     }
 }
 
-/// `!!signature && signature.trim().length > 0`.
-fn is_signed(signature: Option<&Value>) -> Result<bool, Thrown> {
-    Ok(truthy(signature) && !js::is_blank(trimmable(signature, "thinkingSignature")?))
+/// The signature when `!!signature && signature.trim().length > 0`.
+fn signature(signature: Option<&Value>) -> Result<Option<&str>, Thrown> {
+    if !truthy(signature) {
+        return Ok(None);
+    }
+    let text = trimmable(signature, "thinkingSignature")?;
+    Ok((!js::is_blank(text)).then_some(text))
 }
 
 fn assistant_blocks(
     message: &Value,
     allow_empty_signature: bool,
     v: PiVersion,
-    payload: Payload,
-) -> Result<Vec<Value>, Thrown> {
+) -> Result<Vec<Block<'_>>, Thrown> {
     let Some(Value::Array(content)) = field(message, "content") else {
         // transformMessages always leaves an array here; anything else was thrown on earlier.
         return Ok(Vec::new());
@@ -345,27 +312,23 @@ fn assistant_blocks(
         if is_str(kind, "text") {
             let text = trimmable(field(block, "text"), "block.text")?;
             if !js::is_blank(text) {
-                blocks.push(payload.block(|| json!({"type": "text", "text": sanitized(text)})));
+                blocks.push(Block::Text {
+                    text: sanitized(text),
+                });
             }
         } else if is_str(kind, "thinking") {
-            let signature = field(block, "thinkingSignature");
             if truthy(field(block, "redacted")) {
-                blocks.push(payload.block(|| {
-                    let mut redacted = Map::new();
-                    redacted.insert("type".into(), Value::from("redacted_thinking"));
-                    if let Some(signature) = signature {
-                        redacted.insert("data".into(), signature.clone());
-                    }
-                    Value::Object(redacted)
-                }));
+                blocks.push(Block::RedactedThinking {
+                    data: field(block, "thinkingSignature"),
+                });
                 continue;
             }
             // Before 0.80.4 a blank thinking block is dropped even when signed (and its text is
             // read first); from then on a signature keeps it.
-            let (signed, thinking) = if v.keeps_signed_blank_thinking() {
-                let signed = is_signed(signature)?;
+            let (signature, thinking) = if v.keeps_signed_blank_thinking() {
+                let signature = signature(field(block, "thinkingSignature"))?;
                 (
-                    signed,
+                    signature,
                     trimmable(field(block, "thinking"), "block.thinking")?,
                 )
             } else {
@@ -373,36 +336,29 @@ fn assistant_blocks(
                 if js::is_blank(thinking) {
                     continue;
                 }
-                (is_signed(signature)?, thinking)
+                (signature(field(block, "thinkingSignature"))?, thinking)
             };
-            if js::is_blank(thinking) && !signed {
+            if js::is_blank(thinking) && signature.is_none() {
                 continue;
             }
-            blocks.push(payload.block(|| {
-                let thinking = sanitized(thinking);
-                if signed {
-                    json!({"type": "thinking", "thinking": thinking, "signature": signature})
-                } else if allow_empty_signature {
-                    json!({"type": "thinking", "thinking": thinking, "signature": ""})
-                } else {
-                    json!({"type": "text", "text": thinking})
-                }
-            }));
+            let thinking = sanitized(thinking);
+            blocks.push(match signature {
+                Some(signature) => Block::Thinking {
+                    thinking,
+                    signature,
+                },
+                None if allow_empty_signature => Block::Thinking {
+                    thinking,
+                    signature: "",
+                },
+                None => Block::Text { text: thinking },
+            });
         } else if is_str(kind, "toolCall") {
-            let mut tool_use = Map::new();
-            tool_use.insert("type".into(), Value::from("tool_use"));
-            if let Some(id) = field(block, "id") {
-                tool_use.insert("id".into(), id.clone());
-            }
-            if let Some(name) = field(block, "name") {
-                tool_use.insert("name".into(), name.clone());
-            }
-            let input = field(block, "arguments").filter(|a| !a.is_null());
-            tool_use.insert(
-                "input".into(),
-                input.map_or_else(|| json!({}), |a| payload.value(a)),
-            );
-            blocks.push(Value::Object(tool_use));
+            blocks.push(Block::ToolUse {
+                id: field(block, "id"),
+                name: field(block, "name"),
+                input: field(block, "arguments").filter(|a| !a.is_null()),
+            });
         }
     }
     Ok(blocks)
@@ -410,12 +366,11 @@ fn assistant_blocks(
 
 /// One `tool_result` block; from 1.3.0 an error result's images go to `error_images` (caption
 /// first) and a note takes their place.
-fn tool_result(
-    message: &Value,
+fn tool_result<'a>(
+    message: &'a Value,
     v: PiVersion,
-    payload: Payload,
-    error_images: &mut Vec<Value>,
-) -> Result<Value, Thrown> {
+    error_images: &mut Vec<Block<'a>>,
+) -> Result<Block<'a>, Thrown> {
     let content = field(message, "content");
     let mut split_content = None;
     if v.splits_error_result_images() && truthy(field(message, "isError")) {
@@ -442,45 +397,41 @@ fn tool_result(
             .filter(|block| is_str(field(block, "type"), "image"))
             .collect();
         if !images.is_empty() {
-            split_content = Some(Value::Array(
-                replace_images(blocks, ERROR_IMAGE_PLACEHOLDER).map_err(|t| throw(t.error))?,
-            ));
+            // The images replaced by a note leave text only, so the content is one string.
+            let replaced =
+                replace_images(blocks, ERROR_IMAGE_PLACEHOLDER).map_err(|t| throw(t.error))?;
+            split_content = Some(Content::Text(Cow::Owned(
+                joined_text(&replaced).into_owned(),
+            )));
             let caption = format!(
                 "Images from the error result of tool call {} ({}):",
                 js::to_js_string(field(message, "toolCallId")),
                 js::to_js_string(field(message, "toolName"))
             );
-            error_images.push(payload.block(|| json!({"type": "text", "text": caption})));
-            error_images.extend(
-                images
-                    .into_iter()
-                    .map(|image| payload.block(|| image_block(image))),
-            );
+            error_images.push(Block::Text {
+                text: Cow::Owned(caption),
+            });
+            error_images.extend(images.into_iter().map(image_block));
         }
     }
-    let mut result = Map::new();
-    result.insert("type".into(), Value::from("tool_result"));
-    if let Some(id) = field(message, "toolCallId") {
-        result.insert("tool_use_id".into(), id.clone());
-    }
-    result.insert(
-        "content".into(),
-        result_content(split_content.as_ref().or(content), payload)?,
-    );
-    if let Some(is_error) = field(message, "isError") {
-        result.insert("is_error".into(), is_error.clone());
-    }
-    Ok(Value::Object(result))
+    let content = match split_content {
+        Some(content) => content,
+        None => result_content(match content {
+            Some(Value::Array(blocks)) => blocks,
+            None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "some"))),
+            Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
+        })?,
+    };
+    Ok(Block::ToolResult {
+        tool_use_id: field(message, "toolCallId"),
+        content,
+        is_error: field(message, "isError"),
+    })
 }
 
 /// `convertContentBlocks`: text-only content joined into one string; otherwise blocks, with a
 /// "(see attached image)" text first when there is no text at all.
-fn result_content(content: Option<&Value>, payload: Payload) -> Result<Value, Thrown> {
-    let blocks = match content {
-        Some(Value::Array(blocks)) => blocks,
-        None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "some"))),
-        Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
-    };
+fn result_content(blocks: &[Value]) -> Result<Content<'_>, Thrown> {
     let mut has_images = false;
     for block in blocks {
         if block.is_null() {
@@ -492,33 +443,40 @@ fn result_content(content: Option<&Value>, payload: Payload) -> Result<Value, Th
         }
     }
     if !has_images {
-        return Ok(match payload {
-            Payload::Full => Value::from(sanitized(&js::join(
-                blocks.iter().map(|b| field(b, "text")),
-                "\n",
-            ))),
-            Payload::IdsOnly => Value::Null,
-        });
+        return Ok(Content::Text(joined_text(blocks)));
     }
-    // Every text is read (it may throw) even when only the ids are wanted.
     let mut out = Vec::with_capacity(blocks.len() + 1);
     for block in blocks {
         if block.is_null() {
             return Err(throw(js::cannot_read(Some(block), "type")));
         }
-        let converted = if is_str(field(block, "type"), "text") {
-            let text = sanitized_text(field(block, "text"))?;
-            payload.block(|| json!({"type": "text", "text": text}))
+        out.push(if is_str(field(block, "type"), "text") {
+            Block::Text {
+                text: sanitized_text(field(block, "text"))?,
+            }
         } else {
-            payload.block(|| image_block(block))
-        };
-        out.push(converted);
+            image_block(block)
+        });
     }
-    if payload == Payload::IdsOnly {
-        return Ok(Value::Null);
+    if !out.iter().any(|b| matches!(b, Block::Text { .. })) {
+        out.insert(
+            0,
+            Block::Text {
+                text: Cow::Borrowed(IMAGE_ONLY_TEXT),
+            },
+        );
     }
-    if !out.iter().any(|b| is_str(field(b, "type"), "text")) {
-        out.insert(0, json!({"type": "text", "text": IMAGE_ONLY_TEXT}));
+    Ok(Content::Blocks(out))
+}
+
+/// The blocks' `text`s joined with `\n`, without lone surrogates. One string is the common case
+/// and is borrowed.
+fn joined_text(blocks: &[Value]) -> Cow<'_, str> {
+    if let [block] = blocks
+        && let Some(Value::String(text)) = field(block, "text")
+    {
+        return sanitized(text);
     }
-    Ok(Value::Array(out))
+    let joined = js::join(blocks.iter().map(|b| field(b, "text")), "\n");
+    Cow::Owned(sanitized(&joined).into_owned())
 }

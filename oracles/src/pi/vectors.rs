@@ -91,9 +91,9 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
     };
     let mut output = Map::new();
     if truthy(field(input, "anthropic")) {
-        match request::build(&llm, &transformed, &model, v, request::Payload::Full, fault) {
+        match request::build(&llm, &transformed, &model, v, fault) {
             Ok(request) => {
-                output.insert("anthropic".into(), request);
+                output.insert("anthropic".into(), request.to_json());
             }
             Err(thrown) => {
                 return failure(

@@ -1,4 +1,5 @@
-//! The Anthropic Messages API's 400 rules on tool use, checked on a request body.
+//! The Anthropic Messages API's 400 rules on tool use, checked on a typed request body
+//! ([`Request`], built by [`crate::pi::request`]).
 //!
 //! The API first merges consecutive same-role messages into one turn, then requires:
 //! every `tool_result` answers a `tool_use` of the immediately preceding assistant turn
@@ -10,13 +11,17 @@
 //! prints them; the texts are the API's, as users have reported them (the `results-not-first`
 //! and id-syntax texts are paraphrased: no report quotes them).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::WireRule;
-use crate::js::{field, is_str};
+
+mod request;
+
+pub use request::{Block, Content, ImageSource, Message, Request, Role};
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,48 +39,60 @@ pub struct WireViolation {
 }
 
 /// Where a block sits in the request.
-struct Located<'a> {
+struct Located<'r, 'a> {
     message: usize,
     block: Option<usize>,
-    value: Option<&'a Value>,
+    /// `None` for string content.
+    value: Option<&'r Block<'a>>,
 }
 
-struct Turn<'a> {
-    role: Option<&'a str>,
-    blocks: Vec<Located<'a>>,
+impl<'a> Located<'_, 'a> {
+    fn tool_use_id(&self) -> Option<Option<&'a Value>> {
+        match self.value {
+            Some(Block::ToolUse { id, .. }) => Some(*id),
+            _ => None,
+        }
+    }
+
+    fn tool_result_id(&self) -> Option<Option<&'a Value>> {
+        match self.value {
+            Some(Block::ToolResult { tool_use_id, .. }) => Some(*tool_use_id),
+            _ => None,
+        }
+    }
+}
+
+struct Turn<'r, 'a> {
+    role: Role,
+    blocks: Vec<Located<'r, 'a>>,
 }
 
 /// Every violation of the rules above, in request order (per turn: id checks, then results).
-pub fn validate(request: &Value) -> Vec<WireViolation> {
-    let Some(Value::Array(messages)) = field(request, "messages") else {
-        return Vec::new();
-    };
-    let turns = merge_turns(messages);
+pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
+    let turns = merge_turns(&request.messages);
     let mut violations = Vec::new();
     let mut seen_tool_use_ids = HashSet::new();
     for (t, turn) in turns.iter().enumerate() {
         match turn.role {
-            Some("assistant") => {
+            Role::Assistant => {
                 check_tool_uses(turn, &mut seen_tool_use_ids, &mut violations);
                 check_answered(turn, turns.get(t + 1), &mut violations);
             }
-            Some("user") => {
+            Role::User => {
                 let previous = t.checked_sub(1).map(|p| &turns[p]);
                 check_results(turn, previous, &mut violations);
             }
-            _ => {}
         }
     }
     violations
 }
 
 /// Consecutive messages with the same role form one turn, as the API merges them.
-fn merge_turns(messages: &[Value]) -> Vec<Turn<'_>> {
-    let mut turns: Vec<Turn<'_>> = Vec::new();
+fn merge_turns<'r, 'a>(messages: &'r [Message<'a>]) -> Vec<Turn<'r, 'a>> {
+    let mut turns: Vec<Turn<'r, 'a>> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        let role = field(message, "role").and_then(Value::as_str);
-        let blocks: Vec<Located<'_>> = match field(message, "content") {
-            Some(Value::Array(blocks)) => blocks
+        let blocks: Vec<Located<'r, 'a>> = match &message.content {
+            Content::Blocks(blocks) => blocks
                 .iter()
                 .enumerate()
                 .map(|(b, value)| Located {
@@ -84,38 +101,41 @@ fn merge_turns(messages: &[Value]) -> Vec<Turn<'_>> {
                     value: Some(value),
                 })
                 .collect(),
-            _ => vec![Located {
+            Content::Text(_) => vec![Located {
                 message: index,
                 block: None,
                 value: None,
             }],
         };
         match turns.last_mut() {
-            Some(last) if last.role == role => last.blocks.extend(blocks),
-            _ => turns.push(Turn { role, blocks }),
+            Some(last) if last.role == message.role => last.blocks.extend(blocks),
+            _ => turns.push(Turn {
+                role: message.role,
+                blocks,
+            }),
         }
     }
     turns
 }
 
-fn blocks_of_type<'t, 'a>(
-    turn: &'t Turn<'a>,
-    kind: &'t str,
-) -> impl Iterator<Item = &'t Located<'a>> + 't {
+/// The turn's `tool_use` blocks with their ids.
+fn tool_uses<'t, 'r, 'a>(
+    turn: &'t Turn<'r, 'a>,
+) -> impl Iterator<Item = (&'t Located<'r, 'a>, Option<&'a Value>)> + 't {
     turn.blocks
         .iter()
-        .filter(move |b| b.value.is_some_and(|v| is_str(field(v, "type"), kind)))
+        .filter_map(|b| b.tool_use_id().map(|id| (b, id)))
 }
 
 /// An id as the API compares and prints it.
-fn id_text(id: Option<&Value>) -> Option<String> {
+fn id_text(id: Option<&Value>) -> Option<Cow<'_, str>> {
     match id? {
-        Value::String(id) => Some(id.clone()),
-        other => Some(other.to_string()),
+        Value::String(id) => Some(Cow::Borrowed(id)),
+        other => Some(Cow::Owned(other.to_string())),
     }
 }
 
-fn location(block: &Located<'_>) -> String {
+fn location(block: &Located<'_, '_>) -> String {
     match block.block {
         Some(b) => format!("messages.{}.content.{b}", block.message),
         None => format!("messages.{}", block.message),
@@ -124,22 +144,25 @@ fn location(block: &Located<'_>) -> String {
 
 fn violation(
     rule: WireRule,
-    block: &Located<'_>,
-    id: Option<String>,
+    block: &Located<'_, '_>,
+    id: Option<Cow<'_, str>>,
     text: String,
 ) -> WireViolation {
     WireViolation {
         rule,
         message: block.message,
         block: block.block,
-        tool_use_id: id,
+        tool_use_id: id.map(Cow::into_owned),
         text,
     }
 }
 
-fn check_tool_uses(turn: &Turn<'_>, seen: &mut HashSet<String>, out: &mut Vec<WireViolation>) {
-    for block in blocks_of_type(turn, "tool_use") {
-        let raw = block.value.and_then(|v| field(v, "id"));
+fn check_tool_uses<'a>(
+    turn: &Turn<'_, 'a>,
+    seen: &mut HashSet<Cow<'a, str>>,
+    out: &mut Vec<WireViolation>,
+) {
+    for (block, raw) in tool_uses(turn) {
         let id = id_text(raw);
         if let Some(problem) = id_syntax_problem(raw) {
             let text = format!("{}.id: {problem}", location(block));
@@ -180,23 +203,30 @@ fn id_syntax_problem(id: Option<&Value>) -> Option<&'static str> {
     (id.len() > 64).then_some("String should have at most 64 characters")
 }
 
-fn result_ids(turn: Option<&Turn<'_>>, role: &str, kind: &str, key: &str) -> HashSet<String> {
-    match turn {
-        Some(turn) if turn.role == Some(role) => blocks_of_type(turn, kind)
-            .filter_map(|b| id_text(b.value.and_then(|v| field(v, key))))
-            .collect(),
-        _ => HashSet::new(),
-    }
+/// The ids of the calls of `turn` if it is an assistant turn, of the results if it is a user
+/// turn.
+fn ids_of<'a>(turn: Option<&Turn<'_, 'a>>, role: Role) -> HashSet<Cow<'a, str>> {
+    let Some(turn) = turn.filter(|turn| turn.role == role) else {
+        return HashSet::new();
+    };
+    turn.blocks
+        .iter()
+        .filter_map(|b| match role {
+            Role::Assistant => b.tool_use_id(),
+            Role::User => b.tool_result_id(),
+        })
+        .filter_map(id_text)
+        .collect()
 }
 
-fn check_answered(turn: &Turn<'_>, next: Option<&Turn<'_>>, out: &mut Vec<WireViolation>) {
-    let answered = result_ids(next, "user", "tool_result", "tool_use_id");
-    for block in blocks_of_type(turn, "tool_use") {
-        let id = id_text(block.value.and_then(|v| field(v, "id")));
+fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Vec<WireViolation>) {
+    let answered = ids_of(next, Role::User);
+    for (block, raw) in tool_uses(turn) {
+        let id = id_text(raw);
         if id.as_ref().is_some_and(|id| answered.contains(id)) {
             continue;
         }
-        let shown = id.clone().unwrap_or_default();
+        let shown = id.as_deref().unwrap_or_default();
         let text = format!(
             "messages.{}: tool_use ids were found without tool_result blocks immediately after: {shown}. \
              Each tool_use block must have a corresponding tool_result block in the next message.",
@@ -206,20 +236,21 @@ fn check_answered(turn: &Turn<'_>, next: Option<&Turn<'_>>, out: &mut Vec<WireVi
     }
 }
 
-fn check_results(turn: &Turn<'_>, previous: Option<&Turn<'_>>, out: &mut Vec<WireViolation>) {
-    let calls = result_ids(previous, "assistant", "tool_use", "id");
+fn check_results(
+    turn: &Turn<'_, '_>,
+    previous: Option<&Turn<'_, '_>>,
+    out: &mut Vec<WireViolation>,
+) {
+    let calls = ids_of(previous, Role::Assistant);
     let mut answered = HashSet::new();
     let mut other_content_seen = false;
     let mut reported_not_first = false;
     for block in &turn.blocks {
-        let is_result = block
-            .value
-            .is_some_and(|v| is_str(field(v, "type"), "tool_result"));
-        if !is_result {
+        let Some(raw) = block.tool_result_id() else {
             other_content_seen = true;
             continue;
-        }
-        let id = id_text(block.value.and_then(|v| field(v, "tool_use_id")));
+        };
+        let id = id_text(raw);
         let shown = id.clone().unwrap_or_default();
         if other_content_seen && !reported_not_first {
             reported_not_first = true;
@@ -241,7 +272,7 @@ fn check_results(turn: &Turn<'_>, previous: Option<&Turn<'_>>, out: &mut Vec<Wir
                  must have a corresponding tool_use block in the previous message.",
                 location(block)
             );
-            out.push(violation(WireRule::OrphanResult, block, id.clone(), text));
+            out.push(violation(WireRule::OrphanResult, block, id, text));
         } else if !answered.insert(shown.clone()) {
             let text = format!(
                 "{}: each tool_use must have a single result. Found multiple tool_result blocks with id: {shown}",
@@ -258,8 +289,56 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The typed request of a JSON body written here (roles `user` and `assistant`).
+    fn typed(body: &Value) -> Request<'_> {
+        Request {
+            model: None,
+            messages: body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(message)
+                .collect(),
+            system: None,
+            max_tokens: None,
+            stream: true,
+        }
+    }
+
+    fn message(message: &Value) -> Message<'_> {
+        Message {
+            role: match message["role"].as_str() {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                other => panic!("no role {other:?} in a request"),
+            },
+            content: match &message["content"] {
+                Value::String(text) => Content::Text(Cow::Borrowed(text)),
+                blocks => Content::Blocks(blocks.as_array().unwrap().iter().map(block).collect()),
+            },
+        }
+    }
+
+    fn block(block: &Value) -> Block<'_> {
+        match block["type"].as_str() {
+            Some("tool_use") => Block::ToolUse {
+                id: block.get("id"),
+                name: block.get("name"),
+                input: block.get("input"),
+            },
+            Some("tool_result") => Block::ToolResult {
+                tool_use_id: block.get("tool_use_id"),
+                content: Content::Text(Cow::Borrowed("ok")),
+                is_error: block.get("is_error"),
+            },
+            _ => Block::Text {
+                text: Cow::Borrowed(block["text"].as_str().unwrap()),
+            },
+        }
+    }
+
     fn rules(request: &Value) -> Vec<(WireRule, usize, Option<usize>)> {
-        validate(request)
+        validate(&typed(request))
             .iter()
             .map(|v| (v.rule, v.message, v.block))
             .collect()
@@ -310,28 +389,10 @@ mod tests {
             rules(&request),
             vec![(OrphanResult, 3, Some(0)), (OrphanResult, 3, Some(1))]
         );
-        let text = &validate(&request)[0].text;
+        let text = &validate(&typed(&request))[0].text;
         assert!(text.starts_with(
             "messages.3.content.0: unexpected tool_use_id found in tool_result blocks: x."
         ));
-    }
-
-    /// A result answers only a call in the assistant turn before it, and a call is answered only
-    /// by a result in the user turn after it: blocks in a turn of another role (a mid-conversation
-    /// `system` message) count for neither.
-    #[test]
-    fn calls_and_results_count_only_in_their_own_roles_turns() {
-        let request = json!({"messages": [
-            {"role": "system", "content": [call("s")]},
-            {"role": "user", "content": [result("s")]},
-            {"role": "assistant", "content": [call("a")]},
-            {"role": "system", "content": [result("a")]},
-            {"role": "user", "content": "go on"},
-        ]});
-        assert_eq!(
-            rules(&request),
-            vec![(OrphanResult, 1, Some(0)), (MissingResult, 2, Some(0))]
-        );
     }
 
     #[test]

@@ -85,10 +85,8 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
 }
 
 #[test]
-fn judging_and_the_borrowing_pipeline_see_what_the_full_request_does() {
-    use ctxfuzz_oracles::invariants::wire::findings;
+fn the_borrowing_pipeline_renders_what_render_does() {
     use ctxfuzz_oracles::pi::{convert_and_transform, default_model, render};
-    use ctxfuzz_oracles::wire::anthropic::validate;
     let mut compared = 0;
     for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
         let Some(messages) = vector.input["messages"].as_array() else {
@@ -115,13 +113,6 @@ fn judging_and_the_borrowing_pipeline_see_what_the_full_request_does() {
                 "[{variant}] {}: the borrowing pipeline renders what `render` does",
                 vector.name
             );
-            let full: Vec<_> = validate(&rendered.anthropic);
-            let judged: Vec<_> = findings(messages, &model, variant)
-                .expect("renders")
-                .into_iter()
-                .map(|f| f.wire)
-                .collect();
-            assert_eq!(judged, full, "[{variant}] {}", vector.name);
             compared += 1;
         }
     }
