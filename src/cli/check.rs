@@ -62,25 +62,21 @@ enum Outcome {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let documents = args
-        .files
-        .iter()
-        .map(|path| read_transcript(path, args.pi))
-        .collect::<Result<Vec<_>>>()?;
-    let transcripts = args
-        .files
-        .iter()
-        .zip(&documents)
-        .map(|(path, document)| io::messages_of(path, document))
-        .collect::<Result<Vec<_>>>()?;
     let model = pi::default_model();
-    let outcomes: Vec<Outcome> = transcripts
-        .into_iter()
-        .map(|messages| match findings(messages, &model, args.pi) {
-            Ok(found) => Outcome::Judged(found),
-            Err(thrown) => Outcome::Throws(thrown),
+    // One file at a time: a document is dropped once judged, so memory is that of the largest
+    // file, not of them all.
+    let outcomes = args
+        .files
+        .iter()
+        .map(|path| {
+            let document = read_transcript(path, args.pi)?;
+            let messages = io::messages_of(path, &document)?;
+            Ok(match findings(messages, &model, args.pi) {
+                Ok(found) => Outcome::Judged(found),
+                Err(thrown) => Outcome::Throws(thrown),
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>>>()?;
     let report = if args.json {
         json_text::to_string_pretty(&json_report(&args.files, &outcomes, args.pi))? + "\n"
     } else {

@@ -59,6 +59,23 @@ fn memory_a_100_mb_string_is_read_within_four_times_the_file() {
     }
 }
 
+/// `check` judges one file at a time and drops it: six files cost what one does, where holding
+/// them all (as it once did) needs half as much again as the bound.
+#[test]
+fn memory_check_of_six_files_holds_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big-string.json");
+    write_huge_string(&path, 25_000_000);
+    let file_kib = std::fs::metadata(&path).unwrap().len() / 1024;
+    let path = path.to_str().unwrap();
+    let limit = 4 * file_kib + BASE_KIB;
+    let (code, stderr) = within(limit, &["check", path, path, path, path, path, path]);
+    assert_eq!(
+        code, 0,
+        "ctxfuzz check of six {file_kib} KiB files within {limit} KiB: {stderr}"
+    );
+}
+
 #[test]
 fn memory_200000_deep_nesting_is_one_line_and_exit_2_in_little_memory() {
     let dir = tempfile::tempdir().unwrap();
