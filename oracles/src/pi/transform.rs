@@ -253,26 +253,25 @@ fn first_pass_message<'a>(
             ));
         }
     };
-    let mut changed = false;
-    let mut content = Vec::with_capacity(blocks.len());
-    for block in blocks {
-        match transform_block(block, same, v, id_map)? {
+    // The new content, begun at the first block that changes: an assistant whose blocks all stay
+    // is neither copied nor rebuilt.
+    let mut content: Option<Vec<Value>> = None;
+    for (i, block) in blocks.iter().enumerate() {
+        let outcome = transform_block(block, same, v, id_map)?;
+        if content.is_none() && matches!(outcome, BlockOutcome::Keep) {
+            continue;
+        }
+        let content = content.get_or_insert_with(|| blocks[..i].to_vec());
+        match outcome {
             BlockOutcome::Keep => content.push(block.clone()),
-            BlockOutcome::Drop => changed = true,
-            BlockOutcome::Replace(new) => {
-                changed = true;
-                content.push(new);
-            }
-            BlockOutcome::Flatten(items) => {
-                changed = true;
-                content.extend(items.iter().cloned());
-            }
+            BlockOutcome::Drop => {}
+            BlockOutcome::Replace(new) => content.push(new),
+            BlockOutcome::Flatten(items) => content.extend(items.iter().cloned()),
         }
     }
-    Ok(if changed {
-        with_field(&message, "content", Value::Array(content))
-    } else {
-        message
+    Ok(match content {
+        Some(content) => with_field(&message, "content", Value::Array(content)),
+        None => message,
     })
 }
 
