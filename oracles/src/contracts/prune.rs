@@ -11,8 +11,7 @@
 //!   kept. Damage the input had may change its shape (two results for one call, apart in the
 //!   input, side by side once an empty message between them is removed): it is not new.
 
-use std::collections::HashSet;
-
+use foldhash::HashSet;
 use serde_json::{Value, json};
 
 use crate::formats::{Format, wire};

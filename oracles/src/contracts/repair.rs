@@ -26,8 +26,7 @@
 //! in the output was added. Ids that several input calls share are ambiguous and left out of the
 //! result rules.
 
-use std::collections::HashMap;
-
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};

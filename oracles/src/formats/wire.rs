@@ -19,8 +19,7 @@
 //!   one to one as chat-completions `tool` messages (AI SDK's OpenAI provider, LangChain's
 //!   `convert_message_to_dict`), so the OpenAI rules apply.
 
-use std::collections::HashSet;
-
+use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 
 use super::{Call, Entry, Format, ResultPart, Role};

@@ -3,8 +3,7 @@
 //! get right is re-stated here independently (message text, token estimate, call cycles, clipping,
 //! state, preserved turns): this module never calls `ctxfuzz::compaction`.
 
-use std::collections::{HashMap, HashSet};
-
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation};

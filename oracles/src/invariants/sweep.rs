@@ -4,10 +4,10 @@
 //! sweep did (its output, its swept ids, whether it returned the input itself, what a second sweep
 //! of the output swept).
 
-use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
+use foldhash::{HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation};

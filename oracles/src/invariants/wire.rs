@@ -11,8 +11,7 @@
 //! prevented it (pi's own cross-model id sanitising and its global id map, ids the API refuses
 //! that pi passes through, call ids reused in the input), `SystemUnderTest` otherwise.
 
-use std::collections::{HashMap, HashSet};
-
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Judgement, Violation};

@@ -14,8 +14,7 @@ mod jsonl;
 mod key;
 mod migrate;
 
-use std::collections::{HashMap, HashSet};
-
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Map, Value, json};
 
 use crate::js::{self, truthy};

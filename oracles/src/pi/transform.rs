@@ -12,8 +12,8 @@
 //! Messages that come out unchanged stay borrowed, so judging a large transcript copies little.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Map, Value, json};
 
 use super::{Fault, PiVersion, Stage, Thrown};

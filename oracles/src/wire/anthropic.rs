@@ -12,8 +12,8 @@
 //! and id-syntax texts are paraphrased: no report quotes them).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
+use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 use serde_json::Value;
 
