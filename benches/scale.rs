@@ -1,6 +1,9 @@
 //! `check` at scale: per-message cost of judging 10k, 100k and 1M-message transcripts against
-//! parsing the same text into `serde_json::Value` (the baseline, in the same run), and the peak
-//! heap of each against the size of the text (docs/figures.md#check-at-scale).
+//! parsing the same text into `serde_json::Value` and against Node's `JSON.parse` of it (the
+//! baselines, in the same run), and the peak heap of each against the size of the text
+//! (docs/figures.md#check-at-scale). Node is timed inside Node (the string already in memory, as
+//! the text is for `check`), and its resident set after parsing is printed; without `node` on
+//! the path that baseline is skipped.
 //!
 //! `cargo bench --bench scale`. The transcripts are `ctxfuzz::generators::long_session`'s
 //! (well-formed, about 180 bytes a message), built in memory from a fixed seed. "check" is what
@@ -10,7 +13,10 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::path::Path;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::long_session;
@@ -57,11 +63,43 @@ fn check(text: &str, model: &Value) -> usize {
     findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
 
+/// Reads FILE into a string, then times `JSON.parse` of it ITERS times inside Node; prints the
+/// nanoseconds, then the resident set in bytes after the last parse.
+const NODE_PARSE: &str = "const s = require('fs').readFileSync(process.argv[1], 'utf8'); \
+    const n = Number(process.argv[2]); let v; const t = process.hrtime.bigint(); \
+    for (let i = 0; i < n; i++) v = JSON.parse(s); \
+    console.log(String(process.hrtime.bigint() - t), process.memoryUsage().rss, v.length);";
+
+/// Node's time for `iters` parses of `file`, and its resident set after them.
+fn node_parse(file: &Path, iters: u64) -> Option<(Duration, u64)> {
+    let output = Command::new("node")
+        .args(["-e", NODE_PARSE])
+        .arg(file)
+        .arg(iters.to_string())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let stdout = String::from_utf8(output.stdout).ok()?;
+    let mut fields = stdout.split_whitespace().map(str::parse::<u64>);
+    let nanos = fields.next()?.ok()?;
+    let rss = fields.next()?.ok()?;
+    Some((Duration::from_nanos(nanos), rss))
+}
+
 fn bench(c: &mut Criterion) {
     let model = default_model();
     let texts: Vec<(usize, String)> = SIZES
         .iter()
         .map(|&n| (n, long_session::text(n, 1)))
+        .collect();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let files: Vec<_> = texts
+        .iter()
+        .map(|(n, text)| {
+            let path = dir.path().join(format!("{n}.json"));
+            std::fs::write(&path, text).expect("the transcript is written");
+            path
+        })
         .collect();
     for (n, text) in &texts {
         let parse = peak_heap(|| drop(black_box(serde_json::from_str::<Value>(text).unwrap())));
@@ -76,12 +114,29 @@ fn bench(c: &mut Criterion) {
             checked as f64 / text.len() as f64,
         );
     }
+    for ((n, text), file) in texts.iter().zip(&files) {
+        match node_parse(file, 1) {
+            Some((_, rss)) => println!(
+                "Node's resident set after JSON.parse of {n} messages: {:.1} MB ({:.1}x the text)",
+                rss as f64 / 1e6,
+                rss as f64 / text.len() as f64
+            ),
+            None => println!("Node's JSON.parse not measured: no `node` on the path"),
+        }
+    }
     let mut group = c.benchmark_group("check per message");
-    for (n, text) in &texts {
+    for ((n, text), file) in texts.iter().zip(&files) {
         group.throughput(Throughput::Elements(*n as u64));
         group.bench_with_input(BenchmarkId::new("parse (baseline)", n), text, |b, text| {
             b.iter(|| black_box(serde_json::from_str::<Value>(text).unwrap()))
         });
+        if node_parse(file, 1).is_some() {
+            group.bench_with_input(
+                BenchmarkId::new("Node JSON.parse (baseline)", n),
+                file,
+                |b, file| b.iter_custom(|iters| node_parse(file, iters).expect("node ran").0),
+            );
+        }
         group.bench_with_input(BenchmarkId::new("check", n), text, |b, text| {
             b.iter(|| black_box(check(text, &model)))
         });
