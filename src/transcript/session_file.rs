@@ -60,7 +60,7 @@ pub fn load(text: &str, v: PiVersion) -> SessionFile {
         };
     }
     let context = session_context::migrate(&mut entries)
-        .and_then(|_| session_context::build_context(&entries, None, SessionRules::of(v)));
+        .and_then(|_| session_context::build_context_from(entries, None, SessionRules::of(v)));
     SessionFile {
         malformed,
         context: Some(context),

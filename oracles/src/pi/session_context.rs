@@ -106,17 +106,70 @@ pub fn build_context(
     leaf: Option<&Value>,
     rules: SessionRules,
 ) -> Result<SessionContext, SessionError> {
+    let plan = plan(entries, leaf, rules)?;
+    Ok(plan.into_context(|position| entries[position].get("message").cloned()))
+}
+
+/// [`build_context`] on entries the caller no longer needs: each message pi uses as it is is
+/// moved out of its entry instead of copied, so a large session is held once, not twice.
+pub fn build_context_from(
+    mut entries: Vec<Value>,
+    leaf: Option<&Value>,
+    rules: SessionRules,
+) -> Result<SessionContext, SessionError> {
+    let plan = plan(&entries, leaf, rules)?;
+    Ok(plan.into_context(|position| entries[position].get_mut("message").map(Value::take)))
+}
+
+/// One message of the context: a `message` entry's message as it is (by the entry's position),
+/// or one pi builds.
+enum Piece {
+    Message(usize),
+    Built(Value),
+}
+
+/// What `buildSessionContext` decides, before its messages are copied or moved out.
+struct Plan {
+    pieces: Vec<Piece>,
+    thinking_level: Option<Value>,
+    model: Value,
+}
+
+impl Plan {
+    /// The context, with `message(position)` giving the message of a `message` entry (one that
+    /// has a message: a piece refers to no other).
+    fn into_context(self, mut message: impl FnMut(usize) -> Option<Value>) -> SessionContext {
+        SessionContext {
+            messages: self
+                .pieces
+                .into_iter()
+                .filter_map(|piece| match piece {
+                    Piece::Message(position) => message(position),
+                    Piece::Built(message) => Some(message),
+                })
+                .collect(),
+            thinking_level: self.thinking_level,
+            model: self.model,
+        }
+    }
+}
+
+fn plan(
+    entries: &[Value],
+    leaf: Option<&Value>,
+    rules: SessionRules,
+) -> Result<Plan, SessionError> {
     let index = index_by_id(entries)?;
     let path = path_to_root(entries, &index, leaf, rules)?;
     let (thinking_level, model) = settings(&path)?;
-    let messages = match rules {
+    let pieces = match rules {
         SessionRules::Legacy => legacy_messages(&path),
         SessionRules::Split | SessionRules::Canonical => {
             project(&context_entries(&path, rules), rules)?
         }
     };
-    Ok(SessionContext {
-        messages,
+    Ok(Plan {
+        pieces,
         thinking_level,
         model,
     })
@@ -219,67 +272,71 @@ fn model_of(source: &Value, provider: &str, model: &str) -> Value {
 
 /// The entries whose messages make the context: the latest compaction, the kept entries before it
 /// (from `firstKeptEntryId`; none if that id is not on the path, V31), then everything after it.
-fn context_entries<'a>(path: &[(usize, &'a Value)], rules: SessionRules) -> Vec<&'a Value> {
-    let Some(&(_, compaction)) = path
+fn context_entries<'a>(
+    path: &[(usize, &'a Value)],
+    rules: SessionRules,
+) -> Vec<(usize, &'a Value)> {
+    let Some(&(compaction_at, compaction)) = path
         .iter()
         .rev()
         .find(|(_, e)| entry_type(e) == Some("compaction"))
     else {
-        return path.iter().map(|&(_, e)| e).collect();
+        return path.to_vec();
     };
     let compaction_id = Key::of(compaction.get("id"));
     let Some(at) = path
         .iter()
         .position(|(_, e)| Key::of(e.get("id")) == compaction_id)
     else {
-        return path.iter().map(|&(_, e)| e).collect();
+        return path.to_vec();
     };
     let first_kept = Key::of(compaction.get("firstKeptEntryId"));
-    let mut selected = vec![compaction];
+    let mut selected = vec![(compaction_at, compaction)];
     let mut found = false;
-    for &(_, entry) in &path[..at] {
+    for &(position, entry) in &path[..at] {
         found |= Key::of(entry.get("id")) == first_kept;
         let system_message = rules == SessionRules::Canonical
             && entry_type(entry) == Some("message")
             && entry.get("message").and_then(role) == Some("system");
         if found && !system_message {
-            selected.push(entry);
+            selected.push((position, entry));
         }
     }
-    selected.extend(path[at + 1..].iter().map(|&(_, e)| e));
+    selected.extend_from_slice(&path[at + 1..]);
     selected
 }
 
 /// The messages of the selected entries, with `context_edit`s applied (0.87+).
-fn project(selected: &[&Value], rules: SessionRules) -> Result<Vec<Value>, SessionError> {
+fn project(selected: &[(usize, &Value)], rules: SessionRules) -> Result<Vec<Piece>, SessionError> {
     let mut edits: HashMap<Key<'_>, &Value> = HashMap::new();
     if rules == SessionRules::Canonical {
-        for entry in selected {
+        for (_, entry) in selected {
             if entry_type(entry) == Some("context_edit") {
                 edits.insert(Key::of(entry.get("targetId")), entry);
             }
         }
     }
-    let mut messages = Vec::new();
-    for (position, entry) in selected.iter().enumerate() {
+    let mut pieces = Vec::new();
+    for (i, &(position, entry)) in selected.iter().enumerate() {
         // Only the newest compaction (first) speaks in 0.87+; 0.81 re-emits older ones (V30).
-        if rules == SessionRules::Canonical
-            && position > 0
-            && entry_type(entry) == Some("compaction")
-        {
+        if rules == SessionRules::Canonical && i > 0 && entry_type(entry) == Some("compaction") {
             continue;
         }
-        let own = entry_messages(entry, rules)?;
+        let own = entry_messages(position, entry, rules)?;
         match edits.get(&Key::of(entry.get("id"))) {
-            None => messages.extend(own),
-            Some(edit) => messages.extend(apply_edit(own, edit)?),
+            None => pieces.extend(own),
+            Some(edit) => pieces.extend(apply_edit(own, entry, edit)?),
         }
     }
-    Ok(messages)
+    Ok(pieces)
 }
 
-/// `sessionEntryToContextMessages` (0.81+).
-fn entry_messages(entry: &Value, rules: SessionRules) -> Result<Vec<Value>, SessionError> {
+/// `sessionEntryToContextMessages` (0.81+) for the entry at `position`.
+fn entry_messages(
+    position: usize,
+    entry: &Value,
+    rules: SessionRules,
+) -> Result<Vec<Piece>, SessionError> {
     let canonical = rules == SessionRules::Canonical;
     Ok(match entry_type(entry) {
         Some("message") => {
@@ -291,8 +348,8 @@ fn entry_messages(entry: &Value, rules: SessionRules) -> Result<Vec<Value>, Sess
                 _ => None,
             };
             match empty.filter(|_| content_missing) {
-                Some(content) => vec![with_field(message, "content", Some(content))],
-                None => vec![message.clone()],
+                Some(content) => vec![Piece::Built(with_field(message, "content", Some(content)))],
+                None => vec![Piece::Message(position)],
             }
         }
         Some("custom_message") => {
@@ -300,16 +357,18 @@ fn entry_messages(entry: &Value, rules: SessionRules) -> Result<Vec<Value>, Sess
                 None | Some(Value::Null) => Some(Value::Array(Vec::new())),
                 content => content.cloned(),
             };
-            vec![custom_message(entry, content)]
+            vec![Piece::Built(custom_message(entry, content))]
         }
-        Some("branch_summary") if truthy(entry.get("summary")) => vec![branch_summary(entry)],
+        Some("branch_summary") if truthy(entry.get("summary")) => {
+            vec![Piece::Built(branch_summary(entry))]
+        }
         Some("compaction") => {
-            let summary = compaction_summary(entry);
+            let summary = Piece::Built(compaction_summary(entry));
             match entry
                 .get("systemMessage")
                 .filter(|m| canonical && truthy(Some(m)))
             {
-                Some(system) => vec![system.clone(), summary],
+                Some(system) => vec![Piece::Built(system.clone()), summary],
                 None => vec![summary],
             }
         }
@@ -319,18 +378,22 @@ fn entry_messages(entry: &Value, rules: SessionRules) -> Result<Vec<Value>, Sess
 
 /// `projectContextEntry` with an edit: `replacement: null` omits the entry; otherwise the content
 /// of its user/assistant/toolResult/custom messages is replaced (a string becomes one text block
-/// for assistant and toolResult).
-fn apply_edit(messages: Vec<Value>, edit: &Value) -> Result<Vec<Value>, SessionError> {
+/// for assistant and toolResult). `entry` is the entry the pieces came from.
+fn apply_edit(pieces: Vec<Piece>, entry: &Value, edit: &Value) -> Result<Vec<Piece>, SessionError> {
     let replacement = edit.get("replacement");
     if replacement.is_some_and(Value::is_null) {
         return Ok(Vec::new());
     }
-    messages
+    pieces
         .into_iter()
-        .map(|message| {
-            let role = role(&message);
+        .map(|piece| {
+            let message = match &piece {
+                Piece::Message(_) => message_of(entry)?,
+                Piece::Built(message) => message,
+            };
+            let role = role(message);
             if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
-                return Ok(message);
+                return Ok(piece);
             }
             let Some(replacement) = replacement else {
                 return Err(cannot_read(None, "content"));
@@ -341,19 +404,25 @@ fn apply_edit(messages: Vec<Value>, edit: &Value) -> Result<Vec<Value>, SessionE
                 }
                 content => content.cloned(),
             };
-            Ok(with_field(&message, "content", content))
+            Ok(Piece::Built(with_field(message, "content", content)))
         })
         .collect()
 }
 
 /// pi 0.79's `buildSessionContext`: one pass, message entries used as they are, compaction
 /// entries other than the latest ignored.
-fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Value> {
-    let append = |entry: &Value, out: &mut Vec<Value>| match entry_type(entry) {
-        Some("message") => out.extend(entry.get("message").cloned()),
-        Some("custom_message") => out.push(custom_message(entry, entry.get("content").cloned())),
-        Some("branch_summary") if truthy(entry.get("summary")) => out.push(branch_summary(entry)),
-        _ => {}
+fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Piece> {
+    let append = |&(position, entry): &(usize, &Value), out: &mut Vec<Piece>| {
+        out.push(match entry_type(entry) {
+            Some("message") if entry.get("message").is_some() => Piece::Message(position),
+            Some("custom_message") => {
+                Piece::Built(custom_message(entry, entry.get("content").cloned()))
+            }
+            Some("branch_summary") if truthy(entry.get("summary")) => {
+                Piece::Built(branch_summary(entry))
+            }
+            _ => return,
+        });
     };
     let mut out = Vec::new();
     let latest = path
@@ -361,10 +430,10 @@ fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Value> {
         .rev()
         .find(|(_, e)| entry_type(e) == Some("compaction"));
     let Some(&(_, compaction)) = latest else {
-        path.iter().for_each(|&(_, e)| append(e, &mut out));
+        path.iter().for_each(|e| append(e, &mut out));
         return out;
     };
-    out.push(compaction_summary(compaction));
+    out.push(Piece::Built(compaction_summary(compaction)));
     let compaction_id = Key::of(compaction.get("id"));
     let at = path.iter().position(|(_, e)| {
         entry_type(e) == Some("compaction") && Key::of(e.get("id")) == compaction_id
@@ -372,14 +441,14 @@ fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Value> {
     let first_kept = Key::of(compaction.get("firstKeptEntryId"));
     let before = at.map_or(&path[..0], |at| &path[..at]);
     let mut found = false;
-    for &(_, entry) in before {
-        found |= Key::of(entry.get("id")) == first_kept;
+    for kept in before {
+        found |= Key::of(kept.1.get("id")) == first_kept;
         if found {
-            append(entry, &mut out);
+            append(kept, &mut out);
         }
     }
     let after = at.map_or(0, |at| at + 1);
-    path[after..].iter().for_each(|&(_, e)| append(e, &mut out));
+    path[after..].iter().for_each(|e| append(e, &mut out));
     out
 }
 

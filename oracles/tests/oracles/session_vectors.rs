@@ -41,6 +41,12 @@ fn session_vectors_reproduce_for_both_variants() {
         let context = session_context::build_context(&entries, input.get("leafId"), rules)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(context.to_json(), expected, "{rules:?} {name}");
+        let moved = session_context::build_context_from(entries, input.get("leafId"), rules)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            moved, context,
+            "{rules:?} {name}: moving the messages out changes nothing"
+        );
     }
 }
 

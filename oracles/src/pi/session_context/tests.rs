@@ -20,8 +20,15 @@ fn texts(context: &SessionContext) -> Vec<Value> {
         .collect()
 }
 
+/// The context, built from borrowed entries and from entries given up (the two must agree).
 fn build(entries: &[Value], rules: SessionRules) -> SessionContext {
-    build_context(entries, None, rules).expect("builds")
+    let context = build_context(entries, None, rules).expect("builds");
+    let moved = build_context_from(entries.to_vec(), None, rules).expect("builds");
+    assert_eq!(
+        moved, context,
+        "{rules:?}: moving the messages out changes nothing"
+    );
+    context
 }
 
 #[test]
