@@ -87,7 +87,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         &mut tracker,
     );
     if let Some(path) = &args.output {
-        let mut text = ctxfuzz_oracles::json_text::to_string_pretty(&result.messages())?;
+        let mut text =
+            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages().collect::<Vec<_>>())?;
         text.push('\n');
         io::write_atomically(path, text.as_bytes())?;
     }
@@ -100,7 +101,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print!("{}", describe(&result, &config, &tracker));
         println!(
             "{}",
-            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages())?
+            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages().collect::<Vec<_>>())?
         );
     }
     Ok(ExitCode::Clean)

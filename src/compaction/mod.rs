@@ -171,13 +171,10 @@ pub fn compact<'a>(
 }
 
 impl Compaction<'_> {
-    /// The new transcript: the summary message, then the kept messages (a copy).
-    pub fn messages(&self) -> Vec<Value> {
-        self.summary_message
-            .iter()
-            .chain(self.kept)
-            .cloned()
-            .collect()
+    /// The new transcript: the summary message, then the kept messages (borrowed: writing it
+    /// copies nothing; `.cloned()` for an owned transcript).
+    pub fn messages(&self) -> impl Iterator<Item = &Value> {
+        self.summary_message.iter().chain(self.kept)
     }
 
     /// The report `ctxfuzz compact` prints and the oracles read (without the transcript).
@@ -199,7 +196,7 @@ impl Compaction<'_> {
     /// `{"messages", "boundary", "summary", "report"}`: the `--json` output of `ctxfuzz compact`.
     pub fn to_json(&self, tracker: &Tracker) -> Value {
         json!({
-            "messages": self.messages(),
+            "messages": self.messages().collect::<Vec<_>>(),
             "boundary": self.boundary,
             "summary": self.summary,
             "report": self.report(tracker),

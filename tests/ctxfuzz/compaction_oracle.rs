@@ -42,7 +42,7 @@ impl Observed {
         );
         Observed {
             family,
-            output: c.messages(),
+            output: c.messages().cloned().collect(),
             boundary: c.boundary,
             picked: c.picked,
             summary: c.summary.clone(),

@@ -154,7 +154,7 @@ pub struct Record {
 impl From<Compaction<'_>> for Record {
     fn from(c: Compaction<'_>) -> Record {
         Record {
-            output: c.messages(),
+            output: c.messages().cloned().collect(),
             boundary: c.boundary,
             picked: c.picked,
             summary: c.summary,

@@ -66,7 +66,7 @@ impl PipelineTarget {
             Faults::default(),
             &mut Tracker::default(),
         );
-        (family, result.messages())
+        (family, result.messages().cloned().collect())
     }
 
     /// What is sent after the sweep (if any).
