@@ -480,3 +480,37 @@ fn joined_text(blocks: &[Value]) -> Cow<'_, str> {
     let joined = js::join(blocks.iter().map(|b| field(b, "text")), "\n");
     Cow::Owned(sanitized(&joined).into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::pi::{PiVersion, default_model, render};
+
+    /// The first block of the assistant's request message, for `model`.
+    fn first_assistant_block(messages: &[Value], model: &Value) -> Value {
+        let rendered = render(messages, model, PiVersion::default()).expect("renders");
+        rendered.anthropic["messages"][1]["content"][0].clone()
+    }
+
+    /// An unsigned thinking block is sent as text, unless the model takes an empty signature.
+    #[test]
+    fn unsigned_thinking_is_text_unless_the_model_allows_an_empty_signature() {
+        let messages = [
+            json!({"role": "user", "content": "go", "timestamp": 1}),
+            json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}],
+                   "api": "anthropic-messages", "provider": "anthropic",
+                   "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 2}),
+        ];
+        let mut model = default_model();
+        assert_eq!(
+            first_assistant_block(&messages, &model),
+            json!({"type": "text", "text": "hmm"})
+        );
+        model["compat"]["allowEmptySignature"] = json!(true);
+        assert_eq!(
+            first_assistant_block(&messages, &model),
+            json!({"type": "thinking", "thinking": "hmm", "signature": ""})
+        );
+    }
+}
