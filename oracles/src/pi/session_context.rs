@@ -136,8 +136,8 @@ struct Plan {
 }
 
 impl Plan {
-    /// The context, with `message(position)` giving the message of a `message` entry (one that
-    /// has a message: a piece refers to no other).
+    /// The context, with `message(position)` giving the message of a `message` entry (every
+    /// one the plan refers to has one, so `None` never occurs).
     fn into_context(self, mut message: impl FnMut(usize) -> Option<Value>) -> SessionContext {
         SessionContext {
             messages: self
@@ -414,7 +414,8 @@ fn apply_edit(pieces: Vec<Piece>, entry: &Value, edit: &Value) -> Result<Vec<Pie
 fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Piece> {
     let append = |&(position, entry): &(usize, &Value), out: &mut Vec<Piece>| {
         out.push(match entry_type(entry) {
-            Some("message") if entry.get("message").is_some() => Piece::Message(position),
+            // Every message entry on the path has a message: `settings` threw otherwise.
+            Some("message") => Piece::Message(position),
             Some("custom_message") => {
                 Piece::Built(custom_message(entry, entry.get("content").cloned()))
             }

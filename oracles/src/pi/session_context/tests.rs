@@ -73,6 +73,13 @@ fn a_message_entry_without_a_message_throws_like_pi() {
             "TypeError: Cannot read properties of undefined (reading 'role')".into()
         ))
     );
+    // 0.79 too: it reads the role of every message on the path for the model.
+    assert_eq!(
+        build_context(&entries, None, SessionRules::Legacy),
+        Err(SessionError::Throws(
+            "TypeError: Cannot read properties of undefined (reading 'role')".into()
+        ))
+    );
     let null_entry = [Value::Null];
     assert_eq!(
         build_context(&null_entry, None, SessionRules::Legacy),
