@@ -114,23 +114,28 @@ fn bench(c: &mut Criterion) {
             checked as f64 / text.len() as f64,
         );
     }
-    for ((n, text), file) in texts.iter().zip(&files) {
-        match node_parse(file, 1) {
-            Some((_, rss)) => println!(
+    // Node's resident set per size, measured once; `None` without `node` (no Node baseline).
+    let node_rss: Vec<Option<u64>> = files
+        .iter()
+        .map(|file| node_parse(file, 1).map(|(_, rss)| rss))
+        .collect();
+    for ((n, text), rss) in texts.iter().zip(&node_rss) {
+        match rss {
+            Some(rss) => println!(
                 "Node's resident set after JSON.parse of {n} messages: {:.1} MB ({:.1}x the text)",
-                rss as f64 / 1e6,
-                rss as f64 / text.len() as f64
+                *rss as f64 / 1e6,
+                *rss as f64 / text.len() as f64
             ),
             None => println!("Node's JSON.parse not measured: no `node` on the path"),
         }
     }
     let mut group = c.benchmark_group("check per message");
-    for ((n, text), file) in texts.iter().zip(&files) {
+    for (((n, text), file), rss) in texts.iter().zip(&files).zip(&node_rss) {
         group.throughput(Throughput::Elements(*n as u64));
         group.bench_with_input(BenchmarkId::new("parse (baseline)", n), text, |b, text| {
             b.iter(|| black_box(serde_json::from_str::<Value>(text).unwrap()))
         });
-        if node_parse(file, 1).is_some() {
+        if rss.is_some() {
             group.bench_with_input(
                 BenchmarkId::new("Node JSON.parse (baseline)", n),
                 file,

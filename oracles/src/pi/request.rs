@@ -289,7 +289,7 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
 }
 
 /// The signature when `!!signature && signature.trim().length > 0`.
-fn signature(signature: Option<&Value>) -> Result<Option<&str>, Thrown> {
+fn nonblank_signature(signature: Option<&Value>) -> Result<Option<&str>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
@@ -326,7 +326,7 @@ fn assistant_blocks(
             // Before 0.80.4 a blank thinking block is dropped even when signed (and its text is
             // read first); from then on a signature keeps it.
             let (signature, thinking) = if v.keeps_signed_blank_thinking() {
-                let signature = signature(field(block, "thinkingSignature"))?;
+                let signature = nonblank_signature(field(block, "thinkingSignature"))?;
                 (
                     signature,
                     trimmable(field(block, "thinking"), "block.thinking")?,
@@ -336,7 +336,10 @@ fn assistant_blocks(
                 if js::is_blank(thinking) {
                     continue;
                 }
-                (signature(field(block, "thinkingSignature"))?, thinking)
+                (
+                    nonblank_signature(field(block, "thinkingSignature"))?,
+                    thinking,
+                )
             };
             if js::is_blank(thinking) && signature.is_none() {
                 continue;
