@@ -159,8 +159,9 @@ fn plan(
     leaf: Option<&Value>,
     rules: SessionRules,
 ) -> Result<Plan, SessionError> {
-    let index = index_by_id(entries)?;
-    let path = path_to_root(entries, &index, leaf, rules)?;
+    let entries: Vec<Entry<'_>> = entries.iter().enumerate().map(Entry::read).collect();
+    let index = index_by_id(&entries)?;
+    let path = path_to_root(&entries, &index, leaf, rules)?;
     let (thinking_level, model) = settings(&path)?;
     let pieces = match rules {
         SessionRules::Legacy => legacy_messages(&path),
@@ -175,25 +176,111 @@ fn plan(
     })
 }
 
-/// `new Map(entries.map(e => [e.id, e]))`: the last entry with an id wins.
-fn index_by_id(entries: &[Value]) -> Result<HashMap<Key<'_>, usize>, SessionError> {
-    let mut index = HashMap::with_capacity(entries.len());
-    for (position, entry) in entries.iter().enumerate() {
-        if entry.is_null() {
-            return Err(cannot_read(Some(entry), "id"));
+/// An entry's `type`, where it is one `buildSessionContext` acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Message,
+    CustomMessage,
+    BranchSummary,
+    Compaction,
+    ContextEdit,
+    ThinkingLevelChange,
+    ModelChange,
+    /// Any other `type`, a non-string one or none.
+    Other,
+}
+
+impl Kind {
+    fn of(kind: &Value) -> Kind {
+        match kind.as_str() {
+            Some("message") => Kind::Message,
+            Some("custom_message") => Kind::CustomMessage,
+            Some("branch_summary") => Kind::BranchSummary,
+            Some("compaction") => Kind::Compaction,
+            Some("context_edit") => Kind::ContextEdit,
+            Some("thinking_level_change") => Kind::ThinkingLevelChange,
+            Some("model_change") => Kind::ModelChange,
+            _ => Kind::Other,
         }
-        index.insert(Key::of(entry.get("id")), position);
+    }
+}
+
+/// What `buildSessionContext` reads of every entry, read in one visit of the entry's object. The
+/// plan's passes (the index, the walk to the root, the settings, the projection) read these
+/// instead of searching every entry's object again on each pass, which was a quarter of the time
+/// of checking a large session (docs/figures.md).
+#[derive(Debug, Clone, Copy)]
+struct Entry<'a> {
+    /// Where it is in the file's entries.
+    position: usize,
+    value: &'a Value,
+    kind: Kind,
+    id: Key<'a>,
+    parent_id: Option<&'a Value>,
+    message: Option<&'a Value>,
+    /// `entry.message.role`, when it is a string.
+    role: Option<&'a str>,
+}
+
+impl<'a> Entry<'a> {
+    fn read((position, value): (usize, &'a Value)) -> Self {
+        let mut entry = Entry {
+            position,
+            value,
+            kind: Kind::Other,
+            id: Key::Undefined,
+            parent_id: None,
+            message: None,
+            role: None,
+        };
+        for (name, field) in value.as_object().into_iter().flatten() {
+            match name.as_str() {
+                "type" => entry.kind = Kind::of(field),
+                "id" => entry.id = Key::of(Some(field)),
+                "parentId" => entry.parent_id = Some(field),
+                "message" => {
+                    entry.message = Some(field);
+                    entry.role = role(field);
+                }
+                _ => {}
+            }
+        }
+        entry
+    }
+
+    /// Any other field.
+    fn get(&self, field: &str) -> Option<&'a Value> {
+        self.value.get(field)
+    }
+
+    /// `entry.message`, which pi reads `.role` from: throws when it is `null` or missing.
+    fn message(&self) -> Result<&'a Value, SessionError> {
+        match self.message {
+            message @ (None | Some(Value::Null)) => Err(cannot_read(message, "role")),
+            Some(message) => Ok(message),
+        }
+    }
+}
+
+/// `new Map(entries.map(e => [e.id, e]))`: the last entry with an id wins.
+fn index_by_id<'a>(entries: &[Entry<'a>]) -> Result<HashMap<Key<'a>, usize>, SessionError> {
+    let mut index = HashMap::with_capacity(entries.len());
+    for entry in entries {
+        if entry.value.is_null() {
+            return Err(cannot_read(Some(entry.value), "id"));
+        }
+        index.insert(entry.id, entry.position);
     }
     Ok(index)
 }
 
 /// The entries from the root to the leaf.
-fn path_to_root<'a>(
-    entries: &'a [Value],
+fn path_to_root<'e, 'a>(
+    entries: &'e [Entry<'a>],
     index: &HashMap<Key<'_>, usize>,
     leaf: Option<&Value>,
     rules: SessionRules,
-) -> Result<Vec<(usize, &'a Value)>, SessionError> {
+) -> Result<Vec<&'e Entry<'a>>, SessionError> {
     if leaf.is_some_and(Value::is_null) {
         return Ok(Vec::new());
     }
@@ -203,7 +290,7 @@ fn path_to_root<'a>(
     // 0.79 falls back to the last entry when the named one is falsy too; later releases only
     // when no entry has that id (`??=`).
     let named = match rules {
-        SessionRules::Legacy => named.filter(|&i| truthy(Some(&entries[i]))),
+        SessionRules::Legacy => named.filter(|&i| truthy(Some(entries[i].value))),
         SessionRules::Split | SessionRules::Canonical => named,
     };
     let Some(start) = named.or(entries.len().checked_sub(1)) else {
@@ -212,14 +299,14 @@ fn path_to_root<'a>(
     let mut path = Vec::new();
     let mut seen = HashSet::new();
     let mut current = Some(start);
-    while let Some(position) = current.filter(|&i| truthy(Some(&entries[i]))) {
+    while let Some(position) = current.filter(|&i| truthy(Some(entries[i].value))) {
         if !seen.insert(position) {
             return Err(SessionError::Loops { entry: position });
         }
         let entry = &entries[position];
-        path.push((position, entry));
+        path.push(entry);
         current = entry
-            .get("parentId")
+            .parent_id
             .filter(|parent| truthy(Some(parent)))
             .and_then(|parent| index.get(&Key::of(Some(parent))).copied());
     }
@@ -227,33 +314,21 @@ fn path_to_root<'a>(
     Ok(path)
 }
 
-fn entry_type(entry: &Value) -> Option<&str> {
-    entry.get("type").and_then(Value::as_str)
-}
-
-/// `entry.message`, which pi reads `.role` from: throws when it is `null` or missing.
-fn message_of(entry: &Value) -> Result<&Value, SessionError> {
-    match entry.get("message") {
-        message @ (None | Some(Value::Null)) => Err(cannot_read(message, "role")),
-        Some(message) => Ok(message),
-    }
-}
-
 fn role(message: &Value) -> Option<&str> {
     message.get("role").and_then(Value::as_str)
 }
 
 /// The thinking level and the model: the last change of each on the path.
-fn settings(path: &[(usize, &Value)]) -> Result<(Option<Value>, Value), SessionError> {
+fn settings(path: &[&Entry<'_>]) -> Result<(Option<Value>, Value), SessionError> {
     let mut thinking_level = Some(Value::String("off".into()));
     let mut model = Value::Null;
-    for (_, entry) in path {
-        match entry_type(entry) {
-            Some("thinking_level_change") => thinking_level = entry.get("thinkingLevel").cloned(),
-            Some("model_change") => model = model_of(entry, "provider", "modelId"),
-            Some("message") => {
-                let message = message_of(entry)?;
-                if role(message) == Some("assistant") {
+    for entry in path {
+        match entry.kind {
+            Kind::ThinkingLevelChange => thinking_level = entry.get("thinkingLevel").cloned(),
+            Kind::ModelChange => model = model_of(entry.value, "provider", "modelId"),
+            Kind::Message => {
+                let message = entry.message()?;
+                if entry.role == Some("assistant") {
                     model = model_of(message, "provider", "model");
                 }
             }
@@ -272,34 +347,23 @@ fn model_of(source: &Value, provider: &str, model: &str) -> Value {
 
 /// The entries whose messages make the context: the latest compaction, the kept entries before it
 /// (from `firstKeptEntryId`; none if that id is not on the path, V31), then everything after it.
-fn context_entries<'a>(
-    path: &[(usize, &'a Value)],
-    rules: SessionRules,
-) -> Vec<(usize, &'a Value)> {
-    let Some(&(compaction_at, compaction)) = path
-        .iter()
-        .rev()
-        .find(|(_, e)| entry_type(e) == Some("compaction"))
-    else {
+fn context_entries<'e, 'a>(path: &[&'e Entry<'a>], rules: SessionRules) -> Vec<&'e Entry<'a>> {
+    let Some(compaction) = path.iter().rev().find(|e| e.kind == Kind::Compaction) else {
         return path.to_vec();
     };
-    let compaction_id = Key::of(compaction.get("id"));
-    let Some(at) = path
-        .iter()
-        .position(|(_, e)| Key::of(e.get("id")) == compaction_id)
-    else {
+    let Some(at) = path.iter().position(|e| e.id == compaction.id) else {
         return path.to_vec();
     };
     let first_kept = Key::of(compaction.get("firstKeptEntryId"));
-    let mut selected = vec![(compaction_at, compaction)];
+    let mut selected = vec![*compaction];
     let mut found = false;
-    for &(position, entry) in &path[..at] {
-        found |= Key::of(entry.get("id")) == first_kept;
+    for &entry in &path[..at] {
+        found |= entry.id == first_kept;
         let system_message = rules == SessionRules::Canonical
-            && entry_type(entry) == Some("message")
-            && entry.get("message").and_then(role) == Some("system");
+            && entry.kind == Kind::Message
+            && entry.role == Some("system");
         if found && !system_message {
-            selected.push((position, entry));
+            selected.push(entry);
         }
     }
     selected.extend_from_slice(&path[at + 1..]);
@@ -307,23 +371,23 @@ fn context_entries<'a>(
 }
 
 /// The messages of the selected entries, with `context_edit`s applied (0.87+).
-fn project(selected: &[(usize, &Value)], rules: SessionRules) -> Result<Vec<Piece>, SessionError> {
+fn project(selected: &[&Entry<'_>], rules: SessionRules) -> Result<Vec<Piece>, SessionError> {
     let mut edits: HashMap<Key<'_>, &Value> = HashMap::new();
     if rules == SessionRules::Canonical {
-        for (_, entry) in selected {
-            if entry_type(entry) == Some("context_edit") {
-                edits.insert(Key::of(entry.get("targetId")), entry);
+        for entry in selected {
+            if entry.kind == Kind::ContextEdit {
+                edits.insert(Key::of(entry.get("targetId")), entry.value);
             }
         }
     }
     let mut pieces = Vec::new();
-    for (i, &(position, entry)) in selected.iter().enumerate() {
+    for (i, entry) in selected.iter().enumerate() {
         // Only the newest compaction (first) speaks in 0.87+; 0.81 re-emits older ones (V30).
-        if rules == SessionRules::Canonical && i > 0 && entry_type(entry) == Some("compaction") {
+        if rules == SessionRules::Canonical && i > 0 && entry.kind == Kind::Compaction {
             continue;
         }
-        let own = entry_messages(position, entry, rules)?;
-        match edits.get(&Key::of(entry.get("id"))) {
+        let own = entry_messages(entry, rules)?;
+        match edits.get(&entry.id) {
             None => pieces.extend(own),
             Some(edit) => pieces.extend(apply_edit(own, entry, edit)?),
         }
@@ -331,39 +395,35 @@ fn project(selected: &[(usize, &Value)], rules: SessionRules) -> Result<Vec<Piec
     Ok(pieces)
 }
 
-/// `sessionEntryToContextMessages` (0.81+) for the entry at `position`.
-fn entry_messages(
-    position: usize,
-    entry: &Value,
-    rules: SessionRules,
-) -> Result<Vec<Piece>, SessionError> {
+/// `sessionEntryToContextMessages` (0.81+).
+fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, SessionError> {
     let canonical = rules == SessionRules::Canonical;
-    Ok(match entry_type(entry) {
-        Some("message") => {
-            let message = message_of(entry)?;
+    Ok(match entry.kind {
+        Kind::Message => {
+            let message = entry.message()?;
             let content_missing = message.get("content").is_none_or(Value::is_null);
-            let empty = match role(message) {
+            let empty = match entry.role {
                 Some("system") if canonical => Some(Value::String(String::new())),
                 Some("user" | "assistant" | "toolResult") => Some(Value::Array(Vec::new())),
                 _ => None,
             };
             match empty.filter(|_| content_missing) {
                 Some(content) => vec![Piece::Built(with_field(message, "content", Some(content)))],
-                None => vec![Piece::Message(position)],
+                None => vec![Piece::Message(entry.position)],
             }
         }
-        Some("custom_message") => {
+        Kind::CustomMessage => {
             let content = match entry.get("content") {
                 None | Some(Value::Null) => Some(Value::Array(Vec::new())),
                 content => content.cloned(),
             };
-            vec![Piece::Built(custom_message(entry, content))]
+            vec![Piece::Built(custom_message(entry.value, content))]
         }
-        Some("branch_summary") if truthy(entry.get("summary")) => {
-            vec![Piece::Built(branch_summary(entry))]
+        Kind::BranchSummary if truthy(entry.get("summary")) => {
+            vec![Piece::Built(branch_summary(entry.value))]
         }
-        Some("compaction") => {
-            let summary = Piece::Built(compaction_summary(entry));
+        Kind::Compaction => {
+            let summary = Piece::Built(compaction_summary(entry.value));
             match entry
                 .get("systemMessage")
                 .filter(|m| canonical && truthy(Some(m)))
@@ -379,7 +439,11 @@ fn entry_messages(
 /// `projectContextEntry` with an edit: `replacement: null` omits the entry; otherwise the content
 /// of its user/assistant/toolResult/custom messages is replaced (a string becomes one text block
 /// for assistant and toolResult). `entry` is the entry the pieces came from.
-fn apply_edit(pieces: Vec<Piece>, entry: &Value, edit: &Value) -> Result<Vec<Piece>, SessionError> {
+fn apply_edit(
+    pieces: Vec<Piece>,
+    entry: &Entry<'_>,
+    edit: &Value,
+) -> Result<Vec<Piece>, SessionError> {
     let replacement = edit.get("replacement");
     if replacement.is_some_and(Value::is_null) {
         return Ok(Vec::new());
@@ -388,7 +452,7 @@ fn apply_edit(pieces: Vec<Piece>, entry: &Value, edit: &Value) -> Result<Vec<Pie
         .into_iter()
         .map(|piece| {
             let message = match &piece {
-                Piece::Message(_) => message_of(entry)?,
+                Piece::Message(_) => entry.message()?,
                 Piece::Built(message) => message,
             };
             let role = role(message);
@@ -411,39 +475,35 @@ fn apply_edit(pieces: Vec<Piece>, entry: &Value, edit: &Value) -> Result<Vec<Pie
 
 /// pi 0.79's `buildSessionContext`: one pass, message entries used as they are, compaction
 /// entries other than the latest ignored.
-fn legacy_messages(path: &[(usize, &Value)]) -> Vec<Piece> {
-    let append = |&(position, entry): &(usize, &Value), out: &mut Vec<Piece>| {
-        out.push(match entry_type(entry) {
+fn legacy_messages(path: &[&Entry<'_>]) -> Vec<Piece> {
+    let append = |entry: &Entry<'_>, out: &mut Vec<Piece>| {
+        out.push(match entry.kind {
             // Every message entry on the path has a message: `settings` threw otherwise.
-            Some("message") => Piece::Message(position),
-            Some("custom_message") => {
-                Piece::Built(custom_message(entry, entry.get("content").cloned()))
+            Kind::Message => Piece::Message(entry.position),
+            Kind::CustomMessage => {
+                Piece::Built(custom_message(entry.value, entry.get("content").cloned()))
             }
-            Some("branch_summary") if truthy(entry.get("summary")) => {
-                Piece::Built(branch_summary(entry))
+            Kind::BranchSummary if truthy(entry.get("summary")) => {
+                Piece::Built(branch_summary(entry.value))
             }
             _ => return,
         });
     };
     let mut out = Vec::new();
-    let latest = path
-        .iter()
-        .rev()
-        .find(|(_, e)| entry_type(e) == Some("compaction"));
-    let Some(&(_, compaction)) = latest else {
+    let latest = path.iter().rev().find(|e| e.kind == Kind::Compaction);
+    let Some(compaction) = latest else {
         path.iter().for_each(|e| append(e, &mut out));
         return out;
     };
-    out.push(Piece::Built(compaction_summary(compaction)));
-    let compaction_id = Key::of(compaction.get("id"));
-    let at = path.iter().position(|(_, e)| {
-        entry_type(e) == Some("compaction") && Key::of(e.get("id")) == compaction_id
-    });
+    out.push(Piece::Built(compaction_summary(compaction.value)));
+    let at = path
+        .iter()
+        .position(|e| e.kind == Kind::Compaction && e.id == compaction.id);
     let first_kept = Key::of(compaction.get("firstKeptEntryId"));
     let before = at.map_or(&path[..0], |at| &path[..at]);
     let mut found = false;
     for kept in before {
-        found |= Key::of(kept.1.get("id")) == first_kept;
+        found |= kept.id == first_kept;
         if found {
             append(kept, &mut out);
         }
