@@ -11,7 +11,7 @@
 //! Inputs: (a) every reference vector (message and session mode) against all four versions, and
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
-//! variant (default 2,000 transcripts and a quarter as many session files). A third of them have
+//! variant (default 5,000 transcripts and a quarter as many session files). A third of them have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
@@ -294,7 +294,7 @@ fn cases_per_variant() -> usize {
     std::env::var("CTXFUZZ_CONFORMANCE_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(2_000)
+        .unwrap_or(5_000)
 }
 
 /// A message-mode input: a generated transcript, sometimes sent to a model without vision or
