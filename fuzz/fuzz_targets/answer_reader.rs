@@ -3,7 +3,7 @@
 //! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin answer_reader -- FILE...`) it replays files.
 #![cfg_attr(fuzzing, no_main)]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| ctxfuzz::harness::external::fuzz_answer_reader(data));
+libfuzzer_sys::fuzz_target!(init: ctxfuzz::harness::no_error_backtraces(), |data: &[u8]| ctxfuzz::harness::external::fuzz_answer_reader(data));
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {

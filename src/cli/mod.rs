@@ -66,6 +66,7 @@ enum Command {
 /// Parses the command line, runs the subcommand, and maps errors to exit code 2 with one clear
 /// line on stderr.
 pub fn main() -> std::process::ExitCode {
+    crate::harness::no_error_backtraces();
     restore_default_sigpipe();
     // Ctrl-C stops a fuzz run cleanly and never leaves an external program behind.
     if let Err(error) =

@@ -32,6 +32,21 @@ use ctxfuzz_oracles::invariants::Judgement;
 pub use profile::Profile;
 pub use target::{Class, DynTarget, Explanation, Target};
 
+/// Turns off the backtrace anyhow captures with every error when `RUST_BACKTRACE` is set, unless
+/// the user set `RUST_LIB_BACKTRACE` themselves. ctxfuzz prints an error as one line and never
+/// its backtrace, and the targets build an error for every input they reject: the capture was 10%
+/// of the `oracle-json` target's time under `RUST_BACKTRACE=1` (docs/figures.md). Panic backtraces
+/// (a panic is a finding) stay as `RUST_BACKTRACE` says.
+///
+/// Call it first thing in `main` (or a fuzz target's `init`), before any other thread exists.
+pub fn no_error_backtraces() {
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        // SAFETY: called at start-up, before the process has a second thread that could read the
+        // environment concurrently.
+        unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
+    }
+}
+
 /// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
 /// decodes the bytes exactly as the in-process loop does and panics (a libFuzzer crash) on any
 /// violation charged to the system under test. Unpreventable and informational violations are
@@ -81,6 +96,7 @@ pub fn replay_inputs(name: &str) -> ExitCode {
 
 /// [`replay_inputs`] for a cargo-fuzz target whose body is `run` rather than a registered target.
 pub fn replay_files(name: &str, run: impl Fn(&[u8])) -> ExitCode {
+    no_error_backtraces();
     let paths: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
     let mut files = Vec::new();
     for path in &paths {
@@ -101,4 +117,50 @@ pub fn replay_files(name: &str, run: impl Fn(&[u8])) -> ExitCode {
     }
     println!("{name}: {} input(s) replayed, no failure", files.len());
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use std::backtrace::BacktraceStatus;
+    use std::process::Command;
+
+    /// Set in the child process the test starts: the environment is the process's, so each case
+    /// runs in a fresh one (std reads the variables once, at the first capture).
+    const CHILD: &str = "CTXFUZZ_BACKTRACE_CHILD";
+
+    /// Whether an error built after [`super::no_error_backtraces`], in a child process started
+    /// with `env`, carries a captured backtrace.
+    fn error_backtrace_captured(env: &[(&str, &str)]) -> bool {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["--exact", "harness::tests::child", "--nocapture"])
+            .env(CHILD, "1")
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE");
+        command.envs(env.iter().copied());
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}");
+        stdout.contains("backtrace: captured")
+    }
+
+    #[test]
+    fn child() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        super::no_error_backtraces();
+        let error = anyhow::anyhow!("rejected");
+        let captured = error.backtrace().status() == BacktraceStatus::Captured;
+        println!("backtrace: {}", if captured { "captured" } else { "off" });
+    }
+
+    #[test]
+    fn errors_carry_no_backtrace_under_rust_backtrace_unless_the_user_asks_for_one() {
+        assert!(!error_backtrace_captured(&[("RUST_BACKTRACE", "1")]));
+        assert!(error_backtrace_captured(&[
+            ("RUST_BACKTRACE", "1"),
+            ("RUST_LIB_BACKTRACE", "1")
+        ]));
+    }
 }
