@@ -37,6 +37,7 @@ pub const NO_ORPHAN_RESULT: Invariant = Invariant {
 pub const INVARIANTS: &[Invariant] = &[WIRE_VALID, NO_DUPLICATE_TOOL_USE_ID, NO_ORPHAN_RESULT];
 
 const COLLISION: &str = "pi's cross-model id sanitising maps two different call ids to one";
+const IDLESS_CALL: &str = "the call has no id: pi sends it without one and answers it with a synthetic result without one, which the API cannot pair";
 const ID_MAP: &str = "pi's global id map rewrote this result to another call's sanitised id";
 const REFUSED_ID: &str = "the API refuses this call id and pi passes it through unchanged";
 const REUSED_ID: &str = "the input reuses this call id";
@@ -185,6 +186,9 @@ struct IdProvenance<'m> {
     dropped_calls: HashSet<String>,
     /// wire id → (message index, raw id) of every result.
     results: HashMap<String, Vec<(usize, String)>>,
+    /// Whether a real result has no `toolCallId` (which a sweep could remove); every other
+    /// result without an id on the wire is one pi made for a call without an id.
+    idless_results: bool,
 }
 
 impl<'m> IdProvenance<'m> {
@@ -194,6 +198,7 @@ impl<'m> IdProvenance<'m> {
             calls: HashMap::new(),
             dropped_calls: HashSet::new(),
             results: HashMap::new(),
+            idless_results: false,
         };
         // pi's id map is global and sequential: a result is rewritten only by an earlier call.
         let mut id_map: HashMap<&str, String> = HashMap::new();
@@ -231,7 +236,9 @@ impl<'m> IdProvenance<'m> {
                     }
                 }
             } else if is_str(role, "toolResult") {
-                let Some(raw) = field(message, "toolCallId").and_then(Value::as_str) else {
+                let id = field(message, "toolCallId");
+                ids.idless_results |= id.is_none();
+                let Some(raw) = id.and_then(Value::as_str) else {
                     continue;
                 };
                 let wire = id_map.get(raw).cloned().unwrap_or_else(|| raw.to_string());
@@ -265,6 +272,12 @@ impl<'m> IdProvenance<'m> {
                 .synthetic_duplicates(id)
                 .map_or(Cause::SystemUnderTest, Cause::Unpreventable),
             WireRule::OrphanResult if remapped.contains(id) => Cause::Unpreventable(ID_MAP),
+            WireRule::MissingResult if wire.tool_use_id.is_none() => {
+                Cause::Unpreventable(IDLESS_CALL)
+            }
+            WireRule::OrphanResult if wire.tool_use_id.is_none() && !self.idless_results => {
+                Cause::Unpreventable(IDLESS_CALL)
+            }
             _ => Cause::SystemUnderTest,
         }
     }

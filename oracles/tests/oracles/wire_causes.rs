@@ -1,6 +1,7 @@
 //! Duplicate results that pi makes itself (one synthetic result per occurrence of a call id an
 //! assistant repeats) are not charged to the system under test; a real result kept after a barrier
-//! still is.
+//! still is. So are the unpaired call and result of a call without an id (pi answers it with a
+//! result without an id); a real result without an id, which a sweep removes, still is.
 
 use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
@@ -154,4 +155,55 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
             .all(|c| matches!(c, Cause::Unpreventable(_))),
         "{first_turn:?}"
     );
+}
+
+/// An assistant whose one call has no `id` field.
+fn idless_call_assistant() -> Value {
+    let mut assistant = assistant(vec![call("t1")], "claude-sonnet-4-5");
+    assistant["content"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("id");
+    assistant
+}
+
+/// A result without a `toolCallId` field.
+fn idless_result() -> Value {
+    let mut result = result("t1");
+    result.as_object_mut().unwrap().remove("toolCallId");
+    result
+}
+
+#[test]
+fn a_call_without_an_id_and_pis_result_for_it_are_unpreventable() {
+    // The shape a nightly run once charged to the fixed sweep: pi's synthetic result for the call
+    // has no id either, so the API pairs neither; no sweep can prevent that.
+    let input = [user(), idless_call_assistant(), user()];
+    for rule in ["missing-result", "orphan-result"] {
+        let causes = causes(&input, rule);
+        assert!(!causes.is_empty(), "no {rule}");
+        assert!(
+            causes
+                .iter()
+                .all(|c| matches!(c, Cause::Unpreventable(r) if r.contains("no id"))),
+            "{rule}: {causes:?}"
+        );
+    }
+}
+
+#[test]
+fn a_real_result_without_an_id_is_the_sweeps_fault() {
+    for input in [
+        [
+            user(),
+            assistant(vec![call("t1")], "claude-sonnet-4-5"),
+            idless_result(),
+            user(),
+        ],
+        [user(), idless_call_assistant(), idless_result(), user()],
+    ] {
+        let causes = causes(&input, "orphan-result");
+        assert!(!causes.is_empty());
+        assert!(causes.contains(&Cause::SystemUnderTest), "{causes:?}");
+    }
 }

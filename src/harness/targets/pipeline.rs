@@ -9,6 +9,7 @@
 //! profile picks the pi version (`{"pi": "1.6.0"}`) and the sweep rule (`{"sweep": "strict"}`, or
 //! `"off"` to see what a compaction does when nothing cleans up after it).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use anyhow::{Result, bail};
@@ -69,11 +70,11 @@ impl PipelineTarget {
         (family, result.messages().cloned().collect())
     }
 
-    /// What is sent after the sweep (if any).
-    fn swept(&self, messages: &[Value]) -> Vec<Value> {
+    /// What is sent after the sweep (if any): `messages` itself when nothing is swept.
+    fn swept<'m>(&self, messages: &'m [Value]) -> Cow<'m, [Value]> {
         match self.sweep {
-            Some(rule) => sweep(messages, rule).messages.into_owned(),
-            None => messages.to_vec(),
+            Some(rule) => sweep(messages, rule).messages,
+            None => Cow::Borrowed(messages),
         }
     }
 
@@ -130,7 +131,7 @@ impl Target for PipelineTarget {
     fn output(&self, messages: &Vec<Value>) -> Value {
         let (family, compacted) = self.compacted(messages);
         match family {
-            Family::Pi => Value::Array(self.swept(&compacted)),
+            Family::Pi => Value::Array(self.swept(&compacted).into_owned()),
             Family::Chat => Value::Array(compacted),
         }
     }
