@@ -65,16 +65,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let model = pi::default_model();
     // One file at a time: a document is dropped once judged, so memory is that of the largest
     // file, not of them all.
+    let last = args.files.len().saturating_sub(1);
     let outcomes = args
         .files
         .iter()
-        .map(|path| {
+        .enumerate()
+        .map(|(index, path)| {
             let document = read_transcript(path, args.pi)?;
             let messages = io::messages_of(path, &document)?;
-            Ok(match findings(messages, &model, args.pi) {
+            let outcome = match findings(messages, &model, args.pi) {
                 Ok(found) => Outcome::Judged(found),
                 Err(thrown) => Outcome::Throws(thrown),
-            })
+            };
+            if index == last {
+                super::free_at_exit(document);
+            }
+            Ok(outcome)
         })
         .collect::<Result<Vec<_>>>()?;
     let report = if args.json {

@@ -104,6 +104,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ctxfuzz_oracles::json_text::to_string_pretty(&result.messages().collect::<Vec<_>>())?
         );
     }
+    super::free_at_exit(result);
+    super::free_at_exit(messages);
     Ok(ExitCode::Clean)
 }
 

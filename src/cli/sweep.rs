@@ -47,6 +47,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if !args.json {
         eprintln!("{}", report(&result, args.rule));
     }
+    super::free_at_exit((result, text));
+    super::free_at_exit(document);
     Ok(ExitCode::Clean)
 }
 
