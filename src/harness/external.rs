@@ -58,7 +58,7 @@ impl External {
         rule: BarrierRule,
     ) -> Option<Violation> {
         let rust = sweep(input, rule);
-        if rust.messages.as_ref() == output && rust.swept == swept {
+        if rust.messages.refs().into_iter().eq(output) && rust.swept == swept {
             return None;
         }
         Some(violation(

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi, seeded_bytes};
-use ctxfuzz::sweep::{BarrierRule, sweep};
+use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
 use proptest::prelude::*;
@@ -113,14 +113,13 @@ fn twin(rule: BarrierRule) -> TwinRule {
 fn sweep_properties(transcript: &[Value]) -> Result<(), TestCaseError> {
     for rule in BarrierRule::ALL {
         let first = sweep(transcript, rule);
-        let returned_input = matches!(&first.messages, std::borrow::Cow::Borrowed(m) if std::ptr::eq(*m, transcript));
-        let second = sweep(&first.messages, rule);
+        let kept = first.messages.refs();
         let run = SweepRun {
             input: transcript,
-            output: &first.messages,
+            output: &kept,
             swept: &first.swept,
-            returned_input,
-            second_swept: &second.swept,
+            returned_input: first.messages.is_input(transcript),
+            second_swept: &swept_ids(&kept, rule),
             twin: twin(rule),
         };
         let violations = check(&run);

@@ -4,6 +4,7 @@
 //! sweep did (its output, its swept ids, whether it returned the input itself, what a second sweep
 //! of the output swept).
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -92,9 +93,10 @@ impl FromStr for TwinRule {
 #[derive(Debug, Clone, Copy)]
 pub struct SweepRun<'a> {
     pub input: &'a [Value],
-    pub output: &'a [Value],
+    /// The messages the sweep kept (borrowed from `input` for the Rust sweep).
+    pub output: &'a [&'a Value],
     pub swept: &'a [String],
-    /// The sweep handed back the input itself (Rust: `Cow::Borrowed` of the same slice).
+    /// The sweep handed back the input itself (the Rust sweep: the very input slice).
     pub returned_input: bool,
     /// What sweeping `output` again swept.
     pub second_swept: &'a [String],
@@ -113,11 +115,15 @@ pub fn check(run: &SweepRun<'_>) -> Vec<Violation> {
 
 /// `sweep-only-removes`: `output` is `input` with some tool results left out, in order, and
 /// `swept` lists exactly the ids of the results left out, in encounter order.
-pub fn only_removes(input: &[Value], output: &[Value], swept: &[String]) -> Vec<Violation> {
+pub fn only_removes<M: Borrow<Value>>(
+    input: &[Value],
+    output: &[M],
+    swept: &[String],
+) -> Vec<Violation> {
     let mut next = 0;
     let mut removed = Vec::new();
     for (index, message) in input.iter().enumerate() {
-        if output.get(next) == Some(message) {
+        if output.get(next).map(Borrow::borrow) == Some(message) {
             next += 1;
         } else if role_of(message) == Some("toolResult") {
             removed.push(index);
@@ -129,7 +135,7 @@ pub fn only_removes(input: &[Value], output: &[Value], swept: &[String]) -> Vec<
                     describe_role(message)
                 ),
                 json!({"input_index": index, "output_index": next, "input_message": message,
-                       "output_message": output.get(next)}),
+                       "output_message": output.get(next).map(Borrow::borrow)}),
             )];
         }
     }
@@ -137,7 +143,7 @@ pub fn only_removes(input: &[Value], output: &[Value], swept: &[String]) -> Vec<
         return vec![violation(
             ONLY_REMOVES,
             format!("output message {next} is not in the input (added or reordered)"),
-            json!({"output_index": next, "output_message": output[next]}),
+            json!({"output_index": next, "output_message": output[next].borrow()}),
         )];
     }
     let removed_ids: Vec<String> = removed.iter().map(|&i| reported_id(&input[i])).collect();

@@ -11,6 +11,8 @@
 //! prevented it (pi's own cross-model id sanitising and its global id map, ids the API refuses
 //! that pi passes through, call ids reused in the input), `SystemUnderTest` otherwise.
 
+use std::borrow::Borrow;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
@@ -99,7 +101,11 @@ pub struct Finding {
 }
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
-pub fn findings(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Finding>, Thrown> {
+pub fn findings<M: Borrow<Value>>(
+    input: &[M],
+    model: &Value,
+    v: PiVersion,
+) -> Result<Vec<Finding>, Thrown> {
     let rendered = pi::render_borrowed(input, model, v)?;
     let wire = validate(&rendered.request(model, v)?);
     if wire.is_empty() {
@@ -119,7 +125,7 @@ pub fn findings(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Find
 
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
 /// permanent 400s; `CannotJudge` when pi itself would throw.
-pub fn judge(input: &[Value], model: &Value, v: PiVersion) -> Judgement {
+pub fn judge<M: Borrow<Value>>(input: &[M], model: &Value, v: PiVersion) -> Judgement {
     match findings(input, model, v) {
         Ok(findings) => Judgement::from_violations(findings.iter().flat_map(violations).collect()),
         Err(thrown) => Judgement::CannotJudge(thrown.to_string()),
@@ -138,7 +144,11 @@ fn permanent_invariant(rule: WireRule) -> Option<Invariant> {
 
 /// The violations of `input` behind the permanent 400s (each as `wire-valid` and its permanent
 /// invariant); `Err` when pi itself would throw.
-pub fn permanent(input: &[Value], model: &Value, v: PiVersion) -> Result<Vec<Violation>, String> {
+pub fn permanent<M: Borrow<Value>>(
+    input: &[M],
+    model: &Value,
+    v: PiVersion,
+) -> Result<Vec<Violation>, String> {
     let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()

@@ -5,7 +5,7 @@
 //! `bashExecution` become new `user` messages; everything else (unknown roles, excluded bash runs,
 //! non-objects) is dropped. A `null` element throws, as `null.role` does in JavaScript.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use serde_json::{Map, Value, json};
 
@@ -19,12 +19,13 @@ pub const BRANCH_PREFIX: &str =
 pub const BRANCH_SUFFIX: &str = "</summary>";
 
 /// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through.
-pub(crate) fn convert<'a>(
-    messages: &'a [Value],
+pub(crate) fn convert<'a, M: Borrow<Value>>(
+    messages: &'a [M],
     v: PiVersion,
 ) -> Result<Vec<Cow<'a, Value>>, Thrown> {
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {
+        let message: &'a Value = message.borrow();
         if message.is_null() {
             return Err(Thrown::new(
                 Stage::ConvertToLlm,

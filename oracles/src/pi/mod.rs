@@ -5,7 +5,7 @@
 //! inputs on which the JavaScript throws as [`Thrown`] (an outcome, never a crash of ctxfuzz).
 //! Internally the pipeline borrows every message it does not change.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use serde_json::{Value, json};
 
@@ -82,7 +82,11 @@ pub struct Rendered {
 }
 
 /// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
-pub fn render(messages: &[Value], model: &Value, v: PiVersion) -> Result<Rendered, Thrown> {
+pub fn render<M: Borrow<Value>>(
+    messages: &[M],
+    model: &Value,
+    v: PiVersion,
+) -> Result<Rendered, Thrown> {
     let rendered = render_borrowed(messages, model, v)?;
     let anthropic = rendered.request(model, v)?.to_json();
     Ok(Rendered {
@@ -107,8 +111,8 @@ impl RenderedBorrowed<'_> {
     }
 }
 
-pub(crate) fn render_borrowed<'a>(
-    messages: &'a [Value],
+pub(crate) fn render_borrowed<'a, M: Borrow<Value>>(
+    messages: &'a [M],
     model: &Value,
     v: PiVersion,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {

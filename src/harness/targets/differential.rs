@@ -59,14 +59,11 @@ struct Differential {
 
 /// The indices of the results `rule` sweeps (the sweep reports ids; indices locate duplicates).
 fn swept_indices(messages: &[Value], rule: BarrierRule) -> Vec<usize> {
-    let kept = sweep(messages, rule).messages;
+    let kept = sweep(messages, rule).messages.refs();
     let mut next = 0;
     let mut swept = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        if kept
-            .get(next)
-            .is_some_and(|k| std::ptr::eq(k, message) || k == message)
-        {
+        if kept.get(next).is_some_and(|k| std::ptr::eq(*k, message)) {
             next += 1;
         } else {
             swept.push(index);

@@ -2,6 +2,8 @@
 //! release line and the model), how an input is read as a transcript, how one is generated, the
 //! key of its shapes (for de-duplicating findings), and the barrier rules named in a profile.
 
+use std::borrow::Borrow;
+
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
@@ -44,12 +46,15 @@ impl Boundary {
 
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
     /// repair); `Err` when pi itself would throw.
-    pub fn contract_violations(&self, messages: &[Value]) -> Result<Vec<Violation>, String> {
+    pub fn contract_violations<M: Borrow<Value>>(
+        &self,
+        messages: &[M],
+    ) -> Result<Vec<Violation>, String> {
         wire::permanent(messages, &self.model, self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
-    pub fn request_text(&self, messages: &[Value]) -> String {
+    pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
         match pi::render(messages, &self.model, self.pi) {
             Ok(rendered) => {
                 serde_json::to_string_pretty(&rendered.anthropic["messages"]).expect("JSON") + "\n"

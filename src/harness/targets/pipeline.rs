@@ -9,7 +9,6 @@
 //! profile picks the pi version (`{"pi": "1.6.0"}`) and the sweep rule (`{"sweep": "strict"}`, or
 //! `"off"` to see what a compaction does when nothing cleans up after it).
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use anyhow::{Result, bail};
@@ -70,11 +69,11 @@ impl PipelineTarget {
         (family, result.messages().cloned().collect())
     }
 
-    /// What is sent after the sweep (if any): `messages` itself when nothing is swept.
-    fn swept<'m>(&self, messages: &'m [Value]) -> Cow<'m, [Value]> {
+    /// What is sent after the sweep (if any), borrowed from `messages`.
+    fn swept<'m>(&self, messages: &'m [Value]) -> Vec<&'m Value> {
         match self.sweep {
-            Some(rule) => sweep(messages, rule).messages,
-            None => Cow::Borrowed(messages),
+            Some(rule) => sweep(messages, rule).messages.refs(),
+            None => messages.iter().collect(),
         }
     }
 
@@ -131,7 +130,7 @@ impl Target for PipelineTarget {
     fn output(&self, messages: &Vec<Value>) -> Value {
         let (family, compacted) = self.compacted(messages);
         match family {
-            Family::Pi => Value::Array(self.swept(&compacted).into_owned()),
+            Family::Pi => Value::Array(self.swept(&compacted).into_iter().cloned().collect()),
             Family::Chat => Value::Array(compacted),
         }
     }

@@ -10,8 +10,6 @@
 //! Anthropic request built from the twin's prediction (expected) against the request built from the
 //! sweep's output (actual): the diff shows the very `tool_result` the provider refuses.
 
-use std::borrow::Cow;
-
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
@@ -23,7 +21,7 @@ use super::pi_transcript::{Boundary, generate, parse_rule, shape};
 use crate::harness::external::External;
 use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
-use crate::sweep::{BarrierRule, sweep};
+use crate::sweep::{BarrierRule, Kept, sweep, swept_ids};
 
 /// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
@@ -51,10 +49,25 @@ struct SweepTarget {
 
 /// What one sweep did, as the invariants need it.
 struct Run<'a> {
-    output: Cow<'a, [Value]>,
+    output: Output<'a>,
     swept: Vec<String>,
     returned_input: bool,
     second_swept: Vec<String>,
+}
+
+/// The messages a sweep kept: borrowed from the input (the Rust sweep), or the program's answer.
+enum Output<'a> {
+    Kept(Kept<'a>),
+    Answer(Vec<Value>),
+}
+
+impl Output<'_> {
+    fn refs(&self) -> Vec<&Value> {
+        match self {
+            Output::Kept(kept) => kept.refs(),
+            Output::Answer(messages) => messages.iter().collect(),
+        }
+    }
 }
 
 impl SweepTarget {
@@ -62,14 +75,11 @@ impl SweepTarget {
     fn run<'a>(&self, messages: &'a [Value]) -> Result<Run<'a>, Judgement> {
         let Some(external) = &self.external else {
             let first = sweep(messages, self.rule);
-            let returned_input = matches!(&first.messages, Cow::Borrowed(kept)
-                if std::ptr::eq(kept.as_ptr(), messages.as_ptr()) && kept.len() == messages.len());
-            let second_swept = sweep(&first.messages, self.rule).swept;
             return Ok(Run {
-                output: first.messages,
+                returned_input: first.messages.is_input(messages),
+                second_swept: swept_ids(&first.messages.refs(), self.rule),
+                output: Output::Kept(first.messages),
                 swept: first.swept,
-                returned_input,
-                second_swept,
             });
         };
         let (output, swept) = external.sweep(messages)?;
@@ -80,7 +90,7 @@ impl SweepTarget {
         Ok(Run {
             // Identity cannot be observed through a pipe: a program is never charged for it.
             returned_input: swept.is_empty(),
-            output: Cow::Owned(output),
+            output: Output::Answer(output),
             swept,
             second_swept,
         })
@@ -115,15 +125,16 @@ impl Target for SweepTarget {
             Ok(run) => run,
             Err(judgement) => return judgement,
         };
+        let output = run.output.refs();
         let mut violations = sweep_invariants::check(&SweepRun {
             input: messages,
-            output: &run.output,
+            output: &output,
             swept: &run.swept,
             returned_input: run.returned_input,
             second_swept: &run.second_swept,
             twin: TwinRule::CONTRACT,
         });
-        match self.boundary.contract_violations(&run.output) {
+        match self.boundary.contract_violations(&output) {
             Ok(wire) => violations.extend(wire),
             Err(reason) if violations.is_empty() => return Judgement::CannotJudge(reason),
             Err(_) => {}
@@ -133,7 +144,7 @@ impl Target for SweepTarget {
 
     fn output(&self, messages: &Vec<Value>) -> Value {
         match self.run(messages) {
-            Ok(run) => json!({ "messages": run.output, "swept": run.swept }),
+            Ok(run) => json!({ "messages": run.output.refs(), "swept": run.swept }),
             Err(judgement) => json!({ "error": no_answer(&judgement) }),
         }
     }
@@ -161,7 +172,7 @@ impl Target for SweepTarget {
             .map(|(_, m)| m.clone())
             .collect();
         let actual = match self.run(messages) {
-            Ok(run) => self.boundary.request_text(&run.output),
+            Ok(run) => self.boundary.request_text(&run.output.refs()),
             Err(judgement) => format!("{}\n", no_answer(&judgement)),
         };
         Some(Explanation {
