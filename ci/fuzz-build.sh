@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 source ci/lib.sh
 
 ensure_tool cargo-fuzz cargo-fuzz 0.13.2
-step "cargo fuzz build -s none (stable)"
-timed cargo fuzz build -s none
+step "cargo fuzz build -s none --no-trace-compares (stable; the flags of ci/nightly-fuzz.sh)"
+timed cargo fuzz build -s none --no-trace-compares
 
 seeds="$(mktemp -d)"
 trap 'rm -rf "$seeds"' EXIT

@@ -29,6 +29,11 @@ ensure_tool cargo-fuzz cargo-fuzz 0.13.2
 rustup run "$toolchain" rustc --version >/dev/null 2>&1 \
   || rustup toolchain install "$toolchain" --profile minimal >/dev/null
 targets=${1:-$(cargo fuzz list)}
+# Without libFuzzer's compare hooks: the targets decode their bytes into structured cases, so the
+# compared values seldom map back onto input bytes, and the hooks halved the guard target's
+# speed. Over 60 s from an empty corpus each target reached as much coverage or more without them
+# (docs/figures.md, "libFuzzer"). Build, run and cmin must agree, or each rebuilds the others'.
+build=(-s "$sanitizer" --no-trace-compares)
 
 # The seed corpus is derived from the regression corpus (never committed twice).
 step "seed corpus from corpus/"
@@ -44,7 +49,7 @@ for target in $targets; do
     "$([ -n "$variant" ] && printf '"%s"' "$variant" || printf null)" "$seconds" >"$run/run.json"
 
   step "build $target ($toolchain, sanitizer $sanitizer)"
-  timed cargo "+$toolchain" fuzz build -s "$sanitizer" "$target" || { status=1; continue; }
+  timed cargo "+$toolchain" fuzz build "${build[@]}" "$target" || { status=1; continue; }
   step "fuzz $target [${variant:-default variant}] for ${seconds}s"
   # Fork mode keeps going after a crash (-ignore_crashes); an input that crashes again is written
   # once (artifacts are named by content hash), and the conversion below groups the rest. The
@@ -52,7 +57,7 @@ for target in $targets; do
   # (`#N: cov: .. corp: .. exec/s: ..`); only those lines are echoed here.
   start=$SECONDS
   rc=0
-  cargo "+$toolchain" fuzz run -s "$sanitizer" "$target" "fuzz/corpus/$target" -- \
+  cargo "+$toolchain" fuzz run "${build[@]}" "$target" "fuzz/corpus/$target" -- \
     -fork=2 -ignore_crashes=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$run/artifacts/" >"$run/fuzz.log" 2>&1 || rc=$?
   grep -E '^(#[0-9]+|INFO: (fuzzed|exiting)|stat::)' "$run/fuzz.log" || true
@@ -62,7 +67,7 @@ for target in $targets; do
     status=1
   fi
   step "merge and minimise the corpus of $target"
-  timed cargo "+$toolchain" fuzz cmin -s "$sanitizer" "$target" "fuzz/corpus/$target" >"$run/cmin.log" 2>&1 \
+  timed cargo "+$toolchain" fuzz cmin "${build[@]}" "$target" "fuzz/corpus/$target" >"$run/cmin.log" 2>&1 \
     || { tail -20 "$run/cmin.log"; status=1; }
 
   step "case files from the artifacts of $target (one per distinct finding)"
