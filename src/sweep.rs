@@ -114,17 +114,6 @@ pub enum Kept<'a> {
 }
 
 impl<'a> Kept<'a> {
-    pub fn len(&self) -> usize {
-        match self {
-            Kept::Input(messages) => messages.len(),
-            Kept::Subset(messages) => messages.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The kept messages, in order.
     pub fn refs(&self) -> Vec<&'a Value> {
         match self {

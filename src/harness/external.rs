@@ -58,7 +58,8 @@ impl External {
         rule: BarrierRule,
     ) -> Option<Violation> {
         let rust = sweep(input, rule);
-        if rust.messages.refs().into_iter().eq(output) && rust.swept == swept {
+        let rust_kept = rust.messages.refs();
+        if rust_kept.iter().copied().eq(output) && rust.swept == swept {
             return None;
         }
         Some(violation(
@@ -68,7 +69,7 @@ impl External {
                 rust.swept
             ),
             json!({"rule": rule.name(), "program_swept": swept, "rust_swept": rust.swept,
-                   "program_kept": output.len(), "rust_kept": rust.messages.len()}),
+                   "program_kept": output.len(), "rust_kept": rust_kept.len()}),
         ))
     }
 }
