@@ -369,3 +369,17 @@ fn protocol_line_is_one_line_in_the_external_program_shape() {
     let parsed: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(parsed, json!({"messages": input[..2], "swept": ["a"]}));
 }
+
+#[test]
+fn swept_ids_are_what_the_sweep_reports_on_values_and_on_borrowed_messages() {
+    // The sweep targets check idempotence with `swept_ids` on the kept messages, which a correct
+    // sweep never sweeps again: this pins that it reports what `sweep` does.
+    let input = [assistant(&["a"]), result("b"), result("a"), result("a")];
+    let refs: Vec<&Value> = input.iter().collect();
+    for rule in BarrierRule::ALL {
+        let expected = sweep(&input, rule).swept;
+        assert_eq!(expected, ["b", "a"], "rule {rule}");
+        assert_eq!(swept_ids(&input, rule), expected, "rule {rule}");
+        assert_eq!(swept_ids(&refs, rule), expected, "rule {rule}");
+    }
+}
