@@ -382,3 +382,38 @@ pub fn judge_chat(messages: &[Value]) -> Vec<Violation> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(rule: WireRule, tool_use_id: Option<&str>) -> WireViolation {
+        WireViolation {
+            rule,
+            message: 1,
+            block: Some(0),
+            tool_use_id: tool_use_id.map(str::to_string),
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn only_an_unpaired_call_or_result_without_an_id_is_the_idless_calls_doing() {
+        // pi answers every call it sends, so a missing result for a call with an id has not been
+        // seen from pi (wire_causes.rs covers the id-less shapes end to end); it stays charged.
+        let ids = IdProvenance::new(&[], &pi::default_model());
+        let remapped = HashSet::new();
+        for rule in [WireRule::MissingResult, WireRule::OrphanResult] {
+            assert_eq!(
+                ids.cause(&violation(rule, Some("t1")), &remapped),
+                Cause::SystemUnderTest,
+                "{rule:?}"
+            );
+            assert_eq!(
+                ids.cause(&violation(rule, None), &remapped),
+                Cause::Unpreventable(IDLESS_CALL),
+                "{rule:?}"
+            );
+        }
+    }
+}
