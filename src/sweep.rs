@@ -171,8 +171,9 @@ pub fn swept_ids<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Vec<Str
         .collect()
 }
 
-/// The positions of the results to sweep, in order.
-fn swept_positions<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Vec<usize> {
+/// The positions of the results [`sweep`] sweeps, in order (the differential target compares
+/// two rules by them: positions, unlike ids, tell duplicates apart).
+pub fn swept_positions<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Vec<usize> {
     let mut open = OpenCalls::default();
     let mut swept_at = Vec::new();
     for (index, message) in messages.iter().enumerate() {

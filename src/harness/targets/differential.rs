@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::pi_transcript::{Boundary, against_rule, generate, parse_rule, shape};
 use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
-use crate::sweep::{BarrierRule, sweep};
+use crate::sweep::{BarrierRule, swept_positions};
 
 pub const OVER_SWEEP: Invariant = Invariant {
     id: "over-sweep",
@@ -55,21 +55,6 @@ struct Differential {
     rule: BarrierRule,
     against: BarrierRule,
     boundary: Boundary,
-}
-
-/// The indices of the results `rule` sweeps (the sweep reports ids; indices locate duplicates).
-fn swept_indices(messages: &[Value], rule: BarrierRule) -> Vec<usize> {
-    let kept = sweep(messages, rule).messages.refs();
-    let mut next = 0;
-    let mut swept = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        if kept.get(next).is_some_and(|k| std::ptr::eq(*k, message)) {
-            next += 1;
-        } else {
-            swept.push(index);
-        }
-    }
-    swept
 }
 
 fn without(messages: &[Value], dropped: &[usize]) -> Vec<Value> {
@@ -149,8 +134,8 @@ impl Target for Differential {
     }
 
     fn judge(&self, messages: &Vec<Value>) -> Judgement {
-        let first = swept_indices(messages, self.rule);
-        let second = swept_indices(messages, self.against);
+        let first = swept_positions(messages, self.rule);
+        let second = swept_positions(messages, self.against);
         let differences = first
             .iter()
             .filter(|i| !second.contains(i))
@@ -173,8 +158,8 @@ impl Target for Differential {
 
     fn output(&self, messages: &Vec<Value>) -> Value {
         json!({
-            self.rule.name(): swept_indices(messages, self.rule),
-            format!("against {}", self.against): swept_indices(messages, self.against),
+            self.rule.name(): swept_positions(messages, self.rule),
+            format!("against {}", self.against): swept_positions(messages, self.against),
         })
     }
 
@@ -193,7 +178,7 @@ impl Target for Differential {
     fn explain(&self, messages: &Vec<Value>) -> Option<Explanation> {
         let request = |rule| {
             self.boundary
-                .request_text(&without(messages, &swept_indices(messages, rule)))
+                .request_text(&without(messages, &swept_positions(messages, rule)))
         };
         Some(Explanation {
             expected_label: format!("request after `{}`", self.rule),
