@@ -10,6 +10,8 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::pi;
 use ctxfuzz_oracles::invariants::wire::findings;
+use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
@@ -44,14 +46,14 @@ fn long_session(messages: usize) -> Vec<Value> {
     out
 }
 
-fn check_file(text: &str, model: &Value) -> usize {
-    let document: Value = serde_json::from_str(text).unwrap();
+fn check_file(text: &str, model: &JsValue<'_>) -> usize {
+    let document = json_text::parse_borrowed(text).unwrap();
     let messages = document.as_array().unwrap();
     findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
 
 fn bench(c: &mut Criterion) {
-    let model = default_model();
+    let model = JsValue::from(default_model());
     let session = serde_json::to_string(&long_session(5_000)).unwrap();
     let mut group = c.benchmark_group("check long session");
     group.throughput(Throughput::Bytes(session.len() as u64));

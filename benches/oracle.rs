@@ -21,6 +21,7 @@ use ctxfuzz::generators::pi as pi_gen;
 use ctxfuzz::harness::pi_bridge;
 use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model};
 use serde_json::{Value, json};
 
@@ -33,7 +34,7 @@ fn transcripts() -> Vec<Vec<Value>> {
 
 /// The Rust side of comparison 1: every transcript through `convertToLlm` and
 /// `transformMessages` (a throw is an outcome, as in Node).
-fn oracle_pass(transcripts: &[Vec<Value>], model: &Value) -> usize {
+fn oracle_pass(transcripts: &[Vec<JsValue<'_>>], model: &JsValue<'_>) -> usize {
     transcripts
         .iter()
         .filter_map(|t| convert_and_transform(t, model, PiVersion::From130).ok())
@@ -74,11 +75,12 @@ fn parse_lines(text: &str) -> usize {
         .count()
 }
 
-fn check_session(text: &str, model: &Value) -> usize {
+fn check_session(text: &str, model: &JsValue<'_>) -> usize {
     let loaded = session_file::load(text, PiVersion::From130);
     match loaded.context {
         Some(Ok(context)) => {
-            findings(&context.messages, model, PiVersion::From130).map_or(0, |f| f.len())
+            let messages = js_value::borrow_all(&context.messages);
+            findings(&messages, model, PiVersion::From130).map_or(0, |f| f.len())
         }
         _ => 0,
     }
@@ -102,9 +104,14 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = default_model();
     let transcripts = transcripts();
     let inputs: Vec<Value> = transcripts.iter().map(|t| json!({"messages": t})).collect();
+    // The oracle reads transcripts as the pipeline does, borrowed (Node reads parsed objects).
+    let model = JsValue::from(default_model());
+    let transcripts: Vec<Vec<JsValue>> = transcripts
+        .iter()
+        .map(|t| js_value::borrow_all(t))
+        .collect();
     let node_ready = pi_bridge::require_installation();
 
     let mut group = c.benchmark_group("oracle vs real pi, 20,000 transcripts");

@@ -21,6 +21,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::long_session;
 use ctxfuzz_oracles::invariants::wire::findings;
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
@@ -57,8 +58,8 @@ fn peak_heap(work: impl FnOnce()) -> usize {
 
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
-fn check(text: &str, model: &Value) -> usize {
-    let document = json_text::parse(text).expect("the generator writes JSON");
+fn check(text: &str, model: &JsValue<'_>) -> usize {
+    let document = json_text::parse_borrowed(text).expect("the generator writes JSON");
     let messages = document.as_array().expect("an array");
     findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
@@ -87,7 +88,7 @@ fn node_parse(file: &Path, iters: u64) -> Option<(Duration, u64)> {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = default_model();
+    let model = JsValue::from(default_model());
     let texts: Vec<(usize, String)> = SIZES
         .iter()
         .map(|&n| (n, long_session::text(n, 1)))

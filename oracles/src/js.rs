@@ -8,45 +8,100 @@
 
 use serde_json::Value;
 
+use crate::js_value::JsValue;
+
+/// What the models read of a JSON value, for both representations: [`JsValue`] (the pi pipeline,
+/// borrowed from the text) and `serde_json::Value` (the session files and the vectors' inputs).
+pub trait Json: Sized {
+    fn view(&self) -> View<'_, Self>;
+    /// `self.key` when `self` is an object holding `key` (see [`field`]).
+    fn member(&self, key: &str) -> Option<&Self>;
+}
+
+/// A JSON value's kind with its contents, as [`Json::view`] shows it.
+pub enum View<'v, J> {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(&'v str),
+    Array(&'v [J]),
+    Object,
+}
+
+impl Json for Value {
+    fn member(&self, key: &str) -> Option<&Self> {
+        self.as_object().and_then(|map| map.get(key))
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => View::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => View::String(s),
+            Value::Array(items) => View::Array(items),
+            Value::Object(_) => View::Object,
+        }
+    }
+}
+
+impl Json for JsValue<'_> {
+    fn member(&self, key: &str) -> Option<&Self> {
+        self.as_object().and_then(|object| object.get(key))
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            JsValue::Null => View::Null,
+            JsValue::Bool(b) => View::Bool(*b),
+            JsValue::Number(n) => View::Number(n.as_f64().unwrap_or(f64::NAN)),
+            JsValue::String(s) => View::String(s),
+            JsValue::Array(items) => View::Array(items),
+            JsValue::Object(_) => View::Object,
+        }
+    }
+}
+
 /// `obj.key` in JavaScript: `None` (undefined) when `obj` is not an object or lacks the key.
 /// Arrays and strings have no named fields the models read, so they also give `undefined`.
-pub fn field<'a>(obj: &'a Value, key: &str) -> Option<&'a Value> {
-    obj.as_object().and_then(|map| map.get(key))
+/// (The pipeline's values only: a `&Cow<JsValue>` or `&&JsValue` argument coerces to this.)
+pub fn field<'v, 'a>(obj: &'v JsValue<'a>, key: &str) -> Option<&'v JsValue<'a>> {
+    obj.member(key)
 }
 
 /// JavaScript truthiness: `undefined`, `null`, `false`, `0`, `NaN` and `""` are falsy; every
 /// object and array (even empty) is truthy.
-pub fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
+pub fn truthy<J: Json>(value: Option<&J>) -> bool {
+    match value.map(Json::view) {
+        None | Some(View::Null) => false,
+        Some(View::Bool(b)) => b,
+        Some(View::Number(n)) => !n.is_nan() && n != 0.0,
+        Some(View::String(s)) => !s.is_empty(),
+        Some(View::Array(_) | View::Object) => true,
     }
 }
 
 /// `value == null`: true for both `undefined` and `null`.
-pub fn is_nullish(value: Option<&Value>) -> bool {
-    matches!(value, None | Some(Value::Null))
+pub fn is_nullish<J: Json>(value: Option<&J>) -> bool {
+    matches!(value.map(Json::view), None | Some(View::Null))
 }
 
 /// `a === b` for values read from JSON. Objects and arrays are compared by reference in
 /// JavaScript, and two parsed JSON values are never the same reference, so they are never equal.
-pub fn strict_equals(a: Option<&Value>, b: Option<&Value>) -> bool {
-    match (a, b) {
+pub fn strict_equals<J: Json, K: Json>(a: Option<&J>, b: Option<&K>) -> bool {
+    match (a.map(Json::view), b.map(Json::view)) {
         (None, None) => true,
-        (Some(Value::Null), Some(Value::Null)) => true,
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
-        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
+        (Some(View::Null), Some(View::Null)) => true,
+        (Some(View::Bool(x)), Some(View::Bool(y))) => x == y,
+        (Some(View::Number(x)), Some(View::Number(y))) => x == y,
+        (Some(View::String(x)), Some(View::String(y))) => x == y,
         _ => false,
     }
 }
 
 /// `a === "literal"`.
-pub fn is_str(value: Option<&Value>, literal: &str) -> bool {
-    value.and_then(Value::as_str) == Some(literal)
+pub fn is_str<J: Json>(value: Option<&J>, literal: &str) -> bool {
+    matches!(value.map(Json::view), Some(View::String(s)) if s == literal)
 }
 
 /// ECMAScript WhiteSpace and LineTerminator: the set `String.prototype.trim` strips.
@@ -85,29 +140,32 @@ pub fn is_blank(s: &str) -> bool {
 
 /// `String(value)` / template-literal conversion of a JSON value: `undefined`, `null`, numbers as
 /// JavaScript prints them, arrays joined with `,`, objects as `[object Object]`.
-pub fn to_js_string(value: Option<&Value>) -> String {
-    match value {
+pub fn to_js_string<J: Json>(value: Option<&J>) -> String {
+    match value.map(Json::view) {
         None => "undefined".to_string(),
-        Some(Value::Null) => "null".to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => join(items.iter().map(Some), ","),
-        Some(Value::Object(_)) => "[object Object]".to_string(),
+        Some(View::Null) => "null".to_string(),
+        Some(View::Bool(b)) => b.to_string(),
+        Some(View::Number(n)) => number_to_js_string(n),
+        Some(View::String(s)) => s.to_owned(),
+        Some(View::Array(items)) => join(items.iter().map(Some), ","),
+        Some(View::Object) => "[object Object]".to_string(),
     }
 }
 
 /// `array.join(separator)`: `null` and `undefined` (`None`) elements become empty strings.
-pub fn join<'a>(items: impl IntoIterator<Item = Option<&'a Value>>, separator: &str) -> String {
+pub fn join<'a, J: Json + 'a>(
+    items: impl IntoIterator<Item = Option<&'a J>>,
+    separator: &str,
+) -> String {
     let mut out = String::new();
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push_str(separator);
         }
-        match item {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => out.push_str(s),
-            Some(other) => out.push_str(&to_js_string(Some(other))),
+        match item.map(Json::view) {
+            None | Some(View::Null) => {}
+            Some(View::String(s)) => out.push_str(s),
+            Some(_) => out.push_str(&to_js_string(item)),
         }
     }
     out
@@ -154,12 +212,12 @@ pub fn number_to_js_string(x: f64) -> String {
 }
 
 /// How V8 names a value in "Cannot read properties of X" messages.
-pub fn nullish_name(value: Option<&Value>) -> &'static str {
+pub fn nullish_name<J>(value: Option<&J>) -> &'static str {
     if value.is_none() { "undefined" } else { "null" }
 }
 
 /// The text of the `TypeError` V8 throws when reading `.{property}` of `null`/`undefined`.
-pub fn cannot_read(value: Option<&Value>, property: &str) -> String {
+pub fn cannot_read<J>(value: Option<&J>, property: &str) -> String {
     format!(
         "TypeError: Cannot read properties of {} (reading '{property}')",
         nullish_name(value)
@@ -175,9 +233,12 @@ mod tests {
     fn strict_equality_compares_primitives_by_value_and_containers_never() {
         let null = json!(null);
         let (yes, no) = (json!(true), json!(false));
-        assert!(strict_equals(None, None));
+        assert!(strict_equals::<Value, Value>(None, None));
         assert!(strict_equals(Some(&null), Some(&null)));
-        assert!(!strict_equals(Some(&null), None), "null !== undefined");
+        assert!(
+            !strict_equals::<Value, Value>(Some(&null), None),
+            "null !== undefined"
+        );
         assert!(strict_equals(Some(&yes), Some(&yes)));
         assert!(!strict_equals(Some(&yes), Some(&no)));
         assert!(strict_equals(Some(&json!(1)), Some(&json!(1.0))));
@@ -197,7 +258,7 @@ mod tests {
 
     #[test]
     fn truthiness_matches_javascript() {
-        assert!(!truthy(None));
+        assert!(!truthy::<Value>(None));
         assert!(!truthy(Some(&json!(null))));
         assert!(!truthy(Some(&json!(""))));
         assert!(!truthy(Some(&json!(0))));
@@ -211,8 +272,8 @@ mod tests {
 
     #[test]
     fn strict_equality_never_equates_objects_or_undefined_with_null() {
-        assert!(strict_equals(None, None));
-        assert!(!strict_equals(None, Some(&json!(null))));
+        assert!(strict_equals::<Value, Value>(None, None));
+        assert!(!strict_equals::<Value, Value>(None, Some(&json!(null))));
         assert!(strict_equals(Some(&json!(1)), Some(&json!(1.0))));
         assert!(!strict_equals(Some(&json!({})), Some(&json!({}))));
         assert!(!strict_equals(Some(&json!("1")), Some(&json!(1))));
@@ -220,7 +281,7 @@ mod tests {
 
     #[test]
     fn strings_are_converted_as_javascript_does() {
-        assert_eq!(to_js_string(None), "undefined");
+        assert_eq!(to_js_string::<Value>(None), "undefined");
         assert_eq!(to_js_string(Some(&json!(null))), "null");
         assert_eq!(
             to_js_string(Some(&json!([1, null, "a", [2, 3]]))),

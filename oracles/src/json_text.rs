@@ -27,17 +27,19 @@ use serde::{Deserializer, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{Map, Number, Value};
 
+use crate::js::{Json, View};
 use crate::js_string::{self, JsChar, LITERAL};
+use crate::js_value::JsValue;
 
 /// A value's JSON type as error messages name it ("an array", "null").
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+pub fn type_name(value: &impl Json) -> &'static str {
+    match value.view() {
+        View::Null => "null",
+        View::Bool(_) => "a boolean",
+        View::Number(_) => "a number",
+        View::String(_) => "a string",
+        View::Array(_) => "an array",
+        View::Object => "an object",
     }
 }
 
@@ -49,9 +51,22 @@ const PLACEHOLDER_UTF8: &[u8] = "\u{FDD0}".as_bytes();
 
 /// Parses one JSON document as `JSON.parse` does (see the module documentation).
 pub fn parse(text: &str) -> serde_json::Result<Value> {
-    let Some(rewritten) = rewrite(text) else {
-        return serde_json::from_str(text);
-    };
+    match rewrite(text) {
+        None => serde_json::from_str(text),
+        Some(rewritten) => build(rewritten),
+    }
+}
+
+/// Parses one JSON document as [`parse`] does into a [`JsValue`] that borrows its strings from
+/// `text`; a text with escapes to rewrite (rare) is built owned.
+pub fn parse_borrowed(text: &str) -> serde_json::Result<JsValue<'_>> {
+    match rewrite(text) {
+        None => serde_json::from_str(text),
+        Some(rewritten) => build(rewritten).map(JsValue::from),
+    }
+}
+
+fn build(rewritten: Rewritten) -> serde_json::Result<Value> {
     let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
     let mut queue = rewritten.queue.into_iter();
     let value = Build { queue: &mut queue }.deserialize(&mut deserializer)?;

@@ -14,6 +14,7 @@ pub mod formats;
 pub mod invariants;
 pub mod js;
 pub mod js_string;
+pub mod js_value;
 pub mod json_text;
 pub mod pi;
 pub mod wire;

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{Finding, findings};
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
@@ -42,17 +43,41 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Reads one transcript file: a JSON array of pi messages or `{"messages": [...]}`, or a pi
-/// session file (`*.jsonl`, or a session header on the first line), read as pi `v` would load it.
+/// A transcript file as `check` reads it: a JSON array of pi messages or `{"messages": [...]}`,
+/// parsed borrowing from its text; or a pi session file (`*.jsonl`, or a session header on the
+/// first line), read as pi `v` would load it.
 ///
-/// The seam for other transcript formats: a reader for them returns the messages pi would send
+/// The seam for other transcript formats: a reader for them gives the messages pi would send
 /// into `convertToLlm`, as a JSON array document.
-pub fn read_transcript(path: &Path, v: PiVersion) -> Result<Value> {
-    let text = io::read_text(path)?;
-    if session_file::is_session_file(path, &text) {
-        return session_file::read_messages(path, &text, v);
+enum Document<'t> {
+    Transcript(JsValue<'t>),
+    Session(Value),
+}
+
+fn read_document<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Document<'t>> {
+    if session_file::is_session_file(path, text) {
+        return session_file::read_messages(path, text, v).map(Document::Session);
     }
-    io::parse_json(path, &text)
+    io::parse_json_borrowed(path, text).map(Document::Transcript)
+}
+
+fn judge(
+    path: &Path,
+    document: &Document<'_>,
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Result<Outcome> {
+    let found = match document {
+        Document::Transcript(document) => findings(io::messages_of(path, document)?, model, v),
+        Document::Session(document) => {
+            let messages = js_value::borrow_all(io::messages_of(path, document)?);
+            findings(&messages, model, v)
+        }
+    };
+    Ok(match found {
+        Ok(found) => Outcome::Judged(found),
+        Err(thrown) => Outcome::Throws(thrown),
+    })
 }
 
 /// What `check` concluded about one file.
@@ -62,7 +87,7 @@ enum Outcome {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let model = pi::default_model();
+    let model = JsValue::from(pi::default_model());
     // One file at a time: a document is dropped once judged, so memory is that of the largest
     // file, not of them all.
     let last = args.files.len().saturating_sub(1);
@@ -71,14 +96,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .iter()
         .enumerate()
         .map(|(index, path)| {
-            let document = read_transcript(path, args.pi)?;
-            let messages = io::messages_of(path, &document)?;
-            let outcome = match findings(messages, &model, args.pi) {
-                Ok(found) => Outcome::Judged(found),
-                Err(thrown) => Outcome::Throws(thrown),
-            };
+            let text = io::read_text(path)?;
+            let document = read_document(path, &text, args.pi)?;
+            let outcome = judge(path, &document, &model, args.pi)?;
             if index == last {
                 super::free_at_exit(document);
+                super::free_at_exit(text);
             }
             Ok(outcome)
         })

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use ctxfuzz_oracles::invariants::wire::{self, Finding};
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde::Serialize;
 
@@ -203,7 +204,9 @@ impl Report {
             }
             Some(Ok(context)) => context,
         };
-        let findings = match wire::findings(&context.messages, &default_model(), variant) {
+        let messages = js_value::borrow_all(&context.messages);
+        let model = JsValue::from(default_model());
+        let findings = match wire::findings(&messages, &model, variant) {
             Ok(findings) => findings,
             Err(thrown) => {
                 self.sessions.pi_fails += 1;

@@ -7,10 +7,13 @@
 //! `ctxfuzz_oracles::js_string` (docs/lone-surrogates.md); write such values back with
 //! `ctxfuzz_oracles::json_text` so they come out as the same escapes.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
+use ctxfuzz_oracles::js::{Json, View};
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::Value;
 
@@ -41,23 +44,40 @@ pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
 /// Parses one JSON document the way `JSON.parse` does (lone surrogate escapes allowed); the
 /// error gives `FILE:LINE:COLUMN`, and a byte-order mark, which `JSON.parse` rejects too, is named.
 pub fn parse_json(path: &Path, text: &str) -> Result<Value> {
+    refuse_byte_order_mark(path, text)?;
+    json_text::parse(&js_string::from_text(text)).map_err(|e| json_error(path, &e))
+}
+
+/// [`parse_json`] into a [`JsValue`] that borrows its strings from `text` (what the oracle reads).
+pub fn parse_json_borrowed<'t>(path: &Path, text: &'t str) -> Result<JsValue<'t>> {
+    refuse_byte_order_mark(path, text)?;
+    match js_string::from_text(text) {
+        Cow::Borrowed(text) => json_text::parse_borrowed(text),
+        Cow::Owned(decoded) => json_text::parse_borrowed(&decoded).map(JsValue::into_owned),
+    }
+    .map_err(|e| json_error(path, &e))
+}
+
+fn refuse_byte_order_mark(path: &Path, text: &str) -> Result<()> {
     if text.starts_with('\u{feff}') {
         bail!(
             "{}:1:1: invalid JSON: the file starts with a UTF-8 byte-order mark (U+FEFF), which JSON.parse rejects; remove it",
             path.display()
         );
     }
-    json_text::parse(&js_string::from_text(text)).map_err(|e| {
-        anyhow!(
-            "{}:{}:{}: invalid JSON: {}",
-            path.display(),
-            e.line(),
-            // serde_json says column 0 for an error before the first character of a line (an
-            // empty file); editors count from 1.
-            e.column().max(1),
-            describe_json_error(&e)
-        )
-    })
+    Ok(())
+}
+
+fn json_error(path: &Path, error: &serde_json::Error) -> anyhow::Error {
+    anyhow!(
+        "{}:{}:{}: invalid JSON: {}",
+        path.display(),
+        error.line(),
+        // serde_json says column 0 for an error before the first character of a line (an
+        // empty file); editors count from 1.
+        error.column().max(1),
+        describe_json_error(error)
+    )
 }
 
 /// Reads and parses one JSON file.
@@ -109,11 +129,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// The pi messages inside a document: the array itself, or the `messages` of a protocol request
 /// (`{"messages": [...]}`). Anything else is an error naming the file.
-pub fn messages_of<'a>(path: &Path, document: &'a Value) -> Result<&'a [Value]> {
-    match document {
-        Value::Array(messages) => Ok(messages),
-        Value::Object(object) => match object.get("messages") {
-            Some(Value::Array(messages)) => Ok(messages),
+pub fn messages_of<'v, J: Json>(path: &Path, document: &'v J) -> Result<&'v [J]> {
+    match document.view() {
+        View::Array(messages) => Ok(messages),
+        View::Object => match document.member("messages").map(Json::view) {
+            Some(View::Array(messages)) => Ok(messages),
             Some(_) => bail!("{}:1:1: `messages` is not a JSON array", path.display()),
             None => bail!(
                 "{}:1:1: expected a JSON array of messages or {{\"messages\": [...]}}",

@@ -11,13 +11,14 @@
 //! prevented it (pi's own cross-model id sanitising and its global id map, ids the API refuses
 //! that pi passes through, call ids reused in the input), `SystemUnderTest` otherwise.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{field, is_str};
+use crate::js_value::{self, JsValue};
 use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
 use crate::wire::anthropic::{WireViolation, validate};
@@ -101,9 +102,9 @@ pub struct Finding {
 }
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
-pub fn findings<M: Borrow<Value>>(
-    input: &[M],
-    model: &Value,
+pub fn findings(
+    input: &[JsValue<'_>],
+    model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Finding>, Thrown> {
     let rendered = pi::render_borrowed(input, model, v)?;
@@ -126,6 +127,11 @@ pub fn findings<M: Borrow<Value>>(
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
 /// permanent 400s; `CannotJudge` when pi itself would throw.
 pub fn judge<M: Borrow<Value>>(input: &[M], model: &Value, v: PiVersion) -> Judgement {
+    judge_borrowed(&js_value::borrow_all(input), &JsValue::from(model), v)
+}
+
+/// [`judge`] of messages read as `check` reads a file (borrowed from its text).
+pub fn judge_borrowed(input: &[JsValue<'_>], model: &JsValue<'_>, v: PiVersion) -> Judgement {
     match findings(input, model, v) {
         Ok(findings) => Judgement::from_violations(findings.iter().flat_map(violations).collect()),
         Err(thrown) => Judgement::CannotJudge(thrown.to_string()),
@@ -149,7 +155,8 @@ pub fn permanent<M: Borrow<Value>>(
     model: &Value,
     v: PiVersion,
 ) -> Result<Vec<Violation>, String> {
-    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
+    let findings = findings(&js_value::borrow_all(input), &JsValue::from(model), v)
+        .map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
@@ -189,7 +196,7 @@ fn violations(finding: &Finding) -> Vec<Violation> {
 /// Where the wire ids come from: for each id on the wire, the raw ids of the calls and results
 /// that became it, and where they sit in the transcript pi converted.
 struct IdProvenance<'m> {
-    messages: &'m [std::borrow::Cow<'m, Value>],
+    messages: &'m [Cow<'m, JsValue<'m>>],
     /// wire id → (message index, raw id) of every call of a kept assistant.
     calls: HashMap<String, Vec<(usize, String)>>,
     /// wire id → raw ids of calls of assistants pi drops (error/aborted).
@@ -202,7 +209,7 @@ struct IdProvenance<'m> {
 }
 
 impl<'m> IdProvenance<'m> {
-    fn new(llm: &'m [std::borrow::Cow<'m, Value>], model: &Value) -> Self {
+    fn new(llm: &'m [Cow<'m, JsValue<'m>>], model: &JsValue) -> Self {
         let mut ids = IdProvenance {
             messages: llm,
             calls: HashMap::new(),
@@ -218,14 +225,14 @@ impl<'m> IdProvenance<'m> {
                 let same = pi::transform::same_model(message, model);
                 let stop = field(message, "stopReason");
                 let dropped = is_str(stop, "error") || is_str(stop, "aborted");
-                let Some(Value::Array(blocks)) = field(message, "content") else {
+                let Some(JsValue::Array(blocks)) = field(message, "content") else {
                     continue;
                 };
                 for block in blocks
                     .iter()
                     .filter(|b| is_str(field(b, "type"), "toolCall"))
                 {
-                    let Some(raw) = field(block, "id").and_then(Value::as_str) else {
+                    let Some(raw) = field(block, "id").and_then(JsValue::as_str) else {
                         continue;
                     };
                     let wire = if same {
@@ -248,7 +255,7 @@ impl<'m> IdProvenance<'m> {
             } else if is_str(role, "toolResult") {
                 let id = field(message, "toolCallId");
                 ids.idless_results |= id.is_none();
-                let Some(raw) = id.and_then(Value::as_str) else {
+                let Some(raw) = id.and_then(JsValue::as_str) else {
                     continue;
                 };
                 let wire = id_map.get(raw).cloned().unwrap_or_else(|| raw.to_string());
@@ -360,12 +367,12 @@ impl<'m> IdProvenance<'m> {
 }
 
 /// A `compactionSummary` after `convertToLlm`: a user message whose text starts with pi's prefix.
-fn is_compaction_summary(message: &Value) -> bool {
+fn is_compaction_summary(message: &JsValue) -> bool {
     field(message, "content")
-        .and_then(Value::as_array)
+        .and_then(JsValue::as_array)
         .and_then(|blocks| blocks.first())
         .and_then(|block| field(block, "text"))
-        .and_then(Value::as_str)
+        .and_then(JsValue::as_str)
         .is_some_and(|text| text.starts_with(pi::convert::COMPACTION_PREFIX))
 }
 
@@ -401,7 +408,7 @@ mod tests {
     fn only_an_unpaired_call_or_result_without_an_id_is_the_idless_calls_doing() {
         // pi answers every call it sends, so a missing result for a call with an id has not been
         // seen from pi (wire_causes.rs covers the id-less shapes end to end); it stays charged.
-        let ids = IdProvenance::new(&[], &pi::default_model());
+        let ids = IdProvenance::new(&[], &JsValue::from(pi::default_model()));
         let remapped = HashSet::new();
         for rule in [WireRule::MissingResult, WireRule::OrphanResult] {
             assert_eq!(

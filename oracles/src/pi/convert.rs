@@ -5,9 +5,9 @@
 //! `bashExecution` become new `user` messages; everything else (unknown roles, excluded bash runs,
 //! non-objects) is dropped. A `null` element throws, as `null.role` does in JavaScript.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
+use crate::js_value::{JsValue, Object};
 
 use super::{PiVersion, Stage, Thrown};
 use crate::js::{self, field, to_js_string, truthy};
@@ -19,20 +19,19 @@ pub const BRANCH_PREFIX: &str =
 pub const BRANCH_SUFFIX: &str = "</summary>";
 
 /// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through.
-pub(crate) fn convert<'a, M: Borrow<Value>>(
-    messages: &'a [M],
+pub(crate) fn convert<'a>(
+    messages: &'a [JsValue<'a>],
     v: PiVersion,
-) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {
-        let message: &'a Value = message.borrow();
         if message.is_null() {
             return Err(Thrown::new(
                 Stage::ConvertToLlm,
                 js::cannot_read(Some(message), "role"),
             ));
         }
-        let Some(role) = field(message, "role").and_then(Value::as_str) else {
+        let Some(role) = field(message, "role").and_then(JsValue::as_str) else {
             continue;
         };
         let timestamp = || field(message, "timestamp");
@@ -47,7 +46,7 @@ pub(crate) fn convert<'a, M: Borrow<Value>>(
             }
             "custom" => {
                 let content = match field(message, "content") {
-                    Some(Value::String(text)) => Some(json!([{"type": "text", "text": text}])),
+                    Some(JsValue::String(text)) => Some(text_content(text.clone())),
                     other => other.cloned(),
                 };
                 Cow::Owned(user_message(content, timestamp()))
@@ -71,31 +70,39 @@ pub(crate) fn convert<'a, M: Borrow<Value>>(
     Ok(out)
 }
 
-fn summary_text(prefix: &str, summary: Option<&Value>, suffix: &str) -> String {
+fn summary_text(prefix: &str, summary: Option<&JsValue>, suffix: &str) -> String {
     format!("{prefix}{}{suffix}", to_js_string(summary))
 }
 
 /// `{role: "user", content: [{type: "text", text}], timestamp}`.
-fn user_text(text: String, timestamp: Option<&Value>) -> Value {
-    user_message(Some(json!([{"type": "text", "text": text}])), timestamp)
+fn user_text<'a>(text: String, timestamp: Option<&JsValue<'a>>) -> JsValue<'a> {
+    user_message(Some(text_content(text.into())), timestamp)
+}
+
+/// `[{type: "text", text}]`.
+fn text_content(text: Cow<'_, str>) -> JsValue<'_> {
+    JsValue::Array(vec![JsValue::object([
+        ("type", JsValue::from("text")),
+        ("text", JsValue::String(text)),
+    ])])
 }
 
 /// `{role: "user", content, timestamp}`; an `undefined` field is left out, as `JSON.stringify` does.
-fn user_message(content: Option<Value>, timestamp: Option<&Value>) -> Value {
-    let mut map = Map::new();
-    map.insert("role".into(), Value::from("user"));
+fn user_message<'a>(content: Option<JsValue<'a>>, timestamp: Option<&JsValue<'a>>) -> JsValue<'a> {
+    let mut map = Object::new();
+    map.insert("role", JsValue::from("user"));
     if let Some(content) = content {
-        map.insert("content".into(), content);
+        map.insert("content", content);
     }
     if let Some(timestamp) = timestamp {
-        map.insert("timestamp".into(), timestamp.clone());
+        map.insert("timestamp", timestamp.clone());
     }
-    Value::Object(map)
+    JsValue::Object(map)
 }
 
 /// `bashExecutionToText`: the command, its output in a fence (or "(no output)"), then the
 /// cancellation / non-zero exit note and the truncation note.
-fn bash_text(message: &Value) -> String {
+fn bash_text(message: &JsValue) -> String {
     let mut text = format!("Ran `{}`\n", to_js_string(field(message, "command")));
     let output = field(message, "output");
     if truthy(output) {
@@ -104,7 +111,7 @@ fn bash_text(message: &Value) -> String {
         text.push_str("(no output)");
     }
     let exit_code = field(message, "exitCode");
-    let exited_zero = exit_code.and_then(Value::as_f64) == Some(0.0);
+    let exited_zero = exit_code.and_then(JsValue::as_f64) == Some(0.0);
     if truthy(field(message, "cancelled")) {
         text.push_str("\n\n(command cancelled)");
     } else if !js::is_nullish(exit_code) && !exited_zero {

@@ -9,6 +9,7 @@ use std::borrow::{Borrow, Cow};
 
 use serde_json::{Value, json};
 
+use crate::js_value::{self, JsValue};
 use crate::wire::anthropic::Request;
 
 pub mod convert;
@@ -42,7 +43,8 @@ pub fn default_model() -> Value {
 
 /// `convertToLlm(messages)`.
 pub fn convert_to_llm(messages: &[Value], v: PiVersion) -> Result<Vec<Value>, Thrown> {
-    Ok(into_owned(convert::convert(messages, v)?))
+    let messages = js_value::borrow_all(messages);
+    Ok(to_values(&convert::convert(&messages, v)?))
 }
 
 /// `transformMessages(messages, model, anthropicNormalizeToolCallId)`. Synthetic results carry
@@ -52,9 +54,13 @@ pub fn transform_messages(
     model: &Value,
     v: PiVersion,
 ) -> Result<Vec<Value>, Thrown> {
-    let borrowed = messages.iter().map(Cow::Borrowed).collect();
-    Ok(into_owned(
-        transform::transform(borrowed, model, v, None)?.messages,
+    let borrowed = messages
+        .iter()
+        .map(|m| Cow::Owned(JsValue::from(m)))
+        .collect();
+    let model = JsValue::from(model);
+    Ok(to_values(
+        &transform::transform(borrowed, &model, v, None)?.messages,
     ))
 }
 
@@ -63,10 +69,10 @@ pub fn transform_messages(
 /// change too). The hot path for callers that only read the result, such as the benchmark against
 /// the real pi.
 pub fn convert_and_transform<'a>(
-    messages: &'a [Value],
-    model: &Value,
+    messages: &'a [JsValue<'a>],
+    model: &JsValue<'_>,
     v: PiVersion,
-) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     Ok(transform::transform(convert::convert(messages, v)?, model, v, None)?.messages)
 }
 
@@ -87,11 +93,13 @@ pub fn render<M: Borrow<Value>>(
     model: &Value,
     v: PiVersion,
 ) -> Result<Rendered, Thrown> {
-    let rendered = render_borrowed(messages, model, v)?;
-    let anthropic = rendered.request(model, v)?.to_json();
+    let messages = js_value::borrow_all(messages);
+    let model = JsValue::from(model);
+    let rendered = render_borrowed(&messages, &model, v)?;
+    let anthropic = rendered.request(&model, v)?.to_json();
     Ok(Rendered {
-        llm: into_owned(rendered.llm),
-        transformed: into_owned(rendered.transformed.messages),
+        llm: to_values(&rendered.llm),
+        transformed: to_values(&rendered.transformed.messages),
         anthropic,
     })
 }
@@ -100,20 +108,24 @@ pub fn render<M: Borrow<Value>>(
 /// invariants' hot path (which reads the typed request, [`RenderedBorrowed::request`], and never
 /// writes its JSON).
 pub(crate) struct RenderedBorrowed<'a> {
-    pub llm: Vec<Cow<'a, Value>>,
+    pub llm: Vec<Cow<'a, JsValue<'a>>>,
     pub transformed: transform::Transformed<'a>,
 }
 
 impl RenderedBorrowed<'_> {
     /// The Anthropic request, borrowing from the transformed messages.
-    pub fn request<'r>(&'r self, model: &'r Value, v: PiVersion) -> Result<Request<'r>, Thrown> {
+    pub fn request<'r>(
+        &'r self,
+        model: &'r JsValue<'r>,
+        v: PiVersion,
+    ) -> Result<Request<'r>, Thrown> {
         request::build(&self.llm, &self.transformed.messages, model, v, None)
     }
 }
 
-pub(crate) fn render_borrowed<'a, M: Borrow<Value>>(
-    messages: &'a [M],
-    model: &Value,
+pub(crate) fn render_borrowed<'a>(
+    messages: &'a [JsValue<'a>],
+    model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
@@ -121,6 +133,6 @@ pub(crate) fn render_borrowed<'a, M: Borrow<Value>>(
     Ok(RenderedBorrowed { llm, transformed })
 }
 
-fn into_owned(messages: Vec<Cow<'_, Value>>) -> Vec<Value> {
-    messages.into_iter().map(Cow::into_owned).collect()
+fn to_values(messages: &[Cow<'_, JsValue<'_>>]) -> Vec<Value> {
+    messages.iter().map(|message| message.to_value()).collect()
 }

@@ -23,9 +23,9 @@
 //! thinking options, and models whose `compat.supportsMidConvoSystemMessages` is set (rendered
 //! as if collapsed).
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 
-use serde_json::Value;
+use crate::js_value::JsValue;
 
 use super::transform::replace_images;
 use super::{Fault, PiVersion, Stage, Thrown};
@@ -46,17 +46,17 @@ fn throw(error: String) -> Thrown {
 /// borrowing from the messages ([`Request::to_json`] writes the body). `before_transform` is what
 /// `transformMessages` was given: from 0.86 pi collapses the system messages before transforming,
 /// so their raw content decides the prompt (and whether reading it throws).
-pub(crate) fn build<'a, M: Borrow<Value>, N: Borrow<Value>>(
-    before_transform: &[M],
-    transformed: &'a [N],
-    model: &'a Value,
+pub(crate) fn build<'r, 'a: 'r>(
+    before_transform: &[Cow<'_, JsValue<'_>>],
+    transformed: &'r [Cow<'a, JsValue<'a>>],
+    model: &'r JsValue<'r>,
     v: PiVersion,
     fault: Option<Fault>,
-) -> Result<Request<'a>, Thrown> {
+) -> Result<Request<'r>, Thrown> {
     let head = if v.has_system_role() {
-        let system_messages: Vec<&Value> = before_transform
+        let system_messages: Vec<&JsValue> = before_transform
             .iter()
-            .map(Borrow::borrow)
+            .map(|m| &**m)
             .filter(|m| is_str(field(m, "role"), "system"))
             .collect();
         collapse_system_messages(&system_messages)?
@@ -66,9 +66,9 @@ pub(crate) fn build<'a, M: Borrow<Value>, N: Borrow<Value>>(
     // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
     // tool results they separated form one run; before 0.86 one (reachable only without
     // `convertToLlm`) stays in place, ignored, and ends a run.
-    let conversation: Vec<&Value> = transformed
+    let conversation: Vec<&'r JsValue<'r>> = transformed
         .iter()
-        .map(Borrow::borrow)
+        .map(|m| -> &'r JsValue<'r> { m })
         .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
         .collect();
     let messages = convert_messages(&conversation, model, v, fault)?;
@@ -93,10 +93,10 @@ struct Head<'v> {
 /// The head message of the system messages: every one's content text (non-empty ones joined
 /// with a blank line), then the surviving sections, then the tools they leave declared. No head
 /// message (and so no prompt) when no system message carries a timestamp and no tool is left.
-fn collapse_system_messages<'v>(messages: &[&'v Value]) -> Result<Head<'v>, Thrown> {
+fn collapse_system_messages<'v>(messages: &[&'v JsValue<'v>]) -> Result<Head<'v>, Thrown> {
     let mut contents = Vec::new();
-    let mut sections: Vec<(&str, &Value)> = Vec::new();
-    let mut timestamp: Option<&Value> = None;
+    let mut sections: Vec<(&str, &JsValue)> = Vec::new();
+    let mut timestamp: Option<&JsValue> = None;
     for &message in messages {
         if js::is_nullish(timestamp) {
             timestamp = field(message, "timestamp");
@@ -105,14 +105,11 @@ fn collapse_system_messages<'v>(messages: &[&'v Value]) -> Result<Head<'v>, Thro
         if !text.is_empty() {
             contents.push(text);
         }
-        if let Some(Value::Object(changes)) = field(message, "sections") {
-            for (name, value) in changes {
-                sections.retain(|(existing, _)| *existing != name.as_str() || !value.is_null());
+        if let Some(JsValue::Object(changes)) = field(message, "sections") {
+            for (name, value) in changes.iter() {
+                sections.retain(|(existing, _)| *existing != name || !value.is_null());
                 if !value.is_null() {
-                    match sections
-                        .iter_mut()
-                        .find(|(existing, _)| *existing == name.as_str())
-                    {
+                    match sections.iter_mut().find(|(existing, _)| *existing == name) {
                         Some(slot) => slot.1 = value,
                         None => sections.push((name, value)),
                     }
@@ -133,8 +130,8 @@ fn collapse_system_messages<'v>(messages: &[&'v Value]) -> Result<Head<'v>, Thro
     }
     for (_, value) in sections {
         match value {
-            Value::String(text) if !text.is_empty() => parts.push(text.clone()),
-            Value::Array(items) if !items.is_empty() => {
+            JsValue::String(text) if !text.is_empty() => parts.push(text.to_string()),
+            JsValue::Array(items) if !items.is_empty() => {
                 parts.push(js::join(items.iter().map(Some), ","));
             }
             _ => {}
@@ -147,10 +144,10 @@ fn collapse_system_messages<'v>(messages: &[&'v Value]) -> Result<Head<'v>, Thro
 }
 
 /// `contentText(content)`: a string as is; the text blocks of an array joined with `\n`.
-fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
+fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
     match content {
-        Some(Value::String(text)) => Ok(text.clone()),
-        Some(Value::Array(blocks)) => {
+        Some(JsValue::String(text)) => Ok(text.to_string()),
+        Some(JsValue::Array(blocks)) => {
             let mut texts = Vec::new();
             for block in blocks {
                 if block.is_null() {
@@ -162,15 +159,15 @@ fn content_text(content: Option<&Value>) -> Result<String, Thrown> {
             }
             Ok(js::join(texts, "\n"))
         }
-        None | Some(Value::Null) => Err(throw(js::cannot_read(content, "filter"))),
+        None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
     }
 }
 
 /// `convertMessages`: the wire messages.
 fn convert_messages<'a>(
-    transformed: &[&'a Value],
-    model: &Value,
+    transformed: &[&'a JsValue<'a>],
+    model: &JsValue,
     v: PiVersion,
     fault: Option<Fault>,
 ) -> Result<Vec<Message<'a>>, Thrown> {
@@ -227,13 +224,13 @@ fn convert_messages<'a>(
 }
 
 /// A user message's wire content, or `None` when nothing is left to send.
-fn user_content(content: Option<&Value>) -> Result<Option<Content<'_>>, Thrown> {
+fn user_content<'a>(content: Option<&'a JsValue<'a>>) -> Result<Option<Content<'a>>, Thrown> {
     let items = match content {
-        Some(Value::String(text)) => {
+        Some(JsValue::String(text)) => {
             return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
         }
-        Some(Value::Array(items)) => items,
-        None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "map"))),
+        Some(JsValue::Array(items)) => items,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
         Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
     };
     let mut blocks = Vec::with_capacity(items.len());
@@ -259,16 +256,16 @@ fn sanitized(text: &str) -> Cow<'_, str> {
 }
 
 /// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.
-fn sanitized_text(text: Option<&Value>) -> Result<Cow<'_, str>, Thrown> {
+fn sanitized_text<'a>(text: Option<&'a JsValue<'a>>) -> Result<Cow<'a, str>, Thrown> {
     match text {
-        Some(Value::String(text)) => Ok(sanitized(text)),
-        None | Some(Value::Null) => Err(throw(js::cannot_read(text, "replace"))),
+        Some(JsValue::String(text)) => Ok(sanitized(text)),
+        None | Some(JsValue::Null) => Err(throw(js::cannot_read(text, "replace"))),
         Some(_) => Err(throw("TypeError: text.replace is not a function".into())),
     }
 }
 
 /// `{type: "image", source: {type: "base64", media_type: mimeType, data}}`.
-fn image_block(image: &Value) -> Block<'_> {
+fn image_block<'a>(image: &'a JsValue<'a>) -> Block<'a> {
     Block::Image {
         source: ImageSource {
             media_type: field(image, "mimeType"),
@@ -278,10 +275,10 @@ fn image_block(image: &Value) -> Block<'_> {
 }
 
 /// `block.<key>.trim()` on a value that must be a string.
-fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, Thrown> {
+fn trimmable<'a>(value: Option<&'a JsValue<'a>>, expression: &str) -> Result<&'a str, Thrown> {
     match value {
-        Some(Value::String(text)) => Ok(text),
-        None | Some(Value::Null) => Err(throw(js::cannot_read(value, "trim"))),
+        Some(JsValue::String(text)) => Ok(text),
+        None | Some(JsValue::Null) => Err(throw(js::cannot_read(value, "trim"))),
         Some(_) => Err(throw(format!(
             "TypeError: {expression}.trim is not a function"
         ))),
@@ -289,7 +286,7 @@ fn trimmable<'a>(value: Option<&'a Value>, expression: &str) -> Result<&'a str, 
 }
 
 /// The signature when `!!signature && signature.trim().length > 0`.
-fn nonblank_signature(signature: Option<&Value>) -> Result<Option<&str>, Thrown> {
+fn nonblank_signature<'a>(signature: Option<&'a JsValue<'a>>) -> Result<Option<&'a str>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
@@ -297,12 +294,12 @@ fn nonblank_signature(signature: Option<&Value>) -> Result<Option<&str>, Thrown>
     Ok((!js::is_blank(text)).then_some(text))
 }
 
-fn assistant_blocks(
-    message: &Value,
+fn assistant_blocks<'a>(
+    message: &'a JsValue<'a>,
     allow_empty_signature: bool,
     v: PiVersion,
-) -> Result<Vec<Block<'_>>, Thrown> {
-    let Some(Value::Array(content)) = field(message, "content") else {
+) -> Result<Vec<Block<'a>>, Thrown> {
+    let Some(JsValue::Array(content)) = field(message, "content") else {
         // transformMessages always leaves an array here; anything else was thrown on earlier.
         return Ok(Vec::new());
     };
@@ -370,7 +367,7 @@ fn assistant_blocks(
 /// One `tool_result` block; from 1.3.0 an error result's images go to `error_images` (caption
 /// first) and a note takes their place.
 fn tool_result<'a>(
-    message: &'a Value,
+    message: &'a JsValue<'a>,
     v: PiVersion,
     error_images: &mut Vec<Block<'a>>,
 ) -> Result<Block<'a>, Thrown> {
@@ -378,15 +375,15 @@ fn tool_result<'a>(
     let mut split_content = None;
     if v.splits_error_result_images() && truthy(field(message, "isError")) {
         let blocks = match content {
-            Some(Value::Array(blocks)) => blocks,
-            None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "filter"))),
+            Some(JsValue::Array(blocks)) => blocks,
+            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
             Some(_) => {
                 return Err(throw(
                     "TypeError: msg.content.filter is not a function".into(),
                 ));
             }
         };
-        let images: Vec<&Value> = blocks
+        let images: Vec<&JsValue> = blocks
             .iter()
             .map(|block| {
                 if block.is_null() {
@@ -420,8 +417,8 @@ fn tool_result<'a>(
     let content = match split_content {
         Some(content) => content,
         None => result_content(match content {
-            Some(Value::Array(blocks)) => blocks,
-            None | Some(Value::Null) => return Err(throw(js::cannot_read(content, "some"))),
+            Some(JsValue::Array(blocks)) => blocks,
+            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "some"))),
             Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
         })?,
     };
@@ -434,7 +431,7 @@ fn tool_result<'a>(
 
 /// `convertContentBlocks`: text-only content joined into one string; otherwise blocks, with a
 /// "(see attached image)" text first when there is no text at all.
-fn result_content(blocks: &[Value]) -> Result<Content<'_>, Thrown> {
+fn result_content<'a>(blocks: &'a [JsValue<'a>]) -> Result<Content<'a>, Thrown> {
     let mut has_images = false;
     for block in blocks {
         if block.is_null() {
@@ -474,9 +471,9 @@ fn result_content(blocks: &[Value]) -> Result<Content<'_>, Thrown> {
 
 /// The blocks' `text`s joined with `\n`, without lone surrogates. One string is the common case
 /// and is borrowed.
-fn joined_text(blocks: &[Value]) -> Cow<'_, str> {
+fn joined_text<'a>(blocks: &'a [JsValue<'a>]) -> Cow<'a, str> {
     if let [block] = blocks
-        && let Some(Value::String(text)) = field(block, "text")
+        && let Some(JsValue::String(text)) = field(block, "text")
     {
         return sanitized(text);
     }

@@ -285,7 +285,7 @@ fn path_to_root<'e, 'a>(
         return Ok(Vec::new());
     }
     let named = leaf
-        .filter(|id| truthy(Some(id)))
+        .filter(|id| truthy(Some(*id)))
         .and_then(|id| index.get(&Key::of(Some(id))).copied());
     // 0.79 falls back to the last entry when the named one is falsy too; later releases only
     // when no entry has that id (`??=`).
@@ -307,7 +307,7 @@ fn path_to_root<'e, 'a>(
         path.push(entry);
         current = entry
             .parent_id
-            .filter(|parent| truthy(Some(parent)))
+            .filter(|parent| truthy(Some(*parent)))
             .and_then(|parent| index.get(&Key::of(Some(parent))).copied());
     }
     path.reverse();
@@ -426,7 +426,7 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
             let summary = Piece::Built(compaction_summary(entry.value));
             match entry
                 .get("systemMessage")
-                .filter(|m| canonical && truthy(Some(m)))
+                .filter(|m| canonical && truthy(Some(*m)))
             {
                 Some(system) => vec![Piece::Built(system.clone()), summary],
                 None => vec![summary],

@@ -13,8 +13,8 @@
 
 use std::borrow::Cow;
 
+use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde_json::{Map, Value, json};
 
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
@@ -27,7 +27,7 @@ pub(crate) const NO_RESULT_TEXT: &str = "No result provided";
 /// The output of `transformMessages`, plus the ids pi itself rewrote in tool results through its
 /// global id map (the wire invariants use them to tell pi's own rewriting from a rewriter's).
 pub(crate) struct Transformed<'a> {
-    pub messages: Vec<Cow<'a, Value>>,
+    pub messages: Vec<Cow<'a, JsValue<'a>>>,
     pub remapped_result_ids: HashSet<String>,
 }
 
@@ -48,15 +48,15 @@ pub fn normalize_tool_call_id(id: &str) -> String {
 }
 
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
-pub(crate) fn same_model(assistant: &Value, model: &Value) -> bool {
+pub(crate) fn same_model(assistant: &JsValue, model: &JsValue) -> bool {
     strict_equals(field(assistant, "provider"), field(model, "provider"))
         && strict_equals(field(assistant, "api"), field(model, "api"))
         && strict_equals(field(assistant, "model"), field(model, "id"))
 }
 
 pub(crate) fn transform<'a>(
-    messages: Vec<Cow<'a, Value>>,
-    model: &Value,
+    messages: Vec<Cow<'a, JsValue<'a>>>,
+    model: &JsValue,
     v: PiVersion,
     fault: Option<Fault>,
 ) -> Result<Transformed<'a>, Thrown> {
@@ -87,7 +87,9 @@ pub(crate) fn transform<'a>(
 }
 
 /// Step 0: `msg.content == null ? {...msg, content: []} : msg`.
-fn normalize_null_content(messages: Vec<Cow<'_, Value>>) -> Result<Vec<Cow<'_, Value>>, Thrown> {
+fn normalize_null_content<'a>(
+    messages: Vec<Cow<'a, JsValue<'a>>>,
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     messages
         .into_iter()
         .map(|message| {
@@ -107,30 +109,30 @@ fn normalize_null_content(messages: Vec<Cow<'_, Value>>) -> Result<Vec<Cow<'_, V
 /// or a string spreads its indices, any other primitive spreads nothing. (A string is spread per
 /// character here; JavaScript spreads per UTF-16 unit, which only differs for astral characters,
 /// whose lone halves JSON cannot hold anyway.)
-fn spread_with_empty_content(value: &Value) -> Value {
+fn spread_with_empty_content<'a>(value: &JsValue<'a>) -> JsValue<'a> {
     let mut map = match value {
-        Value::Object(map) => map.clone(),
-        Value::Array(items) => items
+        JsValue::Object(map) => map.clone(),
+        JsValue::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, item)| (i.to_string(), item.clone()))
             .collect(),
-        Value::String(text) => js_string::code_units(text)
+        JsValue::String(text) => js_string::code_units(text)
             .enumerate()
-            .map(|(i, unit)| (i.to_string(), Value::from(js_string::to_string(unit))))
+            .map(|(i, unit)| (i.to_string(), JsValue::from(js_string::to_string(unit))))
             .collect(),
-        _ => Map::new(),
+        _ => Object::new(),
     };
-    map.insert("content".into(), json!([]));
-    Value::Object(map)
+    map.insert("content", JsValue::Array(Vec::new()));
+    JsValue::Object(map)
 }
 
 /// Whether the target model takes images: `model.input.includes("image")`.
-fn model_takes_images(model: &Value) -> Result<bool, Thrown> {
+fn model_takes_images(model: &JsValue) -> Result<bool, Thrown> {
     match field(model, "input") {
-        Some(Value::Array(items)) => Ok(items.iter().any(|item| item == "image")),
-        Some(Value::String(text)) => Ok(text.contains("image")),
-        input @ (None | Some(Value::Null)) => Err(throw(js::cannot_read(input, "includes"))),
+        Some(JsValue::Array(items)) => Ok(items.iter().any(|item| item == "image")),
+        Some(JsValue::String(text)) => Ok(text.contains("image")),
+        input @ (None | Some(JsValue::Null)) => Err(throw(js::cannot_read(input, "includes"))),
         Some(_) => Err(throw(
             "TypeError: model.input.includes is not a function".into(),
         )),
@@ -144,9 +146,9 @@ fn model_takes_images(model: &Value) -> Result<bool, Thrown> {
 /// and before that the next step (the first pass over the messages) throws the same `role` error
 /// at the same stage.
 fn downgrade_images<'a>(
-    messages: Vec<Cow<'a, Value>>,
-    model: &Value,
-) -> Result<Vec<Cow<'a, Value>>, Thrown> {
+    messages: Vec<Cow<'a, JsValue<'a>>>,
+    model: &JsValue,
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     if model_takes_images(model)? {
         return Ok(messages);
     }
@@ -155,7 +157,7 @@ fn downgrade_images<'a>(
         .map(|message| {
             let role = field(&message, "role");
             let content = field(&message, "content");
-            let placeholder = if is_str(role, "user") && content.is_some_and(Value::is_array) {
+            let placeholder = if is_str(role, "user") && content.is_some_and(JsValue::is_array) {
                 USER_IMAGE_PLACEHOLDER
             } else if is_str(role, "toolResult") {
                 TOOL_IMAGE_PLACEHOLDER
@@ -164,18 +166,18 @@ fn downgrade_images<'a>(
             };
             let blocks = iterate_content(content)?;
             let replaced = replace_images(&blocks, placeholder)?;
-            Ok(with_field(&message, "content", Value::Array(replaced)))
+            Ok(with_field(&message, "content", JsValue::Array(replaced)))
         })
         .collect()
 }
 
 /// `for (const block of content)`: arrays yield their items, strings their characters, and
 /// anything else throws.
-fn iterate_content(content: Option<&Value>) -> Result<Vec<Value>, Thrown> {
+fn iterate_content<'a>(content: Option<&JsValue<'a>>) -> Result<Vec<JsValue<'a>>, Thrown> {
     match content {
-        Some(Value::Array(items)) => Ok(items.clone()),
-        Some(Value::String(text)) => Ok(js_string::chars(text)
-            .map(|c| Value::from(js_string::to_string(c)))
+        Some(JsValue::Array(items)) => Ok(items.clone()),
+        Some(JsValue::String(text)) => Ok(js_string::chars(text)
+            .map(|c| JsValue::from(js_string::to_string(c)))
             .collect()),
         _ => Err(throw("TypeError: content is not iterable".into())),
     }
@@ -183,7 +185,10 @@ fn iterate_content(content: Option<&Value>) -> Result<Vec<Value>, Thrown> {
 
 /// `replaceImagesWithPlaceholder`: a run of images becomes one placeholder, and a literal
 /// placeholder text also absorbs the images that follow it.
-pub(crate) fn replace_images(blocks: &[Value], placeholder: &str) -> Result<Vec<Value>, Thrown> {
+pub(crate) fn replace_images<'a>(
+    blocks: &[JsValue<'a>],
+    placeholder: &'static str,
+) -> Result<Vec<JsValue<'a>>, Thrown> {
     let mut out = Vec::with_capacity(blocks.len());
     let mut previous_was_placeholder = false;
     for block in blocks {
@@ -192,7 +197,7 @@ pub(crate) fn replace_images(blocks: &[Value], placeholder: &str) -> Result<Vec<
         }
         if is_str(field(block, "type"), "image") {
             if !previous_was_placeholder {
-                out.push(json!({"type": "text", "text": placeholder}));
+                out.push(text_block(JsValue::from(placeholder)));
             }
             previous_was_placeholder = true;
             continue;
@@ -203,11 +208,20 @@ pub(crate) fn replace_images(blocks: &[Value], placeholder: &str) -> Result<Vec<
     Ok(out)
 }
 
+/// `{type: "text", text}`.
+fn text_block(text: JsValue<'_>) -> JsValue<'_> {
+    JsValue::object([("type", JsValue::from("text")), ("text", text)])
+}
+
 /// `{...message, key: value}`.
-fn with_field<'a>(message: &Value, key: &str, value: Value) -> Cow<'a, Value> {
+fn with_field<'a>(
+    message: &JsValue<'a>,
+    key: &'static str,
+    value: JsValue<'a>,
+) -> Cow<'a, JsValue<'a>> {
     let mut copy = message.clone();
-    if let Value::Object(map) = &mut copy {
-        map.insert(key.into(), value);
+    if let JsValue::Object(map) = &mut copy {
+        map.insert(key, value);
     }
     Cow::Owned(copy)
 }
@@ -215,25 +229,25 @@ fn with_field<'a>(message: &Value, key: &str, value: Value) -> Cow<'a, Value> {
 /// Step 2 for one message: remap a result's id through the global map, or rewrite an
 /// assistant's blocks.
 fn first_pass_message<'a>(
-    message: Cow<'a, Value>,
-    model: &Value,
+    message: Cow<'a, JsValue<'a>>,
+    model: &JsValue,
     v: PiVersion,
     id_map: &mut HashMap<String, String>,
     remapped_result_ids: &mut HashSet<String>,
     fault: Option<Fault>,
-) -> Result<Cow<'a, Value>, Thrown> {
+) -> Result<Cow<'a, JsValue<'a>>, Thrown> {
     if message.is_null() {
         return Err(throw(js::cannot_read(Some(&message), "role")));
     }
     let role = field(&message, "role");
     if is_str(role, "toolResult") && fault != Some(Fault::CompareRawIds) {
         let remapped = field(&message, "toolCallId")
-            .and_then(Value::as_str)
+            .and_then(JsValue::as_str)
             .and_then(|id| id_map.get(id).filter(|n| n.as_str() != id));
         return Ok(match remapped {
             Some(normalized) => {
                 remapped_result_ids.insert(normalized.clone());
-                with_field(&message, "toolCallId", Value::from(normalized.clone()))
+                with_field(&message, "toolCallId", JsValue::from(normalized.clone()))
             }
             None => message,
         });
@@ -243,8 +257,8 @@ fn first_pass_message<'a>(
     }
     let same = same_model(&message, model);
     let blocks = match field(&message, "content") {
-        Some(Value::Array(blocks)) => blocks,
-        content @ (None | Some(Value::Null)) => {
+        Some(JsValue::Array(blocks)) => blocks,
+        content @ (None | Some(JsValue::Null)) => {
             return Err(throw(js::cannot_read(content, "flatMap")));
         }
         Some(_) => {
@@ -255,7 +269,7 @@ fn first_pass_message<'a>(
     };
     // The new content, begun at the first block that changes: an assistant whose blocks all stay
     // is neither copied nor rebuilt.
-    let mut content: Option<Vec<Value>> = None;
+    let mut content: Option<Vec<JsValue<'a>>> = None;
     for (i, block) in blocks.iter().enumerate() {
         let outcome = transform_block(block, same, v, id_map)?;
         if content.is_none() && matches!(outcome, BlockOutcome::Keep) {
@@ -270,25 +284,25 @@ fn first_pass_message<'a>(
         }
     }
     Ok(match content {
-        Some(content) => with_field(&message, "content", Value::Array(content)),
+        Some(content) => with_field(&message, "content", JsValue::Array(content)),
         None => message,
     })
 }
 
-enum BlockOutcome<'b> {
+enum BlockOutcome<'b, 'a> {
     Keep,
     Drop,
-    Replace(Value),
+    Replace(JsValue<'a>),
     /// `flatMap` flattens a returned array one level: an array "block" is spliced in.
-    Flatten(&'b [Value]),
+    Flatten(&'b [JsValue<'a>]),
 }
 
-fn transform_block<'b>(
-    block: &'b Value,
+fn transform_block<'b, 'a>(
+    block: &'b JsValue<'a>,
     same: bool,
     v: PiVersion,
     id_map: &mut HashMap<String, String>,
-) -> Result<BlockOutcome<'b>, Thrown> {
+) -> Result<BlockOutcome<'b, 'a>, Thrown> {
     if block.is_null() {
         return Err(throw(js::cannot_read(Some(block), "type")));
     }
@@ -300,12 +314,12 @@ fn transform_block<'b>(
         if same {
             return Ok(BlockOutcome::Keep);
         }
-        let mut map = Map::new();
-        map.insert("type".into(), Value::from("text"));
+        let mut map = Object::new();
+        map.insert("type", JsValue::from("text"));
         if let Some(text) = field(block, "text") {
-            map.insert("text".into(), text.clone());
+            map.insert("text", text.clone());
         }
-        return Ok(BlockOutcome::Replace(Value::Object(map)));
+        return Ok(BlockOutcome::Replace(JsValue::Object(map)));
     }
     if is_str(kind, "toolCall") {
         if same {
@@ -314,21 +328,21 @@ fn transform_block<'b>(
         let mut call = block.clone();
         let mut changed = false;
         if truthy(field(block, "thoughtSignature")) {
-            if let Value::Object(map) = &mut call {
+            if let JsValue::Object(map) = &mut call {
                 map.remove("thoughtSignature");
             }
             changed = true;
         }
         let id = match field(block, "id") {
-            Some(Value::String(id)) => id,
-            id @ (None | Some(Value::Null)) => return Err(throw(js::cannot_read(id, "replace"))),
+            Some(JsValue::String(id)) => id,
+            id @ (None | Some(JsValue::Null)) => return Err(throw(js::cannot_read(id, "replace"))),
             Some(_) => return Err(throw("TypeError: id.replace is not a function".into())),
         };
         let normalized = normalize_tool_call_id(id);
         if normalized != *id {
-            id_map.insert(id.clone(), normalized.clone());
-            if let Value::Object(map) = &mut call {
-                map.insert("id".into(), Value::from(normalized));
+            id_map.insert(id.to_string(), normalized.clone());
+            if let JsValue::Object(map) = &mut call {
+                map.insert("id", JsValue::from(normalized));
             }
             changed = true;
         }
@@ -339,13 +353,17 @@ fn transform_block<'b>(
         });
     }
     Ok(match block {
-        Value::Array(items) => BlockOutcome::Flatten(items),
+        JsValue::Array(items) => BlockOutcome::Flatten(items),
         _ => BlockOutcome::Keep,
     })
 }
 
 /// A thinking block: kept, dropped, or (another model, before 1.3.0) turned into plain text.
-fn thinking_block(block: &Value, same: bool, v: PiVersion) -> Result<BlockOutcome<'_>, Thrown> {
+fn thinking_block<'b, 'a>(
+    block: &'b JsValue<'a>,
+    same: bool,
+    v: PiVersion,
+) -> Result<BlockOutcome<'b, 'a>, Thrown> {
     let redacted = truthy(field(block, "redacted"));
     let signed = truthy(field(block, "thinkingSignature"));
     if v.drops_cross_model_thinking() {
@@ -377,18 +395,18 @@ fn thinking_block(block: &Value, same: bool, v: PiVersion) -> Result<BlockOutcom
     if same {
         return Ok(BlockOutcome::Keep);
     }
-    let text = field(block, "thinking").cloned().unwrap_or(Value::Null);
-    Ok(BlockOutcome::Replace(json!({"type": "text", "text": text})))
+    let text = field(block, "thinking").cloned().unwrap_or(JsValue::Null);
+    Ok(BlockOutcome::Replace(text_block(text)))
 }
 
 /// `!(!block.thinking || block.thinking.trim() === "")`, throwing where `trim` does not exist.
-fn has_thinking_text(block: &Value) -> Result<bool, Thrown> {
+fn has_thinking_text(block: &JsValue) -> Result<bool, Thrown> {
     let thinking = field(block, "thinking");
     if !truthy(thinking) {
         return Ok(false);
     }
     match thinking {
-        Some(Value::String(text)) => Ok(!js::is_blank(text)),
+        Some(JsValue::String(text)) => Ok(!js::is_blank(text)),
         _ => Err(throw(
             "TypeError: block.thinking.trim is not a function".into(),
         )),
@@ -408,35 +426,35 @@ enum IdKey<'k> {
 }
 
 impl<'k> IdKey<'k> {
-    fn of(id: Option<&'k Value>) -> Option<Self> {
+    fn of(id: Option<&'k JsValue>) -> Option<Self> {
         match id {
             None => Some(IdKey::Undefined),
-            Some(Value::Null) => Some(IdKey::Null),
-            Some(Value::Bool(b)) => Some(IdKey::Bool(*b)),
-            Some(Value::Number(n)) => Some(IdKey::Number((n.as_f64()? + 0.0).to_bits())),
-            Some(Value::String(s)) => Some(IdKey::Str(s)),
-            Some(Value::Array(_) | Value::Object(_)) => None,
+            Some(JsValue::Null) => Some(IdKey::Null),
+            Some(JsValue::Bool(b)) => Some(IdKey::Bool(*b)),
+            Some(JsValue::Number(n)) => Some(IdKey::Number((n.as_f64()? + 0.0).to_bits())),
+            Some(JsValue::String(s)) => Some(IdKey::Str(s)),
+            Some(JsValue::Array(_) | JsValue::Object(_)) => None,
         }
     }
 }
 
 /// Step 3: the tool-call accounting pass.
-fn account_tool_calls(
-    messages: Vec<Cow<'_, Value>>,
+fn account_tool_calls<'a>(
+    messages: Vec<Cow<'a, JsValue<'a>>>,
     v: PiVersion,
     fault: Option<Fault>,
-) -> Result<Vec<Cow<'_, Value>>, Thrown> {
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     let mut ledger = Ledger {
         out: Vec::with_capacity(messages.len() + 4),
         pending: None,
         held: Vec::new(),
     };
     for message in messages {
-        let role = field(&message, "role").and_then(Value::as_str);
+        let role = field(&message, "role").and_then(JsValue::as_str);
         match role {
             Some("assistant") => {
                 ledger.close();
-                let stop = field(&message, "stopReason").and_then(Value::as_str);
+                let stop = field(&message, "stopReason").and_then(JsValue::as_str);
                 if matches!(stop, Some("error" | "aborted"))
                     && fault != Some(Fault::KeepErroredAssistants)
                 {
@@ -465,9 +483,9 @@ fn account_tool_calls(
 }
 
 /// The `toolCall` blocks of an assistant's (already transformed, so array) content.
-fn calls_of(assistant: &Value) -> impl Iterator<Item = &Value> {
+fn calls_of<'v, 'a>(assistant: &'v JsValue<'a>) -> impl Iterator<Item = &'v JsValue<'a>> {
     field(assistant, "content")
-        .and_then(Value::as_array)
+        .and_then(JsValue::as_array)
         .into_iter()
         .flatten()
         .filter(|block| is_str(field(block, "type"), "toolCall"))
@@ -475,8 +493,8 @@ fn calls_of(assistant: &Value) -> impl Iterator<Item = &Value> {
 
 /// `assistant.content.filter(b => b.type === "toolCall").length > 0`, throwing where a block is
 /// `null` (only possible for arrays `flatMap` spliced in).
-fn has_tool_calls(assistant: &Value) -> Result<bool, Thrown> {
-    let Some(Value::Array(blocks)) = field(assistant, "content") else {
+fn has_tool_calls(assistant: &JsValue) -> Result<bool, Thrown> {
+    let Some(JsValue::Array(blocks)) = field(assistant, "content") else {
         return Ok(false);
     };
     if let Some(null) = blocks.iter().find(|block| block.is_null()) {
@@ -486,13 +504,13 @@ fn has_tool_calls(assistant: &Value) -> Result<bool, Thrown> {
 }
 
 struct Ledger<'a> {
-    out: Vec<Cow<'a, Value>>,
+    out: Vec<Cow<'a, JsValue<'a>>>,
     /// Index in `out` of the assistant whose calls are open.
     pending: Option<usize>,
-    held: Vec<Cow<'a, Value>>,
+    held: Vec<Cow<'a, JsValue<'a>>>,
 }
 
-impl Ledger<'_> {
+impl<'a> Ledger<'a> {
     /// `closePendingToolCalls`: a synthetic result for every call of the open assistant that no
     /// result since it answers (in call order, duplicates included), then the held system
     /// messages.
@@ -504,7 +522,7 @@ impl Ledger<'_> {
                 .filter(|m| is_str(field(m, "role"), "toolResult"))
                 .filter_map(|m| IdKey::of(field(m, "toolCallId")))
                 .collect();
-            let synthetic: Vec<Value> = calls_of(&before[assistant])
+            let synthetic: Vec<JsValue<'a>> = calls_of(&before[assistant])
                 .filter(|call| {
                     !IdKey::of(field(call, "id")).is_some_and(|key| answered.contains(&key))
                 })
@@ -518,22 +536,22 @@ impl Ledger<'_> {
 
 /// The result pi invents for an unanswered call. The timestamp is wall-clock time in pi; the
 /// model freezes it to 0, as the reference vectors do.
-fn synthetic_result(call: &Value) -> Value {
-    let mut map = Map::new();
-    map.insert("role".into(), Value::from("toolResult"));
+fn synthetic_result<'a>(call: &JsValue<'a>) -> JsValue<'a> {
+    let mut map = Object::new();
+    map.insert("role", JsValue::from("toolResult"));
     if let Some(id) = field(call, "id") {
-        map.insert("toolCallId".into(), id.clone());
+        map.insert("toolCallId", id.clone());
     }
     if let Some(name) = field(call, "name") {
-        map.insert("toolName".into(), name.clone());
+        map.insert("toolName", name.clone());
     }
     map.insert(
-        "content".into(),
-        json!([{"type": "text", "text": NO_RESULT_TEXT}]),
+        "content",
+        JsValue::Array(vec![text_block(JsValue::from(NO_RESULT_TEXT))]),
     );
-    map.insert("isError".into(), Value::Bool(true));
-    map.insert("timestamp".into(), Value::from(0));
-    Value::Object(map)
+    map.insert("isError", JsValue::Bool(true));
+    map.insert("timestamp", JsValue::from(0u64));
+    JsValue::Object(map)
 }
 
 #[cfg(test)]

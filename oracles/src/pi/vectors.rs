@@ -10,12 +10,13 @@ use serde_json::{Map, Value, json};
 use super::{
     Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
 };
-use crate::js::{field, truthy};
+use crate::js::truthy;
+use crate::js_value::{self, JsValue};
 
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
 /// mode (`run_messages`).
 pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
-    if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
+    if input.get("entries").is_some() || input.get("jsonl").is_some() {
         return run_session_input(input, v);
     }
     run_messages(input, v, None)
@@ -73,14 +74,16 @@ pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fa
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
 pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) -> Value {
-    let Some(Value::Array(messages)) = field(input, "messages") else {
+    let Some(Value::Array(messages)) = input.get("messages") else {
         return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
     };
-    let model = merged_model(field(input, "model"));
-    let llm = if truthy(field(input, "skipConvert")) {
+    let model = merged_model(input.get("model"));
+    let model = JsValue::from(&model);
+    let messages = js_value::borrow_all(messages);
+    let llm = if truthy(input.get("skipConvert")) {
         messages.iter().map(Cow::Borrowed).collect()
     } else {
-        match convert::convert(messages, v) {
+        match convert::convert(&messages, v) {
             Ok(llm) => llm,
             Err(thrown) => return failure(&thrown, []),
         }
@@ -90,7 +93,7 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
         Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
     };
     let mut output = Map::new();
-    if truthy(field(input, "anthropic")) {
+    if truthy(input.get("anthropic")) {
         match request::build(&llm, &transformed, &model, v, fault) {
             Ok(request) => {
                 output.insert("anthropic".into(), request.to_json());
@@ -122,8 +125,8 @@ fn merged_model(overrides: Option<&Value>) -> Value {
     model
 }
 
-fn to_array(messages: &[Cow<'_, Value>]) -> Value {
-    Value::Array(messages.iter().map(|m| m.as_ref().clone()).collect())
+fn to_array(messages: &[Cow<'_, JsValue<'_>>]) -> Value {
+    Value::Array(messages.iter().map(|m| m.to_value()).collect())
 }
 
 fn failure<const N: usize>(thrown: &Thrown, completed: [(&str, Value); N]) -> Value {

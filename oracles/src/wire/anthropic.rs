@@ -13,9 +13,9 @@
 
 use std::borrow::Cow;
 
+use crate::js_value::JsValue;
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
-use serde_json::Value;
 
 use super::WireRule;
 
@@ -47,14 +47,14 @@ struct Located<'r, 'a> {
 }
 
 impl<'a> Located<'_, 'a> {
-    fn tool_use_id(&self) -> Option<Option<&'a Value>> {
+    fn tool_use_id(&self) -> Option<Option<&'a JsValue<'a>>> {
         match self.value {
             Some(Block::ToolUse { id, .. }) => Some(*id),
             _ => None,
         }
     }
 
-    fn tool_result_id(&self) -> Option<Option<&'a Value>> {
+    fn tool_result_id(&self) -> Option<Option<&'a JsValue<'a>>> {
         match self.value {
             Some(Block::ToolResult { tool_use_id, .. }) => Some(*tool_use_id),
             _ => None,
@@ -121,16 +121,16 @@ fn merge_turns<'r, 'a>(messages: &'r [Message<'a>]) -> Vec<Turn<'r, 'a>> {
 /// The turn's `tool_use` blocks with their ids.
 fn tool_uses<'t, 'r, 'a>(
     turn: &'t Turn<'r, 'a>,
-) -> impl Iterator<Item = (&'t Located<'r, 'a>, Option<&'a Value>)> + 't {
+) -> impl Iterator<Item = (&'t Located<'r, 'a>, Option<&'a JsValue<'a>>)> + 't {
     turn.blocks
         .iter()
         .filter_map(|b| b.tool_use_id().map(|id| (b, id)))
 }
 
 /// An id as the API compares and prints it.
-fn id_text(id: Option<&Value>) -> Option<Cow<'_, str>> {
+fn id_text<'a>(id: Option<&'a JsValue<'a>>) -> Option<Cow<'a, str>> {
     match id? {
-        Value::String(id) => Some(Cow::Borrowed(id)),
+        JsValue::String(id) => Some(Cow::Borrowed(id)),
         other => Some(Cow::Owned(other.to_string())),
     }
 }
@@ -186,8 +186,8 @@ fn check_tool_uses<'a>(
 }
 
 /// Why the API refuses this id, if it does.
-fn id_syntax_problem(id: Option<&Value>) -> Option<&'static str> {
-    let Some(Value::String(id)) = id else {
+fn id_syntax_problem(id: Option<&JsValue>) -> Option<&'static str> {
+    let Some(JsValue::String(id)) = id else {
         return Some("Input should be a valid string");
     };
     if !id.is_empty()
@@ -287,14 +287,16 @@ fn check_results(
 mod tests {
     use super::WireRule::*;
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    use crate::js::field;
 
     /// The typed request of a JSON body written here (roles `user` and `assistant`).
-    fn typed(body: &Value) -> Request<'_> {
+    fn typed<'a>(body: &'a JsValue<'a>) -> Request<'a> {
         Request {
             model: None,
-            messages: body["messages"]
-                .as_array()
+            messages: field(body, "messages")
+                .and_then(JsValue::as_array)
                 .unwrap()
                 .iter()
                 .map(message)
@@ -305,40 +307,47 @@ mod tests {
         }
     }
 
-    fn message(message: &Value) -> Message<'_> {
+    fn message<'a>(message: &'a JsValue<'a>) -> Message<'a> {
         Message {
-            role: match message["role"].as_str() {
+            role: match field(message, "role").and_then(JsValue::as_str) {
                 Some("user") => Role::User,
                 Some("assistant") => Role::Assistant,
                 other => panic!("no role {other:?} in a request"),
             },
-            content: match &message["content"] {
-                Value::String(text) => Content::Text(Cow::Borrowed(text)),
-                blocks => Content::Blocks(blocks.as_array().unwrap().iter().map(block).collect()),
+            content: match field(message, "content") {
+                Some(JsValue::String(text)) => Content::Text(Cow::Borrowed(text)),
+                blocks => Content::Blocks(
+                    blocks
+                        .and_then(JsValue::as_array)
+                        .unwrap()
+                        .iter()
+                        .map(block)
+                        .collect(),
+                ),
             },
         }
     }
 
-    fn block(block: &Value) -> Block<'_> {
-        match block["type"].as_str() {
+    fn block<'a>(block: &'a JsValue<'a>) -> Block<'a> {
+        match field(block, "type").and_then(JsValue::as_str) {
             Some("tool_use") => Block::ToolUse {
-                id: block.get("id"),
-                name: block.get("name"),
-                input: block.get("input"),
+                id: field(block, "id"),
+                name: field(block, "name"),
+                input: field(block, "input"),
             },
             Some("tool_result") => Block::ToolResult {
-                tool_use_id: block.get("tool_use_id"),
+                tool_use_id: field(block, "tool_use_id"),
                 content: Content::Text(Cow::Borrowed("ok")),
-                is_error: block.get("is_error"),
+                is_error: field(block, "is_error"),
             },
             _ => Block::Text {
-                text: Cow::Borrowed(block["text"].as_str().unwrap()),
+                text: Cow::Borrowed(field(block, "text").and_then(JsValue::as_str).unwrap()),
             },
         }
     }
 
     fn rules(request: &Value) -> Vec<(WireRule, usize, Option<usize>)> {
-        validate(&typed(request))
+        validate(&typed(&JsValue::from(request)))
             .iter()
             .map(|v| (v.rule, v.message, v.block))
             .collect()
@@ -389,7 +398,7 @@ mod tests {
             rules(&request),
             vec![(OrphanResult, 3, Some(0)), (OrphanResult, 3, Some(1))]
         );
-        let text = &validate(&typed(&request))[0].text;
+        let text = &validate(&typed(&JsValue::from(&request)))[0].text;
         assert!(text.starts_with(
             "messages.3.content.0: unexpected tool_use_id found in tool_result blocks: x."
         ));

@@ -86,6 +86,7 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
 
 #[test]
 fn the_borrowing_pipeline_renders_what_render_does() {
+    use ctxfuzz_oracles::js_value::{self, JsValue};
     use ctxfuzz_oracles::pi::{convert_and_transform, default_model, render};
     let mut compared = 0;
     for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
@@ -106,10 +107,12 @@ fn the_borrowing_pipeline_renders_what_render_does() {
             if skip_convert {
                 continue;
             }
-            let borrowed = convert_and_transform(messages, &model, variant).expect("renders");
+            let input = js_value::borrow_all(messages);
+            let borrowed =
+                convert_and_transform(&input, &JsValue::from(&model), variant).expect("renders");
             assert_eq!(
-                borrowed.iter().map(|m| m.as_ref()).collect::<Vec<_>>(),
-                rendered.transformed.iter().collect::<Vec<_>>(),
+                borrowed.iter().map(|m| m.to_value()).collect::<Vec<_>>(),
+                rendered.transformed,
                 "[{variant}] {}: the borrowing pipeline renders what `render` does",
                 vector.name
             );

@@ -12,6 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -71,16 +72,16 @@ impl InputFile {
 }
 
 impl OracleJson {
-    /// Reads and judges the file as `check` does (`read_json`, `messages_of`, the wire oracle),
-    /// from bytes instead of from disk: the verdict, or the one-line error.
+    /// Reads and judges the file as `check` does (`parse_json_borrowed`, `messages_of`, the wire
+    /// oracle), from bytes instead of from disk: the verdict, or the one-line error.
     fn check(&self, bytes: Vec<u8>) -> Result<Judgement> {
         let path = Path::new(FILE_NAME);
         let text = io::text_of(path, bytes)?;
-        let document = io::parse_json(path, &text)?;
+        let document = io::parse_json_borrowed(path, &text)?;
         let messages = io::messages_of(path, &document)?;
-        Ok(wire::judge(
+        Ok(wire::judge_borrowed(
             messages,
-            &self.boundary.model,
+            &JsValue::from(&self.boundary.model),
             self.boundary.pi,
         ))
     }

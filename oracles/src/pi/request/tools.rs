@@ -5,7 +5,7 @@
 //! (`constrainedSampling: {"type": "json_schema"}`), which pi may reject with its own error: such
 //! a tool is judged by its `parameters` like any other.
 
-use serde_json::Value;
+use crate::js_value::JsValue;
 
 use super::throw;
 use crate::js::{self, field};
@@ -14,15 +14,15 @@ use crate::pi::Thrown;
 /// A declared tool as pi's `Map` holds it: by its `name`, with the `parameters` read later.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Tool<'v> {
-    name: Option<&'v Value>,
-    parameters: Option<&'v Value>,
+    name: Option<&'v JsValue<'v>>,
+    parameters: Option<&'v JsValue<'v>>,
 }
 
 /// `getCurrentTools(messages)` over the system messages: each one's `toolsRemoved` deletes by
 /// name, then its `toolsAdded` sets by name (a same-named tool is replaced in place, a new one
 /// appended), which is the order of pi's `Map`. Names compare by SameValueZero, which for JSON
 /// values is `===`.
-pub(super) fn current<'v>(system_messages: &[&'v Value]) -> Result<Vec<Tool<'v>>, Thrown> {
+pub(super) fn current<'v>(system_messages: &[&'v JsValue<'v>]) -> Result<Vec<Tool<'v>>, Thrown> {
     let mut tools: Vec<Tool<'v>> = Vec::new();
     for message in system_messages {
         for removed in iterate(field(message, "toolsRemoved"))? {
@@ -44,36 +44,36 @@ pub(super) fn current<'v>(system_messages: &[&'v Value]) -> Result<Vec<Tool<'v>>
 /// `for (const tool of value ?? [])` reading each `tool.name`: an array gives its elements (a
 /// `null` one throws), a string its code points (primitives, so no name and no parameters);
 /// anything else is not iterable.
-fn iterate(value: Option<&Value>) -> Result<Vec<Tool<'_>>, Thrown> {
+fn iterate<'a>(value: Option<&'a JsValue<'a>>) -> Result<Vec<Tool<'a>>, Thrown> {
     let not_iterable = |shown: String| {
         throw(format!(
             "TypeError: {shown} is not iterable (cannot read property Symbol(Symbol.iterator))"
         ))
     };
     match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
+        None | Some(JsValue::Null) => Ok(Vec::new()),
+        Some(JsValue::Array(items)) => items
             .iter()
             .map(|item| match item {
-                Value::Null => Err(throw(js::cannot_read(Some(item), "name"))),
+                JsValue::Null => Err(throw(js::cannot_read(Some(item), "name"))),
                 _ => Ok(Tool {
                     name: field(item, "name"),
                     parameters: field(item, "parameters"),
                 }),
             })
             .collect(),
-        Some(Value::String(text)) => Ok(crate::js_string::chars(text)
+        Some(JsValue::String(text)) => Ok(crate::js_string::chars(text)
             .map(|_| Tool {
                 name: None,
                 parameters: None,
             })
             .collect()),
-        Some(Value::Number(n)) => Err(not_iterable(format!(
+        Some(JsValue::Number(n)) => Err(not_iterable(format!(
             "number {}",
             js::number_to_js_string(n.as_f64().unwrap_or(f64::NAN))
         ))),
-        Some(Value::Bool(b)) => Err(not_iterable(format!("boolean {b}"))),
-        Some(Value::Object(_)) => Err(not_iterable("object".to_string())),
+        Some(JsValue::Bool(b)) => Err(not_iterable(format!("boolean {b}"))),
+        Some(JsValue::Object(_)) => Err(not_iterable("object".to_string())),
     }
 }
 

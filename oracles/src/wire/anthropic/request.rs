@@ -10,11 +10,13 @@ use std::borrow::Cow;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::js_value::JsValue;
+
 /// `{"model", "messages", "system"?, "max_tokens", "stream": true}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Request<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<&'a Value>,
+    pub model: Option<&'a JsValue<'a>>,
     pub messages: Vec<Message<'a>>,
     /// The system prompt, written as one text block.
     #[serde(
@@ -23,7 +25,7 @@ pub struct Request<'a> {
     )]
     pub system: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<&'a Value>,
+    pub max_tokens: Option<&'a JsValue<'a>>,
     pub stream: bool,
 }
 
@@ -66,30 +68,30 @@ pub enum Block<'a> {
     },
     RedactedThinking {
         #[serde(skip_serializing_if = "Option::is_none")]
-        data: Option<&'a Value>,
+        data: Option<&'a JsValue<'a>>,
     },
     ToolUse {
         #[serde(skip_serializing_if = "Option::is_none")]
-        id: Option<&'a Value>,
+        id: Option<&'a JsValue<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        name: Option<&'a Value>,
+        name: Option<&'a JsValue<'a>>,
         /// `None` is written `{}`.
         #[serde(serialize_with = "empty_object_if_none")]
-        input: Option<&'a Value>,
+        input: Option<&'a JsValue<'a>>,
     },
     ToolResult {
         #[serde(skip_serializing_if = "Option::is_none")]
-        tool_use_id: Option<&'a Value>,
+        tool_use_id: Option<&'a JsValue<'a>>,
         content: Content<'a>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        is_error: Option<&'a Value>,
+        is_error: Option<&'a JsValue<'a>>,
     },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ImageSource<'a> {
-    pub media_type: Option<&'a Value>,
-    pub data: Option<&'a Value>,
+    pub media_type: Option<&'a JsValue<'a>>,
+    pub data: Option<&'a JsValue<'a>>,
 }
 
 impl Request<'_> {
@@ -109,9 +111,9 @@ fn base64_source<S: Serializer>(source: &ImageSource<'_>, out: S) -> Result<S::O
     struct Base64<'a> {
         r#type: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        media_type: Option<&'a Value>,
+        media_type: Option<&'a JsValue<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        data: Option<&'a Value>,
+        data: Option<&'a JsValue<'a>>,
     }
     Base64 {
         r#type: "base64",
@@ -121,7 +123,10 @@ fn base64_source<S: Serializer>(source: &ImageSource<'_>, out: S) -> Result<S::O
     .serialize(out)
 }
 
-fn empty_object_if_none<S: Serializer>(input: &Option<&Value>, out: S) -> Result<S::Ok, S::Error> {
+fn empty_object_if_none<S: Serializer>(
+    input: &Option<&JsValue<'_>>,
+    out: S,
+) -> Result<S::Ok, S::Error> {
     match input {
         Some(input) => input.serialize(out),
         None => serde_json::Map::new().serialize(out),

@@ -1,0 +1,481 @@
+//! A JSON value as `JSON.parse` hands it to the JavaScript, borrowed from the text it was read
+//! from: what the pi pipeline models read.
+//!
+//! `serde_json::Value` owns every string and keeps every object in a B-tree: a transcript parsed
+//! into it is about ten times its text in heap, and finding a field is a string search down the
+//! tree. A [`JsValue`] borrows every string that has no escape from the text, and an object is its
+//! fields in a vector (a message has a handful; a linear scan beats the tree and costs one
+//! allocation). Copying a value the pipeline changes (`{...message, content}`) copies no text.
+//!
+//! An object's keys are unique, as in JavaScript: a key repeated in the text keeps its first
+//! position and takes its last value (`JSON.parse('{"a":1,"a":2}').a === 2`). The order of the
+//! fields is otherwise irrelevant to the models; [`JsValue::to_value`] writes them in
+//! `serde_json`'s order, so a rendered output is the same whichever value it came from.
+//!
+//! [`crate::json_text::parse_borrowed`] reads text into it; `From<&Value>` borrows a
+//! `serde_json::Value` (the fuzz loop's cases) without copying its strings.
+
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+
+use foldhash::{HashMap, HashMapExt};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Number, Value};
+
+#[derive(Debug, Clone, Default)]
+pub enum JsValue<'a> {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<JsValue<'a>>),
+    Object(Object<'a>),
+}
+
+/// An object's fields, each key once, in the order they first appeared.
+#[derive(Debug, Clone, Default)]
+pub struct Object<'a>(Vec<(Cow<'a, str>, JsValue<'a>)>);
+
+/// Objects up to this many fields are checked for a repeated key pair by pair; larger ones
+/// through a hash map, so a hostile object of a million keys is read in linear time.
+const PAIRWISE_LIMIT: usize = 16;
+
+impl<'a> Object<'a> {
+    pub fn new() -> Self {
+        Object(Vec::new())
+    }
+
+    /// The fields as read, a repeated key keeping its first position and its last value.
+    pub fn from_fields(mut fields: Vec<(Cow<'a, str>, JsValue<'a>)>) -> Self {
+        if fields.len() <= PAIRWISE_LIMIT {
+            let repeated = (1..fields.len()).any(|i| {
+                fields[..i]
+                    .iter()
+                    .any(|(earlier, _)| *earlier == fields[i].0)
+            });
+            if !repeated {
+                return Object(fields);
+            }
+        }
+        // Where each key first appears; `None` when every key is unique.
+        let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(fields.len());
+        let firsts: Vec<usize> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, (key, _))| *first_at.entry(key.as_ref()).or_insert(i))
+            .collect();
+        drop(first_at);
+        if firsts.iter().enumerate().all(|(i, &first)| first == i) {
+            return Object(fields);
+        }
+        // Each field's position in the deduplicated vector, by its index in `fields`.
+        let mut position = vec![0; fields.len()];
+        let mut unique: Vec<(Cow<'a, str>, JsValue<'a>)> = Vec::with_capacity(fields.len());
+        for (i, (key, value)) in fields.drain(..).enumerate() {
+            if firsts[i] == i {
+                position[i] = unique.len();
+                unique.push((key, value));
+            } else {
+                unique[position[firsts[i]]].1 = value;
+            }
+        }
+        Object(unique)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&JsValue<'a>> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// `object[key] = value`: replaces the value in place, or appends the field.
+    pub fn insert(&mut self, key: impl Into<Cow<'a, str>>, value: JsValue<'a>) {
+        let key = key.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    /// `delete object[key]`.
+    pub fn remove(&mut self, key: &str) {
+        self.0.retain(|(k, _)| k != key);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &JsValue<'a>)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a, K: Into<Cow<'a, str>>> FromIterator<(K, JsValue<'a>)> for Object<'a> {
+    fn from_iter<I: IntoIterator<Item = (K, JsValue<'a>)>>(fields: I) -> Self {
+        Object::from_fields(fields.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+}
+
+/// Each of `values` borrowed (see `From<&Value>`).
+pub fn borrow_all<M: Borrow<Value>>(values: &[M]) -> Vec<JsValue<'_>> {
+    values
+        .iter()
+        .map(|value| JsValue::from(value.borrow()))
+        .collect()
+}
+
+impl<'a> JsValue<'a> {
+    /// An object of these fields (a repeated key takes its last value).
+    pub fn object<K: Into<Cow<'a, str>>>(
+        fields: impl IntoIterator<Item = (K, JsValue<'a>)>,
+    ) -> Self {
+        JsValue::Object(fields.into_iter().collect())
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, JsValue::Null)
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self, JsValue::Array(_))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            JsValue::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[JsValue<'a>]> {
+        match self {
+            JsValue::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            JsValue::Object(object) => Some(object),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            JsValue::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+
+    /// The same value as a `serde_json::Value` (for output: case files, `render`).
+    pub fn to_value(&self) -> Value {
+        match self {
+            JsValue::Null => Value::Null,
+            JsValue::Bool(b) => Value::Bool(*b),
+            JsValue::Number(n) => Value::Number(n.clone()),
+            JsValue::String(text) => Value::String(text.as_ref().to_owned()),
+            JsValue::Array(items) => Value::Array(items.iter().map(JsValue::to_value).collect()),
+            JsValue::Object(object) => Value::Object(
+                object
+                    .iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The same value owning its strings.
+    pub fn into_owned(self) -> JsValue<'static> {
+        match self {
+            JsValue::Null => JsValue::Null,
+            JsValue::Bool(b) => JsValue::Bool(b),
+            JsValue::Number(n) => JsValue::Number(n),
+            JsValue::String(text) => JsValue::String(Cow::Owned(text.into_owned())),
+            JsValue::Array(items) => {
+                JsValue::Array(items.into_iter().map(JsValue::into_owned).collect())
+            }
+            JsValue::Object(Object(fields)) => JsValue::Object(Object(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+/// The compact JSON text, as `serde_json::Value` prints it.
+impl fmt::Display for JsValue<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(&serde_json::to_string(self).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// JSON equality: an object equals another with the same fields, in any order.
+impl PartialEq for JsValue<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (JsValue::Null, JsValue::Null) => true,
+            (JsValue::Bool(a), JsValue::Bool(b)) => a == b,
+            (JsValue::Number(a), JsValue::Number(b)) => a == b,
+            (JsValue::String(a), JsValue::String(b)) => a == b,
+            (JsValue::Array(a), JsValue::Array(b)) => a == b,
+            (JsValue::Object(a), JsValue::Object(b)) => {
+                a.len() == b.len() && a.iter().all(|(key, value)| b.get(key) == Some(value))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq<str> for JsValue<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for JsValue<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl<'a> From<&'a str> for JsValue<'a> {
+    fn from(text: &'a str) -> Self {
+        JsValue::String(Cow::Borrowed(text))
+    }
+}
+
+impl From<String> for JsValue<'_> {
+    fn from(text: String) -> Self {
+        JsValue::String(Cow::Owned(text))
+    }
+}
+
+impl<'a> From<Cow<'a, str>> for JsValue<'a> {
+    fn from(text: Cow<'a, str>) -> Self {
+        JsValue::String(text)
+    }
+}
+
+impl From<bool> for JsValue<'_> {
+    fn from(b: bool) -> Self {
+        JsValue::Bool(b)
+    }
+}
+
+impl From<u64> for JsValue<'_> {
+    fn from(n: u64) -> Self {
+        JsValue::Number(n.into())
+    }
+}
+
+impl<'a> From<Vec<JsValue<'a>>> for JsValue<'a> {
+    fn from(items: Vec<JsValue<'a>>) -> Self {
+        JsValue::Array(items)
+    }
+}
+
+/// Borrows every string of `value`.
+impl<'a> From<&'a Value> for JsValue<'a> {
+    fn from(value: &'a Value) -> Self {
+        match value {
+            Value::Null => JsValue::Null,
+            Value::Bool(b) => JsValue::Bool(*b),
+            Value::Number(n) => JsValue::Number(n.clone()),
+            Value::String(text) => JsValue::String(Cow::Borrowed(text)),
+            Value::Array(items) => JsValue::Array(items.iter().map(JsValue::from).collect()),
+            // A `Map`'s keys are unique already.
+            Value::Object(map) => JsValue::Object(Object(
+                map.iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), JsValue::from(v)))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+/// Takes over the strings of `value`.
+impl From<Value> for JsValue<'static> {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Null => JsValue::Null,
+            Value::Bool(b) => JsValue::Bool(b),
+            Value::Number(n) => JsValue::Number(n),
+            Value::String(text) => JsValue::String(Cow::Owned(text)),
+            Value::Array(items) => JsValue::Array(items.into_iter().map(JsValue::from).collect()),
+            Value::Object(map) => JsValue::Object(Object(
+                map.into_iter()
+                    .map(|(k, v)| (Cow::Owned(k), JsValue::from(v)))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+impl Serialize for JsValue<'_> {
+    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        match self {
+            JsValue::Null => out.serialize_unit(),
+            JsValue::Bool(b) => out.serialize_bool(*b),
+            JsValue::Number(n) => n.serialize(out),
+            JsValue::String(text) => out.serialize_str(text),
+            JsValue::Array(items) => items.serialize(out),
+            JsValue::Object(object) => {
+                let mut map = out.serialize_map(Some(object.len()))?;
+                for (key, value) in object.iter() {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JsValue<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = JsValue<'de>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(JsValue::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(JsValue::Number(n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(JsValue::Number(n.into()))
+    }
+
+    fn visit_f64<E>(self, x: f64) -> Result<Self::Value, E> {
+        Ok(Number::from_f64(x).map_or(JsValue::Null, JsValue::Number))
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(JsValue::String(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(JsValue::String(Cow::Owned(text.to_owned())))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(JsValue::String(Cow::Owned(text)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(JsValue::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(JsValue::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            fields.push((key.0, map.next_value()?));
+        }
+        fields.shrink_to_fit();
+        Ok(JsValue::Object(Object::from_fields(fields)))
+    }
+}
+
+/// A key, borrowed when the text holds it without escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a string key")
+            }
+
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+
+            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_owned())))
+            }
+
+            fn visit_string<E>(self, key: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn parse(text: &str) -> JsValue<'_> {
+        serde_json::from_str(text).expect("valid JSON")
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
+        let small = parse(r#"{"a": 1, "b": 2, "a": 3}"#);
+        let fields: Vec<_> = small.as_object().unwrap().iter().map(|(k, _)| k).collect();
+        assert_eq!(fields, ["a", "b"]);
+        assert_eq!(small.to_value(), json!({"a": 3, "b": 2}));
+        let keys: Vec<String> = (0..40).map(|i| format!("\"k{i}\": {i}")).collect();
+        let large = format!("{{{}, \"k7\": \"last\"}}", keys.join(", "));
+        let large = parse(&large);
+        let object = large.as_object().unwrap();
+        assert_eq!(object.len(), 40);
+        assert_eq!(object.get("k7").and_then(JsValue::as_str), Some("last"));
+        assert_eq!(object.iter().nth(7).map(|(k, _)| k), Some("k7"));
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed_from_the_text() {
+        let value = parse(r#"{"plain": "text", "escaped": "a\nb"}"#);
+        let object = value.as_object().unwrap();
+        assert!(matches!(
+            object.get("plain"),
+            Some(JsValue::String(Cow::Borrowed("text")))
+        ));
+        assert!(
+            matches!(object.get("escaped"), Some(JsValue::String(Cow::Owned(s))) if s == "a\nb")
+        );
+    }
+
+    #[test]
+    fn a_value_round_trips_through_serde_json() {
+        let original = json!({"n": [1, -2, 1.5, null, true], "s": "x", "o": {"k": {}}});
+        assert_eq!(JsValue::from(&original).to_value(), original);
+        assert_eq!(JsValue::from(original.clone()).to_value(), original);
+        let written = serde_json::to_value(JsValue::from(&original)).unwrap();
+        assert_eq!(written, original);
+    }
+}
