@@ -79,8 +79,7 @@ fn check_session(text: &str, model: &JsValue<'_>) -> usize {
     let loaded = session_file::load(text, PiVersion::From130);
     match loaded.context {
         Some(Ok(context)) => {
-            let messages = js_value::borrow_all(&context.messages);
-            findings(&messages, model, PiVersion::From130).map_or(0, |f| f.len())
+            findings(&context.messages, model, PiVersion::From130).map_or(0, |f| f.len())
         }
         _ => 0,
     }

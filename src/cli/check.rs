@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{Finding, findings};
-use ctxfuzz_oracles::js_value::{self, JsValue};
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
@@ -51,7 +51,7 @@ pub struct Args {
 /// into `convertToLlm`, as a JSON array document.
 enum Document<'t> {
     Transcript(JsValue<'t>),
-    Session(Value),
+    Session(Vec<JsValue<'t>>),
 }
 
 fn read_document<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Document<'t>> {
@@ -67,13 +67,11 @@ fn judge(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Outcome> {
-    let found = match document {
-        Document::Transcript(document) => findings(io::messages_of(path, document)?, model, v),
-        Document::Session(document) => {
-            let messages = js_value::borrow_all(io::messages_of(path, document)?);
-            findings(&messages, model, v)
-        }
+    let messages = match document {
+        Document::Transcript(document) => io::messages_of(path, document)?,
+        Document::Session(messages) => messages,
     };
+    let found = findings(messages, model, v);
     Ok(match found {
         Ok(found) => Outcome::Judged(found),
         Err(thrown) => Outcome::Throws(thrown),

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use ctxfuzz_oracles::invariants::wire::{self, Finding};
-use ctxfuzz_oracles::js_value::{self, JsValue};
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde::Serialize;
 
@@ -204,9 +204,8 @@ impl Report {
             }
             Some(Ok(context)) => context,
         };
-        let messages = js_value::borrow_all(&context.messages);
         let model = JsValue::from(default_model());
-        let findings = match wire::findings(&messages, &model, variant) {
+        let findings = match wire::findings(&context.messages, &model, variant) {
             Ok(findings) => findings,
             Err(thrown) => {
                 self.sessions.pi_fails += 1;
@@ -215,7 +214,11 @@ impl Report {
             }
         };
         self.sessions.judged += 1;
-        for shape in shapes(&context.messages) {
+        // The shape classifier reads `serde_json::Value`s (a copy of the messages, one session
+        // at a time).
+        let messages: Vec<serde_json::Value> =
+            context.messages.iter().map(JsValue::to_value).collect();
+        for shape in shapes(&messages) {
             *self.shapes.entry(shape.to_string()).or_default() += 1;
         }
         self.add_findings(file, &findings);

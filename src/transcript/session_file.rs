@@ -4,23 +4,25 @@
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
-use serde_json::Value;
+use std::borrow::Cow;
 
+use anyhow::{Result, bail};
+
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::PiVersion;
 use ctxfuzz_oracles::pi::session_context::{
     self, MalformedLine, SessionContext, SessionError, SessionLines, SessionRules,
 };
 use ctxfuzz_oracles::{js_string, json_text};
 
-/// What pi makes of one session file.
+/// What pi makes of one session file, borrowing from its text.
 #[derive(Debug)]
-pub struct SessionFile {
+pub struct SessionFile<'t> {
     /// The lines pi skips (not JSON), with their positions.
     pub malformed: Vec<MalformedLine>,
     /// The agent messages pi would start from, or why pi cannot build them. `None` when the file
     /// is not a session (no header on its first entry: pi reads it as an empty session).
-    pub context: Option<Result<SessionContext, SessionError>>,
+    pub context: Option<Result<SessionContext<'t>, SessionError>>,
 }
 
 /// What `JSON.parse` skips before a value.
@@ -41,18 +43,31 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
     if !first.trim_start_matches(JSON_WHITESPACE).starts_with('{') {
         return false;
     }
-    json_text::parse(&js_string::from_text(first))
-        .is_ok_and(|entry| session_context::has_session_header(std::slice::from_ref(&entry)))
+    json_text::parse(&js_string::from_text(first)).is_ok_and(|entry| {
+        session_context::has_session_header(std::slice::from_ref(&JsValue::from(&entry)))
+    })
 }
 
 /// Reads a session file's text with the rules of pi variant `v` (lines as `JSON.parse` reads
 /// them: lone surrogate escapes are kept).
-pub fn load(text: &str, v: PiVersion) -> SessionFile {
+pub fn load(text: &str, v: PiVersion) -> SessionFile<'_> {
+    // A text holding characters the string representation reserves (rare) is decoded into a
+    // copy, and its entries then own their strings.
     let SessionLines {
         mut entries,
         malformed,
         ..
-    } = session_context::parse_file(&js_string::from_text(text));
+    } = match js_string::from_text(text) {
+        Cow::Borrowed(text) => session_context::parse_file(text),
+        Cow::Owned(decoded) => {
+            let lines = session_context::parse_file(&decoded);
+            SessionLines {
+                entries: lines.entries.into_iter().map(JsValue::into_owned).collect(),
+                lines: lines.lines,
+                malformed: lines.malformed,
+            }
+        }
+    };
     if !session_context::has_session_header(&entries) {
         return SessionFile {
             malformed,
@@ -67,10 +82,10 @@ pub fn load(text: &str, v: PiVersion) -> SessionFile {
     }
 }
 
-/// The agent messages of a session file, as `check` judges them (a JSON array). Malformed lines
-/// are reported on stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or
-/// on which pi cannot build the context, is an error.
-pub fn read_messages(path: &Path, text: &str, v: PiVersion) -> Result<Value> {
+/// The agent messages of a session file, as `check` judges them. Malformed lines are reported on
+/// stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or on which pi
+/// cannot build the context, is an error.
+pub fn read_messages<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Vec<JsValue<'t>>> {
     let loaded = load(text, v);
     for m in &loaded.malformed {
         eprintln!(
@@ -94,7 +109,7 @@ pub fn read_messages(path: &Path, text: &str, v: PiVersion) -> Result<Value> {
             "{}: pi cannot build the session context: {error}",
             path.display()
         ),
-        Some(Ok(context)) => Ok(Value::Array(context.messages)),
+        Some(Ok(context)) => Ok(context.messages),
     }
 }
 

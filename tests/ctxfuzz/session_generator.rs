@@ -3,12 +3,17 @@
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file::session_input};
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::session_context::{self, SessionError, SessionRules};
 use serde_json::Value;
 
 fn entries_of(input: &Value) -> Vec<Value> {
     match input.get("jsonl").and_then(Value::as_str) {
-        Some(text) => session_context::parse(text).entries,
+        Some(text) => session_context::parse(text)
+            .entries
+            .iter()
+            .map(JsValue::to_value)
+            .collect(),
         None => input["entries"].as_array().cloned().unwrap_or_default(),
     }
 }
@@ -31,7 +36,7 @@ fn sessions_never_loop_and_reach_every_session_shape() {
     for seed in 0..2_000u64 {
         let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
         let input = session_input(&mut Unstructured::new(&bytes)).expect("generates");
-        let mut entries = entries_of(&input);
+        let entries = entries_of(&input);
         let types: Vec<&str> = entries.iter().filter_map(|e| e["type"].as_str()).collect();
         for (shape, present) in [
             ("compaction", types.contains(&"compaction")),
@@ -63,9 +68,11 @@ fn sessions_never_loop_and_reach_every_session_shape() {
         ] {
             *seen.entry(shape).or_default() += usize::from(present);
         }
+        let mut entries = js_value::borrow_all(&entries);
+        let leaf = input.get("leafId").map(JsValue::from);
         session_context::migrate(&mut entries).ok();
         for rules in SessionRules::ALL {
-            let built = session_context::build_context(&entries, input.get("leafId"), rules);
+            let built = session_context::build_context(&entries, leaf.as_ref(), rules);
             assert!(
                 !matches!(built, Err(SessionError::Loops { .. })),
                 "seed {seed}: {input}"

@@ -4,8 +4,8 @@
 //!
 //! `buildSessionContext(entries, leafId)` walks `parentId` links from the leaf to the root, keeps
 //! what the latest compaction on that path did not summarise, and turns each kept entry into the
-//! agent messages pi sends into `convertToLlm`. It is modelled here on `serde_json::Value`s, the way
-//! the JavaScript reads them (missing vs `null`, truthiness, ids compared with `===`), including
+//! agent messages pi sends into `convertToLlm`. It is modelled here on the entries as
+//! [`JsValue`]s borrowed from the file's text, read the way the JavaScript reads them (missing vs `null`, truthiness, ids compared with `===`), including
 //! the inputs on which it throws. A `parentId` cycle, on which pi loops forever, is reported as
 //! such instead of hanging ctxfuzz.
 
@@ -15,9 +15,10 @@ mod key;
 mod migrate;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::js::{self, truthy};
+use crate::js::{self, field, truthy};
+use crate::js_value::{JsValue, Object};
 use crate::pi::PiVersion;
 
 pub use jsonl::{MalformedLine, SessionLines, has_session_header, parse, parse_file};
@@ -53,26 +54,28 @@ impl SessionRules {
     }
 }
 
-/// What `buildSessionContext` returns.
+/// What `buildSessionContext` returns. The messages pi uses as they are borrow from the entries'
+/// text; the ones it builds own theirs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionContext {
-    pub messages: Vec<Value>,
+pub struct SessionContext<'a> {
+    pub messages: Vec<JsValue<'a>>,
     /// `None` when the last `thinking_level_change` on the path has no `thinkingLevel`
     /// (JavaScript `undefined`, absent from the JSON).
-    pub thinking_level: Option<Value>,
+    pub thinking_level: Option<JsValue<'static>>,
     /// `null`, or `{provider, modelId}` without the fields that were `undefined`.
-    pub model: Value,
+    pub model: JsValue<'static>,
 }
 
-impl SessionContext {
+impl SessionContext<'_> {
     /// The JSON pi would print for it (`JSON.stringify` drops `undefined`).
     pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        out.insert("messages".into(), Value::Array(self.messages.clone()));
+        let mut out = serde_json::Map::new();
+        let messages = self.messages.iter().map(JsValue::to_value).collect();
+        out.insert("messages".into(), Value::Array(messages));
         if let Some(level) = &self.thinking_level {
-            out.insert("thinkingLevel".into(), level.clone());
+            out.insert("thinkingLevel".into(), level.to_value());
         }
-        out.insert("model".into(), self.model.clone());
+        out.insert("model".into(), self.model.to_value());
         Value::Object(out)
     }
 }
@@ -100,45 +103,52 @@ impl std::fmt::Display for SessionError {
 }
 
 /// `buildSessionContext(entries, leafId)`. `leaf` `None` is `undefined` (the last entry is the
-/// leaf); `Some(Value::Null)` is an explicit `null` (nothing selected).
-pub fn build_context(
-    entries: &[Value],
-    leaf: Option<&Value>,
+/// leaf); `Some(JsValue::Null)` is an explicit `null` (nothing selected).
+pub fn build_context<'a>(
+    entries: &[JsValue<'a>],
+    leaf: Option<&JsValue>,
     rules: SessionRules,
-) -> Result<SessionContext, SessionError> {
+) -> Result<SessionContext<'a>, SessionError> {
     let plan = plan(entries, leaf, rules)?;
-    Ok(plan.into_context(|position| entries[position].get("message").cloned()))
+    Ok(plan.into_context(|position| field(&entries[position], "message").cloned()))
 }
 
 /// [`build_context`] on entries the caller no longer needs: each message pi uses as it is is
 /// moved out of its entry instead of copied, so a large session is held once, not twice.
-pub fn build_context_from(
-    mut entries: Vec<Value>,
-    leaf: Option<&Value>,
+pub fn build_context_from<'a>(
+    mut entries: Vec<JsValue<'a>>,
+    leaf: Option<&JsValue>,
     rules: SessionRules,
-) -> Result<SessionContext, SessionError> {
+) -> Result<SessionContext<'a>, SessionError> {
     let plan = plan(&entries, leaf, rules)?;
-    Ok(plan.into_context(|position| entries[position].get_mut("message").map(Value::take)))
+    Ok(plan.into_context(|position| match &mut entries[position] {
+        JsValue::Object(entry) => entry.get_mut("message").map(std::mem::take),
+        _ => None,
+    }))
 }
 
 /// One message of the context: a `message` entry's message as it is (by the entry's position),
-/// or one pi builds.
+/// or one pi builds (owning its strings, so the plan holds no borrow of the entries it may move
+/// the messages out of).
 enum Piece {
     Message(usize),
-    Built(Value),
+    Built(JsValue<'static>),
 }
 
 /// What `buildSessionContext` decides, before its messages are copied or moved out.
 struct Plan {
     pieces: Vec<Piece>,
-    thinking_level: Option<Value>,
-    model: Value,
+    thinking_level: Option<JsValue<'static>>,
+    model: JsValue<'static>,
 }
 
 impl Plan {
     /// The context, with `message(position)` giving the message of a `message` entry (every
     /// one the plan refers to has one, so `None` never occurs).
-    fn into_context(self, mut message: impl FnMut(usize) -> Option<Value>) -> SessionContext {
+    fn into_context<'a>(
+        self,
+        mut message: impl FnMut(usize) -> Option<JsValue<'a>>,
+    ) -> SessionContext<'a> {
         SessionContext {
             messages: self
                 .pieces
@@ -155,8 +165,8 @@ impl Plan {
 }
 
 fn plan(
-    entries: &[Value],
-    leaf: Option<&Value>,
+    entries: &[JsValue<'_>],
+    leaf: Option<&JsValue>,
     rules: SessionRules,
 ) -> Result<Plan, SessionError> {
     let entries: Vec<Entry<'_>> = entries.iter().enumerate().map(Entry::read).collect();
@@ -191,7 +201,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn of(kind: &Value) -> Kind {
+    fn of(kind: &JsValue) -> Kind {
         match kind.as_str() {
             Some("message") => Kind::Message,
             Some("custom_message") => Kind::CustomMessage,
@@ -213,17 +223,17 @@ impl Kind {
 struct Entry<'a> {
     /// Where it is in the file's entries.
     position: usize,
-    value: &'a Value,
+    value: &'a JsValue<'a>,
     kind: Kind,
     id: Key<'a>,
-    parent_id: Option<&'a Value>,
-    message: Option<&'a Value>,
+    parent_id: Option<&'a JsValue<'a>>,
+    message: Option<&'a JsValue<'a>>,
     /// `entry.message.role`, when it is a string.
     role: Option<&'a str>,
 }
 
 impl<'a> Entry<'a> {
-    fn read((position, value): (usize, &'a Value)) -> Self {
+    fn read((position, value): (usize, &'a JsValue<'a>)) -> Self {
         let mut entry = Entry {
             position,
             value,
@@ -233,8 +243,8 @@ impl<'a> Entry<'a> {
             message: None,
             role: None,
         };
-        for (name, field) in value.as_object().into_iter().flatten() {
-            match name.as_str() {
+        for (name, field) in value.as_object().into_iter().flat_map(Object::iter) {
+            match name {
                 "type" => entry.kind = Kind::of(field),
                 "id" => entry.id = Key::of(Some(field)),
                 "parentId" => entry.parent_id = Some(field),
@@ -249,14 +259,14 @@ impl<'a> Entry<'a> {
     }
 
     /// Any other field.
-    fn get(&self, field: &str) -> Option<&'a Value> {
-        self.value.get(field)
+    fn get(&self, name: &str) -> Option<&'a JsValue<'a>> {
+        field(self.value, name)
     }
 
     /// `entry.message`, which pi reads `.role` from: throws when it is `null` or missing.
-    fn message(&self) -> Result<&'a Value, SessionError> {
+    fn message(&self) -> Result<&'a JsValue<'a>, SessionError> {
         match self.message {
-            message @ (None | Some(Value::Null)) => Err(cannot_read(message, "role")),
+            message @ (None | Some(JsValue::Null)) => Err(cannot_read(message, "role")),
             Some(message) => Ok(message),
         }
     }
@@ -278,10 +288,10 @@ fn index_by_id<'a>(entries: &[Entry<'a>]) -> Result<HashMap<Key<'a>, usize>, Ses
 fn path_to_root<'e, 'a>(
     entries: &'e [Entry<'a>],
     index: &HashMap<Key<'_>, usize>,
-    leaf: Option<&Value>,
+    leaf: Option<&JsValue>,
     rules: SessionRules,
 ) -> Result<Vec<&'e Entry<'a>>, SessionError> {
-    if leaf.is_some_and(Value::is_null) {
+    if leaf.is_some_and(JsValue::is_null) {
         return Ok(Vec::new());
     }
     let named = leaf
@@ -314,17 +324,19 @@ fn path_to_root<'e, 'a>(
     Ok(path)
 }
 
-fn role(message: &Value) -> Option<&str> {
-    message.get("role").and_then(Value::as_str)
+fn role<'v>(message: &'v JsValue) -> Option<&'v str> {
+    field(message, "role").and_then(JsValue::as_str)
 }
 
 /// The thinking level and the model: the last change of each on the path.
-fn settings(path: &[&Entry<'_>]) -> Result<(Option<Value>, Value), SessionError> {
-    let mut thinking_level = Some(Value::String("off".into()));
-    let mut model = Value::Null;
+fn settings(
+    path: &[&Entry<'_>],
+) -> Result<(Option<JsValue<'static>>, JsValue<'static>), SessionError> {
+    let mut thinking_level = Some(JsValue::from("off"));
+    let mut model = JsValue::Null;
     for entry in path {
         match entry.kind {
-            Kind::ThinkingLevelChange => thinking_level = entry.get("thinkingLevel").cloned(),
+            Kind::ThinkingLevelChange => thinking_level = owned(entry.get("thinkingLevel")),
             Kind::ModelChange => model = model_of(entry.value, "provider", "modelId"),
             Kind::Message => {
                 let message = entry.message()?;
@@ -338,11 +350,16 @@ fn settings(path: &[&Entry<'_>]) -> Result<(Option<Value>, Value), SessionError>
     Ok((thinking_level, model))
 }
 
-fn model_of(source: &Value, provider: &str, model: &str) -> Value {
+fn model_of(source: &JsValue, provider: &str, model: &str) -> JsValue<'static> {
     object([
-        ("provider", source.get(provider).cloned()),
-        ("modelId", source.get(model).cloned()),
+        ("provider", owned(field(source, provider))),
+        ("modelId", owned(field(source, model))),
     ])
+}
+
+/// A copy of `value` that owns its strings.
+fn owned(value: Option<&JsValue>) -> Option<JsValue<'static>> {
+    value.map(|value| value.clone().into_owned())
 }
 
 /// The entries whose messages make the context: the latest compaction, the kept entries before it
@@ -372,7 +389,7 @@ fn context_entries<'e, 'a>(path: &[&'e Entry<'a>], rules: SessionRules) -> Vec<&
 
 /// The messages of the selected entries, with `context_edit`s applied (0.87+).
 fn project(selected: &[&Entry<'_>], rules: SessionRules) -> Result<Vec<Piece>, SessionError> {
-    let mut edits: HashMap<Key<'_>, &Value> = HashMap::new();
+    let mut edits: HashMap<Key<'_>, &JsValue> = HashMap::new();
     if rules == SessionRules::Canonical {
         for entry in selected {
             if entry.kind == Kind::ContextEdit {
@@ -401,10 +418,10 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
     Ok(match entry.kind {
         Kind::Message => {
             let message = entry.message()?;
-            let content_missing = message.get("content").is_none_or(Value::is_null);
+            let content_missing = field(message, "content").is_none_or(JsValue::is_null);
             let empty = match entry.role {
-                Some("system") if canonical => Some(Value::String(String::new())),
-                Some("user" | "assistant" | "toolResult") => Some(Value::Array(Vec::new())),
+                Some("system") if canonical => Some(JsValue::from("")),
+                Some("user" | "assistant" | "toolResult") => Some(JsValue::Array(Vec::new())),
                 _ => None,
             };
             match empty.filter(|_| content_missing) {
@@ -414,8 +431,8 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
         }
         Kind::CustomMessage => {
             let content = match entry.get("content") {
-                None | Some(Value::Null) => Some(Value::Array(Vec::new())),
-                content => content.cloned(),
+                None | Some(JsValue::Null) => Some(JsValue::Array(Vec::new())),
+                content => owned(content),
             };
             vec![Piece::Built(custom_message(entry.value, content))]
         }
@@ -428,7 +445,7 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
                 .get("systemMessage")
                 .filter(|m| canonical && truthy(Some(*m)))
             {
-                Some(system) => vec![Piece::Built(system.clone()), summary],
+                Some(system) => vec![Piece::Built(system.clone().into_owned()), summary],
                 None => vec![summary],
             }
         }
@@ -442,10 +459,10 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
 fn apply_edit(
     pieces: Vec<Piece>,
     entry: &Entry<'_>,
-    edit: &Value,
+    edit: &JsValue,
 ) -> Result<Vec<Piece>, SessionError> {
-    let replacement = edit.get("replacement");
-    if replacement.is_some_and(Value::is_null) {
+    let replacement = field(edit, "replacement");
+    if replacement.is_some_and(JsValue::is_null) {
         return Ok(Vec::new());
     }
     pieces
@@ -462,11 +479,14 @@ fn apply_edit(
             let Some(replacement) = replacement else {
                 return Err(cannot_read(None, "content"));
             };
-            let content = match replacement.get("content") {
-                Some(Value::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
-                    Some(json!([{"type": "text", "text": text}]))
+            let content = match field(replacement, "content") {
+                Some(JsValue::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
+                    Some(JsValue::Array(vec![JsValue::object([
+                        ("type", JsValue::from("text")),
+                        ("text", JsValue::from(text.to_string())),
+                    ])]))
                 }
-                content => content.cloned(),
+                content => owned(content),
             };
             Ok(Piece::Built(with_field(message, "content", content)))
         })
@@ -481,7 +501,7 @@ fn legacy_messages(path: &[&Entry<'_>]) -> Vec<Piece> {
             // Every message entry on the path has a message: `settings` threw otherwise.
             Kind::Message => Piece::Message(entry.position),
             Kind::CustomMessage => {
-                Piece::Built(custom_message(entry.value, entry.get("content").cloned()))
+                Piece::Built(custom_message(entry.value, owned(entry.get("content"))))
             }
             Kind::BranchSummary if truthy(entry.get("summary")) => {
                 Piece::Built(branch_summary(entry.value))
@@ -513,62 +533,66 @@ fn legacy_messages(path: &[&Entry<'_>]) -> Vec<Piece> {
     out
 }
 
-fn custom_message(entry: &Value, content: Option<Value>) -> Value {
+fn custom_message(entry: &JsValue, content: Option<JsValue<'static>>) -> JsValue<'static> {
     object([
-        ("role", Some(json!("custom"))),
-        ("customType", entry.get("customType").cloned()),
+        ("role", Some(JsValue::from("custom"))),
+        ("customType", owned(field(entry, "customType"))),
         ("content", content),
-        ("display", entry.get("display").cloned()),
-        ("details", entry.get("details").cloned()),
+        ("display", owned(field(entry, "display"))),
+        ("details", owned(field(entry, "details"))),
         ("timestamp", Some(timestamp(entry))),
     ])
 }
 
-fn branch_summary(entry: &Value) -> Value {
+fn branch_summary(entry: &JsValue) -> JsValue<'static> {
     object([
-        ("role", Some(json!("branchSummary"))),
-        ("summary", entry.get("summary").cloned()),
-        ("fromId", entry.get("fromId").cloned()),
+        ("role", Some(JsValue::from("branchSummary"))),
+        ("summary", owned(field(entry, "summary"))),
+        ("fromId", owned(field(entry, "fromId"))),
         ("timestamp", Some(timestamp(entry))),
     ])
 }
 
-fn compaction_summary(entry: &Value) -> Value {
+fn compaction_summary(entry: &JsValue) -> JsValue<'static> {
     object([
-        ("role", Some(json!("compactionSummary"))),
-        ("summary", entry.get("summary").cloned()),
-        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        ("role", Some(JsValue::from("compactionSummary"))),
+        ("summary", owned(field(entry, "summary"))),
+        ("tokensBefore", owned(field(entry, "tokensBefore"))),
         ("timestamp", Some(timestamp(entry))),
     ])
 }
 
 /// `new Date(entry.timestamp).getTime()`, as JSON.
-fn timestamp(entry: &Value) -> Value {
-    date::to_json(date::epoch_millis(entry.get("timestamp")))
+fn timestamp(entry: &JsValue) -> JsValue<'static> {
+    date::to_json(date::epoch_millis(field(entry, "timestamp")))
 }
 
 /// An object literal whose `undefined` (`None`) fields are left out, as `JSON.stringify` does.
-fn object<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .filter_map(|(k, v)| Some((k.to_string(), v?)))
-            .collect(),
-    )
+fn object<const N: usize>(
+    fields: [(&'static str, Option<JsValue<'static>>); N],
+) -> JsValue<'static> {
+    JsValue::object(fields.into_iter().filter_map(|(k, v)| Some((k, v?))))
 }
 
-/// `{...value, [field]: content}` (a non-object spreads to nothing).
-fn with_field(value: &Value, field: &str, content: Option<Value>) -> Value {
-    let mut copy = value.as_object().cloned().unwrap_or_default();
-    match content {
-        Some(content) => copy.insert(field.to_string(), content),
-        None => copy.remove(field),
+/// `{...value, [field]: content}` (a non-object spreads to nothing), owning its strings.
+fn with_field(
+    value: &JsValue,
+    name: &'static str,
+    content: Option<JsValue<'static>>,
+) -> JsValue<'static> {
+    let mut copy = match value.clone().into_owned() {
+        JsValue::Object(object) => object,
+        _ => Object::new(),
     };
-    Value::Object(copy)
+    match content {
+        Some(content) => copy.insert(name, content),
+        None => copy.remove(name),
+    };
+    JsValue::Object(copy)
 }
 
 /// The error V8 throws for `value.property` when `value` is `null` or `undefined` (`None`).
-pub(crate) fn cannot_read(value: Option<&Value>, property: &str) -> SessionError {
+pub(crate) fn cannot_read(value: Option<&JsValue>, property: &str) -> SessionError {
     SessionError::Throws(js::cannot_read(value, property))
 }
 

@@ -29,15 +29,16 @@ pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
 fn run_session_input(input: &Value, v: PiVersion) -> Value {
     let mut entries = match (input.get("jsonl"), input.get("entries")) {
         (Some(Value::String(text)), _) => session_context::parse(text).entries,
-        (_, Some(Value::Array(entries))) => entries.clone(),
+        (_, Some(Value::Array(entries))) => js_value::borrow_all(entries),
         _ => {
             return json!({"error": "expected \"jsonl\" text or an \"entries\" array", "stage": "input"});
         }
     };
+    let leaf = input.get("leafId").map(JsValue::from);
     let context = session_context::migrate(&mut entries).and_then(|_| {
         session_context::build_context(
             &entries,
-            input.get("leafId"),
+            leaf.as_ref(),
             session_context::SessionRules::of(v),
         )
     });
@@ -52,7 +53,7 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
         }
     }
     let session = context.to_json();
-    messages_input.insert("messages".into(), Value::Array(context.messages));
+    messages_input.insert("messages".into(), session["messages"].clone());
     let mut output = run_messages(&Value::Object(messages_input), v, None);
     if let Value::Object(fields) = &mut output {
         fields.insert("session".into(), session);

@@ -1,6 +1,7 @@
 //! Golden test: the session-mode reference vectors (V27–V31), recorded from the real pi 1.6.0 and
 //! 0.81.1, reproduced by the session model.
 
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::session_context::{self, SessionRules};
 use serde_json::Value;
 
@@ -35,13 +36,14 @@ fn session_vectors_reproduce_for_both_variants() {
     for (rules, name, input, expected) in vectors {
         let mut entries = match input.get("jsonl").and_then(Value::as_str) {
             Some(text) => session_context::parse(text).entries,
-            None => input["entries"].as_array().cloned().unwrap_or_default(),
+            None => js_value::borrow_all(input["entries"].as_array().map_or(&[], Vec::as_slice)),
         };
+        let leaf = input.get("leafId").map(JsValue::from);
         session_context::migrate(&mut entries).expect("migrates");
-        let context = session_context::build_context(&entries, input.get("leafId"), rules)
+        let context = session_context::build_context(&entries, leaf.as_ref(), rules)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(context.to_json(), expected, "{rules:?} {name}");
-        let moved = session_context::build_context_from(entries, input.get("leafId"), rules)
+        let moved = session_context::build_context_from(entries, leaf.as_ref(), rules)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
             moved, context,

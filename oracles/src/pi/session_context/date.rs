@@ -11,35 +11,35 @@
 //! signed years (`+2026`) and `Z` after a date alone give `None` here where V8 gives a time.
 //! Arrays and objects (stringified by JavaScript first) give `None`.
 
-use serde_json::Value;
+use crate::js_value::JsValue;
 
 /// The largest magnitude a JavaScript date can hold (ECMAScript TimeClip).
 const MAX_TIME: f64 = 8.64e15;
 
 /// `new Date(value).getTime()`; `value` `None` is JavaScript `undefined`.
-pub fn epoch_millis(value: Option<&Value>) -> Option<f64> {
+pub fn epoch_millis(value: Option<&JsValue>) -> Option<f64> {
     match value? {
-        Value::Null => Some(0.0),
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        Value::Number(n) => time_clip(n.as_f64()?),
+        JsValue::Null => Some(0.0),
+        JsValue::Bool(b) => Some(f64::from(u8::from(*b))),
+        JsValue::Number(n) => time_clip(n.as_f64()?),
         // V8 falls back to its legacy parser when the ISO one fails; of that parser only its
         // tolerance of whitespace around a date without a `T` is modelled.
-        Value::String(s) => parse_iso(s).or_else(|| {
+        JsValue::String(s) => parse_iso(s).or_else(|| {
             if s.contains(['T', 't']) {
                 None
             } else {
                 parse_iso(s.trim())
             }
         }),
-        Value::Array(_) | Value::Object(_) => None,
+        JsValue::Array(_) | JsValue::Object(_) => None,
     }
 }
 
 /// The JSON value JavaScript writes for a time: the number, or `null` for `NaN`. A time is whole
 /// and within ±8.64e15 (TimeClip), so it is exact as an `i64`, which prints as JavaScript prints
 /// it: without a fraction.
-pub fn to_json(millis: Option<f64>) -> Value {
-    millis.map_or(Value::Null, |t| Value::from(t as i64))
+pub fn to_json(millis: Option<f64>) -> JsValue<'static> {
+    millis.map_or(JsValue::Null, |t| JsValue::Number((t as i64).into()))
 }
 
 /// TimeClip. Its `-0` to `+0` step is left out: a time only leaves the model as JSON, where
@@ -169,10 +169,10 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn millis(value: Value) -> Option<f64> {
-        epoch_millis(Some(&value))
+        epoch_millis(Some(&JsValue::from(&value)))
     }
 
     // Every expectation below was printed by Node 20 (`new Date(x).getTime()`, TZ=UTC).
@@ -286,15 +286,18 @@ mod tests {
         assert_eq!(millis(json!(1e300)), None);
         assert_eq!(millis(json!(2.5)), Some(2.0));
         assert_eq!(millis(json!(-2.5)), Some(-2.0));
-        assert_eq!(to_json(millis(json!(-0.5))), json!(0));
+        assert_eq!(to_json(millis(json!(-0.5))).to_value(), json!(0));
         assert_eq!(millis(json!([])), None);
         assert_eq!(millis(json!({})), None);
     }
 
     #[test]
     fn nan_is_written_as_null() {
-        assert_eq!(to_json(None), Value::Null);
-        assert_eq!(to_json(Some(1.0)), json!(1));
-        assert_eq!(to_json(Some(-8.64e15)), json!(-8_640_000_000_000_000_i64));
+        assert_eq!(to_json(None).to_value(), Value::Null);
+        assert_eq!(to_json(Some(1.0)).to_value(), json!(1));
+        assert_eq!(
+            to_json(Some(-8.64e15)).to_value(),
+            json!(-8_640_000_000_000_000_i64)
+        );
     }
 }

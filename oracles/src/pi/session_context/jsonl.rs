@@ -5,7 +5,8 @@
 //! keeps exactly the same entries but also reports each dropped line with its position in the
 //! original file, so a truncated write or a corrupted line is visible instead of silently lost.
 //!
-//! Lines are read with [`json_text::parse`], so lone surrogate escapes (`"\ud800"`) are kept as
+//! Lines are read with [`json_text::parse_borrowed`] (each entry borrows its strings from the
+//! text), so lone surrogate escapes (`"\ud800"`) are kept as
 //! pi keeps them. Known gap: serde_json still refuses nesting deeper than 128 and numbers beyond
 //! `f64`, which `JSON.parse` accepts; such a line is reported as malformed here while pi would keep
 //! it.
@@ -14,9 +15,9 @@
 //! through [`crate::js_string::from_text`] first.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::js;
+use crate::js::{self, field};
+use crate::js_value::JsValue;
 use crate::json_text;
 
 /// A line pi skips because it is not JSON.
@@ -31,15 +32,15 @@ pub struct MalformedLine {
 
 /// The entries of a session file in file order, with where each came from and what was skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionLines {
-    pub entries: Vec<Value>,
+pub struct SessionLines<'t> {
+    pub entries: Vec<JsValue<'t>>,
     /// `lines[i]` is the 1-based file line of `entries[i]`.
     pub lines: Vec<usize>,
     pub malformed: Vec<MalformedLine>,
 }
 
 /// `parseSessionEntries(text)` (the vectors' `jsonl` input): the whole text is trimmed first.
-pub fn parse(text: &str) -> SessionLines {
+pub fn parse(text: &str) -> SessionLines<'_> {
     let trimmed = js::trim(text);
     let start = trimmed.as_ptr() as usize - text.as_ptr() as usize;
     read_lines(text, start, trimmed, |_| true)
@@ -48,22 +49,27 @@ pub fn parse(text: &str) -> SessionLines {
 /// `loadEntriesFromFile(path)` (what pi does with a file on disk): lines are not trimmed as a
 /// whole, and a line whose JSON is falsy (`null`, `0`, `false`, `""`) is dropped like a blank one.
 /// Whether the result is a session at all is [`has_session_header`]'s question.
-pub fn parse_file(text: &str) -> SessionLines {
+pub fn parse_file(text: &str) -> SessionLines<'_> {
     read_lines(text, 0, text, truthy_json)
 }
 
 /// pi's header check on load: the first entry is `{"type": "session", "id": <string>}`. pi reads
 /// a file that fails it as an empty session.
-pub fn has_session_header(entries: &[Value]) -> bool {
+pub fn has_session_header(entries: &[JsValue<'_>]) -> bool {
     entries.first().is_some_and(|header| {
-        header.get("type").and_then(Value::as_str) == Some("session")
-            && header.get("id").is_some_and(Value::is_string)
+        js::is_str(field(header, "type"), "session")
+            && field(header, "id").is_some_and(|id| id.as_str().is_some())
     })
 }
 
 /// Parses the lines of `body`, which starts `start` bytes into `text`, keeping the entries `keep`
 /// accepts. Positions are reported in `text`.
-fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) -> SessionLines {
+fn read_lines<'t>(
+    text: &str,
+    start: usize,
+    body: &'t str,
+    keep: fn(&JsValue) -> bool,
+) -> SessionLines<'t> {
     let mut out = SessionLines::default();
     let mut offset = start;
     let first_line = text[..start].matches('\n').count() + 1;
@@ -73,7 +79,7 @@ fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) ->
         if js::is_blank(line) {
             continue;
         }
-        match json_text::parse(line) {
+        match json_text::parse_borrowed(line) {
             Ok(entry) if keep(&entry) => {
                 out.entries.push(entry);
                 out.lines.push(line_number);
@@ -100,7 +106,7 @@ fn read_lines(text: &str, start: usize, body: &str, keep: fn(&Value) -> bool) ->
 pub const BYTE_ORDER_MARK: &str =
     "the line starts with a UTF-8 byte-order mark (U+FEFF), which JSON.parse rejects";
 
-fn truthy_json(value: &Value) -> bool {
+fn truthy_json(value: &JsValue) -> bool {
     js::truthy(Some(value))
 }
 
@@ -116,13 +122,20 @@ fn describe(error: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn values(entries: &[JsValue<'_>]) -> Vec<Value> {
+        entries.iter().map(JsValue::to_value).collect()
+    }
 
     #[test]
     fn keeps_entries_with_their_lines_and_reports_malformed_ones() {
         let text = "\n{\"a\":1}\n\nnot json\n  \n{\"b\":2}\n{\"c\":\n";
         let parsed = parse(text);
-        assert_eq!(parsed.entries, vec![json!({"a": 1}), json!({"b": 2})]);
+        assert_eq!(
+            values(&parsed.entries),
+            vec![json!({"a": 1}), json!({"b": 2})]
+        );
         assert_eq!(parsed.lines, vec![2, 6]);
         let lines: Vec<usize> = parsed.malformed.iter().map(|m| m.line).collect();
         assert_eq!(lines, vec![4, 7]);
@@ -140,7 +153,7 @@ mod tests {
     #[test]
     fn a_byte_order_mark_is_trimmed_like_javascript_does() {
         let parsed = parse("\u{feff}{\"a\":1}\r\n{\"b\":2}\u{85}");
-        assert_eq!(parsed.entries, vec![json!({"a": 1})]);
+        assert_eq!(values(&parsed.entries), vec![json!({"a": 1})]);
         assert_eq!(
             parsed.malformed.len(),
             1,
@@ -160,7 +173,7 @@ mod tests {
     fn primitives_are_entries_too_but_a_file_drops_falsy_ones() {
         let text = "5\n\"s\"\nnull\n0\n\"\"\nfalse";
         assert_eq!(
-            parse(text).entries,
+            values(&parse(text).entries),
             vec![
                 json!(5),
                 json!("s"),
@@ -171,7 +184,7 @@ mod tests {
             ]
         );
         let file = parse_file(text);
-        assert_eq!(file.entries, vec![json!(5), json!("s")]);
+        assert_eq!(values(&file.entries), vec![json!(5), json!("s")]);
         assert_eq!(file.lines, vec![1, 2]);
     }
 
@@ -198,7 +211,7 @@ mod tests {
         );
         assert!(file.malformed.is_empty(), "{:?}", file.malformed);
         assert_eq!(
-            file.entries,
+            values(&file.entries),
             vec![
                 json!({"type": "session", "id": format!("s{}", crate::js_string::lone(0xD83D))}),
                 json!({"id": crate::js_string::lone(0xDC00)})
@@ -208,10 +221,10 @@ mod tests {
 
     #[test]
     fn the_header_needs_a_string_id() {
-        assert!(!has_session_header(&[json!({"type": "session", "id": 5})]));
-        assert!(!has_session_header(&[
-            json!({"type": "message", "id": "a"})
-        ]));
+        let numbered = json!({"type": "session", "id": 5});
+        assert!(!has_session_header(&[JsValue::from(&numbered)]));
+        let message = json!({"type": "message", "id": "a"});
+        assert!(!has_session_header(&[JsValue::from(&message)]));
         assert!(!has_session_header(&[]));
     }
 }

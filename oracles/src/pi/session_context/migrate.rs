@@ -6,23 +6,22 @@
 //! `migrated-00000002`, ... so a run reproduces (ids never reach the model: only the tree they
 //! describe does).
 
-use serde_json::{Map, Value};
-
 use super::{SessionError, cannot_read};
-use crate::js::truthy;
+use crate::js::{field, is_str, truthy};
+use crate::js_value::{JsValue, Object};
 
 const CURRENT_VERSION: f64 = 3.0;
 
 /// Migrates `entries` in place when they contain a `session` header older than version 3.
 /// Returns whether anything was migrated. Throws where pi's code throws (a `null` entry, an id
 /// written onto a string or a number).
-pub fn migrate(entries: &mut [Value]) -> Result<bool, SessionError> {
+pub fn migrate(entries: &mut [JsValue<'_>]) -> Result<bool, SessionError> {
     let Some(header) = find_header(entries)? else {
         return Ok(false);
     };
     // `header?.version ?? 1`, compared the way JavaScript compares a value with a number.
-    let version = match header.get("version") {
-        None | Some(Value::Null) => 1.0,
+    let version = match field(header, "version") {
+        None | Some(JsValue::Null) => 1.0,
         Some(v) => js_number(v),
     };
     if version >= CURRENT_VERSION {
@@ -38,7 +37,9 @@ pub fn migrate(entries: &mut [Value]) -> Result<bool, SessionError> {
 }
 
 /// `entries.find((e) => e.type === "session")`, which throws on a `null` before the header.
-fn find_header(entries: &[Value]) -> Result<Option<&Value>, SessionError> {
+fn find_header<'e, 'a>(
+    entries: &'e [JsValue<'a>],
+) -> Result<Option<&'e JsValue<'a>>, SessionError> {
     for entry in entries {
         if entry.is_null() {
             return Err(cannot_read(Some(entry), "type"));
@@ -50,12 +51,12 @@ fn find_header(entries: &[Value]) -> Result<Option<&Value>, SessionError> {
     Ok(None)
 }
 
-fn is_header(entry: &Value) -> bool {
-    entry.get("type").and_then(Value::as_str) == Some("session")
+fn is_header(entry: &JsValue) -> bool {
+    is_str(field(entry, "type"), "session")
 }
 
-fn v1_to_v2(entries: &mut [Value]) -> Result<(), SessionError> {
-    let mut previous = Value::Null;
+fn v1_to_v2(entries: &mut [JsValue<'_>]) -> Result<(), SessionError> {
+    let mut previous = JsValue::Null;
     for index in 0..entries.len() {
         if entries[index].is_null() {
             return Err(cannot_read(Some(&entries[index]), "type"));
@@ -64,24 +65,22 @@ fn v1_to_v2(entries: &mut [Value]) -> Result<(), SessionError> {
             set_version(&mut entries[index], 2);
             continue;
         }
-        let id = Value::String(format!("migrated-{:08}", index + 1));
+        let id = JsValue::from(format!("migrated-{:08}", index + 1));
         let entry = object_mut(&mut entries[index], "id")?;
-        entry.insert("id".into(), id.clone());
-        entry.insert("parentId".into(), std::mem::replace(&mut previous, id));
-        let is_v1_compaction = entry.get("type").and_then(Value::as_str) == Some("compaction")
-            && entry
-                .get("firstKeptEntryIndex")
-                .is_some_and(Value::is_number);
+        entry.insert("id", id.clone());
+        entry.insert("parentId", std::mem::replace(&mut previous, id));
+        let is_v1_compaction = is_str(entry.get("type"), "compaction")
+            && matches!(entry.get("firstKeptEntryIndex"), Some(JsValue::Number(_)));
         if !is_v1_compaction {
             continue;
         }
         let kept = first_kept_target(entries, index);
-        if let Value::Object(entry) = &mut entries[index] {
+        if let JsValue::Object(entry) = &mut entries[index] {
             match kept {
-                Some(Some(target_id)) => entry.insert("firstKeptEntryId".into(), target_id),
+                Some(Some(target_id)) => entry.insert("firstKeptEntryId", target_id),
                 // The target has no id: pi assigns `undefined`, which reads like a missing field.
                 Some(None) => entry.remove("firstKeptEntryId"),
-                None => None,
+                None => {}
             };
             entry.remove("firstKeptEntryIndex");
         }
@@ -92,8 +91,8 @@ fn v1_to_v2(entries: &mut [Value]) -> Result<(), SessionError> {
 /// For a v1 compaction at `index`: the id of the entry its `firstKeptEntryIndex` names, when that
 /// entry exists, is truthy and is not a header (`Some(None)`: it has no id). Entries before
 /// `index` already carry their new ids, later ones still have their old ones, as in pi.
-fn first_kept_target(entries: &[Value], index: usize) -> Option<Option<Value>> {
-    let position = entries[index].get("firstKeptEntryIndex")?.as_f64()?;
+fn first_kept_target<'a>(entries: &[JsValue<'a>], index: usize) -> Option<Option<JsValue<'a>>> {
+    let position = field(&entries[index], "firstKeptEntryIndex")?.as_f64()?;
     if position < 0.0 || position.fract() != 0.0 {
         return None;
     }
@@ -101,10 +100,10 @@ fn first_kept_target(entries: &[Value], index: usize) -> Option<Option<Value>> {
     if !truthy(Some(target)) || is_header(target) {
         return None;
     }
-    Some(target.get("id").cloned())
+    Some(field(target, "id").cloned())
 }
 
-fn v2_to_v3(entries: &mut [Value]) -> Result<(), SessionError> {
+fn v2_to_v3(entries: &mut [JsValue<'_>]) -> Result<(), SessionError> {
     for entry in entries.iter_mut() {
         if entry.is_null() {
             return Err(cannot_read(Some(entry), "type"));
@@ -113,39 +112,40 @@ fn v2_to_v3(entries: &mut [Value]) -> Result<(), SessionError> {
             set_version(entry, 3);
             continue;
         }
-        if entry.get("type").and_then(Value::as_str) != Some("message") {
+        if !is_str(field(entry, "type"), "message") {
             continue;
         }
-        if let Some(Value::Object(message)) = entry.get_mut("message")
-            && message.get("role").and_then(Value::as_str) == Some("hookMessage")
+        if let JsValue::Object(entry) = entry
+            && let Some(JsValue::Object(message)) = entry.get_mut("message")
+            && is_str(message.get("role"), "hookMessage")
         {
-            message.insert("role".into(), Value::String("custom".into()));
+            message.insert("role", JsValue::from("custom"));
         }
     }
     Ok(())
 }
 
-fn set_version(header: &mut Value, version: u8) {
-    if let Value::Object(header) = header {
-        header.insert("version".into(), Value::from(version));
+fn set_version(header: &mut JsValue, version: u64) {
+    if let JsValue::Object(header) = header {
+        header.insert("version", JsValue::from(version));
     }
 }
 
 /// The entry as an object to write `property` on; JavaScript (strict mode) throws for a
 /// primitive. An array would keep the property in JavaScript but lose it in JSON: not modelled,
 /// reported as the same throw.
-fn object_mut<'a>(
-    entry: &'a mut Value,
+fn object_mut<'e, 'a>(
+    entry: &'e mut JsValue<'a>,
     property: &str,
-) -> Result<&'a mut Map<String, Value>, SessionError> {
+) -> Result<&'e mut Object<'a>, SessionError> {
     let shown = match &*entry {
-        Value::String(s) => format!("string '{s}'"),
-        Value::Number(n) => format!("number '{n}'"),
-        Value::Bool(b) => format!("boolean '{b}'"),
+        JsValue::String(s) => format!("string '{s}'"),
+        JsValue::Number(n) => format!("number '{n}'"),
+        JsValue::Bool(b) => format!("boolean '{b}'"),
         _ => "array".to_string(),
     };
     match entry {
-        Value::Object(map) => Ok(map),
+        JsValue::Object(map) => Ok(map),
         _ => Err(SessionError::Throws(format!(
             "TypeError: Cannot create property '{property}' on {shown}"
         ))),
@@ -153,33 +153,40 @@ fn object_mut<'a>(
 }
 
 /// JavaScript `Number(value)` for the values a version field holds (objects and arrays: `NaN`).
-fn js_number(value: &Value) -> f64 {
+fn js_number(value: &JsValue) -> f64 {
     match value {
-        Value::Null => 0.0,
-        Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) => match s.trim() {
+        JsValue::Null => 0.0,
+        JsValue::Bool(b) => f64::from(u8::from(*b)),
+        JsValue::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        JsValue::String(s) => match s.trim() {
             "" => 0.0,
             text => text.parse().unwrap_or(f64::NAN),
         },
-        Value::Array(_) | Value::Object(_) => f64::NAN,
+        JsValue::Array(_) | JsValue::Object(_) => f64::NAN,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// `migrate` on entries written as JSON, and the entries it leaves.
+    fn migrated(entries: Vec<Value>) -> (Result<bool, SessionError>, Vec<Value>) {
+        let mut entries: Vec<JsValue> = entries.into_iter().map(JsValue::from).collect();
+        let result = migrate(&mut entries);
+        (result, entries.iter().map(JsValue::to_value).collect())
+    }
 
     #[test]
     fn v1_files_get_chained_ids_and_kept_ids() {
-        let mut entries = vec![
+        let (result, entries) = migrated(vec![
             json!({"type": "session", "version": 1}),
             json!({"type": "message", "message": {"role": "user", "content": "a"}}),
             json!({"type": "message", "message": {"role": "hookMessage", "content": "b"}}),
             json!({"type": "compaction", "summary": "s", "firstKeptEntryIndex": 2}),
-        ];
-        assert!(migrate(&mut entries).unwrap());
+        ]);
+        assert!(result.unwrap());
         assert_eq!(entries[0]["version"], 3);
         assert_eq!(entries[1]["parentId"], Value::Null);
         assert_eq!(entries[2]["parentId"], entries[1]["id"]);
@@ -191,38 +198,40 @@ mod tests {
 
     #[test]
     fn current_files_and_files_without_a_header_are_left_alone() {
-        let mut current = vec![json!({"type": "session", "version": 3}), json!({"id": "a"})];
-        let before = current.clone();
-        assert!(!migrate(&mut current).unwrap());
-        assert_eq!(current, before);
-        let mut headless = vec![json!({"type": "message", "message": {"role": "hookMessage"}})];
-        assert!(!migrate(&mut headless).unwrap());
+        let current = vec![json!({"type": "session", "version": 3}), json!({"id": "a"})];
+        let (result, after) = migrated(current.clone());
+        assert!(!result.unwrap());
+        assert_eq!(after, current);
+        let (result, headless) = migrated(vec![
+            json!({"type": "message", "message": {"role": "hookMessage"}}),
+        ]);
+        assert!(!result.unwrap());
         assert_eq!(headless[0]["message"]["role"], "hookMessage");
     }
 
     #[test]
     fn v2_files_only_rename_hook_messages() {
-        let mut entries = vec![
+        let (result, entries) = migrated(vec![
             json!({"type": "session", "version": "2"}),
             json!({"type": "message", "id": "k", "message": {"role": "hookMessage"}}),
-        ];
-        assert!(migrate(&mut entries).unwrap());
+        ]);
+        assert!(result.unwrap());
         assert_eq!(entries[1]["id"], "k");
         assert_eq!(entries[1]["message"]["role"], "custom");
     }
 
     #[test]
     fn throws_where_pi_throws() {
-        let mut null_first = vec![Value::Null, json!({"type": "session", "version": 1})];
+        let (null_first, _) = migrated(vec![Value::Null, json!({"type": "session", "version": 1})]);
         assert_eq!(
-            migrate(&mut null_first),
+            null_first,
             Err(SessionError::Throws(
                 "TypeError: Cannot read properties of null (reading 'type')".into()
             ))
         );
-        let mut primitive = vec![json!({"type": "session", "version": 1}), json!(5)];
+        let (primitive, _) = migrated(vec![json!({"type": "session", "version": 1}), json!(5)]);
         assert_eq!(
-            migrate(&mut primitive),
+            primitive,
             Err(SessionError::Throws(
                 "TypeError: Cannot create property 'id' on number '5'".into()
             ))

@@ -7,23 +7,36 @@ fn user(id: &str, parent: Option<&str>, text: &str) -> Value {
            "message": {"role": "user", "content": text, "timestamp": 1}})
 }
 
+/// [`super::build_context`] on entries written as JSON.
+fn build_context(
+    entries: &[Value],
+    leaf: Option<&Value>,
+    rules: SessionRules,
+) -> Result<SessionContext<'static>, SessionError> {
+    let leaf = leaf.cloned().map(JsValue::from);
+    super::build_context(&owned(entries), leaf.as_ref(), rules)
+}
+
+fn owned(entries: &[Value]) -> Vec<JsValue<'static>> {
+    entries.iter().cloned().map(JsValue::from).collect()
+}
+
 fn texts(context: &SessionContext) -> Vec<Value> {
     context
         .messages
         .iter()
         .map(|m| {
-            m.get("content")
-                .or(m.get("summary"))
-                .cloned()
-                .unwrap_or(Value::Null)
+            field(m, "content")
+                .or(field(m, "summary"))
+                .map_or(Value::Null, JsValue::to_value)
         })
         .collect()
 }
 
 /// The context, built from borrowed entries and from entries given up (the two must agree).
-fn build(entries: &[Value], rules: SessionRules) -> SessionContext {
+fn build(entries: &[Value], rules: SessionRules) -> SessionContext<'static> {
     let context = build_context(entries, None, rules).expect("builds");
-    let moved = build_context_from(entries.to_vec(), None, rules).expect("builds");
+    let moved = build_context_from(owned(entries), None, rules).expect("builds");
     assert_eq!(
         moved, context,
         "{rules:?}: moving the messages out changes nothing"
@@ -94,21 +107,22 @@ fn null_content_is_normalised_from_0_80_4_only() {
     let entries = [json!({"type": "message", "id": "a", "parentId": null,
                           "message": {"role": "assistant", "content": null}})];
     assert_eq!(
-        build(&entries, SessionRules::Legacy).messages[0]["content"],
+        build(&entries, SessionRules::Legacy).messages[0].to_value()["content"],
         Value::Null
     );
     assert_eq!(
-        build(&entries, SessionRules::Split).messages[0]["content"],
+        build(&entries, SessionRules::Split).messages[0].to_value()["content"],
         json!([])
     );
     let system =
         [json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "system"}})];
     assert_eq!(
-        build(&system, SessionRules::Canonical).messages[0]["content"],
+        build(&system, SessionRules::Canonical).messages[0].to_value()["content"],
         json!("")
     );
     assert!(
         build(&system, SessionRules::Split).messages[0]
+            .to_value()
             .get("content")
             .is_none()
     );
@@ -122,15 +136,16 @@ fn custom_message_content_defaults_to_an_empty_list_from_0_80_4() {
     ];
     assert!(
         build(&entries, SessionRules::Legacy).messages[0]
+            .to_value()
             .get("content")
             .is_none()
     );
     assert_eq!(
-        build(&entries, SessionRules::Split).messages[0]["content"],
+        build(&entries, SessionRules::Split).messages[0].to_value()["content"],
         json!([])
     );
     assert_eq!(
-        build(&entries, SessionRules::Split).messages[0]["timestamp"],
+        build(&entries, SessionRules::Split).messages[0].to_value()["timestamp"],
         json!(1767225600000_i64)
     );
 }
@@ -236,6 +251,9 @@ fn settings_follow_the_path() {
         context.thinking_level, None,
         "an undefined level stays undefined"
     );
-    assert_eq!(context.model, json!({"provider": "p", "modelId": "m"}));
+    assert_eq!(
+        context.model.to_value(),
+        json!({"provider": "p", "modelId": "m"})
+    );
     assert_eq!(context.to_json().get("thinkingLevel"), None);
 }
