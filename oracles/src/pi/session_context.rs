@@ -14,7 +14,7 @@ mod jsonl;
 mod key;
 mod migrate;
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use crate::js::{self, field, truthy};
@@ -307,10 +307,11 @@ fn path_to_root<'e, 'a>(
         return Ok(Vec::new());
     };
     let mut path = Vec::new();
-    let mut seen = HashSet::new();
+    // By position: every entry is visited at most once.
+    let mut seen = vec![false; entries.len()];
     let mut current = Some(start);
     while let Some(position) = current.filter(|&i| truthy(Some(entries[i].value))) {
-        if !seen.insert(position) {
+        if std::mem::replace(&mut seen[position], true) {
             return Err(SessionError::Loops { entry: position });
         }
         let entry = &entries[position];
@@ -332,28 +333,35 @@ fn role<'v>(message: &'v JsValue) -> Option<&'v str> {
 fn settings(
     path: &[&Entry<'_>],
 ) -> Result<(Option<JsValue<'static>>, JsValue<'static>), SessionError> {
-    let mut thinking_level = Some(JsValue::from("off"));
-    let mut model = JsValue::Null;
+    // Only the last change of each counts: it is copied once, after the walk.
+    let mut thinking_level = None;
+    let mut model = None;
     for entry in path {
         match entry.kind {
-            Kind::ThinkingLevelChange => thinking_level = owned(entry.get("thinkingLevel")),
-            Kind::ModelChange => model = model_of(entry.value, "provider", "modelId"),
+            Kind::ThinkingLevelChange => thinking_level = Some(entry),
+            Kind::ModelChange => model = Some((entry.value, "modelId")),
             Kind::Message => {
                 let message = entry.message()?;
                 if entry.role == Some("assistant") {
-                    model = model_of(message, "provider", "model");
+                    model = Some((message, "model"));
                 }
             }
             _ => {}
         }
     }
+    let thinking_level = match thinking_level {
+        Some(change) => owned(change.get("thinkingLevel")),
+        None => Some(JsValue::from("off")),
+    };
+    let model = model.map_or(JsValue::Null, |(source, id)| model_of(source, id));
     Ok((thinking_level, model))
 }
 
-fn model_of(source: &JsValue, provider: &str, model: &str) -> JsValue<'static> {
+/// `{provider, modelId}` of a model change (`modelId`) or an assistant message (`model`).
+fn model_of(source: &JsValue, id: &str) -> JsValue<'static> {
     object([
-        ("provider", owned(field(source, provider))),
-        ("modelId", owned(field(source, model))),
+        ("provider", owned(field(source, "provider"))),
+        ("modelId", owned(field(source, id))),
     ])
 }
 
