@@ -375,10 +375,6 @@ impl<'de> Visitor<'de> for Builder<'_, 'de> {
         Ok(JsValue::String(Cow::Owned(text.to_owned())))
     }
 
-    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Cow::Owned(text)))
-    }
-
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(JsValue::Null)
     }
@@ -425,10 +421,6 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
             fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
                 Ok(Key(Cow::Owned(key.to_owned())))
-            }
-
-            fn visit_string<E>(self, key: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(key)))
             }
         }
         deserializer.deserialize_str(KeyVisitor)
@@ -509,6 +501,20 @@ mod tests {
         assert_eq!(parse("null"), JsValue::Null);
         assert!(parse(r#""image""#) == *"image");
         assert!(parse(r#"["image"]"#) != *"image");
+    }
+
+    #[test]
+    fn the_accessors_answer_for_their_own_kind_only() {
+        let (array, text, number) = (parse("[1]"), parse(r#""a""#), parse("2.5"));
+        assert!(array.is_array() && !text.is_array());
+        assert_eq!(text.as_str(), Some("a"));
+        assert_eq!(array.as_str(), None);
+        assert_eq!(array.as_array().map(<[_]>::len), Some(1));
+        assert!(text.as_array().is_none());
+        assert_eq!(number.as_f64(), Some(2.5));
+        assert_eq!(text.as_f64(), None);
+        assert!(parse("null").is_null() && !parse("0").is_null());
+        assert!(parse("{}").as_object().is_some() && array.as_object().is_none());
     }
 
     #[test]

@@ -415,7 +415,7 @@ fn has_thinking_text(block: &JsValue) -> Result<bool, Thrown> {
 
 /// A tool call id as `Set.has` compares it (SameValueZero): primitives by value; an object or
 /// array id is a distinct reference that nothing else equals (`None`).
-#[derive(PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum IdKey<'k> {
     Undefined,
     Null,
@@ -517,14 +517,18 @@ impl<'a> Ledger<'a> {
     fn close(&mut self) {
         if let Some(assistant) = self.pending.take() {
             let (before, after) = self.out.split_at(assistant + 1);
-            let answered: HashSet<IdKey<'_>> = after
+            // Sorted rather than hashed: an assistant has a few calls and a few answers, and a
+            // hash set per assistant was the most of closing one.
+            let mut answered: Vec<IdKey<'_>> = after
                 .iter()
                 .filter(|m| is_str(field(m, "role"), "toolResult"))
                 .filter_map(|m| IdKey::of(field(m, "toolCallId")))
                 .collect();
+            answered.sort_unstable();
             let synthetic: Vec<JsValue<'a>> = calls_of(&before[assistant])
                 .filter(|call| {
-                    !IdKey::of(field(call, "id")).is_some_and(|key| answered.contains(&key))
+                    !IdKey::of(field(call, "id"))
+                        .is_some_and(|key| answered.binary_search(&key).is_ok())
                 })
                 .map(synthetic_result)
                 .collect();

@@ -71,7 +71,14 @@ struct Turn<'r, 'a> {
 pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
     let turns = merge_turns(&request.messages);
     let mut violations = Vec::new();
-    let mut seen_tool_use_ids = HashSet::new();
+    // Sized once for every block of the assistant turns (the tool uses are among them): a set
+    // grown from empty rehashed its way up on a long transcript.
+    let assistant_blocks = turns
+        .iter()
+        .filter(|turn| turn.role == Role::Assistant)
+        .map(|turn| turn.blocks.len())
+        .sum();
+    let mut seen_tool_use_ids = HashSet::with_capacity(assistant_blocks);
     for (t, turn) in turns.iter().enumerate() {
         match turn.role {
             Role::Assistant => {
@@ -205,18 +212,33 @@ fn id_syntax_problem(id: Option<&JsValue>) -> Option<&'static str> {
 
 /// The ids of the calls of `turn` if it is an assistant turn, of the results if it is a user
 /// turn.
-fn ids_of<'a>(turn: Option<&Turn<'_, 'a>>, role: Role) -> HashSet<Cow<'a, str>> {
+fn ids_of<'a>(turn: Option<&Turn<'_, 'a>>, role: Role) -> Ids<'a> {
     let Some(turn) = turn.filter(|turn| turn.role == role) else {
-        return HashSet::new();
+        return Ids(Vec::new());
     };
-    turn.blocks
+    let mut ids: Vec<_> = turn
+        .blocks
         .iter()
         .filter_map(|b| match role {
             Role::Assistant => b.tool_use_id(),
             Role::User => b.tool_result_id(),
         })
         .filter_map(id_text)
-        .collect()
+        .collect();
+    ids.sort_unstable();
+    Ids(ids)
+}
+
+/// A turn's ids, sorted: a turn holds a few, and a hash set for each turn was a tenth of
+/// judging a long transcript.
+struct Ids<'a>(Vec<Cow<'a, str>>);
+
+impl Ids<'_> {
+    fn contains(&self, id: &str) -> bool {
+        self.0
+            .binary_search_by(|probe| probe.as_ref().cmp(id))
+            .is_ok()
+    }
 }
 
 fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Vec<WireViolation>) {

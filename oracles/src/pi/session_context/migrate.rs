@@ -70,7 +70,9 @@ fn v1_to_v2(entries: &mut [JsValue<'_>]) -> Result<(), SessionError> {
         entry.insert("id", id.clone());
         entry.insert("parentId", std::mem::replace(&mut previous, id));
         let is_v1_compaction = is_str(entry.get("type"), "compaction")
-            && matches!(entry.get("firstKeptEntryIndex"), Some(JsValue::Number(_)));
+            && entry
+                .get("firstKeptEntryIndex")
+                .is_some_and(|index| matches!(index, JsValue::Number(_)));
         if !is_v1_compaction {
             continue;
         }
