@@ -527,8 +527,8 @@ impl<'a> Ledger<'a> {
             answered.sort_unstable();
             let synthetic: Vec<JsValue<'a>> = calls_of(&before[assistant])
                 .filter(|call| {
-                    !IdKey::of(field(call, "id"))
-                        .is_some_and(|key| answered.binary_search(&key).is_ok())
+                    IdKey::of(field(call, "id"))
+                        .is_none_or(|key| answered.binary_search(&key).is_err())
                 })
                 .map(synthetic_result)
                 .collect();
