@@ -562,6 +562,27 @@ fn synthetic_result<'a>(call: &JsValue<'a>) -> JsValue<'a> {
 mod tests {
     use super::*;
 
+    /// `{...msg, content: []}` of a message without content: an object keeps its fields, a
+    /// string spreads its characters, a number spreads nothing.
+    #[test]
+    fn a_message_without_content_is_spread_with_empty_content() {
+        let messages = [
+            serde_json::json!({"role": "user"}),
+            serde_json::json!("ab"),
+            serde_json::json!(5),
+        ];
+        let model = crate::pi::default_model();
+        let out = crate::pi::transform_messages(&messages, &model, PiVersion::From130).unwrap();
+        assert_eq!(
+            out,
+            [
+                serde_json::json!({"role": "user", "content": []}),
+                serde_json::json!({"0": "a", "1": "b", "content": []}),
+                serde_json::json!({"content": []}),
+            ]
+        );
+    }
+
     #[test]
     fn ids_are_sanitised_per_utf16_unit_and_cut_at_64() {
         assert_eq!(normalize_tool_call_id("a.b"), "a_b");

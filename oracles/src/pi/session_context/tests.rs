@@ -111,8 +111,9 @@ fn null_content_is_normalised_from_0_80_4_only() {
         Value::Null
     );
     assert_eq!(
-        build(&entries, SessionRules::Split).messages[0].to_value()["content"],
-        json!([])
+        build(&entries, SessionRules::Split).messages[0].to_value(),
+        json!({"role": "assistant", "content": []}),
+        "the message keeps its other fields"
     );
     let system =
         [json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "system"}})];
