@@ -1,8 +1,10 @@
 //! JavaScript value semantics (truthiness, `trim`, `String(x)`) used by the pi models. Strings as
 //! UTF-16 (lengths, lone surrogates) are [`crate::js_string`]'s.
 //!
-//! A field read from a `serde_json::Value` object is `Option<&Value>`: `None` is JavaScript's
-//! `undefined` (missing key), `Some(Value::Null)` is `null`. Everything here answers the question
+//! A field read from an object is `Option<&JsValue>` ([`field`]): `None` is JavaScript's
+//! `undefined` (missing key), `Some(JsValue::Null)` is `null`. The helpers read either
+//! representation through [`Json`]: [`JsValue`] (the pipeline) and `serde_json::Value` (values
+//! built in code). Everything here answers the question
 //! "what would the JavaScript do with this value", including the parts that differ from Rust
 //! (`trim` strips U+FEFF but not U+0085; `""` and `0` are falsy; `==null` matches both).
 

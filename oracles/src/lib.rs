@@ -6,8 +6,9 @@
 //! has to be stated twice (the sweep's barrier rule, for instance), the copy here is a deliberate,
 //! independent twin.
 //!
-//! The models read `serde_json::Value`s the way the JavaScript reads objects (missing field, wrong
-//! type, `null`, truthiness), so they stay faithful to pi even on malformed input.
+//! The models read JSON values the way the JavaScript reads objects (missing field, wrong type,
+//! `null`, truthiness), so they stay faithful to pi even on malformed input; the values borrow
+//! their strings from the text they were read from (`js_value`).
 
 pub mod contracts;
 pub mod formats;

@@ -1,9 +1,10 @@
 //! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant, and the whole
 //! render pipeline up to the Anthropic request body.
 //!
-//! The models read `serde_json::Value`s the way the JavaScript reads objects, and report the
-//! inputs on which the JavaScript throws as [`Thrown`] (an outcome, never a crash of ctxfuzz).
-//! Internally the pipeline borrows every message it does not change.
+//! The models read [`JsValue`]s the way the JavaScript reads objects, and report the inputs on
+//! which the JavaScript throws as [`Thrown`] (an outcome, never a crash of ctxfuzz). The pipeline
+//! borrows every message it does not change; the entry points that take `serde_json::Value`s
+//! borrow them into `JsValue`s and write their output back as `serde_json::Value`s.
 
 use std::borrow::{Borrow, Cow};
 
