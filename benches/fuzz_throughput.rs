@@ -42,7 +42,7 @@ fn throughput(c: &mut Criterion) {
         })
     });
     group.bench_function("exec", |b| {
-        b.iter(|| black_box(target.fuzz_case(next.next().unwrap()).unwrap()))
+        b.iter(|| black_box(target.fuzz_case(next.next().unwrap(), &|_| true).unwrap()))
     });
     group.finish();
 }

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use ctxfuzz_oracles::invariants::Judgement;
+use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use serde_json::Value;
 
 use super::findings::{self, Finding, Key, Origin};
@@ -91,9 +91,37 @@ impl Outcome {
 #[derive(Default)]
 struct Found {
     /// (invariant, cause) → minimisations in a row that found no new shape.
-    stale: HashMap<(&'static str, String), u32>,
+    stale: HashMap<Coarse, u32>,
     seen: HashSet<Key>,
     findings: Vec<Finding>,
+}
+
+/// A violation's invariant and cause: what [`MAX_STALE_MINIMIZATIONS`] counts by.
+type Coarse = (&'static str, String);
+
+fn coarse(violation: &Violation) -> Coarse {
+    (
+        violation.invariant.id,
+        findings::cause_label(&violation.cause),
+    )
+}
+
+impl Found {
+    /// Whether minimising a violation of `coarse` may still find something new.
+    fn still_minimising(&self, coarse: &Coarse) -> bool {
+        self.seen.len() < MAX_FINDINGS
+            && self.stale.get(coarse).copied().unwrap_or(0) < MAX_STALE_MINIMIZATIONS
+    }
+
+    /// Whether a case judged `judgement` is worth its input as JSON (see [`record`]).
+    fn wants(&self, judgement: &Judgement) -> bool {
+        match judgement {
+            Judgement::Fail(violations) => violations
+                .iter()
+                .any(|violation| self.still_minimising(&coarse(violation))),
+            _ => false,
+        }
+    }
 }
 
 /// Fuzzes `target`. `on_finding` sees each distinct finding as soon as it is minimised (to
@@ -138,7 +166,11 @@ pub fn fuzz(
                                     break;
                                 }
                                 bytes::fill(config.seed, index, &mut buffer);
-                                let Ok((judgement, failed)) = target.fuzz_case(&buffer) else {
+                                let wanted = |judgement: &Judgement| {
+                                    found.lock().expect("findings lock").wants(judgement)
+                                };
+                                let Ok((judgement, failed)) = target.fuzz_case(&buffer, &wanted)
+                                else {
                                     stats.rejected += 1;
                                     continue;
                                 };
@@ -221,7 +253,8 @@ pub fn fuzz(
 }
 
 /// Counts the judgement and minimises each violation not seen before; returns the new findings.
-/// `failed` is the input when the judgement is a failure ([`DynTarget::fuzz_case`]).
+/// `failed` is the input of a failure the run still minimises ([`DynTarget::fuzz_case`],
+/// [`Found::wants`]); without it the failure is only counted.
 fn record(
     target: &dyn DynTarget,
     failed: Option<&Value>,
@@ -230,13 +263,13 @@ fn record(
     stats: &mut Stats,
     found: &Mutex<Found>,
 ) -> Vec<Finding> {
-    let (violations, input) = match (judgement, failed) {
-        (Judgement::Fail(violations), Some(input)) => (violations, input),
-        (Judgement::CannotJudge(_), _) => {
+    let violations = match judgement {
+        Judgement::Fail(violations) => violations,
+        Judgement::CannotJudge(_) => {
             stats.cannot_judge += 1;
             return Vec::new();
         }
-        _ => return Vec::new(),
+        Judgement::Pass => return Vec::new(),
     };
     stats.failing += 1;
     let mut new = Vec::new();
@@ -245,16 +278,16 @@ fn record(
             .violations
             .entry((target.class(violation), violation.invariant.id))
             .or_default() += 1;
-        let coarse = (
-            violation.invariant.id,
-            findings::cause_label(&violation.cause),
-        );
+        let coarse = coarse(violation);
+        let Some(input) = failed else {
+            continue;
+        };
+        if !found
+            .lock()
+            .expect("findings lock")
+            .still_minimising(&coarse)
         {
-            let found = found.lock().expect("findings lock");
-            let stale = found.stale.get(&coarse).copied().unwrap_or(0);
-            if found.seen.len() >= MAX_FINDINGS || stale >= MAX_STALE_MINIMIZATIONS {
-                continue;
-            }
+            continue;
         }
         // Deduplicated by the shape of the minimised input: the raw input's shape says more
         // about the generator than about the defect.

@@ -117,9 +117,14 @@ pub trait DynTarget: Send + Sync {
     }
 
     /// One case of the fuzz loop: decodes `bytes` and judges the input in the target's own type,
-    /// panics caught ([`panics::catch`]). The input comes back as JSON only when it failed (it is
-    /// then minimised and written), so a passing case is never converted.
-    fn fuzz_case(&self, bytes: &[u8]) -> arbitrary::Result<(Judgement, Option<Value>)>;
+    /// panics caught ([`panics::catch`]). The input comes back as JSON only when it failed and
+    /// `wanted` asks for it (it is then minimised and written): a passing case, or a failure the
+    /// run has stopped minimising, is never converted.
+    fn fuzz_case(
+        &self,
+        bytes: &[u8],
+        wanted: &dyn Fn(&Judgement) -> bool,
+    ) -> arbitrary::Result<(Judgement, Option<Value>)>;
 }
 
 /// `input` read as `T`'s input, or why it is not one.
@@ -192,11 +197,15 @@ impl<T: Target> DynTarget for T {
         Target::cannot_express(self)
     }
 
-    fn fuzz_case(&self, bytes: &[u8]) -> arbitrary::Result<(Judgement, Option<Value>)> {
+    fn fuzz_case(
+        &self,
+        bytes: &[u8],
+        wanted: &dyn Fn(&Judgement) -> bool,
+    ) -> arbitrary::Result<(Judgement, Option<Value>)> {
         let input = Target::decode(self, bytes)?;
         let judgement = panics::catch(|| Target::judge(self, &input));
-        let failed = matches!(judgement, Judgement::Fail(_));
-        Ok((judgement, failed.then(|| to_json(&input))))
+        let keep = matches!(judgement, Judgement::Fail(_)) && wanted(&judgement);
+        Ok((judgement, keep.then(|| to_json(&input))))
     }
 }
 
