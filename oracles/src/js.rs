@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use crate::js_value::JsValue;
 
-/// What the models read of a JSON value, for both representations: [`JsValue`] (the pi pipeline,
-/// borrowed from the text) and `serde_json::Value` (the session files and the vectors' inputs).
+/// What the models read of a JSON value, for both representations: [`JsValue`] (the pi pipeline
+/// and the session context, borrowed from the text) and `serde_json::Value` (values built in
+/// code: the vectors' inputs, the documents `sweep` and `render` read).
 pub trait Json: Sized {
     fn view(&self) -> View<'_, Self>;
     /// `self.key` when `self` is an object holding `key` (see [`field`]).

@@ -2,9 +2,8 @@
 //! (`loadEntriesFromFile`, header check, migrations), then `buildSessionContext` from the last
 //! entry. Malformed lines are kept with their positions so the commands can report them.
 
-use std::path::Path;
-
 use std::borrow::Cow;
+use std::path::Path;
 
 use anyhow::{Result, bail};
 
@@ -43,9 +42,9 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
     if !first.trim_start_matches(JSON_WHITESPACE).starts_with('{') {
         return false;
     }
-    json_text::parse(&js_string::from_text(first)).is_ok_and(|entry| {
-        session_context::has_session_header(std::slice::from_ref(&JsValue::from(&entry)))
-    })
+    let first = js_string::from_text(first);
+    json_text::parse_borrowed(&first)
+        .is_ok_and(|entry| session_context::has_session_header(std::slice::from_ref(&entry)))
 }
 
 /// Reads a session file's text with the rules of pi variant `v` (lines as `JSON.parse` reads

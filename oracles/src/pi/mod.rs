@@ -55,10 +55,8 @@ pub fn transform_messages(
     model: &Value,
     v: PiVersion,
 ) -> Result<Vec<Value>, Thrown> {
-    let borrowed = messages
-        .iter()
-        .map(|m| Cow::Owned(JsValue::from(m)))
-        .collect();
+    let messages = js_value::borrow_all(messages);
+    let borrowed = messages.iter().map(Cow::Borrowed).collect();
     let model = JsValue::from(model);
     Ok(to_values(
         &transform::transform(borrowed, &model, v, None)?.messages,
