@@ -375,9 +375,17 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String>
 }
 
 /// serde_json's pretty layout, strings as `JSON.stringify` writes them.
+pub fn to_writer_pretty<W: io::Write, T: Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    write_with(writer, PrettyFormatter::new(), value)
+}
+
+/// [`to_writer_pretty`] into a `String`.
 pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let mut out = Vec::new();
-    write_with(&mut out, PrettyFormatter::new(), value)?;
+    to_writer_pretty(&mut out, value)?;
     Ok(String::from_utf8(out).expect("JSON output is UTF-8"))
 }
 

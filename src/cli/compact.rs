@@ -86,24 +86,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Faults::default(),
         &mut tracker,
     );
+    let kept: Vec<_> = result.messages().collect();
     if let Some(path) = &args.output {
-        let mut text =
-            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages().collect::<Vec<_>>())?;
-        text.push('\n');
-        io::write_atomically(path, text.as_bytes())?;
+        io::write_atomically_with(path, |out| super::pretty_line(out, &kept))?;
     }
-    if args.json {
-        println!(
-            "{}",
-            ctxfuzz_oracles::json_text::to_string_pretty(&result.to_json(&tracker))?
-        );
-    } else {
-        print!("{}", describe(&result, &config, &tracker));
-        println!(
-            "{}",
-            ctxfuzz_oracles::json_text::to_string_pretty(&result.messages().collect::<Vec<_>>())?
-        );
-    }
+    super::write_output(None, |out| {
+        if args.json {
+            super::pretty_line(out, &result.to_json(&tracker))
+        } else {
+            out.write_all(describe(&result, &config, &tracker).as_bytes())?;
+            super::pretty_line(out, &kept)
+        }
+    })?;
+    drop(kept);
     super::free_at_exit(result);
     super::free_at_exit(messages);
     Ok(ExitCode::Clean)

@@ -3,8 +3,14 @@
 //! Exit codes: [`exit::ExitCode`] (0 clean, 1 findings or violations, 2 bad input or usage, never
 //! a panic; 128 + the signal when a signal stopped a run).
 
-use clap::{Parser, Subcommand};
+use std::io::{BufWriter, Write};
+use std::path::Path;
 
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+use crate::transcript::io;
 use exit::ExitCode;
 
 pub mod check;
@@ -106,6 +112,29 @@ pub fn main() -> std::process::ExitCode {
 /// files still holds one at a time.
 fn free_at_exit<T>(document: T) {
     std::mem::forget(document);
+}
+
+/// Writes a command's output to `path` atomically, or to stdout, through a buffer: a large
+/// transcript goes out as it is serialised, never held whole as text.
+fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    match path {
+        Some(path) => io::write_atomically_with(path, write),
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            write(&mut out)
+                .and_then(|()| out.flush())
+                .context("stdout: cannot write")
+        }
+    }
+}
+
+/// `value` in serde_json's pretty layout, then a newline.
+fn pretty_line(out: &mut dyn Write, value: &impl Serialize) -> std::io::Result<()> {
+    ctxfuzz_oracles::json_text::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")
 }
 
 /// A reader that goes away (`ctxfuzz compact FILE | head`) ends the process quietly, as it does

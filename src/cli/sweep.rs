@@ -33,21 +33,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let document = io::read_json(&args.file)?;
     let messages = io::messages_of(&args.file, &document)?;
     let result = sweep(messages, args.rule);
-    let text = if args.json {
-        protocol_line(&result) + "\n"
-    } else {
-        let mut pretty = ctxfuzz_oracles::json_text::to_string_pretty(&result.messages)?;
-        pretty.push('\n');
-        pretty
-    };
-    match &args.output {
-        Some(path) => io::write_atomically(path, text.as_bytes())?,
-        None => print!("{text}"),
-    }
+    super::write_output(args.output.as_deref(), |out| {
+        if args.json {
+            writeln!(out, "{}", protocol_line(&result))
+        } else {
+            super::pretty_line(out, &result.messages)
+        }
+    })?;
     if !args.json {
         eprintln!("{}", report(&result, args.rule));
     }
-    super::free_at_exit((result, text));
+    super::free_at_exit(result);
     super::free_at_exit(document);
     Ok(ExitCode::Clean)
 }

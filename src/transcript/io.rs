@@ -8,7 +8,7 @@
 //! `ctxfuzz_oracles::json_text` so they come out as the same escapes.
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -110,9 +110,18 @@ fn line_column(prefix: &[u8]) -> (usize, usize) {
     (line, column)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename.
-/// Readers never see a half-written file, and a failure leaves any previous file intact.
+/// Writes `bytes` to `path` atomically (see [`write_atomically_with`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically_with(path, |out| out.write_all(bytes))
+}
+
+/// Writes to `path` atomically: `write` fills a temporary file in the same directory through a
+/// buffer, then it is renamed. Readers never see a half-written file, a failure leaves any
+/// previous file intact, and a large output is never held in memory whole.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -120,8 +129,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let mut file = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
-    file.write_all(bytes)
+    let mut out = BufWriter::new(&mut file);
+    write(&mut out)
+        .and_then(|()| out.flush())
         .with_context(|| format!("{}: cannot write", path.display()))?;
+    drop(out);
     file.persist(path)
         .map_err(|e| anyhow!("{}: cannot write: {}", path.display(), e.error))?;
     Ok(())
