@@ -15,6 +15,10 @@ use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A long, well-formed session: user turns, assistants with one to three calls (and signed
 /// thinking), each answered by a result of a few KB.
 fn long_session(messages: usize) -> Vec<Value> {

@@ -20,6 +20,10 @@ use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, c
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use serde_json::Value;
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
 const MESSAGES_PER_ITERATION: usize = 200_000;
 /// Generated messages repeated to build every transcript (a tenth of the smallest size).

@@ -11,6 +11,10 @@ use ctxfuzz::harness::{DynTarget, Profile, bytes, targets};
 use ctxfuzz::sweep::{BarrierRule, sweep};
 use serde_json::Value;
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Seeded cases whose transcript has 15 to 25 messages.
 fn twenty_message_cases(target: &dyn DynTarget) -> Vec<Vec<u8>> {
     (0..)

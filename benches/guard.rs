@@ -12,6 +12,10 @@ use ctxfuzz::generators::seeded_bytes;
 use ctxfuzz::guard::{self, GuardWiring, Schedule, generate};
 use ctxfuzz_oracles::invariants;
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// 256 generated schedules (the fuzz loop's typical case).
 fn cases() -> Vec<Schedule> {
     (0..256)

@@ -25,6 +25,10 @@ use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model};
 use serde_json::{Value, json};
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const TRANSCRIPTS: u64 = 20_000;
 const SESSION_MESSAGES: usize = 5_000;
 

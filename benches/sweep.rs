@@ -12,6 +12,10 @@ use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep};
 use serde_json::Value;
 
+/// The binary's allocator (src/main.rs), so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// 256 generated transcripts of about 20 messages (the fuzz loop's typical case).
 fn small_cases() -> Vec<Vec<Value>> {
     (0..256).map(pi::from_seed).collect()
