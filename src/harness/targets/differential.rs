@@ -57,12 +57,13 @@ struct Differential {
     boundary: Boundary,
 }
 
-fn without(messages: &[Value], dropped: &[usize]) -> Vec<Value> {
+/// `messages` but those at `dropped`, borrowed.
+fn without<'m>(messages: &'m [Value], dropped: &[usize]) -> Vec<&'m Value> {
     messages
         .iter()
         .enumerate()
         .filter(|(i, _)| !dropped.contains(i))
-        .map(|(_, m)| m.clone())
+        .map(|(_, m)| m)
         .collect()
 }
 
