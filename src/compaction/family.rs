@@ -31,8 +31,8 @@ const PI_ONLY_ROLES: &[&str] = &[
 impl Family {
     /// pi if any message has a pi-only role, or an assistant carries a `toolCall` block or pi's
     /// `stopReason` (every pi assistant message has one; chat messages never do), else chat.
-    pub fn detect(messages: &[Value]) -> Family {
-        let pi = messages.iter().any(|m| {
+    pub fn detect<'m>(messages: impl IntoIterator<Item = &'m Value>) -> Family {
+        let pi = messages.into_iter().any(|m| {
             let role = str_field(m, "role");
             PI_ONLY_ROLES.contains(&role)
                 || (role == "assistant"

@@ -132,8 +132,9 @@ impl TryFrom<Value> for ScenarioInput {
 
 /// One round as it ran.
 pub struct RoundRun {
+    /// The transcript handed to the compaction, which borrows it immutably: it is also the
+    /// transcript after the call.
     pub input: Vec<Value>,
-    pub input_after: Vec<Value>,
     /// `None` when the overflow check did not attempt a compaction.
     pub compaction: Option<Record>,
     /// Tracker calls made by the compaction (a turn's usage is counted before it, not listed).
@@ -179,18 +180,14 @@ pub fn run(
     config.user_message_cap = knobs.user_message_cap.unwrap_or(config.user_message_cap);
     config.clip_chars = knobs.clip_chars.unwrap_or(config.clip_chars);
     config.state_command_cap = knobs.state_command_cap.unwrap_or(config.state_command_cap);
-    let all: Vec<Value> = scenario
-        .rounds
-        .iter()
-        .flat_map(|r| r.append.iter().cloned())
-        .collect();
-    let family = scenario.family.unwrap_or_else(|| Family::detect(&all));
+    let family = scenario
+        .family
+        .unwrap_or_else(|| Family::detect(scenario.rounds.iter().flat_map(|r| &r.append)));
     let mut tracker = Tracker::with_total(scenario.tracker);
     let mut transcript: Vec<Value> = Vec::new();
     let mut runs = Vec::with_capacity(scenario.rounds.len());
     for spec in &scenario.rounds {
         transcript.extend(spec.append.iter().cloned());
-        let input = transcript.clone();
         let faults = Faults {
             compose_fails: spec.compose_fails,
         };
@@ -240,14 +237,11 @@ pub fn run(
             .iter()
             .map(|c| serde_json::to_value(c).expect("serialisable"))
             .collect();
-        // The compaction only borrowed the transcript; compare anyway, as for any system under test.
-        let input_after = transcript.clone();
-        if let Some(c) = &compaction {
-            transcript = c.output.clone();
-        }
+        let next = compaction
+            .as_ref()
+            .map_or_else(|| transcript.clone(), |c| c.output.clone());
         runs.push(RoundRun {
-            input_after,
-            input,
+            input: std::mem::replace(&mut transcript, next),
             compaction,
             tracker_calls,
             overflow,
@@ -323,7 +317,9 @@ pub fn judge_runs(
             let c = run.compaction.as_ref()?;
             Some(oracle::Round {
                 input: &run.input,
-                input_after: &run.input_after,
+                // `compact` takes `&[Value]`, so the borrow checker already proves it changed
+                // nothing; a snapshot taken before the call cost a deep copy of every round.
+                input_after: &run.input,
                 output: &c.output,
                 boundary: c.boundary,
                 picked: c.picked,
