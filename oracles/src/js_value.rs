@@ -15,7 +15,7 @@
 //! [`crate::json_text::parse_borrowed`] reads text into it; `From<&Value>` borrows a
 //! `serde_json::Value` (the fuzz loop's cases) without copying its strings.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 use std::fmt;
 
 use foldhash::{HashMap, HashMapExt};
@@ -23,20 +23,87 @@ use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Number, Value};
 
+/// 24 bytes: a transcript is mostly small objects, and each field costs a key and a value, so
+/// the sizes of [`Str`] and of the containers (boxed slices, built at their exact size, without
+/// a capacity word) are most of the tree's memory (docs/figures.md).
 #[derive(Debug, Clone, Default)]
 pub enum JsValue<'a> {
     #[default]
     Null,
     Bool(bool),
     Number(Number),
-    String(Cow<'a, str>),
-    Array(Vec<JsValue<'a>>),
+    String(Str<'a>),
+    Array(Box<[JsValue<'a>]>),
     Object(Object<'a>),
+}
+
+/// A string borrowed from the text, or owned when the text escapes it (or a model built it):
+/// `Cow<str>` without the owned string's capacity word, so a value fits in 24 bytes.
+#[derive(Clone, Eq)]
+pub enum Str<'a> {
+    Borrowed(&'a str),
+    Owned(Box<str>),
+}
+
+impl Str<'_> {
+    pub fn into_owned(self) -> Str<'static> {
+        match self {
+            Str::Borrowed(text) => Str::Owned(text.into()),
+            Str::Owned(text) => Str::Owned(text),
+        }
+    }
+}
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Str::Borrowed(text) => text,
+            Str::Owned(text) => text,
+        }
+    }
+}
+
+impl PartialEq for Str<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<str> for Str<'_> {
+    fn eq(&self, other: &str) -> bool {
+        **self == *other
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, out)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(self)
+    }
+}
+
+impl<'a> From<&'a str> for Str<'a> {
+    fn from(text: &'a str) -> Self {
+        Str::Borrowed(text)
+    }
+}
+
+impl From<String> for Str<'_> {
+    fn from(text: String) -> Self {
+        Str::Owned(text.into_boxed_str())
+    }
 }
 
 /// An object's fields, each key once, in the order they first appeared.
 #[derive(Debug, Clone, Default)]
-pub struct Object<'a>(Vec<(Cow<'a, str>, JsValue<'a>)>);
+pub struct Object<'a>(Box<[(Str<'a>, JsValue<'a>)]>);
 
 /// Objects up to this many fields are checked for a repeated key pair by pair; larger ones
 /// through a hash map, so a hostile object of a million keys is read in linear time.
@@ -44,11 +111,11 @@ const PAIRWISE_LIMIT: usize = 16;
 
 impl<'a> Object<'a> {
     pub fn new() -> Self {
-        Object(Vec::new())
+        Object(Box::default())
     }
 
     /// The fields as read, a repeated key keeping its first position and its last value.
-    pub fn from_fields(mut fields: Vec<(Cow<'a, str>, JsValue<'a>)>) -> Self {
+    pub fn from_fields(mut fields: Vec<(Str<'a>, JsValue<'a>)>) -> Self {
         if fields.len() <= PAIRWISE_LIMIT {
             let repeated = (1..fields.len()).any(|i| {
                 fields[..i]
@@ -56,7 +123,7 @@ impl<'a> Object<'a> {
                     .any(|(earlier, _)| *earlier == fields[i].0)
             });
             if !repeated {
-                return Object(fields);
+                return Object(fields.into_boxed_slice());
             }
         }
         // Where each key first appears; `None` when every key is unique.
@@ -64,15 +131,15 @@ impl<'a> Object<'a> {
         let firsts: Vec<usize> = fields
             .iter()
             .enumerate()
-            .map(|(i, (key, _))| *first_at.entry(key.as_ref()).or_insert(i))
+            .map(|(i, (key, _))| *first_at.entry(&**key).or_insert(i))
             .collect();
         drop(first_at);
         if firsts.iter().enumerate().all(|(i, &first)| first == i) {
-            return Object(fields);
+            return Object(fields.into_boxed_slice());
         }
         // Each field's position in the deduplicated vector, by its index in `fields`.
         let mut position = vec![0; fields.len()];
-        let mut unique: Vec<(Cow<'a, str>, JsValue<'a>)> = Vec::with_capacity(fields.len());
+        let mut unique: Vec<(Str<'a>, JsValue<'a>)> = Vec::with_capacity(fields.len());
         for (i, (key, value)) in fields.drain(..).enumerate() {
             if firsts[i] == i {
                 position[i] = unique.len();
@@ -81,7 +148,7 @@ impl<'a> Object<'a> {
                 unique[position[firsts[i]]].1 = value;
             }
         }
-        Object(unique)
+        Object(unique.into_boxed_slice())
     }
 
     pub fn get(&self, key: &str) -> Option<&JsValue<'a>> {
@@ -93,21 +160,30 @@ impl<'a> Object<'a> {
     }
 
     /// `object[key] = value`: replaces the value in place, or appends the field.
-    pub fn insert(&mut self, key: impl Into<Cow<'a, str>>, value: JsValue<'a>) {
+    pub fn insert(&mut self, key: impl Into<Str<'a>>, value: JsValue<'a>) {
         let key = key.into();
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
-            None => self.0.push((key, value)),
+            None => self.edit(|fields| fields.push((key, value))),
         }
     }
 
     /// `delete object[key]`.
     pub fn remove(&mut self, key: &str) {
-        self.0.retain(|(k, _)| k != key);
+        if self.get(key).is_some() {
+            self.edit(|fields| fields.retain(|(k, _)| k != key));
+        }
+    }
+
+    /// Changes the fields as a vector (a boxed slice cannot grow or shrink in place).
+    fn edit(&mut self, change: impl FnOnce(&mut Vec<(Str<'a>, JsValue<'a>)>)) {
+        let mut fields = std::mem::take(&mut self.0).into_vec();
+        change(&mut fields);
+        self.0 = fields.into_boxed_slice();
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &JsValue<'a>)> {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+        self.0.iter().map(|(k, v)| (&**k, v))
     }
 
     fn len(&self) -> usize {
@@ -115,7 +191,7 @@ impl<'a> Object<'a> {
     }
 }
 
-impl<'a, K: Into<Cow<'a, str>>> FromIterator<(K, JsValue<'a>)> for Object<'a> {
+impl<'a, K: Into<Str<'a>>> FromIterator<(K, JsValue<'a>)> for Object<'a> {
     fn from_iter<I: IntoIterator<Item = (K, JsValue<'a>)>>(fields: I) -> Self {
         Object::from_fields(fields.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
@@ -131,7 +207,7 @@ pub fn borrow_all<M: Borrow<Value>>(values: &[M]) -> Vec<JsValue<'_>> {
 
 impl<'a> JsValue<'a> {
     /// An object of these fields (a repeated key takes its last value).
-    pub fn object<K: Into<Cow<'a, str>>>(
+    pub fn object<K: Into<Str<'a>>>(
         fields: impl IntoIterator<Item = (K, JsValue<'a>)>,
     ) -> Self {
         JsValue::Object(fields.into_iter().collect())
@@ -179,7 +255,7 @@ impl<'a> JsValue<'a> {
             JsValue::Null => Value::Null,
             JsValue::Bool(b) => Value::Bool(*b),
             JsValue::Number(n) => Value::Number(n.clone()),
-            JsValue::String(text) => Value::String(text.as_ref().to_owned()),
+            JsValue::String(text) => Value::String(text.to_string()),
             JsValue::Array(items) => Value::Array(items.iter().map(JsValue::to_value).collect()),
             JsValue::Object(object) => Value::Object(
                 object
@@ -196,14 +272,14 @@ impl<'a> JsValue<'a> {
             JsValue::Null => JsValue::Null,
             JsValue::Bool(b) => JsValue::Bool(b),
             JsValue::Number(n) => JsValue::Number(n),
-            JsValue::String(text) => JsValue::String(Cow::Owned(text.into_owned())),
+            JsValue::String(text) => JsValue::String(text.into_owned()),
             JsValue::Array(items) => {
                 JsValue::Array(items.into_iter().map(JsValue::into_owned).collect())
             }
             JsValue::Object(Object(fields)) => JsValue::Object(Object(
                 fields
                     .into_iter()
-                    .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
                     .collect(),
             )),
         }
@@ -242,13 +318,19 @@ impl PartialEq<str> for JsValue<'_> {
 
 impl<'a> From<&'a str> for JsValue<'a> {
     fn from(text: &'a str) -> Self {
-        JsValue::String(Cow::Borrowed(text))
+        JsValue::String(Str::Borrowed(text))
     }
 }
 
 impl From<String> for JsValue<'_> {
     fn from(text: String) -> Self {
-        JsValue::String(Cow::Owned(text))
+        JsValue::String(text.into())
+    }
+}
+
+impl<'a> From<Vec<JsValue<'a>>> for JsValue<'a> {
+    fn from(items: Vec<JsValue<'a>>) -> Self {
+        JsValue::Array(items.into_boxed_slice())
     }
 }
 
@@ -265,12 +347,12 @@ impl<'a> From<&'a Value> for JsValue<'a> {
             Value::Null => JsValue::Null,
             Value::Bool(b) => JsValue::Bool(*b),
             Value::Number(n) => JsValue::Number(n.clone()),
-            Value::String(text) => JsValue::String(Cow::Borrowed(text)),
+            Value::String(text) => JsValue::String(Str::Borrowed(text)),
             Value::Array(items) => JsValue::Array(items.iter().map(JsValue::from).collect()),
             // A `Map`'s keys are unique already.
             Value::Object(map) => JsValue::Object(Object(
                 map.iter()
-                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), JsValue::from(v)))
+                    .map(|(k, v)| (Str::Borrowed(k.as_str()), JsValue::from(v)))
                     .collect(),
             )),
         }
@@ -284,11 +366,11 @@ impl From<Value> for JsValue<'static> {
             Value::Null => JsValue::Null,
             Value::Bool(b) => JsValue::Bool(b),
             Value::Number(n) => JsValue::Number(n),
-            Value::String(text) => JsValue::String(Cow::Owned(text)),
+            Value::String(text) => JsValue::String(text.into()),
             Value::Array(items) => JsValue::Array(items.into_iter().map(JsValue::from).collect()),
             Value::Object(map) => JsValue::Object(Object(
                 map.into_iter()
-                    .map(|(k, v)| (Cow::Owned(k), JsValue::from(v)))
+                    .map(|(k, v)| (Str::from(k), JsValue::from(v)))
                     .collect(),
             )),
         }
@@ -329,7 +411,7 @@ impl<'de> Deserialize<'de> for JsValue<'de> {
 #[derive(Default)]
 struct Scratch<'de> {
     items: Vec<JsValue<'de>>,
-    fields: Vec<(Cow<'de, str>, JsValue<'de>)>,
+    fields: Vec<(Str<'de>, JsValue<'de>)>,
 }
 
 struct Builder<'s, 'de> {
@@ -368,11 +450,11 @@ impl<'de> Visitor<'de> for Builder<'_, 'de> {
     }
 
     fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Cow::Borrowed(text)))
+        Ok(JsValue::String(Str::Borrowed(text)))
     }
 
     fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Cow::Owned(text.to_owned())))
+        Ok(JsValue::String(Str::Owned(text.into())))
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
@@ -403,7 +485,7 @@ impl<'de> Visitor<'de> for Builder<'_, 'de> {
 }
 
 /// A key, borrowed when the text holds it without escapes.
-struct Key<'de>(Cow<'de, str>);
+struct Key<'de>(Str<'de>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -416,11 +498,11 @@ impl<'de> Deserialize<'de> for Key<'de> {
             }
 
             fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(key)))
+                Ok(Key(Str::Borrowed(key)))
             }
 
             fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(key.to_owned())))
+                Ok(Key(Str::Owned(key.into())))
             }
         }
         deserializer.deserialize_str(KeyVisitor)
@@ -458,10 +540,10 @@ mod tests {
         let object = value.as_object().unwrap();
         assert!(matches!(
             object.get("plain"),
-            Some(JsValue::String(Cow::Borrowed("text")))
+            Some(JsValue::String(Str::Borrowed("text")))
         ));
         assert!(
-            matches!(object.get("escaped"), Some(JsValue::String(Cow::Owned(s))) if s == "a\nb")
+            matches!(object.get("escaped"), Some(JsValue::String(Str::Owned(s))) if &**s == "a\nb")
         );
     }
 
@@ -483,7 +565,7 @@ mod tests {
         let owned = parse(text).into_owned();
         assert_eq!(owned.to_value(), expected);
         assert!(matches!(&owned, JsValue::Array(items)
-            if matches!(&items[7], JsValue::String(Cow::Owned(s)) if s == "a\"b")));
+            if matches!(&items[7], JsValue::String(Str::Owned(s)) if &**s == "a\"b")));
     }
 
     #[test]

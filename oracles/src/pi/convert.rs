@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::js_value::{JsValue, Object};
+use crate::js_value::{JsValue, Object, Str};
 
 use super::{PiVersion, Stage, Thrown};
 use crate::js::{self, field, to_js_string, truthy};
@@ -80,8 +80,8 @@ fn user_text<'a>(text: String, timestamp: Option<&JsValue<'a>>) -> JsValue<'a> {
 }
 
 /// `[{type: "text", text}]`.
-fn text_content(text: Cow<'_, str>) -> JsValue<'_> {
-    JsValue::Array(vec![JsValue::object([
+fn text_content(text: Str<'_>) -> JsValue<'_> {
+    JsValue::from(vec![JsValue::object([
         ("type", JsValue::from("text")),
         ("text", JsValue::String(text)),
     ])])

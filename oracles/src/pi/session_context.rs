@@ -429,7 +429,7 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
             let content_missing = field(message, "content").is_none_or(JsValue::is_null);
             let empty = match entry.role {
                 Some("system") if canonical => Some(JsValue::from("")),
-                Some("user" | "assistant" | "toolResult") => Some(JsValue::Array(Vec::new())),
+                Some("user" | "assistant" | "toolResult") => Some(JsValue::Array(Box::default())),
                 _ => None,
             };
             match empty.filter(|_| content_missing) {
@@ -439,7 +439,7 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
         }
         Kind::CustomMessage => {
             let content = match entry.get("content") {
-                None | Some(JsValue::Null) => Some(JsValue::Array(Vec::new())),
+                None | Some(JsValue::Null) => Some(JsValue::Array(Box::default())),
                 content => owned(content),
             };
             vec![Piece::Built(custom_message(entry.value, content))]
@@ -489,7 +489,7 @@ fn apply_edit(
             };
             let content = match field(replacement, "content") {
                 Some(JsValue::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
-                    Some(JsValue::Array(vec![JsValue::object([
+                    Some(JsValue::from(vec![JsValue::object([
                         ("type", JsValue::from("text")),
                         ("text", JsValue::from(text.to_string())),
                     ])]))

@@ -123,7 +123,7 @@ fn spread_with_empty_content<'a>(value: &JsValue<'a>) -> JsValue<'a> {
             .collect(),
         _ => Object::new(),
     };
-    map.insert("content", JsValue::Array(Vec::new()));
+    map.insert("content", JsValue::Array(Box::default()));
     JsValue::Object(map)
 }
 
@@ -166,7 +166,7 @@ fn downgrade_images<'a>(
             };
             let blocks = iterate_content(content)?;
             let replaced = replace_images(&blocks, placeholder)?;
-            Ok(with_field(&message, "content", JsValue::Array(replaced)))
+            Ok(with_field(&message, "content", JsValue::from(replaced)))
         })
         .collect()
 }
@@ -175,7 +175,7 @@ fn downgrade_images<'a>(
 /// anything else throws.
 fn iterate_content<'a>(content: Option<&JsValue<'a>>) -> Result<Vec<JsValue<'a>>, Thrown> {
     match content {
-        Some(JsValue::Array(items)) => Ok(items.clone()),
+        Some(JsValue::Array(items)) => Ok(items.to_vec()),
         Some(JsValue::String(text)) => Ok(js_string::chars(text)
             .map(|c| JsValue::from(js_string::to_string(c)))
             .collect()),
@@ -284,7 +284,7 @@ fn first_pass_message<'a>(
         }
     }
     Ok(match content {
-        Some(content) => with_field(&message, "content", JsValue::Array(content)),
+        Some(content) => with_field(&message, "content", JsValue::from(content)),
         None => message,
     })
 }
@@ -339,7 +339,7 @@ fn transform_block<'b, 'a>(
             Some(_) => return Err(throw("TypeError: id.replace is not a function".into())),
         };
         let normalized = normalize_tool_call_id(id);
-        if normalized != *id {
+        if normalized != **id {
             id_map.insert(id.to_string(), normalized.clone());
             if let JsValue::Object(map) = &mut call {
                 map.insert("id", JsValue::from(normalized));
@@ -551,7 +551,7 @@ fn synthetic_result<'a>(call: &JsValue<'a>) -> JsValue<'a> {
     }
     map.insert(
         "content",
-        JsValue::Array(vec![text_block(JsValue::from(NO_RESULT_TEXT))]),
+        JsValue::from(vec![text_block(JsValue::from(NO_RESULT_TEXT))]),
     );
     map.insert("isError", JsValue::Bool(true));
     map.insert("timestamp", JsValue::from(0u64));
