@@ -4,7 +4,7 @@
 //! `serde_json::Value` owns every string and keeps every object in a B-tree: a transcript parsed
 //! into it is about ten times its text in heap, and finding a field is a string search down the
 //! tree. A [`JsValue`] borrows every string that has no escape from the text, and an object is its
-//! fields in a vector (a message has a handful; a linear scan beats the tree and costs one
+//! fields in a boxed slice (a message has a handful; a linear scan beats the tree and costs one
 //! allocation). Copying a value the pipeline changes (`{...message, content}`) copies no text.
 //!
 //! An object's keys are unique, as in JavaScript: a key repeated in the text keeps its first
@@ -39,7 +39,7 @@ pub enum JsValue<'a> {
 
 /// A string borrowed from the text, or owned when the text escapes it (or a model built it):
 /// `Cow<str>` without the owned string's capacity word, so a value fits in 24 bytes.
-#[derive(Clone, Eq)]
+#[derive(Debug, Clone, Eq)]
 pub enum Str<'a> {
     Borrowed(&'a str),
     Owned(Box<str>),
@@ -74,18 +74,6 @@ impl PartialEq for Str<'_> {
 impl PartialEq<str> for Str<'_> {
     fn eq(&self, other: &str) -> bool {
         **self == *other
-    }
-}
-
-impl fmt::Debug for Str<'_> {
-    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, out)
-    }
-}
-
-impl fmt::Display for Str<'_> {
-    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        out.write_str(self)
     }
 }
 
@@ -170,8 +158,8 @@ impl<'a> Object<'a> {
 
     /// `delete object[key]`.
     pub fn remove(&mut self, key: &str) {
-        if self.get(key).is_some() {
-            self.edit(|fields| fields.retain(|(k, _)| k != key));
+        if let Some(at) = self.0.iter().position(|(k, _)| k == key) {
+            self.edit(|fields| drop(fields.remove(at)));
         }
     }
 

@@ -141,7 +141,7 @@ fn object_mut<'e, 'a>(
     property: &str,
 ) -> Result<&'e mut Object<'a>, SessionError> {
     let shown = match &*entry {
-        JsValue::String(s) => format!("string '{s}'"),
+        JsValue::String(s) => format!("string '{}'", &**s),
         JsValue::Number(n) => format!("number '{n}'"),
         JsValue::Bool(b) => format!("boolean '{b}'"),
         _ => "array".to_string(),
