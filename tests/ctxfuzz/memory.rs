@@ -1,8 +1,8 @@
 //! Memory stays bounded on hostile input: a transcript holding one 100 MB string, and 200,000-deep
-//! nesting. Each command runs under an address-space limit (`ulimit -v`, one malloc arena): an
-//! allocation past the bound fails and the command dies, so the bound is a fact of the run, not a
-//! sample. (A child's `ru_maxrss` would not do: Linux carries the spawning test process's peak
-//! into it at exec.) Memory is measured, never time.
+//! nesting. Each command runs under an address-space limit (`ulimit -v`): an allocation past the
+//! bound fails and the command dies, so the bound is a fact of the run, not a sample. (A child's
+//! `ru_maxrss` would not do: Linux carries the spawning test process's peak into it at exec.)
+//! Memory is measured, never time.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -21,7 +21,6 @@ fn within(limit_kib: u64, args: &[&str]) -> (i32, String) {
         ])
         .arg(env!("CARGO_BIN_EXE_ctxfuzz"))
         .args(args)
-        .env("MALLOC_ARENA_MAX", "1")
         .output()
         .expect("sh runs");
     let code = output.status.code().unwrap_or(-1);
