@@ -195,9 +195,7 @@ pub fn borrow_all<M: Borrow<Value>>(values: &[M]) -> Vec<JsValue<'_>> {
 
 impl<'a> JsValue<'a> {
     /// An object of these fields (a repeated key takes its last value).
-    pub fn object<K: Into<Str<'a>>>(
-        fields: impl IntoIterator<Item = (K, JsValue<'a>)>,
-    ) -> Self {
+    pub fn object<K: Into<Str<'a>>>(fields: impl IntoIterator<Item = (K, JsValue<'a>)>) -> Self {
         JsValue::Object(fields.into_iter().collect())
     }
 
