@@ -170,7 +170,7 @@ fn plan(
     rules: SessionRules,
 ) -> Result<Plan, SessionError> {
     let entries: Vec<Entry<'_>> = entries.iter().enumerate().map(Entry::read).collect();
-    let index = index_by_id(&entries)?;
+    let index = Index::new(&entries)?;
     let path = path_to_root(&entries, &index, leaf, rules)?;
     let (thinking_level, model) = settings(&path)?;
     let pieces = match rules {
@@ -273,21 +273,43 @@ impl<'a> Entry<'a> {
 }
 
 /// `new Map(entries.map(e => [e.id, e]))`: the last entry with an id wins.
-fn index_by_id<'a>(entries: &[Entry<'a>]) -> Result<HashMap<Key<'a>, usize>, SessionError> {
-    let mut index = HashMap::with_capacity(entries.len());
-    for entry in entries {
-        if entry.value.is_null() {
-            return Err(cannot_read(Some(entry.value), "id"));
+struct Index<'a> {
+    by_id: HashMap<Key<'a>, usize>,
+    /// No id is repeated, so an entry whose id matches is the one the map holds.
+    unique: bool,
+}
+
+impl<'a> Index<'a> {
+    fn new(entries: &[Entry<'a>]) -> Result<Self, SessionError> {
+        let mut by_id = HashMap::with_capacity(entries.len());
+        let mut unique = true;
+        for entry in entries {
+            if entry.value.is_null() {
+                return Err(cannot_read(Some(entry.value), "id"));
+            }
+            unique &= by_id.insert(entry.id, entry.position).is_none();
         }
-        index.insert(entry.id, entry.position);
+        Ok(Index { by_id, unique })
     }
-    Ok(index)
+
+    fn get(&self, id: Key<'_>) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// The parent `id` of the entry at `child`. pi writes a session parent first, so the entry
+    /// before is tried first: a look-up in a million-entry map misses the cache every time.
+    fn parent(&self, entries: &[Entry<'_>], child: usize, id: Key<'_>) -> Option<usize> {
+        match child.checked_sub(1) {
+            Some(before) if self.unique && entries[before].id == id => Some(before),
+            _ => self.get(id),
+        }
+    }
 }
 
 /// The entries from the root to the leaf.
 fn path_to_root<'e, 'a>(
     entries: &'e [Entry<'a>],
-    index: &HashMap<Key<'_>, usize>,
+    index: &Index<'_>,
     leaf: Option<&JsValue>,
     rules: SessionRules,
 ) -> Result<Vec<&'e Entry<'a>>, SessionError> {
@@ -296,7 +318,7 @@ fn path_to_root<'e, 'a>(
     }
     let named = leaf
         .filter(|id| truthy(Some(*id)))
-        .and_then(|id| index.get(&Key::of(Some(id))).copied());
+        .and_then(|id| index.get(Key::of(Some(id))));
     // 0.79 falls back to the last entry when the named one is falsy too; later releases only
     // when no entry has that id (`??=`).
     let named = match rules {
@@ -319,7 +341,7 @@ fn path_to_root<'e, 'a>(
         current = entry
             .parent_id
             .filter(|parent| truthy(Some(*parent)))
-            .and_then(|parent| index.get(&Key::of(Some(parent))).copied());
+            .and_then(|parent| index.parent(entries, position, Key::of(Some(parent))));
     }
     path.reverse();
     Ok(path)

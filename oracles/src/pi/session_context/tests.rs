@@ -64,6 +64,21 @@ fn a_missing_parent_ends_the_walk() {
     );
 }
 
+/// The entry just before a child is its parent only when no later entry reuses the parent's id.
+#[test]
+fn a_parent_id_names_the_last_entry_with_that_id_even_right_before_the_child() {
+    let entries = [
+        user("root", None, "root"),
+        user("a", Some("root"), "first a"),
+        user("child", Some("a"), "child"),
+        user("a", None, "second a"),
+    ];
+    for rules in SessionRules::ALL {
+        let context = build_context(&entries, Some(&json!("child")), rules).unwrap();
+        assert_eq!(texts(&context), [json!("second a"), json!("child")]);
+    }
+}
+
 #[test]
 fn explicit_null_leaf_selects_nothing_and_unknown_leaf_falls_back_to_the_last() {
     let entries = [user("a", None, "one"), user("b", Some("a"), "two")];
