@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let kept: Vec<_> = result.messages().collect();
     if let Some(path) = &args.output {
-        io::write_atomically_with(path, |out| super::pretty_line(out, &kept))?;
+        super::write_output(Some(path), |out| super::pretty_line(out, &kept))?;
     }
     super::write_output(None, |out| {
         if args.json {

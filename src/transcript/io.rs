@@ -53,7 +53,7 @@ pub fn parse_json_borrowed<'t>(path: &Path, text: &'t str) -> Result<JsValue<'t>
     refuse_byte_order_mark(path, text)?;
     match js_string::from_text(text) {
         Cow::Borrowed(text) => json_text::parse_borrowed(text),
-        Cow::Owned(decoded) => json_text::parse_borrowed(&decoded).map(JsValue::into_owned),
+        Cow::Owned(decoded) => json_text::parse_borrowed(&decoded).map(|value| value.owned_copy()),
     }
     .map_err(|e| json_error(path, &e))
 }

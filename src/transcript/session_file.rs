@@ -61,7 +61,7 @@ pub fn load(text: &str, v: PiVersion) -> SessionFile<'_> {
         Cow::Owned(decoded) => {
             let lines = session_context::parse_file(&decoded);
             SessionLines {
-                entries: lines.entries.into_iter().map(JsValue::into_owned).collect(),
+                entries: lines.entries.iter().map(JsValue::owned_copy).collect(),
                 lines: lines.lines,
                 malformed: lines.malformed,
             }

@@ -389,7 +389,7 @@ fn model_of(source: &JsValue, id: &str) -> JsValue<'static> {
 
 /// A copy of `value` that owns its strings.
 fn owned(value: Option<&JsValue>) -> Option<JsValue<'static>> {
-    value.map(|value| value.clone().into_owned())
+    value.map(JsValue::owned_copy)
 }
 
 /// The entries whose messages make the context: the latest compaction, the kept entries before it
@@ -475,7 +475,7 @@ fn entry_messages(entry: &Entry<'_>, rules: SessionRules) -> Result<Vec<Piece>, 
                 .get("systemMessage")
                 .filter(|m| canonical && truthy(Some(*m)))
             {
-                Some(system) => vec![Piece::Built(system.clone().into_owned()), summary],
+                Some(system) => vec![Piece::Built(system.owned_copy()), summary],
                 None => vec![summary],
             }
         }
@@ -610,7 +610,7 @@ fn with_field(
     name: &'static str,
     content: Option<JsValue<'static>>,
 ) -> JsValue<'static> {
-    let mut copy = match value.clone().into_owned() {
+    let mut copy = match value.owned_copy() {
         JsValue::Object(object) => object,
         _ => Object::new(),
     };
