@@ -98,41 +98,43 @@ impl FromStr for BarrierRule {
 
 /// What the sweep kept and what it removed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Swept<'a> {
-    pub messages: Kept<'a>,
+#[serde(bound = "M: Borrow<Value>")]
+pub struct Swept<'a, M = Value> {
+    pub messages: Kept<'a, M>,
     /// The `toolCallId` of every swept result, in encounter order (duplicates possible).
     pub swept: Vec<String>,
 }
 
-/// The messages a sweep kept, borrowed from its input.
+/// The messages a sweep kept, borrowed from its input (messages, or references to messages that
+/// live elsewhere: a compaction's kept messages are swept without being copied).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kept<'a> {
+pub enum Kept<'a, M = Value> {
     /// Nothing was swept: the input itself.
-    Input(&'a [Value]),
+    Input(&'a [M]),
     /// Some results were swept: the other messages, in order.
     Subset(Vec<&'a Value>),
 }
 
-impl<'a> Kept<'a> {
+impl<'a, M: Borrow<Value>> Kept<'a, M> {
     /// The kept messages, in order.
     pub fn refs(&self) -> Vec<&'a Value> {
         match self {
-            Kept::Input(messages) => messages.iter().collect(),
+            Kept::Input(messages) => messages.iter().map(Borrow::borrow).collect(),
             Kept::Subset(messages) => messages.clone(),
         }
     }
 
     /// Whether this is `input` itself (the very slice, not an equal copy).
-    pub fn is_input(&self, input: &[Value]) -> bool {
+    pub fn is_input(&self, input: &[M]) -> bool {
         matches!(self, Kept::Input(kept) if std::ptr::eq(*kept, input))
     }
 }
 
 /// A JSON array of the kept messages.
-impl Serialize for Kept<'_> {
+impl<M: Borrow<Value>> Serialize for Kept<'_, M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Kept::Input(messages) => messages.serialize(serializer),
+            Kept::Input(messages) => serializer.collect_seq(messages.iter().map(Borrow::borrow)),
             Kept::Subset(messages) => messages.serialize(serializer),
         }
     }
@@ -140,7 +142,7 @@ impl Serialize for Kept<'_> {
 
 /// Sweeps the tool results that answer no open call. Never mutates `messages`; when nothing is
 /// swept it returns `messages` itself, without allocating.
-pub fn sweep(messages: &[Value], rule: BarrierRule) -> Swept<'_> {
+pub fn sweep<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Swept<'_, M> {
     let swept_at = swept_positions(messages, rule);
     if swept_at.is_empty() {
         return Swept {
@@ -148,12 +150,15 @@ pub fn sweep(messages: &[Value], rule: BarrierRule) -> Swept<'_> {
             swept: Vec::new(),
         };
     }
-    let swept = swept_at.iter().map(|&i| result_id(&messages[i])).collect();
+    let swept = swept_at
+        .iter()
+        .map(|&i| result_id(messages[i].borrow()))
+        .collect();
     let mut kept = Vec::with_capacity(messages.len() - swept_at.len());
     let mut next_swept = swept_at.iter().peekable();
     for (index, message) in messages.iter().enumerate() {
         if next_swept.next_if(|&&at| at == index).is_none() {
-            kept.push(message);
+            kept.push(message.borrow());
         }
     }
     Swept {

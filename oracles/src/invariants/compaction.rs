@@ -3,10 +3,12 @@
 //! get right is re-stated here independently (message text, token estimate, call cycles, clipping,
 //! state, preserved turns): this module never calls `ctxfuzz::compaction`.
 
+use std::borrow::Borrow;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
-use super::{Cause, Invariant, Violation};
+use super::{Cause, Invariant, Violation, same_message, same_messages};
 
 pub const BOUNDARY_VALID: Invariant = Invariant {
     id: "boundary-valid",
@@ -131,14 +133,17 @@ impl Contract {
     }
 }
 
-/// One compaction call as observed from outside.
+/// One compaction call as observed from outside. The output and the summariser's input are
+/// messages or references (`M = &Value`): a caller that kept the compaction's borrows lends them
+/// instead of copying every kept message, and the comparisons below pass a borrowed message
+/// without reading it.
 #[derive(Debug, Clone, Copy)]
-pub struct Round<'a> {
+pub struct Round<'a, M = Value> {
     /// The transcript handed to the compaction, as it was before the call.
     pub input: &'a [Value],
     /// The same transcript after the call.
     pub input_after: &'a [Value],
-    pub output: &'a [Value],
+    pub output: &'a [M],
     /// The first kept index when compacted; 0 when nothing was compacted.
     pub boundary: usize,
     /// What the boundary policy picked (the compaction may still have been skipped or failed).
@@ -146,13 +151,13 @@ pub struct Round<'a> {
     /// The composed summary ("" when not compacted).
     pub summary: &'a str,
     /// What the summariser received (empty when it was not called).
-    pub summariser_input: &'a [Value],
+    pub summariser_input: &'a [M],
     /// The tracker calls of this round: `"reset"` or `{"add": {"prompt": n, "completion": n}}`.
     pub tracker_calls: &'a [Value],
 }
 
 /// Judges a sequence of rounds (each round's input is the previous output plus new messages).
-pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
+pub fn judge<M: Borrow<Value>>(contract: &Contract, rounds: &[Round<'_, M>]) -> Vec<Violation> {
     let reader = Reader { pi: contract.pi };
     let mut found = Vec::new();
     let mut summarised_turns: Vec<String> = Vec::new();
@@ -180,7 +185,12 @@ pub fn judge(contract: &Contract, rounds: &[Round]) -> Vec<Violation> {
     found
 }
 
-fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut Vec<Violation>) {
+fn judge_round<M: Borrow<Value>>(
+    contract: &Contract,
+    reader: &Reader,
+    round: &Round<'_, M>,
+    found: &mut Vec<Violation>,
+) {
     let mut report = |invariant: Invariant, summary: String, evidence: Value| {
         found.push(Violation {
             invariant,
@@ -191,7 +201,7 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
     };
     let input = round.input;
     let b = round.boundary;
-    if round.input != round.input_after {
+    if !same_messages(round.input, round.input_after) {
         report(
             INPUT_NOT_MUTATED,
             "the compaction modified the caller's transcript".into(),
@@ -215,7 +225,7 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
                 json!({"valid_cut": cut}),
             );
         }
-        if !round.tracker_calls.is_empty() || round.output != input {
+        if !round.tracker_calls.is_empty() || !same_messages(round.output, input) {
             report(
                 BOUNDARY_VALID,
                 "boundary 0 but the transcript or the tracker was touched".into(),
@@ -237,7 +247,7 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
 
     // kept-suffix-untouched
     if b == 0 {
-        if round.output != input {
+        if !same_messages(round.output, input) {
             report(
                 KEPT_SUFFIX,
                 "nothing was compacted but the transcript changed".into(),
@@ -246,8 +256,8 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
         }
     } else if b > input.len()
         || round.output.len() != input.len() - b + 1
-        || round.output[1..] != input[b..]
-        || !reader.is_summary_carrying(&round.output[0], round.summary)
+        || !same_messages(&round.output[1..], &input[b..])
+        || !reader.is_summary_carrying(round.output[0].borrow(), round.summary)
     {
         report(
             KEPT_SUFFIX,
@@ -333,7 +343,12 @@ fn judge_round(contract: &Contract, reader: &Reader, round: &Round, found: &mut 
     reset_delivered(reader, round, &mut report);
 }
 
-fn across_rounds(contract: &Contract, round: &Round, turns: &[String], found: &mut Vec<Violation>) {
+fn across_rounds<M>(
+    contract: &Contract,
+    round: &Round<'_, M>,
+    turns: &[String],
+    found: &mut Vec<Violation>,
+) {
     let expected = render_items(&turns[turns.len().saturating_sub(contract.user_message_cap)..]);
     let block = verbatim_block(round.summary);
     if !block.unwrap_or("").ends_with(&expected) {
@@ -352,7 +367,7 @@ fn clip_bounded(
     contract: &Contract,
     reader: &Reader,
     region: &[Value],
-    given: &[Value],
+    given: &[impl Borrow<Value>],
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
     if given.len() != region.len() {
@@ -369,8 +384,9 @@ fn clip_bounded(
     }
     let limit = contract.clip_chars + CLIP_MARKER.chars().count();
     for (index, (original, seen)) in region.iter().zip(given).enumerate() {
+        let seen = seen.borrow();
         if !reader.is_tool_result(original) {
-            if original != seen {
+            if !same_message(original, seen) {
                 report(
                     CLIP_BOUNDED,
                     format!("message {index} is not a tool result but was changed"),
@@ -486,9 +502,9 @@ fn state_retained(
     }
 }
 
-fn reset_delivered(
+fn reset_delivered<M>(
     reader: &Reader,
-    round: &Round,
+    round: &Round<'_, M>,
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
     let resets = round
@@ -712,11 +728,12 @@ impl Reader {
     /// replaces the open ids with its own, a result consumes its id if open; no other role
     /// matters (call cycles, not the sweep's barriers, which exist to clean up after the damage
     /// a compaction must not do).
-    fn orphans(&self, messages: &[Value]) -> Vec<bool> {
+    fn orphans(&self, messages: &[impl Borrow<Value>]) -> Vec<bool> {
         let mut open: HashSet<&str> = HashSet::new();
         messages
             .iter()
             .map(|m| {
+                let m = m.borrow();
                 if self.role(m) == "assistant" {
                     open = self.call_ids(m).collect();
                     false

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use foldhash::{HashSet, HashSetExt};
 use serde_json::{Value, json};
 
-use super::{Cause, Invariant, Violation};
+use super::{Cause, Invariant, Violation, same_message};
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "sweep-only-removes",
@@ -123,7 +123,10 @@ pub fn only_removes<M: Borrow<Value>>(
     let mut next = 0;
     let mut removed = Vec::new();
     for (index, message) in input.iter().enumerate() {
-        if output.get(next).map(Borrow::borrow) == Some(message) {
+        if output
+            .get(next)
+            .is_some_and(|kept| same_message(kept.borrow(), message))
+        {
             next += 1;
         } else if role_of(message) == Some("toolResult") {
             removed.push(index);

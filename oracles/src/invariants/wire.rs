@@ -378,7 +378,7 @@ fn is_compaction_summary(message: &JsValue) -> bool {
 
 /// `wire-valid` for each violation of the chat rules (a compaction or sweep that produced it is
 /// to blame: nothing in pi rewrites chat transcripts on the way).
-pub fn judge_chat(messages: &[Value]) -> Vec<Violation> {
+pub fn judge_chat(messages: &[impl Borrow<Value>]) -> Vec<Violation> {
     crate::wire::openai::validate(messages)
         .into_iter()
         .map(|v| Violation {

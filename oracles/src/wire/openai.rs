@@ -6,6 +6,8 @@
 //! Messages are read as AutoBot sends them: the role is `role`, else `sender`; a stored message's
 //! `text` stands in for `content`. A non-object entry is itself a violation.
 
+use std::borrow::Borrow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,10 +41,11 @@ struct OpenBatch<'a> {
     answered: Vec<bool>,
 }
 
-pub fn validate(messages: &[Value]) -> Vec<ChatViolation> {
+pub fn validate(messages: &[impl Borrow<Value>]) -> Vec<ChatViolation> {
     let mut found = Vec::new();
     let mut batch: Option<OpenBatch> = None;
     for (index, message) in messages.iter().enumerate() {
+        let message = message.borrow();
         let Some(object) = message.as_object() else {
             close(batch.take(), &mut found);
             found.push(violation(

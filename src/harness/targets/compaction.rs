@@ -142,28 +142,64 @@ pub struct RoundRun {
     pub overflow: Option<Value>,
 }
 
-/// What a compaction produced, owned (the next round compacts it).
+impl RoundRun {
+    /// The transcript after the round: the input when nothing was attempted.
+    pub fn output(&self) -> Vec<&Value> {
+        match &self.compaction {
+            Some(c) => c.output(&self.input),
+            None => self.input.iter().collect(),
+        }
+    }
+}
+
+/// What a compaction produced, kept beside the round's input it borrowed from: the summary
+/// message and the clipped copies are owned, every other message is read from that input (by
+/// [`Record::output`] and [`Record::summariser_input`]), so a round copies no message it keeps.
 pub struct Record {
-    pub output: Vec<Value>,
+    pub summary_message: Option<Value>,
+    /// The first kept index (`Compaction::kept` is `input[boundary..]`).
     pub boundary: usize,
     pub picked: usize,
     pub summary: String,
     pub outcome: Outcome,
-    pub summariser_input: Vec<Value>,
+    /// Per message the summariser received: the clipped copy, or `None` for the input's own.
+    clipped: Vec<Option<Value>>,
+}
+
+impl Record {
+    /// The compacted transcript of `input` (the round's input).
+    pub fn output<'a>(&'a self, input: &'a [Value]) -> Vec<&'a Value> {
+        self.summary_message
+            .iter()
+            .chain(&input[self.boundary..])
+            .collect()
+    }
+
+    /// The region as the summariser received it.
+    pub fn summariser_input<'a>(&'a self, input: &'a [Value]) -> Vec<&'a Value> {
+        self.clipped
+            .iter()
+            .zip(input)
+            .map(|(copy, own)| copy.as_ref().unwrap_or(own))
+            .collect()
+    }
 }
 
 impl From<Compaction<'_>> for Record {
     fn from(c: Compaction<'_>) -> Record {
         Record {
-            output: c.messages().cloned().collect(),
+            summary_message: c.summary_message,
             boundary: c.boundary,
             picked: c.picked,
             summary: c.summary,
             outcome: c.outcome,
-            summariser_input: c
+            clipped: c
                 .summariser_input
                 .into_iter()
-                .map(Cow::into_owned)
+                .map(|message| match message {
+                    Cow::Owned(copy) => Some(copy),
+                    Cow::Borrowed(_) => None,
+                })
                 .collect(),
         }
     }
@@ -184,9 +220,12 @@ pub fn run(
         .family
         .unwrap_or_else(|| Family::detect(scenario.rounds.iter().flat_map(|r| &r.append)));
     let mut tracker = Tracker::with_total(scenario.tracker);
-    let mut transcript: Vec<Value> = Vec::new();
-    let mut runs = Vec::with_capacity(scenario.rounds.len());
+    let mut runs: Vec<RoundRun> = Vec::with_capacity(scenario.rounds.len());
     for spec in &scenario.rounds {
+        let mut transcript: Vec<Value> = runs
+            .last()
+            .map(|previous| previous.output().into_iter().cloned().collect())
+            .unwrap_or_default();
         transcript.extend(spec.append.iter().cloned());
         let faults = Faults {
             compose_fails: spec.compose_fails,
@@ -237,11 +276,8 @@ pub fn run(
             .iter()
             .map(|c| serde_json::to_value(c).expect("serialisable"))
             .collect();
-        let next = compaction
-            .as_ref()
-            .map_or_else(|| transcript.clone(), |c| c.output.clone());
         runs.push(RoundRun {
-            input: std::mem::replace(&mut transcript, next),
+            input: transcript,
             compaction,
             tracker_calls,
             overflow,
@@ -290,7 +326,7 @@ fn round_output(run: &RoundRun) -> Value {
             "picked": c.picked,
             "outcome": c.outcome,
             "summary": c.summary,
-            "summariser_input": c.summariser_input,
+            "summariser_input": c.summariser_input(&run.input),
             "tracker": run.tracker_calls,
         }),
     };
@@ -311,22 +347,26 @@ pub fn judge_runs(
         family_name.as_str().unwrap_or(""),
         &serde_json::to_value(config).expect("serialisable"),
     );
-    let rounds: Vec<oracle::Round> = runs
+    let attempted: Vec<(&RoundRun, &Record, Vec<&Value>, Vec<&Value>)> = runs
         .iter()
         .filter_map(|run| {
             let c = run.compaction.as_ref()?;
-            Some(oracle::Round {
-                input: &run.input,
-                // `compact` takes `&[Value]`, so the borrow checker already proves it changed
-                // nothing; a snapshot taken before the call cost a deep copy of every round.
-                input_after: &run.input,
-                output: &c.output,
-                boundary: c.boundary,
-                picked: c.picked,
-                summary: &c.summary,
-                summariser_input: &c.summariser_input,
-                tracker_calls: &run.tracker_calls,
-            })
+            Some((run, c, c.output(&run.input), c.summariser_input(&run.input)))
+        })
+        .collect();
+    let rounds: Vec<oracle::Round<&Value>> = attempted
+        .iter()
+        .map(|(run, c, output, summariser_input)| oracle::Round {
+            input: &run.input,
+            // `compact` takes `&[Value]`, so the borrow checker already proves it changed
+            // nothing; a snapshot taken before the call cost a deep copy of every round.
+            input_after: &run.input,
+            output,
+            boundary: c.boundary,
+            picked: c.picked,
+            summary: &c.summary,
+            summariser_input,
+            tracker_calls: &run.tracker_calls,
         })
         .collect();
     oracle::judge(&contract, &rounds)

@@ -9,6 +9,7 @@
 //! profile picks the pi version (`{"pi": "1.6.0"}`) and the sweep rule (`{"sweep": "strict"}`, or
 //! `"off"` to see what a compaction does when nothing cleans up after it).
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 use anyhow::{Result, bail};
@@ -18,7 +19,7 @@ use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
 use super::compaction::generate_transcript;
-use crate::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use crate::compaction::{Compaction, CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::Profile;
 use crate::harness::target::{DynTarget, Target};
 use crate::sweep::{BarrierRule, sweep};
@@ -56,7 +57,8 @@ pub struct PipelineTarget {
 }
 
 impl PipelineTarget {
-    fn compacted(&self, messages: &[Value]) -> (Family, Vec<Value>) {
+    /// The compacted transcript: the summary message, then the kept messages, borrowed.
+    fn compacted<'m>(&self, messages: &'m [Value]) -> (Family, Compaction<'m>) {
         let family = Family::detect(messages);
         let result = compact(
             messages,
@@ -66,19 +68,19 @@ impl PipelineTarget {
             Faults::default(),
             &mut Tracker::default(),
         );
-        (family, result.messages().cloned().collect())
+        (family, result)
     }
 
     /// What is sent after the sweep (if any), borrowed from `messages`.
-    fn swept<'m>(&self, messages: &'m [Value]) -> Vec<&'m Value> {
+    fn swept<'m, M: Borrow<Value>>(&self, messages: &'m [M]) -> Vec<&'m Value> {
         match self.sweep {
             Some(rule) => sweep(messages, rule).messages.refs(),
-            None => messages.iter().collect(),
+            None => messages.iter().map(Borrow::borrow).collect(),
         }
     }
 
     /// The provider's verdict on `messages` after the rest of the pipeline.
-    fn provider(&self, family: Family, messages: &[Value]) -> Judgement {
+    fn provider<M: Borrow<Value>>(&self, family: Family, messages: &[M]) -> Judgement {
         match family {
             Family::Pi => wire::judge(&self.swept(messages), &default_model(), self.pi_variant),
             Family::Chat => Judgement::from_violations(wire::judge_chat(messages)),
@@ -115,7 +117,8 @@ impl Target for PipelineTarget {
     }
 
     fn judge(&self, messages: &Vec<Value>) -> Judgement {
-        let (family, compacted) = self.compacted(messages);
+        let (family, compaction) = self.compacted(messages);
+        let compacted: Vec<&Value> = compaction.messages().collect();
         let before = match self.provider(family, messages) {
             Judgement::CannotJudge(why) => return Judgement::CannotJudge(why),
             Judgement::Pass => Vec::new(),
@@ -128,11 +131,13 @@ impl Target for PipelineTarget {
     }
 
     fn output(&self, messages: &Vec<Value>) -> Value {
-        let (family, compacted) = self.compacted(messages);
-        match family {
-            Family::Pi => Value::Array(self.swept(&compacted).into_iter().cloned().collect()),
-            Family::Chat => Value::Array(compacted),
-        }
+        let (family, compaction) = self.compacted(messages);
+        let compacted: Vec<&Value> = compaction.messages().collect();
+        let sent = match family {
+            Family::Pi => self.swept(&compacted),
+            Family::Chat => compacted,
+        };
+        Value::Array(sent.into_iter().cloned().collect())
     }
 }
 
