@@ -134,6 +134,20 @@ impl Judgement {
     }
 }
 
+/// Whether two messages are equal; a message borrowed from the other side (the same address)
+/// passes without being read, which is what a system that copies nothing it keeps hands back.
+pub fn same_message(a: &Value, b: &Value) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
+/// [`same_message`], element by element.
+pub fn same_messages<A: Borrow<Value>, B: Borrow<Value>>(a: &[A], b: &[B]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(a, b)| same_message(a.borrow(), b.borrow()))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -154,18 +168,4 @@ mod tests {
             json!("sweep-idempotent")
         );
     }
-}
-
-/// Whether two messages are equal; a message borrowed from the other side (the same address)
-/// passes without being read, which is what a system that copies nothing it keeps hands back.
-pub fn same_message(a: &Value, b: &Value) -> bool {
-    std::ptr::eq(a, b) || a == b
-}
-
-/// [`same_message`], element by element.
-pub fn same_messages<A: Borrow<Value>, B: Borrow<Value>>(a: &[A], b: &[B]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(a, b)| same_message(a.borrow(), b.borrow()))
 }
