@@ -102,8 +102,9 @@ pub struct Finding {
 }
 
 /// Renders `input` through pi (variant `v`, target `model`) and returns every wire violation.
-pub fn findings(
-    input: &[JsValue<'_>],
+/// `input` holds the messages or references to them (`M = &JsValue`).
+pub fn findings<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Finding>, Thrown> {
@@ -155,8 +156,17 @@ pub fn permanent<M: Borrow<Value>>(
     model: &Value,
     v: PiVersion,
 ) -> Result<Vec<Violation>, String> {
-    let findings = findings(&js_value::borrow_all(input), &JsValue::from(model), v)
-        .map_err(|thrown| thrown.to_string())?;
+    permanent_borrowed(&js_value::borrow_all(input), &JsValue::from(model), v)
+}
+
+/// [`permanent`] of messages already read as [`JsValue`]s (or references to them: a caller that
+/// judges several subsets of one transcript reads it once).
+pub fn permanent_borrowed<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Result<Vec<Violation>, String> {
+    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
@@ -195,8 +205,8 @@ fn violations(finding: &Finding) -> Vec<Violation> {
 
 /// Where the wire ids come from: for each id on the wire, the raw ids of the calls and results
 /// that became it, and where they sit in the transcript pi converted.
-struct IdProvenance<'m> {
-    messages: &'m [Cow<'m, JsValue<'m>>],
+struct IdProvenance<'r, 'm> {
+    messages: &'r [Cow<'m, JsValue<'m>>],
     /// wire id → (message index, raw id) of every call of a kept assistant.
     calls: HashMap<String, Vec<(usize, String)>>,
     /// wire id → raw ids of calls of assistants pi drops (error/aborted).
@@ -208,8 +218,8 @@ struct IdProvenance<'m> {
     idless_results: bool,
 }
 
-impl<'m> IdProvenance<'m> {
-    fn new(llm: &'m [Cow<'m, JsValue<'m>>], model: &JsValue) -> Self {
+impl<'r, 'm> IdProvenance<'r, 'm> {
+    fn new(llm: &'r [Cow<'m, JsValue<'m>>], model: &JsValue) -> Self {
         let mut ids = IdProvenance {
             messages: llm,
             calls: HashMap::new(),

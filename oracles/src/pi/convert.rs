@@ -5,7 +5,7 @@
 //! `bashExecution` become new `user` messages; everything else (unknown roles, excluded bash runs,
 //! non-objects) is dropped. A `null` element throws, as `null.role` does in JavaScript.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use crate::js_value::{JsValue, Object, Str};
 
@@ -18,13 +18,16 @@ pub const BRANCH_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 pub const BRANCH_SUFFIX: &str = "</summary>";
 
-/// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through.
-pub(crate) fn convert<'a>(
-    messages: &'a [JsValue<'a>],
+/// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through. The
+/// messages may be references (`M = &JsValue`): a caller judging several subsets of one transcript
+/// converts it to [`JsValue`]s once.
+pub(crate) fn convert<'a, M: Borrow<JsValue<'a>>>(
+    messages: &'a [M],
     v: PiVersion,
 ) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {
+        let message = message.borrow();
         if message.is_null() {
             return Err(Thrown::new(
                 Stage::ConvertToLlm,

@@ -122,8 +122,8 @@ impl RenderedBorrowed<'_> {
     }
 }
 
-pub(crate) fn render_borrowed<'a>(
-    messages: &'a [JsValue<'a>],
+pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
+    messages: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {

@@ -16,6 +16,7 @@
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, against_rule, generate, parse_rule, shape};
@@ -58,7 +59,7 @@ struct Differential {
 }
 
 /// `messages` but those at `dropped`, borrowed.
-fn without<'m>(messages: &'m [Value], dropped: &[usize]) -> Vec<&'m Value> {
+fn without<'m, T>(messages: &'m [T], dropped: &[usize]) -> Vec<&'m T> {
     messages
         .iter()
         .enumerate()
@@ -68,20 +69,22 @@ fn without<'m>(messages: &'m [Value], dropped: &[usize]) -> Vec<&'m Value> {
 }
 
 impl Differential {
-    /// Classifies result `index`, swept by `sweeper` (whose sweep is `swept`) and kept by `keeper`.
+    /// Classifies result `index`, swept by `sweeper` (whose sweep is `swept`) and kept by `keeper`;
+    /// `read` is `messages` read once for the oracle (each difference judges two subsets).
     fn classify(
         &self,
         messages: &[Value],
+        read: &[JsValue<'_>],
         swept: &[usize],
         index: usize,
         sweeper: BarrierRule,
         keeper: BarrierRule,
     ) -> Result<Violation, String> {
-        let after_sweep = without(messages, swept);
+        let after_sweep = without(read, swept);
         let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
-        let with_result = without(messages, &put_back);
-        let baseline = self.boundary.contract_violations(&after_sweep)?.len();
-        let accepted = self.boundary.contract_violations(&with_result)?.len() <= baseline;
+        let with_result = without(read, &put_back);
+        let baseline = self.boundary.contract_violations_read(&after_sweep)?.len();
+        let accepted = self.boundary.contract_violations_read(&with_result)?.len() <= baseline;
         let under_test = if accepted { sweeper } else { keeper } == self.rule;
         let invariant = match (accepted, under_test) {
             (true, true) => OVER_SWEEP,
@@ -148,8 +151,10 @@ impl Target for Differential {
                     .map(|&i| (i, &second, self.against, self.rule)),
             );
         let mut violations = Vec::new();
+        let mut read = None;
         for (index, swept, sweeper, keeper) in differences {
-            match self.classify(messages, swept, index, sweeper, keeper) {
+            let read = read.get_or_insert_with(|| js_value::borrow_all(messages));
+            match self.classify(messages, read, swept, index, sweeper, keeper) {
                 Ok(violation) => violations.push(violation),
                 Err(reason) => return Judgement::CannotJudge(reason),
             }

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{self, PiVersion};
 use serde_json::Value;
 
@@ -51,6 +52,15 @@ impl Boundary {
         messages: &[M],
     ) -> Result<Vec<Violation>, String> {
         wire::permanent(messages, &self.model, self.pi)
+    }
+
+    /// [`Boundary::contract_violations`] of messages already read as [`JsValue`]s (or references
+    /// to them), for a target that judges several subsets of one transcript.
+    pub fn contract_violations_read<'a, M: Borrow<JsValue<'a>>>(
+        &self,
+        messages: &'a [M],
+    ) -> Result<Vec<Violation>, String> {
+        wire::permanent_borrowed(messages, &JsValue::from(&self.model), self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
