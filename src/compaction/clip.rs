@@ -1,7 +1,7 @@
 //! Clipping long tool-result bodies in the view of the region handed to the summariser. The
 //! caller's messages are never modified: a clipped message is a copy, every other one is borrowed.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use serde_json::Value;
 
@@ -14,8 +14,8 @@ pub const CLIP_MARKER: &str = "\u{2026} [clipped]";
 
 /// `messages` with every tool result longer than `max_chars` clipped; `facts` are the messages'
 /// facts, so a message that is not clipped is not read again.
-pub fn clip_tool_results<'a>(
-    messages: &'a [Value],
+pub fn clip_tool_results<'a, M: Borrow<Value>>(
+    messages: &'a [M],
     facts: &[Fact],
     max_chars: usize,
     key: ClipKey,
@@ -24,6 +24,7 @@ pub fn clip_tool_results<'a>(
         .iter()
         .zip(facts)
         .map(|(message, fact)| {
+            let message = message.borrow();
             if fact.role != Role::ToolResult || fact.chars <= max_chars {
                 return Cow::Borrowed(message);
             }

@@ -7,7 +7,7 @@
 //! from memory, so the number of walks, not only their length, decides whether a long transcript
 //! costs more per message than a short one (docs/figures.md#compaction).
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -64,12 +64,13 @@ pub struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
-    pub fn read(messages: &'a [Value], family: Family) -> Facts<'a> {
+    pub fn read<M: Borrow<Value>>(messages: &'a [M], family: Family) -> Facts<'a> {
         let mut interned: HashMap<&str, Id> = HashMap::new();
         let mut call_ids = Vec::new();
         let facts = messages
             .iter()
             .map(|message| {
+                let message: &'a Value = message.borrow();
                 let start = call_ids.len();
                 for id in family.call_ids(message) {
                     let next = interned.len() as Id;

@@ -20,7 +20,7 @@ pub mod summariser;
 pub mod tokens;
 pub mod tracker;
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -58,14 +58,16 @@ pub enum Outcome {
 }
 
 /// The result of one compaction: the new transcript and everything a report or an oracle needs.
-/// The kept messages are borrowed from the input, so a compaction copies nothing it keeps.
+/// The kept messages are borrowed from the input, so a compaction copies nothing it keeps. The
+/// input holds messages, or references to messages that live elsewhere (`M = &Value`: a caller
+/// that chains compactions keeps every message once).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction<'a> {
+pub struct Compaction<'a, M = Value> {
     pub family: Family,
     /// The message that replaces the summarised region (none when nothing was compacted).
     pub summary_message: Option<Value>,
     /// The kept messages (the whole input when nothing was compacted).
-    pub kept: &'a [Value],
+    pub kept: &'a [M],
     /// The first kept index when compacted, 0 otherwise.
     pub boundary: usize,
     /// What the policy picked (the boundary, even when the compaction was then skipped or failed).
@@ -82,14 +84,14 @@ pub struct Compaction<'a> {
 }
 
 /// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
-pub fn compact<'a>(
-    messages: &'a [Value],
+pub fn compact<'a, M: Borrow<Value>>(
+    messages: &'a [M],
     family: Family,
     config: &CompactionConfig,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,
-) -> Compaction<'a> {
+) -> Compaction<'a, M> {
     let facts = facts::Facts::read(messages, family);
     let picked = boundary::pick(&facts, config);
     let mut result = Compaction {
@@ -162,7 +164,7 @@ pub fn compact<'a>(
     }
     let tokens_before = facts.tokens(0..messages.len());
     result.summary_message =
-        Some(family.summary_message(&composed, tokens_before, &region[region.len() - 1]));
+        Some(family.summary_message(&composed, tokens_before, region[region.len() - 1].borrow()));
     result.kept = kept;
     result.boundary = picked;
     result.summary = composed;
@@ -170,11 +172,13 @@ pub fn compact<'a>(
     result
 }
 
-impl Compaction<'_> {
+impl<M: Borrow<Value>> Compaction<'_, M> {
     /// The new transcript: the summary message, then the kept messages (borrowed: writing it
     /// copies nothing; `.cloned()` for an owned transcript).
     pub fn messages(&self) -> impl Iterator<Item = &Value> {
-        self.summary_message.iter().chain(self.kept)
+        self.summary_message
+            .iter()
+            .chain(self.kept.iter().map(Borrow::borrow))
     }
 
     /// The report `ctxfuzz compact` prints and the oracles read (without the transcript).

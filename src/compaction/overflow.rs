@@ -1,6 +1,8 @@
 //! AutoBot's `check_and_protect`: count the turn's usage, warn at 80 % fill, compact at 90 %,
 //! and back off for `backoff_secs` after a summariser failure instead of hammering the provider.
 
+use std::borrow::Borrow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -25,7 +27,8 @@ const WARN_FILL: f64 = 0.80;
 const COMPRESS_FILL: f64 = 0.90;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Protection<'a> {
+#[serde(bound = "")]
+pub struct Protection<'a, M = Value> {
     pub warning_triggered: bool,
     pub summary_created: bool,
     pub summary_text: String,
@@ -34,7 +37,7 @@ pub struct Protection<'a> {
     pub total_tokens: u64,
     pub context_limit: u64,
     #[serde(skip)]
-    pub compaction: Option<Compaction<'a>>,
+    pub compaction: Option<Compaction<'a, M>>,
 }
 
 /// The inputs of one overflow check besides the transcript.
@@ -49,15 +52,15 @@ pub struct Turn {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn check_and_protect<'a>(
-    messages: &'a [Value],
+pub fn check_and_protect<'a, M: Borrow<Value>>(
+    messages: &'a [M],
     family: Family,
     config: &CompactionConfig,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,
     turn: Turn,
-) -> Protection<'a> {
+) -> Protection<'a, M> {
     if let Some((prompt, completion)) = turn.usage {
         tracker.add(prompt, completion);
     }

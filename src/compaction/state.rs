@@ -1,6 +1,7 @@
 //! Extracted state: files written, shell commands, tools used, read from the tool calls of the
 //! summarised region (no model call; malformed calls are skipped, never raise).
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 use serde_json::Value;
@@ -20,7 +21,7 @@ pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
 
 /// `facts` are the messages' facts: only messages with tool calls are read again.
 pub fn extract(
-    messages: &[Value],
+    messages: &[impl Borrow<Value>],
     facts: &[Fact],
     family: Family,
     config: &CompactionConfig,
@@ -34,7 +35,7 @@ pub fn extract(
         .zip(facts)
         .filter(|(_, fact)| fact.tool_calls);
     for (message, _) in with_calls {
-        for (name, args) in family.tool_calls(message) {
+        for (name, args) in family.tool_calls(message.borrow()) {
             if name.is_empty() {
                 continue;
             }

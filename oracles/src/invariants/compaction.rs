@@ -133,16 +133,15 @@ impl Contract {
     }
 }
 
-/// One compaction call as observed from outside. The output and the summariser's input are
-/// messages or references (`M = &Value`): a caller that kept the compaction's borrows lends them
-/// instead of copying every kept message, and the comparisons below pass a borrowed message
-/// without reading it.
+/// One compaction call as observed from outside. Every list holds messages or references to them
+/// (`M = &Value`): a caller that chains compactions lends the messages it keeps instead of copying
+/// them, and the comparisons below pass a message borrowed from the other side without reading it.
 #[derive(Debug, Clone, Copy)]
 pub struct Round<'a, M = Value> {
     /// The transcript handed to the compaction, as it was before the call.
-    pub input: &'a [Value],
+    pub input: &'a [M],
     /// The same transcript after the call.
-    pub input_after: &'a [Value],
+    pub input_after: &'a [M],
     pub output: &'a [M],
     /// The first kept index when compacted; 0 when nothing was compacted.
     pub boundary: usize,
@@ -215,8 +214,9 @@ fn judge_round<M: Borrow<Value>>(
     } else {
         vec![false; input.len() + 1]
     };
-    let valid =
-        |i: usize| i >= 1 && i < input.len() && !reader.is_tool_result(&input[i]) && !inside[i];
+    let valid = |i: usize| {
+        i >= 1 && i < input.len() && !reader.is_tool_result(input[i].borrow()) && !inside[i]
+    };
     if round.picked == 0 {
         if let Some(cut) = (1..=input.len() / 2).rev().find(|&i| valid(i)) {
             report(
@@ -233,7 +233,7 @@ fn judge_round<M: Borrow<Value>>(
             );
         }
     } else if !valid(round.picked) {
-        let why = match input.get(round.picked) {
+        let why = match input.get(round.picked).map(Borrow::borrow) {
             Some(m) if reader.is_tool_result(m) => "at a tool result",
             Some(_) => "inside an open call cycle",
             None => "past the end",
@@ -306,7 +306,10 @@ fn judge_round<M: Borrow<Value>>(
 
     // summary-smaller-than-region
     let summary_tokens = estimate(round.summary);
-    let region_tokens: u64 = region.iter().map(|m| estimate(&reader.text(m))).sum();
+    let region_tokens: u64 = region
+        .iter()
+        .map(|m| estimate(&reader.text(m.borrow())))
+        .sum();
     if summary_tokens >= region_tokens {
         report(
             SMALLER,
@@ -366,7 +369,7 @@ fn across_rounds<M>(
 fn clip_bounded(
     contract: &Contract,
     reader: &Reader,
-    region: &[Value],
+    region: &[impl Borrow<Value>],
     given: &[impl Borrow<Value>],
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
@@ -384,7 +387,7 @@ fn clip_bounded(
     }
     let limit = contract.clip_chars + CLIP_MARKER.chars().count();
     for (index, (original, seen)) in region.iter().zip(given).enumerate() {
-        let seen = seen.borrow();
+        let (original, seen) = (original.borrow(), seen.borrow());
         if !reader.is_tool_result(original) {
             if !same_message(original, seen) {
                 report(
@@ -417,14 +420,14 @@ fn clip_bounded(
 fn state_retained(
     contract: &Contract,
     reader: &Reader,
-    region: &[Value],
+    region: &[impl Borrow<Value>],
     summary: &str,
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
     let (mut files, mut commands, mut tools) = (Vec::new(), Vec::new(), Vec::new());
     let (mut files_seen, mut tools_seen) = (HashSet::new(), HashSet::new());
     for message in region {
-        for (name, args) in reader.tool_calls(message) {
+        for (name, args) in reader.tool_calls(message.borrow()) {
             if name.is_empty() {
                 continue;
             }
@@ -502,7 +505,7 @@ fn state_retained(
     }
 }
 
-fn reset_delivered<M>(
+fn reset_delivered<M: Borrow<Value>>(
     reader: &Reader,
     round: &Round<'_, M>,
     report: &mut impl FnMut(Invariant, String, Value),
@@ -537,7 +540,7 @@ fn reset_delivered<M>(
         .collect();
     let kept: Vec<u64> = round.input[round.boundary..]
         .iter()
-        .map(|m| estimate(&reader.text(m)))
+        .map(|m| estimate(&reader.text(m.borrow())))
         .collect();
     if refills != kept {
         report(
@@ -649,9 +652,10 @@ impl Reader {
 
     /// The user turns a region holds, oldest first: every non-empty user text, and the verbatim
     /// turns an earlier summary in the region carries, where it sits.
-    fn turns(&self, region: &[Value]) -> Vec<String> {
+    fn turns(&self, region: &[impl Borrow<Value>]) -> Vec<String> {
         let mut turns = Vec::new();
         for m in region {
+            let m = m.borrow();
             if self.role(m) == "user" {
                 turns.extend(Some(self.text(m)).filter(|t| !t.is_empty()));
             } else if self.is_summary(m) {
@@ -765,10 +769,11 @@ impl Reader {
     /// `inside[b]`: cutting at `b` would separate a kept result from the latest earlier call of
     /// its id. Whatever lies between does not matter: an assistant the provider never sees (no
     /// content, failed) closes no call on the wire, where the result still answers it.
-    fn open_cycles(&self, messages: &[Value]) -> Vec<bool> {
+    fn open_cycles(&self, messages: &[impl Borrow<Value>]) -> Vec<bool> {
         let mut inside = vec![false; messages.len() + 1];
         let mut latest_call: HashMap<&str, usize> = HashMap::new();
         for (i, m) in messages.iter().enumerate() {
+            let m = m.borrow();
             if self.role(m) == "assistant" {
                 latest_call.extend(self.call_ids(m).map(|id| (id, i)));
             } else if self.is_tool_result(m)

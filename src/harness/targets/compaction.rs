@@ -23,6 +23,7 @@ use ctxfuzz_oracles::invariants::Judgement;
 use ctxfuzz_oracles::invariants::compaction::{self as oracle, Contract};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typed_arena::Arena;
 
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
 use crate::compaction::{
@@ -130,86 +131,71 @@ impl TryFrom<Value> for ScenarioInput {
     }
 }
 
-/// One round as it ran.
-pub struct RoundRun {
+/// One round as it ran. Every message is a reference into the scenario (the messages it appends)
+/// or into the arena of the run (the summary messages and clipped copies the rounds made), so a
+/// message carried from one round to the next is never copied.
+pub struct RoundRun<'s> {
     /// The transcript handed to the compaction, which borrows it immutably: it is also the
     /// transcript after the call.
-    pub input: Vec<Value>,
+    pub input: Vec<&'s Value>,
     /// `None` when the overflow check did not attempt a compaction.
-    pub compaction: Option<Record>,
+    pub compaction: Option<Record<'s>>,
     /// Tracker calls made by the compaction (a turn's usage is counted before it, not listed).
     pub tracker_calls: Vec<Value>,
     pub overflow: Option<Value>,
 }
 
-impl RoundRun {
+impl<'s> RoundRun<'s> {
     /// The transcript after the round: the input when nothing was attempted.
-    pub fn output(&self) -> Vec<&Value> {
-        match &self.compaction {
-            Some(c) => c.output(&self.input),
-            None => self.input.iter().collect(),
-        }
+    fn output(&self) -> &[&'s Value] {
+        self.compaction.as_ref().map_or(&self.input, |c| &c.output)
     }
 }
 
-/// What a compaction produced, kept beside the round's input it borrowed from: the summary
-/// message and the clipped copies are owned, every other message is read from that input (by
-/// [`Record::output`] and [`Record::summariser_input`]), so a round copies no message it keeps.
-pub struct Record {
-    pub summary_message: Option<Value>,
-    /// The first kept index (`Compaction::kept` is `input[boundary..]`).
+/// What a compaction produced.
+pub struct Record<'s> {
+    pub output: Vec<&'s Value>,
     pub boundary: usize,
     pub picked: usize,
     pub summary: String,
     pub outcome: Outcome,
-    /// Per message the summariser received: the clipped copy, or `None` for the input's own.
-    clipped: Vec<Option<Value>>,
+    pub summariser_input: Vec<&'s Value>,
 }
 
-impl Record {
-    /// The compacted transcript of `input` (the round's input).
-    pub fn output<'a>(&'a self, input: &'a [Value]) -> Vec<&'a Value> {
-        self.summary_message
-            .iter()
-            .chain(&input[self.boundary..])
-            .collect()
-    }
-
-    /// The region as the summariser received it.
-    pub fn summariser_input<'a>(&'a self, input: &'a [Value]) -> Vec<&'a Value> {
-        self.clipped
-            .iter()
-            .zip(input)
-            .map(|(copy, own)| copy.as_ref().unwrap_or(own))
-            .collect()
-    }
-}
-
-impl From<Compaction<'_>> for Record {
-    fn from(c: Compaction<'_>) -> Record {
+impl<'s> Record<'s> {
+    /// The record of `c`, a compaction of `input`; what it made goes to `made`.
+    fn new(c: Compaction<'_, &'s Value>, input: &[&'s Value], made: &'s Arena<Value>) -> Self {
+        let summary_message = c.summary_message.map(|message| &*made.alloc(message));
         Record {
-            summary_message: c.summary_message,
+            output: summary_message
+                .into_iter()
+                .chain(c.kept.iter().copied())
+                .collect(),
             boundary: c.boundary,
             picked: c.picked,
             summary: c.summary,
             outcome: c.outcome,
-            clipped: c
+            // The summariser's input is the region, `input[..picked]`, message for message.
+            summariser_input: c
                 .summariser_input
                 .into_iter()
-                .map(|message| match message {
-                    Cow::Owned(copy) => Some(copy),
-                    Cow::Borrowed(_) => None,
+                .zip(input)
+                .map(|(seen, &own)| match seen {
+                    Cow::Owned(clipped) => &*made.alloc(clipped),
+                    Cow::Borrowed(_) => own,
                 })
                 .collect(),
         }
     }
 }
 
-/// Runs every round of `scenario` under `config` (after applying the scenario's knobs).
-pub fn run(
+/// Runs every round of `scenario` under `config` (after applying the scenario's knobs); the
+/// messages the rounds make go to `made`.
+pub fn run<'s>(
     config: &CompactionConfig,
-    scenario: &Scenario,
-) -> (CompactionConfig, Family, Vec<RoundRun>) {
+    scenario: &'s Scenario,
+    made: &'s Arena<Value>,
+) -> (CompactionConfig, Family, Vec<RoundRun<'s>>) {
     let mut config = config.clone();
     let knobs = &scenario.knobs;
     config.window = knobs.window.unwrap_or(config.window);
@@ -222,11 +208,8 @@ pub fn run(
     let mut tracker = Tracker::with_total(scenario.tracker);
     let mut runs: Vec<RoundRun> = Vec::with_capacity(scenario.rounds.len());
     for spec in &scenario.rounds {
-        let mut transcript: Vec<Value> = runs
-            .last()
-            .map(|previous| previous.output().into_iter().cloned().collect())
-            .unwrap_or_default();
-        transcript.extend(spec.append.iter().cloned());
+        let carried = runs.last().map_or(&[][..], RoundRun::output);
+        let transcript: Vec<&Value> = carried.iter().copied().chain(&spec.append).collect();
         let faults = Faults {
             compose_fails: spec.compose_fails,
         };
@@ -241,7 +224,7 @@ pub fn run(
                     faults,
                     &mut tracker,
                 );
-                (Some(Record::from(c)), None)
+                (Some(Record::new(c, &transcript, made)), None)
             }
             Some(o) => {
                 let turn = Turn {
@@ -268,7 +251,8 @@ pub fn run(
                     "summary_error": p.summary_error,
                     "total_tokens": p.total_tokens,
                 });
-                (p.compaction.map(Record::from), Some(report))
+                let record = p.compaction.map(|c| Record::new(c, &transcript, made));
+                (record, Some(report))
             }
         };
         let tracker_calls = tracker
@@ -306,12 +290,14 @@ impl Target for CompactionTarget {
     }
 
     fn judge(&self, ScenarioInput(scenario): &ScenarioInput) -> Judgement {
-        let (config, family, runs) = run(&self.config, scenario);
+        let made = Arena::new();
+        let (config, family, runs) = run(&self.config, scenario, &made);
         Judgement::from_violations(judge_runs(&config, family, &runs))
     }
 
     fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> Value {
-        let (_, _, runs) = run(&self.config, scenario);
+        let made = Arena::new();
+        let (_, _, runs) = run(&self.config, scenario, &made);
         let rounds: Vec<Value> = runs.iter().map(round_output).collect();
         json!({"rounds": rounds})
     }
@@ -326,7 +312,7 @@ fn round_output(run: &RoundRun) -> Value {
             "picked": c.picked,
             "outcome": c.outcome,
             "summary": c.summary,
-            "summariser_input": c.summariser_input(&run.input),
+            "summariser_input": c.summariser_input,
             "tracker": run.tracker_calls,
         }),
     };
@@ -347,26 +333,22 @@ pub fn judge_runs(
         family_name.as_str().unwrap_or(""),
         &serde_json::to_value(config).expect("serialisable"),
     );
-    let attempted: Vec<(&RoundRun, &Record, Vec<&Value>, Vec<&Value>)> = runs
+    let rounds: Vec<oracle::Round<&Value>> = runs
         .iter()
         .filter_map(|run| {
             let c = run.compaction.as_ref()?;
-            Some((run, c, c.output(&run.input), c.summariser_input(&run.input)))
-        })
-        .collect();
-    let rounds: Vec<oracle::Round<&Value>> = attempted
-        .iter()
-        .map(|(run, c, output, summariser_input)| oracle::Round {
-            input: &run.input,
-            // `compact` takes `&[Value]`, so the borrow checker already proves it changed
-            // nothing; a snapshot taken before the call cost a deep copy of every round.
-            input_after: &run.input,
-            output,
-            boundary: c.boundary,
-            picked: c.picked,
-            summary: &c.summary,
-            summariser_input,
-            tracker_calls: &run.tracker_calls,
+            Some(oracle::Round {
+                input: &run.input,
+                // `compact` takes `&[&Value]`, so the borrow checker already proves it changed
+                // nothing; a snapshot taken before the call cost a deep copy of every round.
+                input_after: &run.input,
+                output: &c.output,
+                boundary: c.boundary,
+                picked: c.picked,
+                summary: &c.summary,
+                summariser_input: &c.summariser_input,
+                tracker_calls: &run.tracker_calls,
+            })
         })
         .collect();
     oracle::judge(&contract, &rounds)
