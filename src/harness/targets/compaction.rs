@@ -175,14 +175,15 @@ impl<'s> Record<'s> {
             picked: c.picked,
             summary: c.summary,
             outcome: c.outcome,
-            // The summariser's input is the region, `input[..picked]`, message for message.
+            // The summariser reads the region, `input[..picked]`, message for message: a message
+            // it borrowed from there is that reference again; anything else is kept as it was.
             summariser_input: c
                 .summariser_input
                 .into_iter()
-                .zip(input)
-                .map(|(seen, &own)| match seen {
-                    Cow::Owned(clipped) => &*made.alloc(clipped),
-                    Cow::Borrowed(_) => own,
+                .enumerate()
+                .map(|(i, seen)| match (seen, input.get(i)) {
+                    (Cow::Borrowed(seen), Some(&own)) if std::ptr::eq(seen, own) => own,
+                    (seen, _) => &*made.alloc(seen.into_owned()),
                 })
                 .collect(),
         }
