@@ -156,22 +156,32 @@ pub fn permanent<M: Borrow<Value>>(
     model: &Value,
     v: PiVersion,
 ) -> Result<Vec<Violation>, String> {
-    permanent_borrowed(&js_value::borrow_all(input), &JsValue::from(model), v)
-}
-
-/// [`permanent`] of messages already read as [`JsValue`]s (or references to them: a caller that
-/// judges several subsets of one transcript reads it once).
-pub fn permanent_borrowed<'a, M: Borrow<JsValue<'a>>>(
-    input: &'a [M],
-    model: &JsValue<'_>,
-    v: PiVersion,
-) -> Result<Vec<Violation>, String> {
-    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
+    let findings = findings(&js_value::borrow_all(input), &JsValue::from(model), v)
+        .map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
         .flat_map(violations)
         .collect())
+}
+
+/// How many permanent 400s `input` draws (one per broken rule instance), without the causes and
+/// evidence [`permanent`] works out: what a caller comparing subsets of one transcript needs. The
+/// messages are [`JsValue`]s or references to them, so the transcript is read once for all the
+/// subsets; `Err` when pi itself would throw.
+pub fn permanent_count<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Result<usize, String> {
+    let rendered = pi::render_borrowed(input, model, v).map_err(|thrown| thrown.to_string())?;
+    let request = rendered
+        .request(model, v)
+        .map_err(|thrown| thrown.to_string())?;
+    Ok(validate(&request)
+        .iter()
+        .filter(|wire| permanent_invariant(wire.rule).is_some())
+        .count())
 }
 
 /// The invariants one finding breaks.

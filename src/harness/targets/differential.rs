@@ -83,8 +83,8 @@ impl Differential {
         let after_sweep = without(read, swept);
         let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
         let with_result = without(read, &put_back);
-        let baseline = self.boundary.contract_violations_read(&after_sweep)?.len();
-        let accepted = self.boundary.contract_violations_read(&with_result)?.len() <= baseline;
+        let baseline = self.boundary.permanent_400s(&after_sweep)?;
+        let accepted = self.boundary.permanent_400s(&with_result)? <= baseline;
         let under_test = if accepted { sweeper } else { keeper } == self.rule;
         let invariant = match (accepted, under_test) {
             (true, true) => OVER_SWEEP,

@@ -54,13 +54,13 @@ impl Boundary {
         wire::permanent(messages, &self.model, self.pi)
     }
 
-    /// [`Boundary::contract_violations`] of messages already read as [`JsValue`]s (or references
-    /// to them), for a target that judges several subsets of one transcript.
-    pub fn contract_violations_read<'a, M: Borrow<JsValue<'a>>>(
+    /// How many permanent 400s `messages` draw, read as [`JsValue`]s (or references to them):
+    /// for a target that compares several subsets of one transcript.
+    pub fn permanent_400s<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
-    ) -> Result<Vec<Violation>, String> {
-        wire::permanent_borrowed(messages, &JsValue::from(&self.model), self.pi)
+    ) -> Result<usize, String> {
+        wire::permanent_count(messages, &JsValue::from(&self.model), self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
