@@ -108,8 +108,7 @@ pub fn findings<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Finding>, Thrown> {
-    let rendered = pi::render_borrowed(input, model, v)?;
-    let wire = validate(&rendered.request(model, v)?);
+    let (rendered, wire) = render_and_validate(input, model, v)?;
     if wire.is_empty() {
         return Ok(Vec::new());
     }
@@ -174,14 +173,22 @@ pub fn permanent_count<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<usize, String> {
-    let rendered = pi::render_borrowed(input, model, v).map_err(|thrown| thrown.to_string())?;
-    let request = rendered
-        .request(model, v)
-        .map_err(|thrown| thrown.to_string())?;
-    Ok(validate(&request)
+    let (_, wire) = render_and_validate(input, model, v).map_err(|thrown| thrown.to_string())?;
+    Ok(wire
         .iter()
         .filter(|wire| permanent_invariant(wire.rule).is_some())
         .count())
+}
+
+/// pi's pipeline over `input`, and the provider's rules the request it builds breaks.
+fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Result<(pi::RenderedBorrowed<'a>, Vec<WireViolation>), Thrown> {
+    let rendered = pi::render_borrowed(input, model, v)?;
+    let wire = validate(&rendered.request(model, v)?);
+    Ok((rendered, wire))
 }
 
 /// The invariants one finding breaks.
