@@ -62,75 +62,95 @@ impl<'a> Located<'_, 'a> {
     }
 }
 
+/// Consecutive request messages with the same role: one turn, as the API merges them. Turns are
+/// read off the request as they are needed, never collected (a million-message request held a
+/// copy of every block's place).
 struct Turn<'r, 'a> {
     role: Role,
-    blocks: Vec<Located<'r, 'a>>,
+    /// Request index of the turn's first message.
+    first: usize,
+    messages: &'r [Message<'a>],
+}
+
+impl<'r, 'a> Turn<'r, 'a> {
+    /// The turn's blocks in order; a string content is one block without a value.
+    fn blocks(&self) -> impl Iterator<Item = Located<'r, 'a>> + use<'r, 'a> {
+        let first = self.first;
+        self.messages
+            .iter()
+            .enumerate()
+            .flat_map(move |(offset, message)| {
+                let message_index = first + offset;
+                let (blocks, text): (&'r [Block<'a>], bool) = match &message.content {
+                    Content::Blocks(blocks) => (blocks, false),
+                    Content::Text(_) => (&[], true),
+                };
+                let text = text.then_some(Located {
+                    message: message_index,
+                    block: None,
+                    value: None,
+                });
+                text.into_iter()
+                    .chain(blocks.iter().enumerate().map(move |(b, value)| Located {
+                        message: message_index,
+                        block: Some(b),
+                        value: Some(value),
+                    }))
+            })
+    }
 }
 
 /// Every violation of the rules above, in request order (per turn: id checks, then results).
 pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
-    let turns = merge_turns(&request.messages);
     let mut violations = Vec::new();
-    // Sized once for every block of the assistant turns (the tool uses are among them): a set
-    // grown from empty rehashed its way up on a long transcript.
-    let assistant_blocks = turns
+    // Sized once for every block of the assistant messages (the tool uses are among them): a
+    // set grown from empty rehashed its way up on a long transcript.
+    let assistant_blocks = request
+        .messages
         .iter()
-        .filter(|turn| turn.role == Role::Assistant)
-        .map(|turn| turn.blocks.len())
+        .filter(|message| message.role == Role::Assistant)
+        .map(|message| match &message.content {
+            Content::Blocks(blocks) => blocks.len(),
+            Content::Text(_) => 1,
+        })
         .sum();
     let mut seen_tool_use_ids = HashSet::with_capacity(assistant_blocks);
-    for (t, turn) in turns.iter().enumerate() {
+    let mut turns = turns(&request.messages).peekable();
+    let mut previous = None;
+    while let Some(turn) = turns.next() {
         match turn.role {
             Role::Assistant => {
-                check_tool_uses(turn, &mut seen_tool_use_ids, &mut violations);
-                check_answered(turn, turns.get(t + 1), &mut violations);
+                check_tool_uses(&turn, &mut seen_tool_use_ids, &mut violations);
+                check_answered(&turn, turns.peek(), &mut violations);
             }
-            Role::User => {
-                let previous = t.checked_sub(1).map(|p| &turns[p]);
-                check_results(turn, previous, &mut violations);
-            }
+            Role::User => check_results(&turn, previous.as_ref(), &mut violations),
         }
+        previous = Some(turn);
     }
     violations
 }
 
-/// Consecutive messages with the same role form one turn, as the API merges them.
-fn merge_turns<'r, 'a>(messages: &'r [Message<'a>]) -> Vec<Turn<'r, 'a>> {
-    let mut turns: Vec<Turn<'r, 'a>> = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        let blocks: Vec<Located<'r, 'a>> = match &message.content {
-            Content::Blocks(blocks) => blocks
-                .iter()
-                .enumerate()
-                .map(|(b, value)| Located {
-                    message: index,
-                    block: Some(b),
-                    value: Some(value),
-                })
-                .collect(),
-            Content::Text(_) => vec![Located {
-                message: index,
-                block: None,
-                value: None,
-            }],
-        };
-        match turns.last_mut() {
-            Some(last) if last.role == message.role => last.blocks.extend(blocks),
-            _ => turns.push(Turn {
-                role: message.role,
-                blocks,
-            }),
-        }
-    }
-    turns
+/// The request's turns, in order.
+fn turns<'r, 'a>(messages: &'r [Message<'a>]) -> impl Iterator<Item = Turn<'r, 'a>> {
+    let mut first = 0;
+    messages
+        .chunk_by(|a, b| a.role == b.role)
+        .map(move |messages| {
+            let turn = Turn {
+                role: messages[0].role,
+                first,
+                messages,
+            };
+            first += messages.len();
+            turn
+        })
 }
 
 /// The turn's `tool_use` blocks with their ids.
-fn tool_uses<'t, 'r, 'a>(
-    turn: &'t Turn<'r, 'a>,
-) -> impl Iterator<Item = (&'t Located<'r, 'a>, Option<&'a JsValue<'a>>)> + 't {
-    turn.blocks
-        .iter()
+fn tool_uses<'r, 'a>(
+    turn: &Turn<'r, 'a>,
+) -> impl Iterator<Item = (Located<'r, 'a>, Option<&'a JsValue<'a>>)> + use<'r, 'a> {
+    turn.blocks()
         .filter_map(|b| b.tool_use_id().map(|id| (b, id)))
 }
 
@@ -172,19 +192,19 @@ fn check_tool_uses<'a>(
     for (block, raw) in tool_uses(turn) {
         let id = id_text(raw);
         if let Some(problem) = id_syntax_problem(raw) {
-            let text = format!("{}.id: {problem}", location(block));
+            let text = format!("{}.id: {problem}", location(&block));
             out.push(violation(
                 WireRule::InvalidToolUseId,
-                block,
+                &block,
                 id.clone(),
                 text,
             ));
         }
         if let Some(id) = id.filter(|id| !seen.insert(id.clone())) {
-            let text = format!("{}: tool_use ids must be unique", location(block));
+            let text = format!("{}: tool_use ids must be unique", location(&block));
             out.push(violation(
                 WireRule::DuplicateToolUseId,
-                block,
+                &block,
                 Some(id),
                 text,
             ));
@@ -217,8 +237,7 @@ fn ids_of<'a>(turn: Option<&Turn<'_, 'a>>, role: Role) -> Ids<'a> {
         return Ids(Vec::new());
     };
     let mut ids: Vec<_> = turn
-        .blocks
-        .iter()
+        .blocks()
         .filter_map(|b| match role {
             Role::Assistant => b.tool_use_id(),
             Role::User => b.tool_result_id(),
@@ -254,7 +273,7 @@ fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Ve
              Each tool_use block must have a corresponding tool_result block in the next message.",
             block.message
         );
-        out.push(violation(WireRule::MissingResult, block, id, text));
+        out.push(violation(WireRule::MissingResult, &block, id, text));
     }
 }
 
@@ -267,7 +286,7 @@ fn check_results(
     let mut answered = HashSet::new();
     let mut other_content_seen = false;
     let mut reported_not_first = false;
-    for block in &turn.blocks {
+    for block in turn.blocks() {
         let Some(raw) = block.tool_result_id() else {
             other_content_seen = true;
             continue;
@@ -278,11 +297,11 @@ fn check_results(
             reported_not_first = true;
             let text = format!(
                 "{}: tool_result blocks must come first in the user message, before any other content",
-                location(block)
+                location(&block)
             );
             out.push(violation(
                 WireRule::ResultsNotFirst,
-                block,
+                &block,
                 id.clone(),
                 text,
             ));
@@ -292,15 +311,15 @@ fn check_results(
             let text = format!(
                 "{}: unexpected tool_use_id found in tool_result blocks: {shown}. Each tool_result block \
                  must have a corresponding tool_use block in the previous message.",
-                location(block)
+                location(&block)
             );
-            out.push(violation(WireRule::OrphanResult, block, id, text));
+            out.push(violation(WireRule::OrphanResult, &block, id, text));
         } else if !answered.insert(shown.clone()) {
             let text = format!(
                 "{}: each tool_use must have a single result. Found multiple tool_result blocks with id: {shown}",
-                location(block)
+                location(&block)
             );
-            out.push(violation(WireRule::DuplicateResult, block, id, text));
+            out.push(violation(WireRule::DuplicateResult, &block, id, text));
         }
     }
 }
