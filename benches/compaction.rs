@@ -65,7 +65,7 @@ fn per_message(c: &mut Criterion) {
                         black_box(
                             messages
                                 .iter()
-                                .map(|m| family.text(m).chars().count())
+                                .map(|m| family.text(family.role(m), m).chars().count())
                                 .sum::<usize>(),
                         );
                     }

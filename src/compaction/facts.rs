@@ -71,13 +71,13 @@ impl<'a> Facts<'a> {
             .iter()
             .map(|message| {
                 let message: &'a Value = message.borrow();
+                let role_name = family.role(message);
                 let start = call_ids.len();
-                for id in family.call_ids(message) {
+                for id in family.call_ids(role_name, message) {
                     let next = interned.len() as Id;
                     call_ids.push(*interned.entry(id).or_insert(next));
                 }
-                let role_name = family.role(message);
-                let text = family.text(message);
+                let text = family.text(role_name, message);
                 Fact {
                     role: match role_name {
                         "user" => Role::User,
@@ -88,9 +88,9 @@ impl<'a> Facts<'a> {
                     chars: text.chars().count(),
                     text,
                     result_id: family
-                        .result_id(message)
+                        .result_id(role_name, message)
                         .and_then(|id| interned.get(id).copied()),
-                    summary: family.is_summary(message),
+                    summary: family.is_summary(role_name, message),
                     tool_calls: family.has_tool_calls(message),
                     calls: start..call_ids.len(),
                 }

@@ -42,7 +42,9 @@ impl Family {
         if pi { Family::Pi } else { Family::Chat }
     }
 
-    /// AutoBot's `_role_of` for chat (`role`, else `sender`); pi's `role`.
+    /// AutoBot's `_role_of` for chat (`role`, else `sender`); pi's `role`. The methods that take a
+    /// `role` take this, read once for every question asked of a message
+    /// ([`crate::compaction::facts::Facts::read`]).
     pub fn role(self, message: &Value) -> &str {
         match self {
             Family::Pi => str_field(message, "role"),
@@ -53,10 +55,6 @@ impl Family {
         }
     }
 
-    pub fn is_tool_result(self, message: &Value) -> bool {
-        self.role(message) == self.tool_role()
-    }
-
     pub fn tool_role(self) -> &'static str {
         match self {
             Family::Pi => "toolResult",
@@ -65,16 +63,16 @@ impl Family {
     }
 
     /// Whether the message is a summary this compaction (or an earlier one) wrote.
-    pub fn is_summary(self, message: &Value) -> bool {
+    pub fn is_summary(self, role: &str, message: &Value) -> bool {
         match self {
-            Family::Pi => str_field(message, "role") == "compactionSummary",
+            Family::Pi => role == "compactionSummary",
             Family::Chat => str_field(message, "messageType") == CHAT_SUMMARY_TYPE,
         }
     }
 
     /// The id a tool result answers (`toolCallId` / `tool_call_id`), if it is a string.
-    pub fn result_id(self, message: &Value) -> Option<&str> {
-        if !self.is_tool_result(message) {
+    pub fn result_id<'m>(self, role: &str, message: &'m Value) -> Option<&'m str> {
+        if role != self.tool_role() {
             return None;
         }
         let key = match self {
@@ -85,13 +83,12 @@ impl Family {
     }
 
     /// The ids of the calls an assistant message opens, in order (non-string ids skipped).
-    pub fn call_ids(self, message: &Value) -> Vec<&str> {
-        if self.role(message) != "assistant" {
-            return Vec::new();
-        }
-        self.raw_calls(message)
+    pub fn call_ids<'m>(self, role: &str, message: &'m Value) -> impl Iterator<Item = &'m str> {
+        let calls = (role == "assistant").then(|| self.raw_calls(message));
+        calls
+            .into_iter()
+            .flatten()
             .filter_map(|call| call.get("id")?.as_str())
-            .collect()
     }
 
     /// Name and arguments of every tool call a message carries (AutoBot's `_tool_calls_of` and
@@ -140,9 +137,8 @@ impl Family {
     /// The text a message contributes to token estimates and to the summariser (AutoBot's
     /// `_message_text`: list content → its text parts joined by a space; an empty or non-string
     /// content falls back to `text`). pi summaries read their `summary`.
-    pub fn text(self, message: &Value) -> Cow<'_, str> {
-        if self == Family::Pi && matches!(self.role(message), "compactionSummary" | "branchSummary")
-        {
+    pub fn text<'m>(self, role: &str, message: &'m Value) -> Cow<'m, str> {
+        if self == Family::Pi && matches!(role, "compactionSummary" | "branchSummary") {
             return Cow::Borrowed(str_field(message, "summary"));
         }
         message_text(message)

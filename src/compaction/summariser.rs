@@ -40,7 +40,7 @@ pub fn prompt<'a>(
             role: fact.role_name,
             text: match message {
                 Cow::Borrowed(_) => Cow::Borrowed(&fact.text),
-                Cow::Owned(copy) => family.text(copy),
+                Cow::Owned(copy) => family.text(family.role(copy), copy),
             },
         })
         .collect()
