@@ -3,7 +3,7 @@
 //! get right is re-stated here independently (message text, token estimate, call cycles, clipping,
 //! state, preserved turns): this module never calls `ctxfuzz::compaction`.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
@@ -403,7 +403,7 @@ fn clip_bounded(
         let chars = read.chars().count();
         let expected = match body.char_indices().nth(contract.clip_chars) {
             Some((cut, _)) => format!("{}{CLIP_MARKER}", &body[..cut]),
-            None => body.clone(),
+            None => body.to_string(),
         };
         if chars > limit || read != expected {
             report(
@@ -618,36 +618,45 @@ impl Reader {
         }
     }
 
+    fn tool_role(&self) -> &'static str {
+        if self.pi { "toolResult" } else { "tool" }
+    }
+
     fn is_tool_result(&self, m: &Value) -> bool {
-        self.role(m) == if self.pi { "toolResult" } else { "tool" }
+        self.role(m) == self.tool_role()
     }
 
     /// The text that is counted, summarised and preserved: list content's text parts joined by a
     /// space, else a non-empty string content, else `text`; a pi summary's `summary`.
-    fn text(&self, m: &Value) -> String {
+    fn text<'a>(&self, m: &'a Value) -> Cow<'a, str> {
         if self.pi && matches!(self.role(m), "compactionSummary" | "branchSummary") {
-            return Self::field(m, "summary").to_string();
+            return Cow::Borrowed(Self::field(m, "summary"));
         }
         self.body(m)
     }
 
-    fn body(&self, m: &Value) -> String {
+    /// Borrowed unless text parts are joined: the oracle reads the text of every message of a
+    /// round, and a copy of each was a tenth of judging one.
+    fn body<'a>(&self, m: &'a Value) -> Cow<'a, str> {
         match m.get("content") {
             Some(Value::Array(parts)) => {
-                let joined = parts
+                let texts: Vec<&str> = parts
                     .iter()
                     .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
                     .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                    .collect();
+                let joined = match texts.as_slice() {
+                    [only] => Cow::Borrowed(*only),
+                    _ => Cow::Owned(texts.join(" ")),
+                };
                 if !joined.is_empty() {
                     return joined;
                 }
             }
-            Some(Value::String(s)) if !s.is_empty() => return s.clone(),
+            Some(Value::String(s)) if !s.is_empty() => return Cow::Borrowed(s),
             _ => {}
         }
-        Self::field(m, "text").to_string()
+        Cow::Borrowed(Self::field(m, "text"))
     }
 
     /// The user turns a region holds, oldest first: every non-empty user text, and the verbatim
@@ -657,7 +666,11 @@ impl Reader {
         for m in region {
             let m = m.borrow();
             if self.role(m) == "user" {
-                turns.extend(Some(self.text(m)).filter(|t| !t.is_empty()));
+                turns.extend(
+                    Some(self.text(m))
+                        .filter(|t| !t.is_empty())
+                        .map(Cow::into_owned),
+                );
             } else if self.is_summary(m) {
                 turns.extend(verbatim_block(&self.text(m)).map(items).unwrap_or_default());
             }
@@ -683,7 +696,7 @@ impl Reader {
         }
     }
 
-    fn calls<'a>(&self, m: &'a Value) -> Vec<&'a Value> {
+    fn calls<'a>(&self, m: &'a Value) -> impl Iterator<Item = &'a Value> {
         let list = if self.pi {
             m.get("content")
         } else {
@@ -699,12 +712,10 @@ impl Reader {
                     c.is_object()
                 }
             })
-            .collect()
     }
 
     fn tool_calls(&self, m: &Value) -> Vec<(String, serde_json::Map<String, Value>)> {
         self.calls(m)
-            .into_iter()
             .map(|call| {
                 let function = match call.get("function") {
                     Some(f) if !self.pi && f.is_object() => f,
@@ -738,10 +749,11 @@ impl Reader {
             .iter()
             .map(|m| {
                 let m = m.borrow();
-                if self.role(m) == "assistant" {
+                let role = self.role(m);
+                if role == "assistant" {
                     open = self.call_ids(m).collect();
                     false
-                } else if self.is_tool_result(m) {
+                } else if role == self.tool_role() {
                     !self.answered_id(m).is_some_and(|id| open.remove(id))
                 } else {
                     false
@@ -751,9 +763,7 @@ impl Reader {
     }
 
     fn call_ids<'m>(&self, assistant: &'m Value) -> impl Iterator<Item = &'m str> {
-        self.calls(assistant)
-            .into_iter()
-            .filter_map(|c| c.get("id")?.as_str())
+        self.calls(assistant).filter_map(|c| c.get("id")?.as_str())
     }
 
     /// The id a tool result names (`toolCallId`, chat `tool_call_id`), if a string.
@@ -774,9 +784,10 @@ impl Reader {
         let mut latest_call: HashMap<&str, usize> = HashMap::new();
         for (i, m) in messages.iter().enumerate() {
             let m = m.borrow();
-            if self.role(m) == "assistant" {
+            let role = self.role(m);
+            if role == "assistant" {
                 latest_call.extend(self.call_ids(m).map(|id| (id, i)));
-            } else if self.is_tool_result(m)
+            } else if role == self.tool_role()
                 && let Some(&call) = self.answered_id(m).and_then(|id| latest_call.get(id))
             {
                 inside[call + 1..=i].fill(true);
