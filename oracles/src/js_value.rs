@@ -17,6 +17,8 @@
 
 use std::borrow::Borrow;
 use std::fmt;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 use foldhash::{HashMap, HashMapExt};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -37,18 +39,54 @@ pub enum JsValue<'a> {
     Object(Object<'a>),
 }
 
-/// A string borrowed from the text, or owned when the text escapes it (or a model built it):
-/// `Cow<str>` without the owned string's capacity word, so a value fits in 24 bytes.
-#[derive(Debug, Clone, Eq)]
-pub enum Str<'a> {
-    Borrowed(&'a str),
-    Owned(Box<str>),
+/// A string borrowed from the text, or owned when the text escapes it (or a model built it): a
+/// `Cow<str>` in two words. A transcript is mostly object fields, each a key and a value, so the
+/// key's size is paid nine million times for a million messages: 16 bytes here against 24 for an
+/// enum of `&str` and `Box<str>` (a field 40 bytes against 48: 75 MB of a 1M-message `check`,
+/// docs/figures.md). The owned flag is the length's top bit, which no length can use (an
+/// allocation is at most `isize::MAX` bytes), so every length is representable; `beef::lean::Cow`
+/// packs the same two words by limiting lengths to 32 bits, truncating a longer borrowed string.
+pub struct Str<'a> {
+    /// The first byte of the text (a `Box<str>`'s own pointer when owned).
+    ptr: NonNull<u8>,
+    /// The text's length in bytes, with [`OWNED`] set when `ptr` came from `Box::<str>::into_raw`.
+    len: usize,
+    borrow: PhantomData<&'a str>,
 }
 
-impl Str<'_> {
+/// The bit of [`Str::len`] that marks an owned text.
+const OWNED: usize = 1 << (usize::BITS - 1);
+
+// A `Str` is a `&str` or a `Box<str>`, both of which are `Send` and `Sync`.
+unsafe impl Send for Str<'_> {}
+unsafe impl Sync for Str<'_> {}
+
+impl<'a> Str<'a> {
+    fn borrowed(text: &'a str) -> Self {
+        Str {
+            ptr: NonNull::from(text.as_bytes()).cast(),
+            len: text.len(),
+            borrow: PhantomData,
+        }
+    }
+
+    fn owned(text: Box<str>) -> Self {
+        let len = text.len();
+        Str {
+            // From the `&mut str` the box leaks, so that `Drop` may take it back as a box.
+            ptr: NonNull::from(Box::leak(text)).cast(),
+            len: len | OWNED,
+            borrow: PhantomData,
+        }
+    }
+
+    fn is_owned(&self) -> bool {
+        self.len & OWNED != 0
+    }
+
     /// A copy that owns its text.
     pub fn owned_copy(&self) -> Str<'static> {
-        Str::Owned((**self).into())
+        Str::owned((**self).into())
     }
 }
 
@@ -56,10 +94,43 @@ impl std::ops::Deref for Str<'_> {
     type Target = str;
 
     fn deref(&self) -> &str {
-        match self {
-            Str::Borrowed(text) => text,
-            Str::Owned(text) => text,
+        // SAFETY: `ptr` and the length (without the flag) are those of a `str` that lives as
+        // long as `self`: borrowed for `'a`, or owned by `self` until it is dropped.
+        unsafe {
+            let bytes = std::slice::from_raw_parts(self.ptr.as_ptr(), self.len & !OWNED);
+            std::str::from_utf8_unchecked(bytes)
         }
+    }
+}
+
+impl Drop for Str<'_> {
+    fn drop(&mut self) {
+        if self.is_owned() {
+            let text = std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len & !OWNED);
+            // SAFETY: an owned `Str` holds the pointer and length of the `Box<str>` it leaked,
+            // given back exactly once, here.
+            drop(unsafe { Box::from_raw(text as *mut str) });
+        }
+    }
+}
+
+impl Clone for Str<'_> {
+    fn clone(&self) -> Self {
+        if self.is_owned() {
+            Str::owned((**self).into())
+        } else {
+            Str {
+                ptr: self.ptr,
+                len: self.len,
+                borrow: PhantomData,
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 
@@ -69,6 +140,8 @@ impl PartialEq for Str<'_> {
     }
 }
 
+impl Eq for Str<'_> {}
+
 impl PartialEq<str> for Str<'_> {
     fn eq(&self, other: &str) -> bool {
         **self == *other
@@ -77,13 +150,13 @@ impl PartialEq<str> for Str<'_> {
 
 impl<'a> From<&'a str> for Str<'a> {
     fn from(text: &'a str) -> Self {
-        Str::Borrowed(text)
+        Str::borrowed(text)
     }
 }
 
 impl From<String> for Str<'_> {
     fn from(text: String) -> Self {
-        Str::Owned(text.into_boxed_str())
+        Str::owned(text.into_boxed_str())
     }
 }
 
@@ -302,7 +375,7 @@ impl PartialEq<str> for JsValue<'_> {
 
 impl<'a> From<&'a str> for JsValue<'a> {
     fn from(text: &'a str) -> Self {
-        JsValue::String(Str::Borrowed(text))
+        JsValue::String(Str::borrowed(text))
     }
 }
 
@@ -331,12 +404,12 @@ impl<'a> From<&'a Value> for JsValue<'a> {
             Value::Null => JsValue::Null,
             Value::Bool(b) => JsValue::Bool(*b),
             Value::Number(n) => JsValue::Number(n.clone()),
-            Value::String(text) => JsValue::String(Str::Borrowed(text)),
+            Value::String(text) => JsValue::String(Str::borrowed(text)),
             Value::Array(items) => JsValue::Array(items.iter().map(JsValue::from).collect()),
             // A `Map`'s keys are unique already.
             Value::Object(map) => JsValue::Object(Object(
                 map.iter()
-                    .map(|(k, v)| (Str::Borrowed(k.as_str()), JsValue::from(v)))
+                    .map(|(k, v)| (Str::borrowed(k.as_str()), JsValue::from(v)))
                     .collect(),
             )),
         }
@@ -434,11 +507,11 @@ impl<'de> Visitor<'de> for Builder<'_, 'de> {
     }
 
     fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Str::Borrowed(text)))
+        Ok(JsValue::String(Str::borrowed(text)))
     }
 
     fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Str::Owned(text.into())))
+        Ok(JsValue::String(Str::owned(text.into())))
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
@@ -482,11 +555,11 @@ impl<'de> Deserialize<'de> for Key<'de> {
             }
 
             fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Str::Borrowed(key)))
+                Ok(Key(Str::borrowed(key)))
             }
 
             fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Str::Owned(key.into())))
+                Ok(Key(Str::owned(key.into())))
             }
         }
         deserializer.deserialize_str(KeyVisitor)
@@ -520,15 +593,41 @@ mod tests {
 
     #[test]
     fn strings_without_escapes_are_borrowed_from_the_text() {
-        let value = parse(r#"{"plain": "text", "escaped": "a\nb"}"#);
+        let text = r#"{"plain": "text", "escaped": "a\nb"}"#;
+        let value = parse(text);
         let object = value.as_object().unwrap();
+        let in_text = |s: &Str| text.as_bytes().as_ptr_range().contains(&s.as_ptr());
         assert!(matches!(
             object.get("plain"),
-            Some(JsValue::String(Str::Borrowed("text")))
+            Some(JsValue::String(s)) if !s.is_owned() && in_text(s) && &**s == "text"
         ));
-        assert!(
-            matches!(object.get("escaped"), Some(JsValue::String(Str::Owned(s))) if &**s == "a\nb")
-        );
+        assert!(matches!(
+            object.get("escaped"),
+            Some(JsValue::String(s)) if s.is_owned() && !in_text(s) && &**s == "a\nb"
+        ));
+    }
+
+    #[test]
+    fn a_field_is_a_two_word_key_and_a_three_word_value() {
+        assert_eq!(std::mem::size_of::<Str>(), 16);
+        assert_eq!(std::mem::size_of::<JsValue>(), 24);
+        assert_eq!(std::mem::size_of::<(Str, JsValue)>(), 40);
+    }
+
+    #[test]
+    fn an_owned_string_is_copied_by_clone_and_freed_by_each_copy() {
+        let original = Str::from(String::from("owned text"));
+        let copy = original.clone();
+        assert!(copy.is_owned() && &*copy == "owned text");
+        assert_ne!(copy.as_ptr(), original.as_ptr());
+        drop(original);
+        assert_eq!(&*copy, "owned text");
+        let empty = Str::from(String::new());
+        assert!(empty.is_owned() && empty.is_empty() && empty.clone().is_empty());
+        let borrowed = Str::from("borrowed");
+        assert_eq!(borrowed.clone().as_ptr(), borrowed.as_ptr());
+        assert_eq!(Str::from("borrowed").owned_copy(), borrowed);
+        assert!(borrowed.owned_copy().is_owned());
     }
 
     #[test]
@@ -549,7 +648,7 @@ mod tests {
         let owned = parse(text).owned_copy();
         assert_eq!(owned.to_value(), expected);
         assert!(matches!(&owned, JsValue::Array(items)
-            if matches!(&items[7], JsValue::String(Str::Owned(s)) if &**s == "a\"b")));
+            if matches!(&items[7], JsValue::String(s) if s.is_owned() && &**s == "a\"b")));
     }
 
     #[test]
