@@ -568,9 +568,41 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 #[cfg(test)]
 mod tests {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
     use serde_json::json;
 
     use super::*;
+
+    thread_local! {
+        /// Bytes allocated and not yet freed by this thread.
+        static LIVE: Cell<isize> = const { Cell::new(0) };
+    }
+
+    /// The system allocator, counting what each thread holds, so that a test can see that what
+    /// it made was freed (a `Str` that forgot its text would pass every other test).
+    struct Counting;
+
+    fn count(bytes: isize) {
+        // `try_with`: a thread being torn down still frees memory.
+        let _ = LIVE.try_with(|live| live.set(live.get() + bytes));
+    }
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            count(layout.size() as isize);
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            count(-(layout.size() as isize));
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
 
     fn parse(text: &str) -> JsValue<'_> {
         serde_json::from_str(text).expect("valid JSON")
@@ -612,6 +644,18 @@ mod tests {
         assert_eq!(std::mem::size_of::<Str>(), 16);
         assert_eq!(std::mem::size_of::<JsValue>(), 24);
         assert_eq!(std::mem::size_of::<(Str, JsValue)>(), 40);
+    }
+
+    #[test]
+    fn every_owned_string_is_freed_once() {
+        let live = || LIVE.with(Cell::get);
+        let before = live();
+        let original = Str::from("x".repeat(100));
+        let copy = original.clone();
+        let parsed = parse(r#"{"escaped\n": "a\nb", "plain": "text"}"#);
+        let copied = parsed.owned_copy();
+        drop((original, copy, parsed, copied));
+        assert_eq!(live(), before);
     }
 
     #[test]
