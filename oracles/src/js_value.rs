@@ -663,6 +663,7 @@ mod tests {
         let original = Str::from(String::from("owned text"));
         let copy = original.clone();
         assert!(copy.is_owned() && &*copy == "owned text");
+        assert_eq!(format!("{copy:?}"), r#""owned text""#);
         assert_ne!(copy.as_ptr(), original.as_ptr());
         drop(original);
         assert_eq!(&*copy, "owned text");
