@@ -31,6 +31,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
+use crate::js_value::JsValue;
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 use crate::wire::WireRule;
 
@@ -137,7 +138,7 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
         let repeated = |id: Option<&str>| {
             id.is_some_and(|id| sent.get(&normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
         };
-        let model = default_model();
+        let model = JsValue::from(default_model());
         return match pi_wire::permanent(run.output, &model, PiVersion::default()) {
             Ok(found) => found
                 .into_iter()

@@ -152,11 +152,11 @@ fn permanent_invariant(rule: WireRule) -> Option<Invariant> {
 /// invariant); `Err` when pi itself would throw.
 pub fn permanent<M: Borrow<Value>>(
     input: &[M],
-    model: &Value,
+    model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Violation>, String> {
-    let findings = findings(&js_value::borrow_all(input), &JsValue::from(model), v)
-        .map_err(|thrown| thrown.to_string())?;
+    let findings =
+        findings(&js_value::borrow_all(input), model, v).map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())

@@ -12,7 +12,6 @@ use std::path::Path;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
-use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -81,7 +80,7 @@ impl OracleJson {
         let messages = io::messages_of(path, &document)?;
         Ok(wire::judge_borrowed(
             messages,
-            &JsValue::from(&self.boundary.model),
+            &self.boundary.model,
             self.boundary.pi,
         ))
     }

@@ -28,7 +28,8 @@ pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
 pub(super) struct Boundary {
     pub pi: PiVersion,
     pub version: Option<String>,
-    pub model: Value,
+    /// Read once for the oracle, which takes it for every case.
+    pub model: JsValue<'static>,
 }
 
 impl Boundary {
@@ -41,7 +42,7 @@ impl Boundary {
         Ok(Boundary {
             pi,
             version,
-            model: pi::default_model(),
+            model: JsValue::from(pi::default_model()),
         })
     }
 
@@ -60,12 +61,12 @@ impl Boundary {
         &self,
         messages: &'a [M],
     ) -> Result<usize, String> {
-        wire::permanent_count(messages, &JsValue::from(&self.model), self.pi)
+        wire::permanent_count(messages, &self.model, self.pi)
     }
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
     pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
-        match pi::render(messages, &self.model, self.pi) {
+        match pi::render(messages, &self.model.to_value(), self.pi) {
             Ok(rendered) => {
                 serde_json::to_string_pretty(&rendered.anthropic["messages"]).expect("JSON") + "\n"
             }
