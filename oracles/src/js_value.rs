@@ -49,7 +49,8 @@ pub enum JsValue<'a> {
 pub struct Str<'a> {
     /// The first byte of the text (a `Box<str>`'s own pointer when owned).
     ptr: NonNull<u8>,
-    /// The text's length in bytes, with [`OWNED`] set when `ptr` came from `Box::<str>::into_raw`.
+    /// The text's length in bytes, with [`OWNED`] set when `ptr` is a `Box<str>` this `Str` leaked
+    /// and frees on drop.
     len: usize,
     borrow: PhantomData<&'a str>,
 }
@@ -61,15 +62,7 @@ const OWNED: usize = 1 << (usize::BITS - 1);
 unsafe impl Send for Str<'_> {}
 unsafe impl Sync for Str<'_> {}
 
-impl<'a> Str<'a> {
-    fn borrowed(text: &'a str) -> Self {
-        Str {
-            ptr: NonNull::from(text.as_bytes()).cast(),
-            len: text.len(),
-            borrow: PhantomData,
-        }
-    }
-
+impl Str<'_> {
     fn owned(text: Box<str>) -> Self {
         let len = text.len();
         Str {
@@ -150,7 +143,11 @@ impl PartialEq<str> for Str<'_> {
 
 impl<'a> From<&'a str> for Str<'a> {
     fn from(text: &'a str) -> Self {
-        Str::borrowed(text)
+        Str {
+            ptr: NonNull::from(text.as_bytes()).cast(),
+            len: text.len(),
+            borrow: PhantomData,
+        }
     }
 }
 
@@ -375,7 +372,7 @@ impl PartialEq<str> for JsValue<'_> {
 
 impl<'a> From<&'a str> for JsValue<'a> {
     fn from(text: &'a str) -> Self {
-        JsValue::String(Str::borrowed(text))
+        JsValue::String(Str::from(text))
     }
 }
 
@@ -404,12 +401,12 @@ impl<'a> From<&'a Value> for JsValue<'a> {
             Value::Null => JsValue::Null,
             Value::Bool(b) => JsValue::Bool(*b),
             Value::Number(n) => JsValue::Number(n.clone()),
-            Value::String(text) => JsValue::String(Str::borrowed(text)),
+            Value::String(text) => JsValue::String(Str::from(text.as_str())),
             Value::Array(items) => JsValue::Array(items.iter().map(JsValue::from).collect()),
             // A `Map`'s keys are unique already.
             Value::Object(map) => JsValue::Object(Object(
                 map.iter()
-                    .map(|(k, v)| (Str::borrowed(k.as_str()), JsValue::from(v)))
+                    .map(|(k, v)| (Str::from(k.as_str()), JsValue::from(v)))
                     .collect(),
             )),
         }
@@ -507,7 +504,7 @@ impl<'de> Visitor<'de> for Builder<'_, 'de> {
     }
 
     fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(JsValue::String(Str::borrowed(text)))
+        Ok(JsValue::String(Str::from(text)))
     }
 
     fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
@@ -555,7 +552,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
             }
 
             fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Str::borrowed(key)))
+                Ok(Key(Str::from(key)))
             }
 
             fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {

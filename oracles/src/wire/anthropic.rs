@@ -80,19 +80,22 @@ impl<'r, 'a> Turn<'r, 'a> {
             .iter()
             .enumerate()
             .flat_map(move |(offset, message)| {
-                let message_index = first + offset;
-                let (blocks, text): (&'r [Block<'a>], bool) = match &message.content {
-                    Content::Blocks(blocks) => (blocks, false),
-                    Content::Text(_) => (&[], true),
-                };
-                let text = text.then_some(Located {
-                    message: message_index,
-                    block: None,
-                    value: None,
-                });
+                let at = first + offset;
+                let (text, blocks): (Option<Located<'r, 'a>>, &'r [Block<'a>]) =
+                    match &message.content {
+                        Content::Text(_) => {
+                            let whole = Located {
+                                message: at,
+                                block: None,
+                                value: None,
+                            };
+                            (Some(whole), &[])
+                        }
+                        Content::Blocks(blocks) => (None, blocks),
+                    };
                 text.into_iter()
                     .chain(blocks.iter().enumerate().map(move |(b, value)| Located {
-                        message: message_index,
+                        message: at,
                         block: Some(b),
                         value: Some(value),
                     }))
