@@ -2,7 +2,11 @@
 //! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin compaction -- FILE...`) it replays files on stable.
 #![cfg_attr(fuzzing, no_main)]
 
-libfuzzer_sys::fuzz_target!(init: ctxfuzz::harness::no_error_backtraces(), |data: &[u8]| ctxfuzz::harness::fuzz_one("compaction", data));
+use libfuzzer_sys::{Corpus, fuzz_target};
+
+fuzz_target!(init: ctxfuzz::harness::no_error_backtraces(), |data: &[u8]| -> Corpus {
+    if ctxfuzz::harness::fuzz_one("compaction", data) { Corpus::Keep } else { Corpus::Reject }
+});
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {

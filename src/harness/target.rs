@@ -10,6 +10,7 @@
 //! diff explains them, how libFuzzer bytes become an input).
 
 use std::collections::BTreeMap;
+use std::io;
 
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
@@ -125,6 +126,40 @@ pub trait DynTarget: Send + Sync {
         bytes: &[u8],
         wanted: &dyn Fn(&Judgement) -> bool,
     ) -> arbitrary::Result<(Judgement, Option<Value>)>;
+
+    /// One libFuzzer execution: decodes `bytes` and judges the input in the target's own type,
+    /// a panic left to libFuzzer (it is the crash report).
+    fn libfuzzer_case(&self, bytes: &[u8]) -> arbitrary::Result<LibfuzzerCase>;
+}
+
+/// What one libFuzzer execution found (see [`DynTarget::libfuzzer_case`]).
+#[derive(Debug)]
+pub struct LibfuzzerCase {
+    pub judgement: Judgement,
+    /// The input is one of the generators' rare large shapes ([`OUTSIZED_JSON_BYTES`]).
+    pub outsized: bool,
+}
+
+/// An input whose JSON is longer than this is outsized: the generators' rare large shapes (a
+/// transcript of 10,000 messages, a tool result of 64 KiB) are over it, 0.4 to 0.7% of the
+/// in-process loop's cases in every target; the 99th percentile of the others is under 30 KiB
+/// (docs/figures.md#outsized-inputs).
+pub const OUTSIZED_JSON_BYTES: usize = 64 * 1024;
+
+/// Whether `input`'s JSON is longer than [`OUTSIZED_JSON_BYTES`]: written to a counter that gives
+/// up past the limit, so an outsized input costs no more to measure than an ordinary one.
+fn is_outsized(input: &impl Serialize) -> bool {
+    struct Budget(usize);
+    impl io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 = (self.0.checked_sub(buf.len())).ok_or(io::ErrorKind::FileTooLarge)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Budget(OUTSIZED_JSON_BYTES), input).is_err()
 }
 
 /// `input` read as `T`'s input, or why it is not one.
@@ -206,6 +241,14 @@ impl<T: Target> DynTarget for T {
         let judgement = panics::catch(|| Target::judge(self, &input));
         let keep = matches!(judgement, Judgement::Fail(_)) && wanted(&judgement);
         Ok((judgement, keep.then(|| to_json(&input))))
+    }
+
+    fn libfuzzer_case(&self, bytes: &[u8]) -> arbitrary::Result<LibfuzzerCase> {
+        let input = Target::decode(self, bytes)?;
+        Ok(LibfuzzerCase {
+            judgement: Target::judge(self, &input),
+            outsized: is_outsized(&input),
+        })
     }
 }
 

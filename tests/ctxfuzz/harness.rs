@@ -5,8 +5,11 @@
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, targets};
+use ctxfuzz::harness::target::OUTSIZED_JSON_BYTES;
+use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, fuzz_one, targets};
 use serde_json::{Value, json};
+
+use crate::common::long_transcript_bytes;
 
 fn fuzz(target: &dyn DynTarget, seed: u64, runs: u64) -> Outcome {
     let config = Config {
@@ -168,5 +171,28 @@ fn every_registered_target_decodes_its_own_seed_bytes() {
                 assert_eq!(target.seed_bytes(&back), bytes, "{name}");
             }
         }
+    }
+}
+
+/// libFuzzer keeps an ordinary input in its corpus and not an outsized one (here a transcript of
+/// 10,000 messages), which it runs all the same: bred on, such inputs took 85% of the sweep
+/// target's time (docs/figures.md#libfuzzer).
+#[test]
+fn libfuzzer_keeps_ordinary_inputs_and_not_outsized_ones() {
+    assert!(fuzz_one("sweep", &bytes::case_bytes(7, 0)));
+    assert!(!fuzz_one("sweep", &long_transcript_bytes()));
+}
+
+/// The bound on a kept input sits above the ordinary cases of every target: of the in-process
+/// loop's cases, only the generators' rare large shapes are over it.
+#[test]
+fn few_generated_cases_of_any_target_are_outsized() {
+    for name in targets::default_names() {
+        let target = targets::build(name, None, &Profile::default()).unwrap();
+        let outsized = (0..1000)
+            .filter_map(|case| target.decode(&bytes::case_bytes(3, case)).ok())
+            .filter(|input| serde_json::to_vec(input).unwrap().len() > OUTSIZED_JSON_BYTES)
+            .count();
+        assert!(outsized <= 20, "{name}: {outsized} of 1,000 cases outsized");
     }
 }

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use arbitrary::Unstructured;
+use ctxfuzz::generators::{pi, seeded_bytes};
+use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::{Cause, Judgement};
 
 /// Runs the `ctxfuzz` binary built for these tests with `args`.
@@ -51,4 +54,16 @@ pub fn charged_summaries(judgement: Judgement) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The seeded bytes ([`pi::SEED_BYTES`] long) of the first seed whose transcript is long
+/// (10,000+ messages): about one seed in 3,300.
+pub fn long_transcript_bytes() -> Vec<u8> {
+    (0..)
+        .map(|seed| seeded_bytes(seed, pi::SEED_BYTES))
+        .find(|bytes| {
+            let transcript = pi::transcript(&mut Unstructured::new(bytes)).unwrap();
+            shapes(&transcript).contains(&Shape::LongTranscript)
+        })
+        .unwrap()
 }
