@@ -104,6 +104,23 @@ fn only_a_long_enough_input_gives_a_long_transcript() {
     assert!(!shapes(&short).contains(&Shape::LongTranscript));
 }
 
+/// The draws of the rare large shapes are not made by the bytes libFuzzer's mutations favour: an
+/// input of 0xFF (or 0x00) bytes only, of any length, is neither long nor carries a huge body
+/// (docs/figures.md#outsized-inputs).
+#[test]
+fn runs_of_one_byte_draw_no_large_shape() {
+    for byte in [0x00, 0xFF] {
+        for len in [2, 64, pi::SEED_BYTES, 4096] {
+            let transcript = pi::transcript(&mut Unstructured::new(&vec![byte; len])).unwrap();
+            let found = shapes(&transcript);
+            assert!(
+                !found.contains(&Shape::LongTranscript) && !found.contains(&Shape::HugeBody),
+                "{len} bytes of {byte:#04x}"
+            );
+        }
+    }
+}
+
 /// The rule's own twin in the oracle, by name.
 fn twin(rule: BarrierRule) -> TwinRule {
     rule.name().parse().unwrap()
