@@ -14,10 +14,13 @@
 //!   without a string `toolCallId` is always swept (reported by its JSON text, `null` if missing);
 //! - a message that is not an object, or has no string `role`, is an "other role" message.
 
-use std::borrow::Borrow;
 use std::fmt;
+use std::io;
 use std::str::FromStr;
 
+use ctxfuzz_oracles::js::{Json, View};
+use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -55,12 +58,12 @@ impl BarrierRule {
     }
 
     /// Whether a message that is neither `assistant` nor `toolResult` closes the open calls.
-    fn is_barrier(self, message: &Value) -> bool {
+    fn is_barrier(self, message: &impl Json) -> bool {
         match self {
             BarrierRule::None => false,
             BarrierRule::Allowlist => match role(message) {
                 Some("user" | "custom" | "branchSummary" | "compactionSummary") => true,
-                Some("bashExecution") => !js::truthy(message.get("excludeFromContext")),
+                Some("bashExecution") => !js::truthy(message.member("excludeFromContext")),
                 _ => false,
             },
             BarrierRule::AllOtherRoles | BarrierRule::Strict => true,
@@ -68,12 +71,9 @@ impl BarrierRule {
     }
 
     /// Whether this assistant's tool calls become open.
-    fn opens_calls(self, assistant: &Value) -> bool {
+    fn opens_calls(self, assistant: &impl Json) -> bool {
         self != BarrierRule::Strict
-            || !matches!(
-                assistant.get("stopReason").and_then(Value::as_str),
-                Some("error" | "aborted")
-            )
+            || !matches!(string(assistant, "stopReason"), Some("error" | "aborted"))
     }
 }
 
@@ -96,10 +96,39 @@ impl FromStr for BarrierRule {
     }
 }
 
+/// A message as the sweep reads it: a `serde_json::Value` (what the fuzz targets build), the
+/// `JsValue` that `ctxfuzz sweep` reads a file into (borrowed from its text: a fifth of the
+/// memory), or a reference to either.
+pub trait Message {
+    type Json: Json + Serialize + fmt::Debug + Clone + PartialEq;
+    fn json(&self) -> &Self::Json;
+}
+
+impl Message for Value {
+    type Json = Value;
+    fn json(&self) -> &Value {
+        self
+    }
+}
+
+impl<'t> Message for JsValue<'t> {
+    type Json = JsValue<'t>;
+    fn json(&self) -> &JsValue<'t> {
+        self
+    }
+}
+
+impl<M: Message> Message for &M {
+    type Json = M::Json;
+    fn json(&self) -> &M::Json {
+        (**self).json()
+    }
+}
+
 /// What the sweep kept and what it removed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(bound = "M: Borrow<Value>")]
-pub struct Swept<'a, M = Value> {
+#[serde(bound = "M: Message")]
+pub struct Swept<'a, M: Message = Value> {
     pub messages: Kept<'a, M>,
     /// The `toolCallId` of every swept result, in encounter order (duplicates possible).
     pub swept: Vec<String>,
@@ -108,18 +137,18 @@ pub struct Swept<'a, M = Value> {
 /// The messages a sweep kept, borrowed from its input (messages, or references to messages that
 /// live elsewhere: a compaction's kept messages are swept without being copied).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kept<'a, M = Value> {
+pub enum Kept<'a, M: Message = Value> {
     /// Nothing was swept: the input itself.
     Input(&'a [M]),
     /// Some results were swept: the other messages, in order.
-    Subset(Vec<&'a Value>),
+    Subset(Vec<&'a M::Json>),
 }
 
-impl<'a, M: Borrow<Value>> Kept<'a, M> {
+impl<'a, M: Message> Kept<'a, M> {
     /// The kept messages, in order.
-    pub fn refs(&self) -> Vec<&'a Value> {
+    pub fn refs(&self) -> Vec<&'a M::Json> {
         match self {
-            Kept::Input(messages) => messages.iter().map(Borrow::borrow).collect(),
+            Kept::Input(messages) => messages.iter().map(Message::json).collect(),
             Kept::Subset(messages) => messages.clone(),
         }
     }
@@ -131,10 +160,10 @@ impl<'a, M: Borrow<Value>> Kept<'a, M> {
 }
 
 /// A JSON array of the kept messages.
-impl<M: Borrow<Value>> Serialize for Kept<'_, M> {
+impl<M: Message> Serialize for Kept<'_, M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Kept::Input(messages) => serializer.collect_seq(messages.iter().map(Borrow::borrow)),
+            Kept::Input(messages) => serializer.collect_seq(messages.iter().map(Message::json)),
             Kept::Subset(messages) => messages.serialize(serializer),
         }
     }
@@ -142,7 +171,7 @@ impl<M: Borrow<Value>> Serialize for Kept<'_, M> {
 
 /// Sweeps the tool results that answer no open call. Never mutates `messages`; when nothing is
 /// swept it returns `messages` itself, without allocating.
-pub fn sweep<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Swept<'_, M> {
+pub fn sweep<M: Message>(messages: &[M], rule: BarrierRule) -> Swept<'_, M> {
     let swept_at = swept_positions(messages, rule);
     if swept_at.is_empty() {
         return Swept {
@@ -152,13 +181,13 @@ pub fn sweep<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Swept<'_, M
     }
     let swept = swept_at
         .iter()
-        .map(|&i| result_id(messages[i].borrow()))
+        .map(|&i| result_id(messages[i].json()))
         .collect();
     let mut kept = Vec::with_capacity(messages.len() - swept_at.len());
     let mut next_swept = swept_at.iter().peekable();
     for (index, message) in messages.iter().enumerate() {
         if next_swept.next_if(|&&at| at == index).is_none() {
-            kept.push(message.borrow());
+            kept.push(message.json());
         }
     }
     Swept {
@@ -169,20 +198,20 @@ pub fn sweep<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Swept<'_, M
 
 /// The ids [`sweep`] would sweep from `messages`, which may be a sweep's own [`Kept::refs`]: how
 /// idempotence is checked without a copy.
-pub fn swept_ids<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Vec<String> {
+pub fn swept_ids<M: Message>(messages: &[M], rule: BarrierRule) -> Vec<String> {
     swept_positions(messages, rule)
         .into_iter()
-        .map(|i| result_id(messages[i].borrow()))
+        .map(|i| result_id(messages[i].json()))
         .collect()
 }
 
 /// The positions of the results [`sweep`] sweeps, in order (the differential target compares
 /// two rules by them: positions, unlike ids, tell duplicates apart).
-pub fn swept_positions<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> Vec<usize> {
+pub fn swept_positions<M: Message>(messages: &[M], rule: BarrierRule) -> Vec<usize> {
     let mut open = OpenCalls::default();
     let mut swept_at = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        let message = message.borrow();
+        let message = message.json();
         match role(message) {
             Some("assistant") => {
                 open.clear();
@@ -191,10 +220,7 @@ pub fn swept_positions<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> V
                 }
             }
             Some("toolResult") => {
-                let answered = message
-                    .get("toolCallId")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| open.consume(id));
+                let answered = string(message, "toolCallId").is_some_and(|id| open.consume(id));
                 if !answered {
                     swept_at.push(index);
                 }
@@ -206,11 +232,14 @@ pub fn swept_positions<M: Borrow<Value>>(messages: &[M], rule: BarrierRule) -> V
     swept_at
 }
 
-/// The external-program protocol line (docs/sweep.md#the-protocol-line):
+/// Writes the external-program protocol line (docs/sweep.md#the-protocol-line):
 /// `{"messages":[...],"swept":[...]}`, one line, no trailing newline. `ctxfuzz sweep --json` prints
-/// exactly this.
-pub fn protocol_line(result: &Swept<'_>) -> String {
-    serde_json::to_string(result).expect("JSON values and strings always serialise")
+/// exactly this, written as it is serialised (a large transcript's line is never held whole).
+pub fn write_protocol_line<M: Message>(
+    out: impl io::Write,
+    result: &Swept<'_, M>,
+) -> io::Result<()> {
+    json_text::to_writer(out, result).map_err(io::Error::from)
 }
 
 /// The open call ids of the current assistant turn: sorted, de-duplicated (a call id repeated
@@ -226,14 +255,14 @@ impl<'a> OpenCalls<'a> {
         self.ids.clear();
     }
 
-    fn open(&mut self, assistant: &'a Value) {
-        let Some(blocks) = assistant.get("content").and_then(Value::as_array) else {
+    fn open(&mut self, assistant: &'a impl Json) {
+        let Some(View::Array(blocks)) = assistant.member("content").map(Json::view) else {
             return;
         };
         let calls = blocks
             .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
-            .filter_map(|block| block.get("id").and_then(Value::as_str));
+            .filter(|block| string(*block, "type") == Some("toolCall"))
+            .filter_map(|block| string(block, "id"));
         self.ids.extend(calls.map(|id| (id, false)));
         self.ids.sort_unstable();
         self.ids.dedup_by_key(|(id, _)| *id);
@@ -251,16 +280,26 @@ impl<'a> OpenCalls<'a> {
     }
 }
 
-fn role(message: &Value) -> Option<&str> {
-    message.get("role").and_then(Value::as_str)
+fn role(message: &impl Json) -> Option<&str> {
+    string(message, "role")
+}
+
+/// `message[key]` when it is a string.
+fn string<'v>(message: &'v impl Json, key: &str) -> Option<&'v str> {
+    match message.member(key).map(Json::view) {
+        Some(View::String(text)) => Some(text),
+        _ => None,
+    }
 }
 
 /// How a swept result's id is reported: the string itself, or the JSON text of a non-string id
 /// (`null` when missing, as `JSON.stringify` writes an `undefined` array element).
-fn result_id(message: &Value) -> String {
-    match message.get("toolCallId") {
-        Some(Value::String(id)) => id.clone(),
-        Some(other) => other.to_string(),
+fn result_id<J: Json + Serialize>(message: &J) -> String {
+    match message.member("toolCallId") {
+        Some(id) => match id.view() {
+            View::String(id) => id.to_string(),
+            _ => json_text::to_string(id).expect("JSON values always serialise"),
+        },
         None => "null".to_string(),
     }
 }

@@ -4,13 +4,16 @@
 //! Without `--json`: the kept messages, pretty-printed, on stdout, and one line on stderr saying
 //! what was swept. With `--json`: exactly the external-program protocol line
 //! `{"messages":[...],"swept":[...]}` (docs/sweep.md#the-protocol-line).
+//!
+//! The file is read into `JsValue`s that borrow from its text, so the kept messages are written as
+//! the file has them (fields in its order) and a large transcript costs a few times its size.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 
 use super::exit::ExitCode;
-use crate::sweep::{BarrierRule, Swept, protocol_line, sweep};
+use crate::sweep::{BarrierRule, Message, Swept, sweep, write_protocol_line};
 use crate::transcript::io;
 
 /// Arguments of `ctxfuzz sweep`.
@@ -30,12 +33,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let document = io::read_json(&args.file)?;
+    let text = io::read_text(&args.file)?;
+    let document = io::parse_json_borrowed(&args.file, &text)?;
     let messages = io::messages_of(&args.file, &document)?;
     let result = sweep(messages, args.rule);
     super::write_output(args.output.as_deref(), |out| {
         if args.json {
-            writeln!(out, "{}", protocol_line(&result))
+            write_protocol_line(&mut *out, &result)?;
+            writeln!(out)
         } else {
             super::pretty_line(out, &result.messages)
         }
@@ -45,11 +50,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     super::free_at_exit(result);
     super::free_at_exit(document);
+    super::free_at_exit(text);
     Ok(ExitCode::Clean)
 }
 
 /// One line for a person: how many results went, and their ids.
-fn report(result: &Swept<'_>, rule: BarrierRule) -> String {
+fn report<M: Message>(result: &Swept<'_, M>, rule: BarrierRule) -> String {
     if result.swept.is_empty() {
         return format!("rule {rule}: nothing swept (the transcript is returned unchanged)");
     }

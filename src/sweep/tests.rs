@@ -360,10 +360,12 @@ fn rules_parse_and_print_by_name() {
 }
 
 #[test]
-fn protocol_line_is_one_line_in_the_external_program_shape() {
+fn the_protocol_line_is_one_line_in_the_external_program_shape() {
     let input = [assistant(&["a"]), custom(), result("a")];
     let out = sweep(&input, BarrierRule::Strict);
-    let line = protocol_line(&out);
+    let mut line = Vec::new();
+    write_protocol_line(&mut line, &out).unwrap();
+    let line = String::from_utf8(line).unwrap();
     assert!(!line.contains('\n'));
     assert!(line.starts_with(r#"{"messages":["#), "{line}");
     let parsed: Value = serde_json::from_str(&line).unwrap();

@@ -1,15 +1,15 @@
 //! JavaScript value semantics the systems under test need to read pi messages as pi does.
 
-use serde_json::Value;
+use ctxfuzz_oracles::js::{Json, View};
 
 /// JavaScript truthiness of a field (`if (m.excludeFromContext)`): a missing field is `undefined`.
-pub fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
+pub fn truthy<J: Json>(value: Option<&J>) -> bool {
+    match value.map(Json::view) {
+        None | Some(View::Null) => false,
+        Some(View::Bool(b)) => b,
+        Some(View::Number(n)) => n != 0.0 && !n.is_nan(),
+        Some(View::String(s)) => !s.is_empty(),
+        Some(View::Array(_) | View::Object) => true,
     }
 }
 
@@ -21,7 +21,7 @@ mod tests {
 
     #[test]
     fn truthiness_follows_javascript() {
-        assert!(!truthy(None));
+        assert!(!truthy::<serde_json::Value>(None));
         for falsy in [json!(null), json!(false), json!(0), json!(-0.0), json!("")] {
             assert!(!truthy(Some(&falsy)), "{falsy}");
         }

@@ -22,7 +22,7 @@ use super::compaction::generate_transcript;
 use crate::compaction::{Compaction, CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::Profile;
 use crate::harness::target::{DynTarget, Target};
-use crate::sweep::{BarrierRule, sweep};
+use crate::sweep::{BarrierRule, Message, sweep};
 
 pub const NAME: &str = "pipeline";
 
@@ -72,15 +72,19 @@ impl PipelineTarget {
     }
 
     /// What is sent after the sweep (if any), borrowed from `messages`.
-    fn swept<'m, M: Borrow<Value>>(&self, messages: &'m [M]) -> Vec<&'m Value> {
+    fn swept<'m, M: Message<Json = Value>>(&self, messages: &'m [M]) -> Vec<&'m Value> {
         match self.sweep {
             Some(rule) => sweep(messages, rule).messages.refs(),
-            None => messages.iter().map(Borrow::borrow).collect(),
+            None => messages.iter().map(Message::json).collect(),
         }
     }
 
     /// The provider's verdict on `messages` after the rest of the pipeline.
-    fn provider<M: Borrow<Value>>(&self, family: Family, messages: &[M]) -> Judgement {
+    fn provider<M: Borrow<Value> + Message<Json = Value>>(
+        &self,
+        family: Family,
+        messages: &[M],
+    ) -> Judgement {
         match family {
             Family::Pi => wire::judge(&self.swept(messages), &default_model(), self.pi_variant),
             Family::Chat => Judgement::from_violations(wire::judge_chat(messages)),
