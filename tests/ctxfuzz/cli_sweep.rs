@@ -139,18 +139,23 @@ fn bad_input_is_one_line_naming_the_file_and_position_with_exit_2() {
     assert!(stderr(&out).contains("missing.json: cannot read"));
 }
 
+/// What `ctxfuzz sweep FILE --json` prints for a file holding `text`.
+fn swept_json(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "t.json", text).display().to_string();
+    let out = ctxfuzz(&["sweep", &file, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The kept messages come back as the file has them, each message's fields in the file's order
 /// (read into `serde_json::Value`, they came back sorted by name), less the swept results.
 #[test]
 fn kept_messages_keep_the_files_field_order() {
-    let dir = tempfile::tempdir().unwrap();
     let text = r#"[{"role":"user","content":"go","timestamp":1},
                    {"role":"toolResult","toolCallId":"X","content":[]}]"#;
-    let file = write(dir.path(), "t.json", text).display().to_string();
-    let out = ctxfuzz(&["sweep", &file, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        swept_json(text),
         "{\"messages\":[{\"role\":\"user\",\"content\":\"go\",\"timestamp\":1}],\"swept\":[\"X\"]}\n"
     );
 }
@@ -160,13 +165,8 @@ fn kept_messages_keep_the_files_field_order() {
 /// by name: docs/sweep.md.)
 #[test]
 fn a_lone_surrogate_escape_comes_back_as_itself() {
-    let dir = tempfile::tempdir().unwrap();
-    let text = r#"[{"content":"cut \ud83d","role":"user"}]"#;
-    let file = write(dir.path(), "t.json", text).display().to_string();
-    let out = ctxfuzz(&["sweep", &file, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        swept_json(r#"[{"content":"cut \ud83d","role":"user"}]"#),
         "{\"messages\":[{\"content\":\"cut \\ud83d\",\"role\":\"user\"}],\"swept\":[]}\n"
     );
 }
