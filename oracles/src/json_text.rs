@@ -6,7 +6,7 @@
 //! text for the escapes serde_json cannot turn into the representation: a lone surrogate escape
 //! is rewritten into the escape of a placeholder character of the same length (`\ufdd0`), so
 //! serde_json's line and column in an error stay those of the original text; then a
-//! deserializer that builds the `Value` replaces each placeholder, in document order, with what
+//! deserializer that builds the value replaces each placeholder, in document order, with what
 //! stood there. A text without such escapes and without reserved characters (nearly every text)
 //! goes straight to serde_json. Everything else serde_json decides as before: the errors and their
 //! positions, the nesting limit (128), numbers.
@@ -25,11 +25,11 @@ use std::io;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserializer, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use crate::js::{Json, View};
 use crate::js_string::{self, JsChar, LITERAL};
-use crate::js_value::JsValue;
+use crate::js_value::{JsValue, Object, Str};
 
 /// A value's JSON type as error messages name it ("an array", "null").
 pub fn type_name(value: &impl Json) -> &'static str {
@@ -53,7 +53,7 @@ const PLACEHOLDER_UTF8: &[u8] = "\u{FDD0}".as_bytes();
 pub fn parse(text: &str) -> serde_json::Result<Value> {
     match rewrite(text) {
         None => serde_json::from_str(text),
-        Some(rewritten) => build(rewritten),
+        Some(rewritten) => build(rewritten).map(|value| value.to_value()),
     }
 }
 
@@ -62,11 +62,11 @@ pub fn parse(text: &str) -> serde_json::Result<Value> {
 pub fn parse_borrowed(text: &str) -> serde_json::Result<JsValue<'_>> {
     match rewrite(text) {
         None => serde_json::from_str(text),
-        Some(rewritten) => build(rewritten).map(JsValue::from),
+        Some(rewritten) => build(rewritten),
     }
 }
 
-fn build(rewritten: Rewritten) -> serde_json::Result<Value> {
+fn build(rewritten: Rewritten) -> serde_json::Result<JsValue<'static>> {
     let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
     let mut queue = rewritten.queue.into_iter();
     let value = Build { queue: &mut queue }.deserialize(&mut deserializer)?;
@@ -171,7 +171,9 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<u16> {
         .filter(|_| hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// Builds a `Value` as serde_json's own does, decoding every string it meets.
+/// Builds a `JsValue` as its own deserializer does (fields in the text's order, a repeated key
+/// keeping its first place and its last value), decoding every string it meets. (Built as a
+/// `serde_json::Value`, such a text's fields came out sorted by name.)
 struct Build<'q> {
     queue: &'q mut std::vec::IntoIter<Stood>,
 }
@@ -199,59 +201,62 @@ impl Build<'_> {
 }
 
 impl<'de> DeserializeSeed<'de> for Build<'_> {
-    type Value = Value;
+    type Value = JsValue<'static>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<JsValue<'static>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Build<'_> {
-    type Value = Value;
+    type Value = JsValue<'static>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         formatter.write_str("any valid JSON value")
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
+    fn visit_bool<E>(self, value: bool) -> Result<JsValue<'static>, E> {
+        Ok(JsValue::Bool(value))
     }
 
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
+    fn visit_i64<E>(self, value: i64) -> Result<JsValue<'static>, E> {
+        Ok(JsValue::Number(value.into()))
     }
 
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
+    fn visit_u64<E>(self, value: u64) -> Result<JsValue<'static>, E> {
+        Ok(JsValue::Number(value.into()))
     }
 
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    fn visit_f64<E>(self, value: f64) -> Result<JsValue<'static>, E> {
+        Ok(Number::from_f64(value).map_or(JsValue::Null, JsValue::Number))
     }
 
-    fn visit_str<E>(mut self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(self.string(value)))
+    fn visit_str<E>(mut self, value: &str) -> Result<JsValue<'static>, E> {
+        Ok(JsValue::from(self.string(value)))
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E>(self) -> Result<JsValue<'static>, E> {
+        Ok(JsValue::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsValue<'static>, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(Build { queue: self.queue })? {
             items.push(item);
         }
-        Ok(Value::Array(items))
+        Ok(JsValue::from(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsValue<'static>, A::Error> {
+        let mut fields = Vec::new();
         while let Some(key) = map.next_key_seed(Key { queue: self.queue })? {
             let value = map.next_value_seed(Build { queue: self.queue })?;
-            object.insert(key, value);
+            fields.push((Str::from(key), value));
         }
-        Ok(Value::Object(object))
+        Ok(JsValue::Object(Object::from_fields(fields)))
     }
 }
 
@@ -481,6 +486,20 @@ mod tests {
     fn duplicate_keys_keep_the_last_value_in_the_first_place() {
         let value = parse(r#"{"a": "\ud800", "b": "\ud801", "a": "\ud802"}"#).unwrap();
         assert_eq!(to_string(&value).unwrap(), r#"{"a":"\ud802","b":"\ud801"}"#);
+        let text = r#"{"b": "\ud801", "a": "\ud800", "b": "\ud802"}"#;
+        let value = parse_borrowed(text).unwrap();
+        assert_eq!(to_string(&value).unwrap(), r#"{"b":"\ud802","a":"\ud800"}"#);
+    }
+
+    /// A text with a lone surrogate escape is read with its fields in the text's order, as every
+    /// other text is (`JSON.parse` keeps them so; `JSON.stringify` writes them so).
+    #[test]
+    fn a_rewritten_text_keeps_its_field_order() {
+        let text = r#"[{"role": "user", "content": "cut \ud83d", "timestamp": 1}]"#;
+        assert_eq!(
+            to_string(&parse_borrowed(text).unwrap()).unwrap(),
+            r#"[{"role":"user","content":"cut \ud83d","timestamp":1}]"#
+        );
     }
 
     #[test]
