@@ -492,14 +492,16 @@ mod tests {
     }
 
     /// A text with a lone surrogate escape is read with its fields in the text's order, as every
-    /// other text is (`JSON.parse` keeps them so; `JSON.stringify` writes them so).
+    /// other text is (`JSON.parse` keeps them so; `JSON.stringify` writes them so), and every kind
+    /// of value as serde_json reads it.
     #[test]
     fn a_rewritten_text_keeps_its_field_order() {
-        let text = r#"[{"role": "user", "content": "cut \ud83d", "timestamp": 1}]"#;
-        assert_eq!(
-            to_string(&parse_borrowed(text).unwrap()).unwrap(),
-            r#"[{"role":"user","content":"cut \ud83d","timestamp":1}]"#
-        );
+        let text = r#"[{"role": "user", "content": "cut \ud83d", "timestamp": 1,
+                        "n": [-2, 2.5, true, false, null, {}]}]"#;
+        let written = r#"[{"role":"user","content":"cut \ud83d","timestamp":1,"n":[-2,2.5,true,false,null,{}]}]"#;
+        assert_eq!(to_string(&parse_borrowed(text).unwrap()).unwrap(), written);
+        let sorted = r#"[{"content":"cut \ud83d","n":[-2,2.5,true,false,null,{}],"role":"user","timestamp":1}]"#;
+        assert_eq!(to_string(&parse(text).unwrap()).unwrap(), sorted);
     }
 
     #[test]
