@@ -1,14 +1,16 @@
-//! `check` at scale: per-message cost of judging 10k, 100k and 1M-message transcripts against
-//! parsing the same text into `serde_json::Value` and against Node's `JSON.parse` of it (the
-//! baselines, in the same run), and the peak heap of each against the size of the text
-//! (docs/figures.md#check-at-scale). Node is timed inside Node (the string already in memory, as
+//! `check` and `sweep` at scale: per-message cost of judging (and of sweeping) 10k, 100k and
+//! 1M-message transcripts against parsing the same text into `serde_json::Value` and against
+//! Node's `JSON.parse` of it (the baselines, in the same run), and the peak heap of each against
+//! the size of the text (docs/figures.md#check-at-scale). Node is timed inside Node (the string already in memory, as
 //! the text is for `check`), and its resident set after parsing is printed; without `node` on
 //! the path that baseline is skipped.
 //!
 //! `cargo bench --bench scale`. The transcripts are `ctxfuzz::generators::long_session`'s
 //! (well-formed, about 180 bytes a message), built in memory from a fixed seed. "check" is what
 //! `ctxfuzz check FILE` does after reading the file: `JSON.parse`-compatible parsing, the
-//! messages of the document, pi's pipeline and the wire validator. Peak heap is counted by the
+//! messages of the document, pi's pipeline and the wire validator; "sweep" what `ctxfuzz sweep
+//! FILE --json` does after reading it: the same parse, the sweep, and the protocol line written
+//! (here to nowhere). Peak heap is counted by the
 //! allocator below, once per workload, outside the timed loops.
 
 use std::alloc::{GlobalAlloc, Layout};
@@ -20,6 +22,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::long_session;
+use ctxfuzz::sweep::{BarrierRule, sweep, write_protocol_line};
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
@@ -64,6 +67,14 @@ fn check(text: &str, model: &JsValue<'_>) -> usize {
     findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
 }
 
+fn swept(text: &str) -> usize {
+    let document = json_text::parse_borrowed(text).expect("the generator writes JSON");
+    let messages = document.as_array().expect("an array");
+    let result = sweep(messages, BarrierRule::Strict);
+    write_protocol_line(std::io::sink(), &result).expect("a sink takes every byte");
+    result.swept.len()
+}
+
 /// Reads FILE into a string, then times `JSON.parse` of it ITERS times inside Node; prints the
 /// nanoseconds, then the resident set in bytes after the last parse.
 const NODE_PARSE: &str = "const s = require('fs').readFileSync(process.argv[1], 'utf8'); \
@@ -105,14 +116,18 @@ fn bench(c: &mut Criterion) {
     for (n, text) in &texts {
         let parse = peak_heap(|| drop(black_box(serde_json::from_str::<Value>(text).unwrap())));
         let checked = peak_heap(|| assert_eq!(check(text, &model), 0));
+        let sweeping = peak_heap(|| assert_eq!(swept(text), 0));
         let mb = |bytes: usize| bytes as f64 / 1e6;
+        let times = |bytes: usize| bytes as f64 / text.len() as f64;
         println!(
-            "peak heap, {n} messages ({:.1} MB of text): parse {:.1} MB ({:.1}x the text), check {:.1} MB ({:.1}x)",
+            "peak heap, {n} messages ({:.1} MB of text): parse {:.1} MB ({:.1}x the text), check {:.1} MB ({:.1}x), sweep {:.1} MB ({:.1}x)",
             mb(text.len()),
             mb(parse),
-            parse as f64 / text.len() as f64,
+            times(parse),
             mb(checked),
-            checked as f64 / text.len() as f64,
+            times(checked),
+            mb(sweeping),
+            times(sweeping),
         );
     }
     // Node's resident set per size, measured once; `None` without `node` (no Node baseline).
@@ -145,6 +160,9 @@ fn bench(c: &mut Criterion) {
         }
         group.bench_with_input(BenchmarkId::new("check", n), text, |b, text| {
             b.iter(|| black_box(check(text, &model)))
+        });
+        group.bench_with_input(BenchmarkId::new("sweep", n), text, |b, text| {
+            b.iter(|| black_box(swept(text)))
         });
     }
     group.finish();
