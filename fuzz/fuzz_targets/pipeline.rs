@@ -2,11 +2,7 @@
 //! Without cargo-fuzz (`cargo run -p ctxfuzz-fuzz --bin pipeline -- FILE...`) it replays files on stable.
 #![cfg_attr(fuzzing, no_main)]
 
-use libfuzzer_sys::{Corpus, fuzz_target};
-
-fuzz_target!(init: ctxfuzz::harness::no_error_backtraces(), |data: &[u8]| -> Corpus {
-    if ctxfuzz::harness::fuzz_one("pipeline", data) { Corpus::Keep } else { Corpus::Reject }
-});
+libfuzzer_sys::fuzz_target!(init: ctxfuzz::harness::no_error_backtraces(), |data: &[u8]| -> libfuzzer_sys::Corpus { ctxfuzz_fuzz::run("pipeline", data) });
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {

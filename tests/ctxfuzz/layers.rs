@@ -72,7 +72,7 @@ fn the_oracle_package_never_imports_the_root_package() {
 
 #[test]
 fn benchmarks_and_fuzz_targets_never_call_the_command_line() {
-    for dir in ["benches", "fuzz/fuzz_targets"] {
+    for dir in ["benches", "fuzz/fuzz_targets", "fuzz/src"] {
         for (name, source) in read_dir_files(dir) {
             for line in code_lines(&source) {
                 assert!(
