@@ -70,7 +70,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let cases: Vec<String> = (0..256)
-        .map(|seed| serde_json::to_string(&pi::from_seed(seed)).unwrap())
+        .map(|seed| serde_json::to_string(&pi::from_seed::<Value>(seed)).unwrap())
         .collect();
     let mut group = c.benchmark_group("check generated cases");
     group.throughput(Throughput::Elements(cases.len() as u64));

@@ -54,7 +54,7 @@ fn session_file() -> String {
     text.push('\n');
     let mut count = 0;
     for seed in 0.. {
-        for message in pi_gen::from_seed(seed) {
+        for message in pi_gen::from_seed::<Value>(seed) {
             let parent = if count == 0 {
                 Value::Null
             } else {

@@ -10,6 +10,7 @@ use arbitrary::Unstructured;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::Value;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
@@ -37,10 +38,17 @@ fn small(c: &mut Criterion) {
             }
         })
     });
-    group.bench_function("generate", |b| {
+    group.bench_function("generate as Value", |b| {
         b.iter(|| {
             for data in &bytes {
-                black_box(pi::transcript(&mut Unstructured::new(data)).unwrap());
+                black_box(pi::transcript::<Value>(&mut Unstructured::new(data)).unwrap());
+            }
+        })
+    });
+    group.bench_function("generate as JsValue", |b| {
+        b.iter(|| {
+            for data in &bytes {
+                black_box(pi::transcript::<JsValue>(&mut Unstructured::new(data)).unwrap());
             }
         })
     });

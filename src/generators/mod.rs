@@ -6,6 +6,7 @@
 //!
 //! [`crate::transcript::shapes`] says which shapes a transcript has.
 
+pub mod build;
 pub mod chat;
 pub mod long_session;
 pub mod pi;

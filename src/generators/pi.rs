@@ -14,7 +14,9 @@
 use arbitrary::{Result, Unstructured};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
+
+use super::build::Build;
 
 use crate::transcript::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT, Model, TARGET_MODEL};
 
@@ -25,8 +27,9 @@ pub const OTHER_MODEL: Model = Model {
     model: "gpt-5",
 };
 
-/// One transcript from `u`. Never fails for lack of bytes: an exhausted input yields ordinary turns.
-pub fn transcript(u: &mut Unstructured<'_>) -> Result<Vec<Value>> {
+/// One transcript from `u`, as `Value`s or as the oracle's `JsValue`s ([`Build`]). Never fails for
+/// lack of bytes: an exhausted input yields ordinary turns.
+pub fn transcript<B: Build>(u: &mut Unstructured<'_>) -> Result<Vec<B>> {
     let mut written = Written::default();
     let mut g = Generator { u, w: &mut written };
     let paid_for = g.u.len() >= LONG_INPUT_BYTES;
@@ -45,7 +48,7 @@ pub fn transcript(u: &mut Unstructured<'_>) -> Result<Vec<Value>> {
 
 /// One transcript with each turn decoded from its own bytes: the same turns as [`transcript`],
 /// framed so that dropping a chunk drops a turn (what makes the proptest face shrink well).
-pub fn from_turns(turns: &[Vec<u8>]) -> Vec<Value> {
+pub fn from_turns<B: Build>(turns: &[Vec<u8>]) -> Vec<B> {
     let mut written = Written::default();
     for bytes in turns {
         let mut g = Generator {
@@ -67,7 +70,7 @@ pub fn strategy() -> impl Strategy<Value = Vec<Value>> {
 pub const TURN_BYTES: usize = 96;
 
 /// The transcript of one seed: `transcript` over [`super::seeded_bytes`]`(seed, SEED_BYTES)`.
-pub fn from_seed(seed: u64) -> Vec<Value> {
+pub fn from_seed<B: Build>(seed: u64) -> Vec<B> {
     let bytes = super::seeded_bytes(seed, SEED_BYTES);
     transcript(&mut Unstructured::new(&bytes)).expect("the decoder never fails")
 }
@@ -94,17 +97,17 @@ const HUGE_PER_65536: u16 = 80;
 const RARE_BAND: u16 = 0x5A60;
 
 /// What the turns decoded so far leave for the next one.
-struct Written {
-    out: Vec<Value>,
+struct Written<B> {
+    out: Vec<B>,
     /// Results held back to be emitted after the next assistant's results ("late").
-    late: Vec<Value>,
+    late: Vec<B>,
     /// Call ids used so far (for ids reused across turns).
     called: Vec<String>,
     next_id: u32,
     clock: u64,
 }
 
-impl Default for Written {
+impl<B> Default for Written<B> {
     fn default() -> Self {
         Written {
             out: Vec::with_capacity(24),
@@ -116,17 +119,17 @@ impl Default for Written {
     }
 }
 
-impl Written {
+impl<B> Written<B> {
     /// The transcript, with the results still held back at the end.
-    fn finish(mut self) -> Vec<Value> {
+    fn finish(mut self) -> Vec<B> {
         self.out.append(&mut self.late);
         self.out
     }
 }
 
-struct Generator<'w, 'u, 'd> {
+struct Generator<'w, 'u, 'd, B> {
     u: &'u mut Unstructured<'d>,
-    w: &'w mut Written,
+    w: &'w mut Written<B>,
 }
 
 /// What happens to one turn's results.
@@ -234,7 +237,7 @@ const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
 const TOOLS: [&str; 4] = ["bash", "read", "edit", "write"];
 const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
-impl Generator<'_, '_, '_> {
+impl<B: Build> Generator<'_, '_, '_, B> {
     /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
     fn pick<T: Clone>(&mut self, options: &[(T, u16)]) -> Result<T> {
         let total: u16 = options.iter().map(|(_, w)| w).sum();
@@ -258,9 +261,9 @@ impl Generator<'_, '_, '_> {
         self.pick(&[(false, 1000 - per_1000), (true, per_1000)])
     }
 
-    fn tick(&mut self) -> Value {
+    fn tick(&mut self) -> B {
         self.w.clock += 1;
-        Value::from(self.w.clock)
+        B::number(self.w.clock)
     }
 
     fn turn(&mut self) -> Result<()> {
@@ -298,7 +301,7 @@ impl Generator<'_, '_, '_> {
     }
 
     /// Applies zero to three kinds of damage to one turn's results.
-    fn damage(&mut self, before: &mut Vec<Value>, results: &mut Vec<Value>) -> Result<()> {
+    fn damage(&mut self, before: &mut Vec<B>, results: &mut Vec<B>) -> Result<()> {
         for _ in 0..3 {
             let damage = self.pick(&DAMAGE)?;
             if matches!(damage, Damage::None) {
@@ -371,27 +374,27 @@ impl Generator<'_, '_, '_> {
         id
     }
 
-    fn content(&mut self, form: Form, blocks: Vec<Value>) -> Option<Value> {
+    fn content(&mut self, form: Form, blocks: Vec<B>) -> Option<B> {
         match form {
-            Form::Array => Some(Value::Array(blocks)),
-            Form::Null => Some(Value::Null),
+            Form::Array => Some(B::array(blocks)),
+            Form::Null => Some(B::null()),
             Form::Missing => None,
-            Form::Text => Some(Value::from(TEXTS[self.w.out.len() % TEXTS.len()])),
+            Form::Text => Some(B::text(TEXTS[self.w.out.len() % TEXTS.len()])),
         }
     }
 
-    fn user(&mut self) -> Result<Value> {
+    fn user(&mut self) -> Result<B> {
         let text = *self.u.choose(&["go on", "fix the build", "¿qué pasa?"])?;
         let form = self.pick(&FORMS)?;
         let content = match form {
             // A plain string is an ordinary user message in pi.
-            Form::Text => Some(Value::from(text)),
+            Form::Text => Some(B::text(text)),
             _ => self.content(form, vec![text_block(text)]),
         };
         Ok(message("user", content, [("timestamp", self.tick())]))
     }
 
-    fn assistant(&mut self, ids: &[String], other_model: bool) -> Result<Value> {
+    fn assistant(&mut self, ids: &[String], other_model: bool) -> Result<B> {
         let stop = if ids.is_empty() {
             "stop"
         } else {
@@ -399,18 +402,23 @@ impl Generator<'_, '_, '_> {
         };
         let mut blocks = Vec::with_capacity(ids.len() + 2);
         if self.coin(150)? {
-            blocks.push(
-                json!({"type": "thinking", "thinking": "let me look", "thinkingSignature": "sig"}),
-            );
+            blocks.push(B::object(vec![
+                ("type", B::text("thinking")),
+                ("thinking", B::text("let me look")),
+                ("thinkingSignature", B::text("sig")),
+            ]));
         }
         if ids.is_empty() || self.coin(400)? {
             blocks.push(text_block("working on it"));
         }
         for id in ids {
             let tool = TOOLS[id.len() % TOOLS.len()];
-            blocks.push(
-                json!({"type": "toolCall", "id": id, "name": tool, "arguments": {"path": "a.rs"}}),
-            );
+            blocks.push(B::object(vec![
+                ("type", B::text("toolCall")),
+                ("id", B::string(id.clone())),
+                ("name", B::text(tool)),
+                ("arguments", B::object(vec![("path", B::text("a.rs"))])),
+            ]));
         }
         let form = self.pick(&RARELY_TEXT_FORMS)?;
         let content = self.content(form, blocks);
@@ -423,24 +431,31 @@ impl Generator<'_, '_, '_> {
             "assistant",
             content,
             [
-                ("api", Value::from(model.api)),
-                ("provider", Value::from(model.provider)),
-                ("model", Value::from(model.model)),
-                ("stopReason", Value::from(stop)),
+                ("api", B::text(model.api)),
+                ("provider", B::text(model.provider)),
+                ("model", B::text(model.model)),
+                ("stopReason", B::text(stop)),
                 ("timestamp", self.tick()),
             ],
         ))
     }
 
-    fn result(&mut self, id: &str) -> Result<Value> {
+    fn result(&mut self, id: &str) -> Result<B> {
         let body = if self.rare(HUGE_PER_65536)? {
-            text_block(&"x".repeat(HUGE_BODY + 1))
+            B::object(vec![
+                ("type", B::text("text")),
+                ("text", B::string("x".repeat(HUGE_BODY + 1))),
+            ])
         } else {
             text_block(self.u.choose(&TEXTS)?)
         };
         let mut blocks = vec![body];
         if self.coin(40)? {
-            blocks.push(json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}));
+            blocks.push(B::object(vec![
+                ("type", B::text("image")),
+                ("data", B::text("iVBORw0KGgo=")),
+                ("mimeType", B::text("image/png")),
+            ]));
         }
         let form = self.pick(&RARELY_TEXT_FORMS)?;
         let content = self.content(form, blocks);
@@ -450,73 +465,93 @@ impl Generator<'_, '_, '_> {
             "toolResult",
             content,
             [
-                ("toolCallId", Value::from(id)),
-                ("toolName", Value::from(tool)),
-                ("isError", Value::from(is_error)),
+                ("toolCallId", B::string(id.to_string())),
+                ("toolName", B::text(tool)),
+                ("isError", B::bool(is_error)),
                 ("timestamp", self.tick()),
             ],
         ))
     }
 
-    fn barrier(&mut self) -> Result<Value> {
+    fn barrier(&mut self) -> Result<B> {
         let kind = self.pick(&BARRIERS)?;
         let timestamp = self.tick();
-        Ok(match kind {
-            BarrierKind::User => {
-                json!({"role": "user", "content": "wait, also check tests", "timestamp": timestamp})
+        let bash = |excluded: bool| {
+            let mut fields = vec![
+                ("role", B::text("bashExecution")),
+                ("command", B::text("make")),
+                ("output", B::text("ok")),
+                ("exitCode", B::number(0)),
+                ("cancelled", B::bool(false)),
+                ("truncated", B::bool(false)),
+            ];
+            if excluded {
+                fields.push(("excludeFromContext", B::bool(true)));
             }
-            BarrierKind::Custom => {
-                json!({"role": "custom", "customType": "subagent_control_notice",
-                "content": "steer: hurry up", "display": true, "timestamp": timestamp})
-            }
-            BarrierKind::BranchSummary => json!({"role": "branchSummary", "summary": "tried A",
-                "fromId": "e1", "timestamp": timestamp}),
-            BarrierKind::CompactionSummary => json!({"role": "compactionSummary",
-                "summary": "earlier work", "tokensBefore": 1234, "timestamp": timestamp}),
-            BarrierKind::BashExecution => json!({"role": "bashExecution", "command": "make",
-                "output": "ok", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": timestamp}),
-            BarrierKind::BashExecutionExcluded => {
-                json!({"role": "bashExecution", "command": "make",
-                "output": "ok", "exitCode": 0, "cancelled": false, "truncated": false,
-                "excludeFromContext": true, "timestamp": timestamp})
-            }
-            BarrierKind::System => {
-                json!({"role": "system", "content": "be brief", "timestamp": timestamp})
-            }
+            fields
+        };
+        let fields = match kind {
+            BarrierKind::User => vec![
+                ("role", B::text("user")),
+                ("content", B::text("wait, also check tests")),
+            ],
+            BarrierKind::Custom => vec![
+                ("role", B::text("custom")),
+                ("customType", B::text("subagent_control_notice")),
+                ("content", B::text("steer: hurry up")),
+                ("display", B::bool(true)),
+            ],
+            BarrierKind::BranchSummary => vec![
+                ("role", B::text("branchSummary")),
+                ("summary", B::text("tried A")),
+                ("fromId", B::text("e1")),
+            ],
+            BarrierKind::CompactionSummary => vec![
+                ("role", B::text("compactionSummary")),
+                ("summary", B::text("earlier work")),
+                ("tokensBefore", B::number(1234)),
+            ],
+            BarrierKind::BashExecution => bash(false),
+            BarrierKind::BashExecutionExcluded => bash(true),
+            BarrierKind::System => vec![
+                ("role", B::text("system")),
+                ("content", B::text("be brief")),
+            ],
             BarrierKind::UnknownRole => {
-                json!({"role": "future-role", "content": "?", "timestamp": timestamp})
+                vec![("role", B::text("future-role")), ("content", B::text("?"))]
             }
-            BarrierKind::NoRole => self
-                .u
-                .choose(&[
-                    json!(null),
-                    json!(42),
-                    json!("text"),
-                    json!({"content": "no role"}),
-                ])?
-                .clone(),
-        })
+            BarrierKind::NoRole => {
+                return Ok(match self.u.choose_index(4)? {
+                    0 => B::null(),
+                    1 => B::number(42),
+                    2 => B::text("text"),
+                    _ => B::object(vec![("content", B::text("no role"))]),
+                });
+            }
+        };
+        let mut fields = fields;
+        fields.push(("timestamp", timestamp));
+        Ok(B::object(fields))
     }
 }
 
-fn text_block(text: &str) -> Value {
-    json!({"type": "text", "text": text})
+fn text_block<B: Build>(text: &'static str) -> B {
+    B::object(vec![("type", B::text("text")), ("text", B::text(text))])
 }
 
-fn message<const N: usize>(
-    role: &str,
-    content: Option<Value>,
-    fields: [(&str, Value); N],
-) -> Value {
-    let mut object = Map::new();
-    object.insert("role".into(), Value::from(role));
+/// A message: its role, its content unless missing, then `fields`.
+fn message<B: Build, const N: usize>(
+    role: &'static str,
+    content: Option<B>,
+    fields: [(&'static str, B); N],
+) -> B {
+    let mut object = Vec::with_capacity(N + 2);
+    object.push(("role", B::text(role)));
     if let Some(content) = content {
-        object.insert("content".into(), content);
+        object.push(("content", content));
     }
-    for (key, value) in fields {
-        object.insert(key.into(), value);
-    }
-    Value::Object(object)
+    object.extend(fields);
+    B::object(object)
 }
 
 /// Appends the decimal digits of `n` without going through `fmt` (ids are made in the hot path).

@@ -8,11 +8,12 @@
 //! program is killed and the next case starts a fresh one. See docs/external-programs.md.
 
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::profile::Profile;
 use super::supervisor::{AnswerReader, Failure, Limits, Malformed, SUT_MALFORMED, Supervisor};
-use crate::sweep::{BarrierRule, sweep};
+use crate::sweep::{BarrierRule, Message, sweep};
 
 pub const SUT_MATCHES_RUST: Invariant = Invariant {
     id: "sut-matches-rust",
@@ -40,7 +41,10 @@ impl External {
 
     /// One sweep by the program: its kept messages and swept ids; otherwise the judgement of the
     /// case (the program's fault, or "cannot judge" when the wait was cut short).
-    pub fn sweep(&self, messages: &[Value]) -> Result<(Vec<Value>, Vec<String>), Judgement> {
+    pub fn sweep(
+        &self,
+        messages: &[impl Serialize],
+    ) -> Result<(Vec<Value>, Vec<String>), Judgement> {
         let request = serde_json::to_string(&json!({ "messages": messages })).expect("JSON");
         match self.supervisor.ask(&request) {
             Ok(answer) => parse_answer(&answer).map_err(|v| Judgement::Fail(vec![v])),
@@ -50,10 +54,10 @@ impl External {
     }
 
     /// `sut-matches-rust`: the program's answer equals the Rust sweep's under `rule`.
-    pub fn matches_rust(
+    pub fn matches_rust<M: Message>(
         &self,
-        input: &[Value],
-        output: &[Value],
+        input: &[M],
+        output: &[M::Json],
         swept: &[String],
         rule: BarrierRule,
     ) -> Option<Violation> {

@@ -8,6 +8,7 @@ use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
+use ctxfuzz_oracles::js_value::JsValue;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -35,7 +36,7 @@ fn every_shape_occurs_in_10000_seeded_cases() {
     let mut counts: BTreeMap<Shape, usize> = Shape::all().into_iter().map(|s| (s, 0)).collect();
     let mut messages = 0;
     for seed in 0..CASES {
-        let transcript = pi::from_seed(seed);
+        let transcript: Vec<Value> = pi::from_seed(seed);
         messages += transcript.len();
         for shape in shapes(&transcript) {
             *counts
@@ -80,12 +81,12 @@ fn most_generated_turns_are_ordinary() {
 fn a_seed_reproduces_its_transcript() {
     assert_eq!(seeded_bytes(7, 64), seeded_bytes(7, 64));
     assert_ne!(seeded_bytes(7, 64), seeded_bytes(8, 64));
-    assert_eq!(pi::from_seed(42), pi::from_seed(42));
+    assert_eq!(pi::from_seed::<Value>(42), pi::from_seed::<Value>(42));
 }
 
 #[test]
 fn an_exhausted_input_still_gives_an_ordinary_transcript() {
-    let transcript = pi::transcript(&mut Unstructured::new(&[])).unwrap();
+    let transcript: Vec<Value> = pi::transcript(&mut Unstructured::new(&[])).unwrap();
     let roles: Vec<&str> = transcript
         .iter()
         .map(|m| m["role"].as_str().unwrap())
@@ -166,7 +167,7 @@ fn seeded_transcripts_are_pinned() {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut messages = 0;
     for seed in 0..300 {
-        let transcript = pi::from_seed(seed);
+        let transcript: Vec<Value> = pi::from_seed(seed);
         messages += transcript.len();
         for byte in serde_json::to_string(&transcript).unwrap().bytes() {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
@@ -207,4 +208,16 @@ fn proptest_shrinks_a_pre_fix_failure_to_a_few_messages() {
         "shrank only to {} messages",
         minimal.len()
     );
+}
+
+/// The generator builds the same transcript as `Value` and as the oracle's `JsValue` (which the
+/// sweep target judges without a conversion): a seed means one transcript whatever type holds it.
+#[test]
+fn a_seed_builds_the_same_transcript_as_value_and_as_js_value() {
+    for seed in 0..300 {
+        let as_js: Vec<JsValue<'static>> = pi::from_seed(seed);
+        let as_value: Vec<Value> = pi::from_seed(seed);
+        let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
+        assert_eq!(converted, as_value, "seed {seed}");
+    }
 }

@@ -7,6 +7,7 @@ use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::target::OUTSIZED_JSON_BYTES;
 use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, fuzz_one, targets};
+use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::{Value, json};
 
 use crate::common::long_transcript_bytes;
@@ -195,4 +196,23 @@ fn few_generated_cases_of_any_target_are_outsized() {
             .count();
         assert!(outsized <= 20, "{name}: {outsized} of 1,000 cases outsized");
     }
+}
+
+/// A case is judged the same in the target's own type (the fuzz loop, libFuzzer) as from its
+/// JSON (a case file, replay, the minimiser): the sweep target generates the oracle's `JsValue`s
+/// and reads a case file's `Value`s into them, with every rule.
+#[test]
+fn a_case_is_judged_alike_in_its_own_type_and_from_its_json() {
+    let mut failing = 0;
+    for rule in ["none", "allowlist", "all-other-roles", "strict"] {
+        let target = sweep_target(rule);
+        for case in 0..300 {
+            let bytes = bytes::case_bytes(11, case);
+            let (own, _) = target.fuzz_case(&bytes, &|_| false).unwrap();
+            let from_json = target.judge(&target.decode(&bytes).unwrap());
+            assert_eq!(own, from_json, "{rule}, case {case}");
+            failing += usize::from(matches!(own, Judgement::Fail(_)));
+        }
+    }
+    assert!(failing > 50, "only {failing} failing cases compared");
 }

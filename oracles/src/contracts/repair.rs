@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
-use crate::js_value::JsValue;
+use crate::js_value::{self, JsValue};
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 use crate::wire::WireRule;
 
@@ -139,7 +139,11 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             id.is_some_and(|id| sent.get(&normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
         };
         let model = JsValue::from(default_model());
-        return match pi_wire::permanent(run.output, &model, PiVersion::default()) {
+        return match pi_wire::permanent(
+            &js_value::borrow_all(run.output),
+            &model,
+            PiVersion::default(),
+        ) {
             Ok(found) => found
                 .into_iter()
                 .map(|v| {
@@ -156,7 +160,11 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                 })
                 .collect(),
             Err(thrown) => {
-                let cause = match pi_wire::permanent(run.input, &model, PiVersion::default()) {
+                let cause = match pi_wire::permanent(
+                    &js_value::borrow_all(run.input),
+                    &model,
+                    PiVersion::default(),
+                ) {
                     Err(_) => Cause::Unpreventable("pi itself throws on the input"),
                     Ok(_) => Cause::SystemUnderTest,
                 };

@@ -136,7 +136,7 @@ impl Judgement {
 
 /// Whether two messages are equal; a message borrowed from the other side (the same address)
 /// passes without being read, which is what a system that copies nothing it keeps hands back.
-pub fn same_message(a: &Value, b: &Value) -> bool {
+pub fn same_message<J: PartialEq>(a: &J, b: &J) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 

@@ -9,9 +9,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use foldhash::{HashSet, HashSetExt};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation, same_message};
+use crate::js::{Json, View};
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "sweep-only-removes",
@@ -89,12 +91,18 @@ impl FromStr for TwinRule {
     }
 }
 
+/// A message as the twin reads it: a `serde_json::Value`, or a [`crate::js_value::JsValue`] (the
+/// sweep target's generated transcripts, read without a conversion).
+pub trait Message: Json + Serialize + PartialEq {}
+
+impl<J: Json + Serialize + PartialEq> Message for J {}
+
 /// Everything a sweep did to one input, as the caller observed it.
 #[derive(Debug, Clone, Copy)]
-pub struct SweepRun<'a> {
-    pub input: &'a [Value],
+pub struct SweepRun<'a, J = Value> {
+    pub input: &'a [J],
     /// The messages the sweep kept (borrowed from `input` for the Rust sweep).
-    pub output: &'a [&'a Value],
+    pub output: &'a [&'a J],
     pub swept: &'a [String],
     /// The sweep handed back the input itself (the Rust sweep: the very input slice).
     pub returned_input: bool,
@@ -105,7 +113,7 @@ pub struct SweepRun<'a> {
 }
 
 /// All four sweep invariants.
-pub fn check(run: &SweepRun<'_>) -> Vec<Violation> {
+pub fn check<J: Message>(run: &SweepRun<'_, J>) -> Vec<Violation> {
     let mut violations = only_removes(run.input, run.output, run.swept);
     violations.extend(noop_identity(run.swept, run.returned_input));
     violations.extend(idempotent(run.second_swept));
@@ -115,8 +123,8 @@ pub fn check(run: &SweepRun<'_>) -> Vec<Violation> {
 
 /// `sweep-only-removes`: `output` is `input` with some tool results left out, in order, and
 /// `swept` lists exactly the ids of the results left out, in encounter order.
-pub fn only_removes<M: Borrow<Value>>(
-    input: &[Value],
+pub fn only_removes<J: Message, M: Borrow<J>>(
+    input: &[J],
     output: &[M],
     swept: &[String],
 ) -> Vec<Violation> {
@@ -200,7 +208,7 @@ pub fn idempotent(second_swept: &[String]) -> Vec<Violation> {
 }
 
 /// `sweep-matches-twin`: the swept ids, in order, equal the twin's prediction under `rule`.
-pub fn matches_twin(input: &[Value], swept: &[String], rule: TwinRule) -> Vec<Violation> {
+pub fn matches_twin<J: Message>(input: &[J], swept: &[String], rule: TwinRule) -> Vec<Violation> {
     let predicted_at = twin_sweep(input, rule);
     let predicted: Vec<String> = predicted_at
         .iter()
@@ -229,13 +237,13 @@ pub fn matches_twin(input: &[Value], swept: &[String], rule: TwinRule) -> Vec<Vi
 ///
 /// A result stays only if its id (a string) was called by the latest assistant, has not been
 /// answered since, and no closing message came in between.
-pub fn twin_sweep(input: &[Value], rule: TwinRule) -> Vec<usize> {
+pub fn twin_sweep<J: Json>(input: &[J], rule: TwinRule) -> Vec<usize> {
     let mut waiting: HashSet<&str> = HashSet::new();
     let mut orphans = Vec::new();
     for (index, message) in input.iter().enumerate() {
         let role = role_of(message);
         if role == Some("toolResult") {
-            let id = message.get("toolCallId").and_then(Value::as_str);
+            let id = string(message, "toolCallId");
             if !id.is_some_and(|id| waiting.remove(id)) {
                 orphans.push(index);
             }
@@ -252,24 +260,26 @@ pub fn twin_sweep(input: &[Value], rule: TwinRule) -> Vec<usize> {
     orphans
 }
 
-fn has_no_live_calls(assistant: &Value, rule: TwinRule) -> bool {
-    let stop = assistant.get("stopReason").and_then(Value::as_str);
+fn has_no_live_calls(assistant: &impl Json, rule: TwinRule) -> bool {
+    let stop = string(assistant, "stopReason");
     rule == TwinRule::Strict && (stop == Some("error") || stop == Some("aborted"))
 }
 
-fn call_ids(assistant: &Value) -> impl Iterator<Item = &str> {
-    let blocks = match assistant.get("content") {
-        Some(Value::Array(blocks)) => blocks.as_slice(),
+fn call_ids<J: Json>(assistant: &J) -> impl Iterator<Item = &str> {
+    let blocks = match assistant.member("content").map(Json::view) {
+        Some(View::Array(blocks)) => blocks,
         _ => &[],
     };
-    blocks.iter().filter_map(|block| match block.get("type") {
-        Some(Value::String(kind)) if kind == "toolCall" => block.get("id").and_then(Value::as_str),
-        _ => None,
-    })
+    blocks
+        .iter()
+        .filter_map(|block| match string(block, "type") {
+            Some("toolCall") => string(block, "id"),
+            _ => None,
+        })
 }
 
 /// Whether a message that is neither an assistant nor a tool result closes the open calls.
-fn closes_calls(message: &Value, rule: TwinRule) -> bool {
+fn closes_calls(message: &impl Json, rule: TwinRule) -> bool {
     match rule {
         TwinRule::None => false,
         TwinRule::AllOtherRoles | TwinRule::Strict => true,
@@ -282,29 +292,39 @@ fn closes_calls(message: &Value, rule: TwinRule) -> bool {
 }
 
 /// pi's `if (m.excludeFromContext)`: JavaScript truthiness.
-fn excluded_from_context(message: &Value) -> bool {
-    match message.get("excludeFromContext") {
-        Some(Value::Bool(flag)) => *flag,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(text)) => !text.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
-        Some(Value::Null) | None => false,
+fn excluded_from_context(message: &impl Json) -> bool {
+    match message.member("excludeFromContext").map(Json::view) {
+        Some(View::Bool(flag)) => flag,
+        Some(View::Number(n)) => n != 0.0 && !n.is_nan(),
+        Some(View::String(text)) => !text.is_empty(),
+        Some(View::Array(_) | View::Object) => true,
+        Some(View::Null) | None => false,
     }
 }
 
-fn role_of(message: &Value) -> Option<&str> {
-    message.get("role").and_then(Value::as_str)
+/// `message[key]` when it is a string.
+fn string<'v>(message: &'v impl Json, key: &str) -> Option<&'v str> {
+    match message.member(key).map(Json::view) {
+        Some(View::String(text)) => Some(text),
+        _ => None,
+    }
 }
 
-fn describe_role(message: &Value) -> String {
+fn role_of(message: &impl Json) -> Option<&str> {
+    string(message, "role")
+}
+
+fn describe_role(message: &impl Json) -> String {
     role_of(message).map_or_else(|| "none".to_string(), str::to_string)
 }
 
 /// A swept result's id as a sweep reports it: the string, else the JSON text (`null` if missing).
-fn reported_id(result: &Value) -> String {
-    match result.get("toolCallId") {
-        Some(Value::String(id)) => id.clone(),
-        Some(other) => other.to_string(),
+fn reported_id<J: Message>(result: &J) -> String {
+    match result.member("toolCallId") {
+        Some(id) => match id.view() {
+            View::String(id) => id.to_string(),
+            _ => serde_json::to_string(id).expect("a JSON value always serialises"),
+        },
         None => String::from("null"),
     }
 }

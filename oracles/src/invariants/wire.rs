@@ -150,13 +150,12 @@ fn permanent_invariant(rule: WireRule) -> Option<Invariant> {
 
 /// The violations of `input` behind the permanent 400s (each as `wire-valid` and its permanent
 /// invariant); `Err` when pi itself would throw.
-pub fn permanent<M: Borrow<Value>>(
-    input: &[M],
+pub fn permanent<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Violation>, String> {
-    let findings =
-        findings(&js_value::borrow_all(input), model, v).map_err(|thrown| thrown.to_string())?;
+    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())

@@ -113,7 +113,7 @@ impl Target for OracleJson {
                 )
                 .into_bytes()
             }
-            _ => serde_json::to_vec(&generate_transcript(u)?).expect("JSON"),
+            _ => serde_json::to_vec(&generate_transcript::<Value>(u)?).expect("JSON"),
         };
         for _ in 0..u.int_in_range(0..=3)? {
             let at = u.choose_index(file.len() + 1)?;

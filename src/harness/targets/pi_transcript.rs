@@ -10,8 +10,10 @@ use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{self, PiVersion};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::generators::build::Build;
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::sweep::BarrierRule;
@@ -48,9 +50,9 @@ impl Boundary {
 
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
     /// repair); `Err` when pi itself would throw.
-    pub fn contract_violations<M: Borrow<Value>>(
+    pub fn contract_violations<'a, M: Borrow<JsValue<'a>>>(
         &self,
-        messages: &[M],
+        messages: &'a [M],
     ) -> Result<Vec<Violation>, String> {
         wire::permanent(messages, &self.model, self.pi)
     }
@@ -82,8 +84,30 @@ impl Boundary {
     }
 }
 
-pub(super) fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
+pub(super) fn generate<B: Build>(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<B>> {
     pi_generator::transcript(u)
+}
+
+/// A pi transcript in the oracle's representation, generated as such ([`Build`]): what the sweep
+/// target judges without a conversion. A case file's `input` (JSON) is read into it at the edge.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub(super) struct Transcript(pub Vec<JsValue<'static>>);
+
+impl<'de> Deserialize<'de> for Transcript {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let messages = Vec::<Value>::deserialize(deserializer)?;
+        Ok(Transcript(
+            messages.into_iter().map(JsValue::from).collect(),
+        ))
+    }
+}
+
+impl Transcript {
+    /// The messages as `Value`s, for the readers that take them (shapes, `render`).
+    pub fn to_values(&self) -> Vec<Value> {
+        self.0.iter().map(JsValue::to_value).collect()
+    }
 }
 
 /// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.

@@ -14,10 +14,11 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, generate, parse_rule, shape};
 use crate::harness::external::External;
 use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
@@ -57,12 +58,12 @@ struct Run<'a> {
 
 /// The messages a sweep kept: borrowed from the input (the Rust sweep), or the program's answer.
 enum Output<'a> {
-    Kept(Kept<'a>),
-    Answer(Vec<Value>),
+    Kept(Kept<'a, JsValue<'static>>),
+    Answer(Vec<JsValue<'static>>),
 }
 
 impl Output<'_> {
-    fn refs(&self) -> Vec<&Value> {
+    fn refs(&self) -> Vec<&JsValue<'static>> {
         match self {
             Output::Kept(kept) => kept.refs(),
             Output::Answer(messages) => messages.iter().collect(),
@@ -72,7 +73,7 @@ impl Output<'_> {
 
 impl SweepTarget {
     /// What the sweep did; for an external program that gave no usable answer, the judgement.
-    fn run<'a>(&self, messages: &'a [Value]) -> Result<Run<'a>, Judgement> {
+    fn run<'a>(&self, messages: &'a [JsValue<'static>]) -> Result<Run<'a>, Judgement> {
         let Some(external) = &self.external else {
             let first = sweep(messages, self.rule);
             return Ok(Run {
@@ -83,6 +84,7 @@ impl SweepTarget {
             });
         };
         let (output, swept) = external.sweep(messages)?;
+        let output: Vec<JsValue<'static>> = output.into_iter().map(JsValue::from).collect();
         if let Some(difference) = external.matches_rust(messages, &output, &swept, self.rule) {
             return Err(Judgement::Fail(vec![difference]));
         }
@@ -98,7 +100,7 @@ impl SweepTarget {
 }
 
 impl Target for SweepTarget {
-    type Input = Vec<Value>;
+    type Input = Transcript;
 
     fn name(&self) -> &'static str {
         "sweep"
@@ -116,11 +118,11 @@ impl Target for SweepTarget {
         profile
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
-        generate(u)
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Transcript> {
+        generate(u).map(Transcript)
     }
 
-    fn judge(&self, messages: &Vec<Value>) -> Judgement {
+    fn judge(&self, Transcript(messages): &Transcript) -> Judgement {
         let run = match self.run(messages) {
             Ok(run) => run,
             Err(judgement) => return judgement,
@@ -142,15 +144,15 @@ impl Target for SweepTarget {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, messages: &Vec<Value>) -> Value {
+    fn output(&self, Transcript(messages): &Transcript) -> Value {
         match self.run(messages) {
             Ok(run) => json!({ "messages": run.output.refs(), "swept": run.swept }),
             Err(judgement) => json!({ "error": no_answer(&judgement) }),
         }
     }
 
-    fn shape(&self, messages: &Vec<Value>) -> String {
-        shape(messages)
+    fn shape(&self, transcript: &Transcript) -> String {
+        shape(&transcript.to_values())
     }
 
     fn class(&self, violation: &Violation) -> Class {
@@ -163,16 +165,25 @@ impl Target for SweepTarget {
         }
     }
 
-    fn explain(&self, messages: &Vec<Value>) -> Option<Explanation> {
-        let predicted = sweep_invariants::twin_sweep(messages, TwinRule::CONTRACT);
-        let expected: Vec<Value> = messages
+    fn explain(&self, transcript: &Transcript) -> Option<Explanation> {
+        let messages = transcript.to_values();
+        let predicted = sweep_invariants::twin_sweep(&messages, TwinRule::CONTRACT);
+        let expected: Vec<&Value> = messages
             .iter()
             .enumerate()
             .filter(|(i, _)| !predicted.contains(i))
-            .map(|(_, m)| m.clone())
+            .map(|(_, m)| m)
             .collect();
-        let actual = match self.run(messages) {
-            Ok(run) => self.boundary.request_text(&run.output.refs()),
+        let actual = match self.run(&transcript.0) {
+            Ok(run) => {
+                let output: Vec<Value> = run
+                    .output
+                    .refs()
+                    .into_iter()
+                    .map(JsValue::to_value)
+                    .collect();
+                self.boundary.request_text(&output)
+            }
             Err(judgement) => format!("{}\n", no_answer(&judgement)),
         };
         Some(Explanation {
