@@ -199,18 +199,28 @@ fn few_generated_cases_of_any_target_are_outsized() {
 }
 
 /// A case is judged the same in the target's own type (the fuzz loop, libFuzzer) as from its
-/// JSON (a case file, replay, the minimiser): the sweep target generates the oracle's `JsValue`s
-/// and reads a case file's `Value`s into them, with every rule.
+/// JSON (a case file, replay, the minimiser): the sweep and differential targets generate the
+/// oracle's `JsValue`s and read a case file's `Value`s into them.
 #[test]
 fn a_case_is_judged_alike_in_its_own_type_and_from_its_json() {
     let mut failing = 0;
-    for rule in ["none", "allowlist", "all-other-roles", "strict"] {
-        let target = sweep_target(rule);
+    let rules = ["none", "allowlist", "all-other-roles", "strict"];
+    let targets = rules
+        .iter()
+        .map(|rule| sweep_target(rule))
+        .chain([targets::build("differential", None, &Profile::default()).unwrap()]);
+    for target in targets {
         for case in 0..300 {
             let bytes = bytes::case_bytes(11, case);
             let (own, _) = target.fuzz_case(&bytes, &|_| false).unwrap();
             let from_json = target.judge(&target.decode(&bytes).unwrap());
-            assert_eq!(own, from_json, "{rule}, case {case}");
+            assert_eq!(
+                own,
+                from_json,
+                "{} {}, case {case}",
+                target.name(),
+                target.variant()
+            );
             failing += usize::from(matches!(own, Judgement::Fail(_)));
         }
     }

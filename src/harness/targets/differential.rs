@@ -16,10 +16,11 @@
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
-use ctxfuzz_oracles::js_value::{self, JsValue};
+use ctxfuzz_oracles::js::Json;
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, against_rule, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, against_rule, generate, parse_rule, shape};
 use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, swept_positions};
@@ -69,20 +70,18 @@ fn without<'m, T>(messages: &'m [T], dropped: &[usize]) -> Vec<&'m T> {
 }
 
 impl Differential {
-    /// Classifies result `index`, swept by `sweeper` (whose sweep is `swept`) and kept by `keeper`;
-    /// `read` is `messages` read once for the oracle (each difference judges two subsets).
+    /// Classifies result `index`, swept by `sweeper` (whose sweep is `swept`) and kept by `keeper`.
     fn classify(
         &self,
-        messages: &[Value],
-        read: &[JsValue<'_>],
+        messages: &[JsValue<'_>],
         swept: &[usize],
         index: usize,
         sweeper: BarrierRule,
         keeper: BarrierRule,
     ) -> Result<Violation, String> {
-        let after_sweep = without(read, swept);
+        let after_sweep = without(messages, swept);
         let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
-        let with_result = without(read, &put_back);
+        let with_result = without(messages, &put_back);
         let baseline = self.boundary.permanent_400s(&after_sweep)?;
         let accepted = self.boundary.permanent_400s(&with_result)? <= baseline;
         let under_test = if accepted { sweeper } else { keeper } == self.rule;
@@ -93,9 +92,8 @@ impl Differential {
             (false, false) => AGAINST_KEEPS_REJECTED,
         };
         let id = messages[index]
-            .get("toolCallId")
-            .cloned()
-            .unwrap_or(Value::Null);
+            .member("toolCallId")
+            .map_or(Value::Null, JsValue::to_value);
         let summary = if accepted {
             format!(
                 "`{sweeper}` sweeps result {index} ({id}) that the provider accepts (`{keeper}` keeps it)"
@@ -116,7 +114,7 @@ impl Differential {
 }
 
 impl Target for Differential {
-    type Input = Vec<Value>;
+    type Input = Transcript;
 
     fn name(&self) -> &'static str {
         "differential"
@@ -133,11 +131,11 @@ impl Target for Differential {
         }
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
-        generate(u)
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Transcript> {
+        generate(u).map(Transcript)
     }
 
-    fn judge(&self, messages: &Vec<Value>) -> Judgement {
+    fn judge(&self, Transcript(messages): &Transcript) -> Judgement {
         let first = swept_positions(messages, self.rule);
         let second = swept_positions(messages, self.against);
         let differences = first
@@ -151,10 +149,8 @@ impl Target for Differential {
                     .map(|&i| (i, &second, self.against, self.rule)),
             );
         let mut violations = Vec::new();
-        let mut read = None;
         for (index, swept, sweeper, keeper) in differences {
-            let read = read.get_or_insert_with(|| js_value::borrow_all(messages));
-            match self.classify(messages, read, swept, index, sweeper, keeper) {
+            match self.classify(messages, swept, index, sweeper, keeper) {
                 Ok(violation) => violations.push(violation),
                 Err(reason) => return Judgement::CannotJudge(reason),
             }
@@ -162,15 +158,15 @@ impl Target for Differential {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, messages: &Vec<Value>) -> Value {
+    fn output(&self, Transcript(messages): &Transcript) -> Value {
         json!({
             self.rule.name(): swept_positions(messages, self.rule),
             format!("against {}", self.against): swept_positions(messages, self.against),
         })
     }
 
-    fn shape(&self, messages: &Vec<Value>) -> String {
-        shape(messages)
+    fn shape(&self, transcript: &Transcript) -> String {
+        shape(&transcript.to_values())
     }
 
     fn class(&self, violation: &Violation) -> Class {
@@ -181,10 +177,11 @@ impl Target for Differential {
         }
     }
 
-    fn explain(&self, messages: &Vec<Value>) -> Option<Explanation> {
+    fn explain(&self, transcript: &Transcript) -> Option<Explanation> {
+        let messages = transcript.to_values();
         let request = |rule| {
             self.boundary
-                .request_text(&without(messages, &swept_positions(messages, rule)))
+                .request_text(&without(&messages, &swept_positions(&messages, rule)))
         };
         Some(Explanation {
             expected_label: format!("request after `{}`", self.rule),
