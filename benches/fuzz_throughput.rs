@@ -2,7 +2,7 @@
 //! one exec is what a fuzz worker does per case (seeded bytes → transcript → sweep → oracle).
 //! The stages are measured side by side in the same run so the ratios say where the time goes:
 //! `decode` (bytes to the transcript the target judges, the oracle's `JsValue`s), `sweep` (decode
-//! + the sweep under test), `exec` (the whole case, the oracle included, as
+//! and the sweep under test), `exec` (the whole case, the oracle included, as
 //! [`DynTarget::fuzz_case`] runs it). Then one exec of every default target on the in-process
 //! loop's own cases (`fuzz_throughput_every_target`).
 //!
