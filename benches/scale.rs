@@ -9,8 +9,9 @@
 //! (well-formed, about 180 bytes a message), built in memory from a fixed seed. "check" is what
 //! `ctxfuzz check FILE` does after reading the file: `JSON.parse`-compatible parsing, the
 //! messages of the document, pi's pipeline and the wire validator; "sweep" what `ctxfuzz sweep
-//! FILE --json` does after reading it: the same parse, the sweep, and the protocol line written
-//! (here to nowhere). Peak heap is counted by the
+//! FILE --json` does after reading it: the sweep's decisions on a first read of the array one
+//! message at a time, then the protocol line written (here to nowhere) on a second. Peak heap is
+//! counted by the
 //! allocator below, once per workload, outside the timed loops.
 
 use std::alloc::{GlobalAlloc, Layout};
@@ -21,8 +22,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ctxfuzz::cli::sweep::{KeptItems, decide};
 use ctxfuzz::generators::long_session;
-use ctxfuzz::sweep::{BarrierRule, sweep, write_protocol_line};
+use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
@@ -68,11 +70,17 @@ fn check(text: &str, model: &JsValue<'_>) -> usize {
 }
 
 fn swept(text: &str) -> usize {
-    let document = json_text::parse_borrowed(text).expect("the generator writes JSON");
-    let messages = document.as_array().expect("an array");
-    let result = sweep(messages, BarrierRule::Strict);
-    write_protocol_line(std::io::sink(), &result).expect("a sink takes every byte");
-    result.swept.len()
+    let path = Path::new("transcript.json");
+    let decided = decide(path, text, BarrierRule::Strict)
+        .expect("the generator writes JSON")
+        .expect("an array");
+    let kept = KeptItems {
+        path,
+        text,
+        swept_at: &decided.swept_at,
+    };
+    write_protocol_line(std::io::sink(), &kept, &decided.swept).expect("a sink takes every byte");
+    decided.swept.len()
 }
 
 /// Reads FILE into a string, then times `JSON.parse` of it ITERS times inside Node; prints the

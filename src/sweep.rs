@@ -126,8 +126,7 @@ impl<M: Message> Message for &M {
 }
 
 /// What the sweep kept and what it removed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(bound = "M: Message")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Swept<'a, M: Message = Value> {
     pub messages: Kept<'a, M>,
     /// The `toolCallId` of every swept result, in encounter order (duplicates possible).
@@ -208,54 +207,85 @@ pub fn swept_ids<M: Message>(messages: &[M], rule: BarrierRule) -> Vec<String> {
 /// The positions of the results [`sweep`] sweeps, in order (the differential target compares
 /// two rules by them: positions, unlike ids, tell duplicates apart).
 pub fn swept_positions<M: Message>(messages: &[M], rule: BarrierRule) -> Vec<usize> {
-    let mut open = OpenCalls::default();
-    let mut swept_at = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        let message = message.json();
-        match role(message) {
-            Some("assistant") => {
-                open.clear();
-                if rule.opens_calls(message) {
-                    open.open(message);
-                }
-            }
-            Some("toolResult") => {
-                let answered = string(message, "toolCallId").is_some_and(|id| open.consume(id));
-                if !answered {
-                    swept_at.push(index);
-                }
-            }
-            _ if rule.is_barrier(message) => open.clear(),
-            _ => {}
+    let mut sweeper = Sweeper::new(rule);
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| !sweeper.keeps(message.json()))
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// The sweep one message at a time, in order: what [`swept_positions`] runs over a slice, and
+/// `ctxfuzz sweep` over a file's messages as they are read, keeping none of them.
+pub struct Sweeper {
+    rule: BarrierRule,
+    open: OpenCalls,
+}
+
+impl Sweeper {
+    pub fn new(rule: BarrierRule) -> Sweeper {
+        Sweeper {
+            rule,
+            open: OpenCalls::default(),
         }
     }
-    swept_at
+
+    /// Whether `message`, the next one, is kept: false for a tool result that answers no open call.
+    pub fn keeps(&mut self, message: &impl Json) -> bool {
+        match role(message) {
+            Some("assistant") => {
+                self.open.clear();
+                if self.rule.opens_calls(message) {
+                    self.open.open(message);
+                }
+                true
+            }
+            Some("toolResult") => {
+                string(message, "toolCallId").is_some_and(|id| self.open.consume(id))
+            }
+            _ if self.rule.is_barrier(message) => {
+                self.open.clear();
+                true
+            }
+            _ => true,
+        }
+    }
 }
 
 /// Writes the external-program protocol line (docs/sweep.md#the-protocol-line):
-/// `{"messages":[...],"swept":[...]}`, one line, no trailing newline. `ctxfuzz sweep --json` prints
-/// exactly this, written as it is serialised (a large transcript's line is never held whole).
-pub fn write_protocol_line<M: Message>(
+/// `{"messages":[...],"swept":[...]}`, one line, no trailing newline, from the kept messages (a
+/// sweep's [`Kept`], or anything that serialises as their array) and the swept ids. `ctxfuzz
+/// sweep --json` prints exactly this, written as it is serialised (a large transcript's line is
+/// never held whole).
+pub fn write_protocol_line(
     out: impl io::Write,
-    result: &Swept<'_, M>,
+    messages: &impl Serialize,
+    swept: &[String],
 ) -> io::Result<()> {
-    json_text::to_writer(out, result).map_err(io::Error::from)
+    #[derive(Serialize)]
+    struct Line<'a, K> {
+        messages: &'a K,
+        swept: &'a [String],
+    }
+    json_text::to_writer(out, &Line { messages, swept }).map_err(io::Error::from)
 }
 
 /// The open call ids of the current assistant turn: sorted, de-duplicated (a call id repeated
 /// inside one assistant is answered once), each with a "consumed" flag. Sorted so that a huge
 /// multi-call turn stays O(log n) per result; reused across turns so one buffer serves the pass.
+/// The ids are copies: `ctxfuzz sweep` drops each message once it is read.
 #[derive(Default)]
-struct OpenCalls<'a> {
-    ids: Vec<(&'a str, bool)>,
+struct OpenCalls {
+    ids: Vec<(Box<str>, bool)>,
 }
 
-impl<'a> OpenCalls<'a> {
+impl OpenCalls {
     fn clear(&mut self) {
         self.ids.clear();
     }
 
-    fn open(&mut self, assistant: &'a impl Json) {
+    fn open(&mut self, assistant: &impl Json) {
         let Some(View::Array(blocks)) = assistant.member("content").map(Json::view) else {
             return;
         };
@@ -263,14 +293,14 @@ impl<'a> OpenCalls<'a> {
             .iter()
             .filter(|block| string(*block, "type") == Some("toolCall"))
             .filter_map(|block| string(block, "id"));
-        self.ids.extend(calls.map(|id| (id, false)));
+        self.ids.extend(calls.map(|id| (Box::from(id), false)));
         self.ids.sort_unstable();
-        self.ids.dedup_by_key(|(id, _)| *id);
+        self.ids.dedup_by(|(a, _), (b, _)| a == b);
     }
 
     /// Consumes `id` if it is open; false if it was never opened or already answered.
     fn consume(&mut self, id: &str) -> bool {
-        match self.ids.binary_search_by(|(open, _)| (*open).cmp(id)) {
+        match self.ids.binary_search_by(|(open, _)| (**open).cmp(id)) {
             Ok(at) if !self.ids[at].1 => {
                 self.ids[at].1 = true;
                 true
@@ -294,7 +324,7 @@ fn string<'v>(message: &'v impl Json, key: &str) -> Option<&'v str> {
 
 /// How a swept result's id is reported: the string itself, or the JSON text of a non-string id
 /// (`null` when missing, as `JSON.stringify` writes an `undefined` array element).
-fn result_id<J: Json + Serialize>(message: &J) -> String {
+pub fn result_id<J: Json + Serialize>(message: &J) -> String {
     match message.member("toolCallId") {
         Some(id) => match id.view() {
             View::String(id) => id.to_string(),

@@ -66,6 +66,80 @@ pub fn parse_borrowed(text: &str) -> serde_json::Result<JsValue<'_>> {
     }
 }
 
+/// Reads a document that is an array item by item, each as [`parse_borrowed`] would read it,
+/// handing each to `item` in order and keeping none: a large array is read in the memory of one
+/// item. `Ok(false)`, with nothing read, when the document does not start with `[` (after JSON's
+/// whitespace). An error is the one [`parse_borrowed`] gives, met after the items before it were
+/// handed over.
+pub fn for_each_item<'t>(
+    text: &'t str,
+    mut item: impl FnMut(JsValue<'t>),
+) -> serde_json::Result<bool> {
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('[')
+    {
+        return Ok(false);
+    }
+    match rewrite(text) {
+        None => {
+            let mut deserializer = serde_json::Deserializer::from_str(text);
+            deserializer.deserialize_seq(Items(item))?;
+            deserializer.end()?;
+        }
+        Some(rewritten) => {
+            let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
+            let mut queue = rewritten.queue.into_iter();
+            let rebuilt = Rebuilt {
+                item: |value: JsValue<'static>| item(value),
+                queue: &mut queue,
+            };
+            deserializer.deserialize_seq(rebuilt)?;
+            deserializer.end()?;
+        }
+    }
+    Ok(true)
+}
+
+/// The items of an array, borrowed from the text (see [`for_each_item`]).
+struct Items<F>(F);
+
+impl<'de, F: FnMut(JsValue<'de>)> Visitor<'de> for Items<F> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(value) = seq.next_element::<JsValue<'de>>()? {
+            (self.0)(value);
+        }
+        Ok(())
+    }
+}
+
+/// The items of an array of a rewritten text, built as [`Build`] builds them.
+struct Rebuilt<'q, F> {
+    item: F,
+    queue: &'q mut std::vec::IntoIter<Stood>,
+}
+
+impl<'de, F: FnMut(JsValue<'static>)> Visitor<'de> for Rebuilt<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(value) = seq.next_element_seed(Build { queue: self.queue })? {
+            (self.item)(value);
+        }
+        Ok(())
+    }
+}
+
 fn build(rewritten: Rewritten) -> serde_json::Result<JsValue<'static>> {
     let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
     let mut queue = rewritten.queue.into_iter();

@@ -364,7 +364,7 @@ fn the_protocol_line_is_one_line_in_the_external_program_shape() {
     let input = [assistant(&["a"]), custom(), result("a")];
     let out = sweep(&input, BarrierRule::Strict);
     let mut line = Vec::new();
-    write_protocol_line(&mut line, &out).unwrap();
+    write_protocol_line(&mut line, &out.messages, &out.swept).unwrap();
     let line = String::from_utf8(line).unwrap();
     assert!(!line.contains('\n'));
     assert!(line.starts_with(r#"{"messages":["#), "{line}");

@@ -58,6 +58,22 @@ pub fn parse_json_borrowed<'t>(path: &Path, text: &'t str) -> Result<JsValue<'t>
     .map_err(|e| json_error(path, &e))
 }
 
+/// The items of a document that is an array, read one at a time as [`parse_json_borrowed`]
+/// reads them and handed to `item` in order, none kept: a large transcript is read in the memory
+/// of one message. `Ok(false)`, with nothing read, when the document is not an array.
+pub fn for_each_item<'t>(
+    path: &Path,
+    text: &'t str,
+    mut item: impl FnMut(JsValue<'t>),
+) -> Result<bool> {
+    refuse_byte_order_mark(path, text)?;
+    match js_string::from_text(text) {
+        Cow::Borrowed(text) => json_text::for_each_item(text, item),
+        Cow::Owned(decoded) => json_text::for_each_item(&decoded, |value| item(value.owned_copy())),
+    }
+    .map_err(|e| json_error(path, &e))
+}
+
 fn refuse_byte_order_mark(path: &Path, text: &str) -> Result<()> {
     if text.starts_with('\u{feff}') {
         bail!(

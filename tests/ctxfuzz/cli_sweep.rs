@@ -1,10 +1,11 @@
 //! `ctxfuzz sweep` as a user runs it.
 
-use std::process::Output;
-
-use crate::common::{ctxfuzz, write};
-
+use ctxfuzz::generators::pi;
+use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 use serde_json::{Value, json};
+
+use crate::common::{ctxfuzz, stderr, write};
 
 fn brick() -> Value {
     json!([
@@ -13,10 +14,6 @@ fn brick() -> Value {
         {"role": "custom", "customType": "notice", "content": "steer", "display": true},
         {"role": "toolResult", "toolCallId": "X", "toolName": "bash", "content": [], "isError": false}
     ])
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
 }
 
 #[test]
@@ -168,4 +165,44 @@ fn a_lone_surrogate_escape_comes_back_as_itself() {
         swept_json(r#"[{"role":"user","content":"cut \ud83d"}]"#),
         "{\"messages\":[{\"role\":\"user\",\"content\":\"cut \\ud83d\"}],\"swept\":[]}\n"
     );
+}
+
+/// An array is read one message at a time and a protocol request whole: both print the same
+/// bytes, on stdout and stderr, for the same messages (generated, in the generator's field order,
+/// and with a lone surrogate escape and a reserved character, which are read through a rewrite).
+#[test]
+fn an_array_read_message_by_message_prints_what_a_whole_request_prints() {
+    let mut arrays: Vec<String> = (0..12)
+        .map(|seed| json_text::to_string(&pi::from_seed::<JsValue>(seed)).unwrap())
+        .collect();
+    arrays.push(r#"[{"role":"user","content":"cut \ud83d \ufdd0"}, 7, null]"#.to_string());
+    arrays.push("[]".to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let mut swept = 0;
+    for (i, array) in arrays.iter().enumerate() {
+        let streamed = write(dir.path(), &format!("{i}.json"), array);
+        let request = write(
+            dir.path(),
+            &format!("{i}-request.json"),
+            format!("{{\"messages\": {array}}}"),
+        );
+        for flags in [&[][..], &["--json"], &["--rule", "none"]] {
+            let run = |file: &std::path::Path| {
+                let mut args = vec!["sweep", file.to_str().unwrap()];
+                args.extend_from_slice(flags);
+                let out = ctxfuzz(&args);
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+                (stderr(&out), out.stdout)
+            };
+            let (by_message, whole) = (run(&streamed), run(&request));
+            assert_eq!(
+                String::from_utf8_lossy(&by_message.1),
+                String::from_utf8_lossy(&whole.1),
+                "{i} {flags:?}"
+            );
+            assert_eq!(by_message.0, whole.0, "{i} {flags:?}");
+            swept += usize::from(by_message.0.contains("orphan tool result"));
+        }
+    }
+    assert!(swept > 5, "only {swept} runs swept anything");
 }
