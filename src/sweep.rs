@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::io;
+use std::ops::Range;
 use std::str::FromStr;
 
 use ctxfuzz_oracles::js::{Json, View};
@@ -274,14 +275,19 @@ pub fn write_protocol_line(
 /// The open call ids of the current assistant turn: sorted, de-duplicated (a call id repeated
 /// inside one assistant is answered once), each with a "consumed" flag. Sorted so that a huge
 /// multi-call turn stays O(log n) per result; reused across turns so one buffer serves the pass.
-/// The ids are copies: `ctxfuzz sweep` drops each message once it is read.
+/// The ids are copied into one buffer that every turn reuses: `ctxfuzz sweep` drops each message
+/// once it is read, and an allocation per id cost the sweep target a few percent.
 #[derive(Default)]
 struct OpenCalls {
-    ids: Vec<(Box<str>, bool)>,
+    /// The open ids, one after another.
+    text: String,
+    /// Each open id's span of `text`, sorted by the id, and whether it was answered.
+    ids: Vec<(Range<usize>, bool)>,
 }
 
 impl OpenCalls {
     fn clear(&mut self) {
+        self.text.clear();
         self.ids.clear();
     }
 
@@ -293,14 +299,25 @@ impl OpenCalls {
             .iter()
             .filter(|block| string(*block, "type") == Some("toolCall"))
             .filter_map(|block| string(block, "id"));
-        self.ids.extend(calls.map(|id| (Box::from(id), false)));
-        self.ids.sort_unstable();
-        self.ids.dedup_by(|(a, _), (b, _)| a == b);
+        for id in calls {
+            let start = self.text.len();
+            self.text.push_str(id);
+            self.ids.push((start..self.text.len(), false));
+        }
+        let text = &self.text;
+        self.ids
+            .sort_unstable_by(|(a, _), (b, _)| text[a.clone()].cmp(&text[b.clone()]));
+        self.ids
+            .dedup_by(|(a, _), (b, _)| text[a.clone()] == text[b.clone()]);
     }
 
     /// Consumes `id` if it is open; false if it was never opened or already answered.
     fn consume(&mut self, id: &str) -> bool {
-        match self.ids.binary_search_by(|(open, _)| (**open).cmp(id)) {
+        let text = &self.text;
+        match self
+            .ids
+            .binary_search_by(|(open, _)| text[open.clone()].cmp(id))
+        {
             Ok(at) if !self.ids[at].1 => {
                 self.ids[at].1 = true;
                 true
