@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::cli::sweep::{KeptItems, decide};
 use ctxfuzz::generators::long_session;
+use ctxfuzz::sweep::streamed::{KeptItems, decide};
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;

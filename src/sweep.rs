@@ -27,6 +27,8 @@ use serde_json::Value;
 
 use crate::transcript::js;
 
+pub mod streamed;
+
 /// Which messages between a call and its result close the open calls.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BarrierRule {
