@@ -143,7 +143,13 @@ pub fn write_atomically_with(
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)
+    let mut builder = tempfile::Builder::new();
+    // The file gets the mode any other tool would give a new file (0o666 less the umask), not
+    // the temporary file's owner-only 0o600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut file = builder
+        .tempfile_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
     let mut out = BufWriter::new(&mut file);
     write(&mut out)

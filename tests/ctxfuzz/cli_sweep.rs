@@ -91,6 +91,14 @@ fn output_file_is_written_and_the_input_left_alone() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
     assert_eq!(written["swept"], json!(["X"]));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // The output file has the mode a new file gets here (the umask's), not a temporary file's.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &std::path::Path| path.metadata().unwrap().permissions().mode();
+        let plain = write(dir.path(), "plain.json", "[]");
+        assert_eq!(mode(&target), mode(&plain));
+    }
 }
 
 #[test]
