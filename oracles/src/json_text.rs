@@ -578,6 +578,39 @@ mod tests {
         assert_eq!(to_string(&parse(text).unwrap()).unwrap(), sorted);
     }
 
+    /// An array read item by item gives the items `parse_borrowed` gives, with and without a
+    /// rewrite; a document that is not an array is not read; an error is `parse_borrowed`'s.
+    #[test]
+    fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
+        for text in [
+            r#" [{"role": "user", "content": "go"}, 7, null, [1, {"a": "b"}]]"#,
+            r#"[{"role": "user", "content": "cut \ud83d"}, "\ufdd0", {"k": "\ud800\udc00"}]"#,
+            "[]",
+        ] {
+            let mut items = Vec::new();
+            assert!(for_each_item(text, |item| items.push(item)).unwrap());
+            let whole = parse_borrowed(text).unwrap();
+            assert_eq!(
+                to_string(&items).unwrap(),
+                to_string(&whole).unwrap(),
+                "{text}"
+            );
+        }
+        for text in [r#"{"messages": []}"#, "7", ""] {
+            let mut read = 0;
+            assert!(!for_each_item(text, |_| read += 1).unwrap());
+            assert_eq!(read, 0);
+        }
+        let broken = "[1,\n 2,\n oops]";
+        let mut read = 0;
+        let error = for_each_item(broken, |_| read += 1).unwrap_err();
+        assert_eq!(read, 2);
+        assert_eq!(
+            error.to_string(),
+            parse_borrowed(broken).unwrap_err().to_string()
+        );
+    }
+
     #[test]
     fn the_pretty_layout_is_serde_jsons() {
         let value = json!({"a": [1, {"b": lone(0xDBFF)}]});

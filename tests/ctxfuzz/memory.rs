@@ -60,6 +60,45 @@ fn memory_a_100_mb_string_is_read_within_four_times_the_file() {
 
 /// `check` judges one file at a time and drops it: six files cost what one does, where holding
 /// them all (as it once did) needs half as much again as the bound.
+/// `ctxfuzz sweep` reads an array one message at a time: a 100 MB transcript of calls and
+/// results, some of them orphans, is swept within twice its size (read whole, it took 3.7 times).
+#[test]
+fn memory_sweep_of_a_long_array_holds_little_more_than_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.json");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    out.write_all(b"[").unwrap();
+    for i in 0..520_000 {
+        write!(
+            out,
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c{i}","name":"bash","arguments":{{}}}}],"stopReason":"toolUse"}},{{"role":"toolResult","toolCallId":"c{}","content":[{{"type":"text","text":"ok"}}]}},"#,
+            i - i % 3
+        )
+        .unwrap();
+    }
+    out.write_all(br#"{"role":"user","content":"done"}]"#)
+        .unwrap();
+    out.flush().unwrap();
+    drop(out);
+    let file_kib = std::fs::metadata(&path).unwrap().len() / 1024;
+    let output = dir.path().join("swept.json");
+    let limit = 2 * file_kib + BASE_KIB;
+    let (code, stderr) = within(
+        limit,
+        &[
+            "sweep",
+            path.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        code, 0,
+        "a {file_kib} KiB file within {limit} KiB: {stderr}"
+    );
+    assert!(stderr.contains("swept 346666 orphan"), "{stderr}");
+}
+
 #[test]
 fn memory_check_of_six_files_holds_one_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
