@@ -19,6 +19,9 @@ pub trait Json: Sized {
     fn view(&self) -> View<'_, Self>;
     /// `self.key` when `self` is an object holding `key` (see [`field`]).
     fn member(&self, key: &str) -> Option<&Self>;
+    /// Whether `self` is an object without fields (Python's truthiness tells `{}` apart;
+    /// JavaScript's never does).
+    fn is_empty_object(&self) -> bool;
 }
 
 /// A JSON value's kind with its contents, as [`Json::view`] shows it.
@@ -36,6 +39,10 @@ impl Json for Value {
         self.as_object().and_then(|map| map.get(key))
     }
 
+    fn is_empty_object(&self) -> bool {
+        self.as_object().is_some_and(serde_json::Map::is_empty)
+    }
+
     fn view(&self) -> View<'_, Self> {
         match self {
             Value::Null => View::Null,
@@ -51,6 +58,10 @@ impl Json for Value {
 impl Json for JsValue<'_> {
     fn member(&self, key: &str) -> Option<&Self> {
         self.as_object().and_then(|object| object.get(key))
+    }
+
+    fn is_empty_object(&self) -> bool {
+        self.as_object().is_some_and(|object| object.len() == 0)
     }
 
     fn view(&self) -> View<'_, Self> {

@@ -242,7 +242,7 @@ impl<'a> Object<'a> {
         self.0.iter().map(|(k, v)| (&**k, v))
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 }
