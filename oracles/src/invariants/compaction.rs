@@ -9,6 +9,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation, same_message, same_messages};
+use crate::js::{Json, View, is_str};
 
 pub const BOUNDARY_VALID: Invariant = Invariant {
     id: "boundary-valid",
@@ -134,8 +135,10 @@ impl Contract {
 }
 
 /// One compaction call as observed from outside. Every list holds messages or references to them
-/// (`M = &Value`): a caller that chains compactions lends the messages it keeps instead of copying
+/// (`M = &J`): a caller that chains compactions lends the messages it keeps instead of copying
 /// them, and the comparisons below pass a message borrowed from the other side without reading it.
+/// The messages are any [`Json`] (`serde_json::Value`, or a [`crate::js_value::JsValue`], whose
+/// fields are found without a B-tree); the tracker calls are built in code, always `Value`.
 #[derive(Debug, Clone, Copy)]
 pub struct Round<'a, M = Value> {
     /// The transcript handed to the compaction, as it was before the call.
@@ -156,7 +159,12 @@ pub struct Round<'a, M = Value> {
 }
 
 /// Judges a sequence of rounds (each round's input is the previous output plus new messages).
-pub fn judge<M: Borrow<Value>>(contract: &Contract, rounds: &[Round<'_, M>]) -> Vec<Violation> {
+/// `J` is the message type; rounds of `&Value` name it (`judge::<Value, _>`), since a reference
+/// also borrows as itself.
+pub fn judge<J: Json + PartialEq, M: Borrow<J>>(
+    contract: &Contract,
+    rounds: &[Round<'_, M>],
+) -> Vec<Violation> {
     let reader = Reader { pi: contract.pi };
     let mut found = Vec::new();
     let mut summarised_turns: Vec<String> = Vec::new();
@@ -184,7 +192,7 @@ pub fn judge<M: Borrow<Value>>(contract: &Contract, rounds: &[Round<'_, M>]) -> 
     found
 }
 
-fn judge_round<M: Borrow<Value>>(
+fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
     contract: &Contract,
     reader: &Reader,
     round: &Round<'_, M>,
@@ -366,11 +374,11 @@ fn across_rounds<M>(
     }
 }
 
-fn clip_bounded(
+fn clip_bounded<J: Json + PartialEq>(
     contract: &Contract,
     reader: &Reader,
-    region: &[impl Borrow<Value>],
-    given: &[impl Borrow<Value>],
+    region: &[impl Borrow<J>],
+    given: &[impl Borrow<J>],
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
     if given.len() != region.len() {
@@ -417,42 +425,38 @@ fn clip_bounded(
     }
 }
 
-fn state_retained(
+fn state_retained<J: Json>(
     contract: &Contract,
     reader: &Reader,
-    region: &[impl Borrow<Value>],
+    region: &[impl Borrow<J>],
     summary: &str,
     report: &mut impl FnMut(Invariant, String, Value),
 ) {
     let (mut files, mut commands, mut tools) = (Vec::new(), Vec::new(), Vec::new());
     let (mut files_seen, mut tools_seen) = (HashSet::new(), HashSet::new());
     for message in region {
-        for (name, args) in reader.tool_calls(message.borrow()) {
-            if name.is_empty() {
+        for call in reader.tool_calls(message.borrow()) {
+            if call.name.is_empty() {
                 continue;
             }
-            if tools_seen.insert(name.clone()) {
-                tools.push(name.clone());
+            if tools_seen.insert(call.name) {
+                tools.push(call.name);
             }
-            let lower = name.to_lowercase();
+            let lower = call.name.to_lowercase();
             let matches =
                 |patterns: &[String]| patterns.iter().any(|p| lower.starts_with(p.as_str()));
             if matches(&contract.file_write_tools) {
-                let path = match args.get("path") {
-                    Some(p) if python_truthy(p) => Some(p),
-                    _ => args.get("file_path"),
-                };
-                if let Some(Value::String(p)) = path
-                    && !p.is_empty()
-                    && files_seen.insert(p.clone())
+                if let Some(path) = call.path
+                    && !path.is_empty()
+                    && files_seen.insert(path.clone())
                 {
-                    files.push(p.clone());
+                    files.push(path);
                 }
             } else if matches(&contract.shell_tools)
-                && let Some(Value::String(c)) = args.get("command")
-                && !c.is_empty()
+                && let Some(command) = call.command
+                && !command.is_empty()
             {
-                commands.push(c.clone());
+                commands.push(command);
             }
         }
     }
@@ -479,7 +483,7 @@ fn state_retained(
         }
     }
     // Commands may contain newlines, so the line is matched as a whole rather than split out.
-    let line = |commands: &[String]| format!("**Commands run:** {}", commands.join("; "));
+    let line = |commands: &[Cow<str>]| format!("**Commands run:** {}", commands.join("; "));
     if !shown.is_empty() && !summary.contains(&line(shown)) {
         // Every command rendered where the cap shows fewer. (Uncapped, `shown` is all of them,
         // and that line was just not found.)
@@ -505,7 +509,7 @@ fn state_retained(
     }
 }
 
-fn reset_delivered<M: Borrow<Value>>(
+fn reset_delivered<J: Json, M: Borrow<J>>(
     reader: &Reader,
     round: &Round<'_, M>,
     report: &mut impl FnMut(Invariant, String, Value),
@@ -590,15 +594,45 @@ fn estimate(text: &str) -> u64 {
     (text.chars().count() / 4) as u64
 }
 
-fn python_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
+fn python_truthy(value: &impl Json) -> bool {
+    match value.view() {
+        View::Null => false,
+        View::Bool(b) => b,
+        View::Number(n) => n != 0.0,
+        View::String(s) => !s.is_empty(),
+        View::Array(a) => !a.is_empty(),
+        View::Object => !value.is_empty_object(),
     }
+}
+
+/// `value[key]` when it is a string.
+fn string<'v>(value: &'v impl Json, key: &str) -> Option<&'v str> {
+    match value.member(key).map(Json::view) {
+        Some(View::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// What `state_retained` reads of one tool call: its name, the path it writes (`path`, or
+/// `file_path` where Python finds `path` falsy) and the command it runs, each only when a string.
+/// Borrowed from the message, unless its arguments were a JSON string parsed here.
+struct ToolCall<'m> {
+    name: &'m str,
+    path: Option<Cow<'m, str>>,
+    command: Option<Cow<'m, str>>,
+}
+
+/// The written path and the command of a call's arguments (neither unless they are an object).
+fn path_and_command(args: &impl Json) -> (Option<&str>, Option<&str>) {
+    let path = match args.member("path") {
+        Some(p) if python_truthy(p) => Some(p),
+        _ => args.member("file_path"),
+    };
+    let path = match path.map(Json::view) {
+        Some(View::String(p)) => Some(p),
+        _ => None,
+    };
+    (path, string(args, "command"))
 }
 
 /// How the oracle reads a message of either family.
@@ -607,11 +641,11 @@ struct Reader {
 }
 
 impl Reader {
-    fn field<'a>(m: &'a Value, key: &str) -> &'a str {
-        m.get(key).and_then(Value::as_str).unwrap_or("")
+    fn field<'a>(m: &'a impl Json, key: &str) -> &'a str {
+        string(m, key).unwrap_or("")
     }
 
-    fn role<'a>(&self, m: &'a Value) -> &'a str {
+    fn role<'a>(&self, m: &'a impl Json) -> &'a str {
         match Self::field(m, "role") {
             "" if !self.pi => Self::field(m, "sender"),
             role => role,
@@ -622,13 +656,13 @@ impl Reader {
         if self.pi { "toolResult" } else { "tool" }
     }
 
-    fn is_tool_result(&self, m: &Value) -> bool {
+    fn is_tool_result(&self, m: &impl Json) -> bool {
         self.role(m) == self.tool_role()
     }
 
     /// The text that is counted, summarised and preserved: list content's text parts joined by a
     /// space, else a non-empty string content, else `text`; a pi summary's `summary`.
-    fn text<'a>(&self, m: &'a Value) -> Cow<'a, str> {
+    fn text<'a>(&self, m: &'a impl Json) -> Cow<'a, str> {
         if self.pi && matches!(self.role(m), "compactionSummary" | "branchSummary") {
             return Cow::Borrowed(Self::field(m, "summary"));
         }
@@ -637,13 +671,13 @@ impl Reader {
 
     /// Borrowed unless text parts are joined: the oracle reads the text of every message of a
     /// round, and a copy of each was a tenth of judging one.
-    fn body<'a>(&self, m: &'a Value) -> Cow<'a, str> {
-        match m.get("content") {
-            Some(Value::Array(parts)) => {
+    fn body<'a>(&self, m: &'a impl Json) -> Cow<'a, str> {
+        match m.member("content").map(Json::view) {
+            Some(View::Array(parts)) => {
                 let texts: Vec<&str> = parts
                     .iter()
-                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .filter(|p| is_str(p.member("type"), "text"))
+                    .filter_map(|p| string(p, "text"))
                     .collect();
                 let joined = match texts.as_slice() {
                     [only] => Cow::Borrowed(*only),
@@ -653,7 +687,7 @@ impl Reader {
                     return joined;
                 }
             }
-            Some(Value::String(s)) if !s.is_empty() => return Cow::Borrowed(s),
+            Some(View::String(s)) if !s.is_empty() => return Cow::Borrowed(s),
             _ => {}
         }
         Cow::Borrowed(Self::field(m, "text"))
@@ -661,7 +695,7 @@ impl Reader {
 
     /// The user turns a region holds, oldest first: every non-empty user text, and the verbatim
     /// turns an earlier summary in the region carries, where it sits.
-    fn turns(&self, region: &[impl Borrow<Value>]) -> Vec<String> {
+    fn turns<J: Json>(&self, region: &[impl Borrow<J>]) -> Vec<String> {
         let mut turns = Vec::new();
         for m in region {
             let m = m.borrow();
@@ -678,7 +712,7 @@ impl Reader {
         turns
     }
 
-    fn is_summary(&self, m: &Value) -> bool {
+    fn is_summary(&self, m: &impl Json) -> bool {
         if self.pi {
             Self::field(m, "role") == "compactionSummary"
         } else {
@@ -686,7 +720,7 @@ impl Reader {
         }
     }
 
-    fn is_summary_carrying(&self, m: &Value, summary: &str) -> bool {
+    fn is_summary_carrying(&self, m: &impl Json, summary: &str) -> bool {
         if self.pi {
             Self::field(m, "role") == "compactionSummary" && Self::field(m, "summary") == summary
         } else {
@@ -696,45 +730,58 @@ impl Reader {
         }
     }
 
-    fn calls<'a>(&self, m: &'a Value) -> impl Iterator<Item = &'a Value> {
+    fn calls<'a, J: Json>(&self, m: &'a J) -> impl Iterator<Item = &'a J> {
         let list = if self.pi {
-            m.get("content")
+            m.member("content")
         } else {
-            m.get("tool_calls")
+            m.member("tool_calls")
         };
-        list.and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|c| {
-                if self.pi {
-                    c.get("type").and_then(Value::as_str) == Some("toolCall")
-                } else {
-                    c.is_object()
-                }
-            })
+        let list = match list.map(Json::view) {
+            Some(View::Array(items)) => items,
+            _ => &[],
+        };
+        list.iter().filter(|c| {
+            if self.pi {
+                is_str(c.member("type"), "toolCall")
+            } else {
+                matches!(c.view(), View::Object)
+            }
+        })
     }
 
-    fn tool_calls(&self, m: &Value) -> Vec<(String, serde_json::Map<String, Value>)> {
+    /// A string of arguments is parsed (into a throwaway value: what is read of it is copied out);
+    /// an object is read where it lies.
+    fn tool_calls<'a>(&self, m: &'a impl Json) -> Vec<ToolCall<'a>> {
         self.calls(m)
             .map(|call| {
-                let function = match call.get("function") {
-                    Some(f) if !self.pi && f.is_object() => f,
+                let function = match call.member("function") {
+                    Some(f) if !self.pi && matches!(f.view(), View::Object) => f,
                     _ => call,
                 };
-                let raw = match function.get("arguments") {
+                let raw = match function.member("arguments") {
                     Some(a) => Some(a),
-                    None if !self.pi => function.get("args"),
+                    None if !self.pi => function.member("args"),
                     None => None,
                 };
-                let args = match raw {
-                    Some(Value::Object(o)) => o.clone(),
-                    Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-                        Ok(Value::Object(o)) => o,
-                        _ => Default::default(),
+                let (path, command) = match raw.map(Json::view) {
+                    Some(View::String(text)) => match serde_json::from_str::<Value>(text) {
+                        Ok(parsed) => {
+                            let (path, command) = path_and_command(&parsed);
+                            let owned = |s: &str| Cow::Owned(s.to_owned());
+                            (path.map(owned), command.map(owned))
+                        }
+                        Err(_) => (None, None),
                     },
-                    _ => Default::default(),
+                    _ => {
+                        let (path, command) = raw.map_or((None, None), path_and_command);
+                        (path.map(Cow::Borrowed), command.map(Cow::Borrowed))
+                    }
                 };
-                (Self::field(function, "name").to_string(), args)
+                ToolCall {
+                    name: Self::field(function, "name"),
+                    path,
+                    command,
+                }
             })
             .collect()
     }
@@ -743,7 +790,7 @@ impl Reader {
     /// replaces the open ids with its own, a result consumes its id if open; no other role
     /// matters (call cycles, not the sweep's barriers, which exist to clean up after the damage
     /// a compaction must not do).
-    fn orphans(&self, messages: &[impl Borrow<Value>]) -> Vec<bool> {
+    fn orphans<J: Json>(&self, messages: &[impl Borrow<J>]) -> Vec<bool> {
         let mut open: HashSet<&str> = HashSet::new();
         messages
             .iter()
@@ -762,24 +809,24 @@ impl Reader {
             .collect()
     }
 
-    fn call_ids<'m>(&self, assistant: &'m Value) -> impl Iterator<Item = &'m str> {
-        self.calls(assistant).filter_map(|c| c.get("id")?.as_str())
+    fn call_ids<'m>(&self, assistant: &'m impl Json) -> impl Iterator<Item = &'m str> {
+        self.calls(assistant).filter_map(|c| string(c, "id"))
     }
 
     /// The id a tool result names (`toolCallId`, chat `tool_call_id`), if a string.
-    fn answered_id<'m>(&self, result: &'m Value) -> Option<&'m str> {
+    fn answered_id<'m>(&self, result: &'m impl Json) -> Option<&'m str> {
         let key = if self.pi {
             "toolCallId"
         } else {
             "tool_call_id"
         };
-        result.get(key).and_then(Value::as_str)
+        string(result, key)
     }
 
     /// `inside[b]`: cutting at `b` would separate a kept result from the latest earlier call of
     /// its id. Whatever lies between does not matter: an assistant the provider never sees (no
     /// content, failed) closes no call on the wire, where the result still answers it.
-    fn open_cycles(&self, messages: &[impl Borrow<Value>]) -> Vec<bool> {
+    fn open_cycles<J: Json>(&self, messages: &[impl Borrow<J>]) -> Vec<bool> {
         let mut inside = vec![false; messages.len() + 1];
         let mut latest_call: HashMap<&str, usize> = HashMap::new();
         for (i, m) in messages.iter().enumerate() {
@@ -794,5 +841,78 @@ impl Reader {
             }
         }
         inside
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::js_value::{JsValue, borrow_all};
+
+    /// The round cut at 3: the summariser read the region whole, the tracker was left alone.
+    fn cut_at_3<'a, M>(input: &'a [M], output: &'a [M], summary: &'a str) -> Round<'a, M> {
+        Round {
+            input,
+            input_after: input,
+            output,
+            boundary: 3,
+            picked: 3,
+            summary,
+            summariser_input: &input[..3],
+            tracker_calls: &[],
+        }
+    }
+
+    /// A cut at a tool result, inside the call cycle whose arguments name the state (one as a JSON
+    /// string, one as an object whose falsy `path` falls through to `file_path`), behind a summary
+    /// without that state: the oracle says the same of the messages read either way.
+    #[test]
+    fn a_round_read_as_js_values_is_judged_as_read_as_values() {
+        let input = [
+            json!({"role": "user", "content": "please write the notes and list the directory"}),
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "write_file",
+                    "arguments": "{\"path\": \"\", \"file_path\": \"notes.md\"}"}},
+                {"id": "c2", "type": "function", "function": {"name": "edit_file",
+                    "arguments": {"path": {}, "file_path": "todo.md"}}},
+                {"id": "c3", "type": "function", "function": {"name": "bash",
+                    "arguments": {"command": "ls -la"}}},
+            ]}),
+            json!({"role": "tool", "tool_call_id": "c1", "content": "ok"}),
+            json!({"role": "tool", "tool_call_id": "c2", "content": "ok"}),
+            json!({"role": "tool", "tool_call_id": "c3", "content": "notes.md todo.md"}),
+            json!({"role": "user", "content": "thanks"}),
+            json!({"role": "assistant", "content": "done"}),
+        ];
+        let summary =
+            "### User messages (verbatim)\n- please write the notes and list the directory";
+        let output: Vec<Value> =
+            [json!({"sender": "system", "messageType": "context_summary", "text": summary})]
+                .into_iter()
+                .chain(input[3..].iter().cloned())
+                .collect();
+        let contract = Contract::from_json("chat", &json!({}));
+        let as_values = judge(&contract, &[cut_at_3(&input, &output, summary)]);
+        let (input, output) = (borrow_all(&input), borrow_all(&output));
+        let as_js_values = judge::<JsValue, _>(&contract, &[cut_at_3(&input, &output, summary)]);
+
+        let ids: Vec<&str> = as_values.iter().map(|v| v.invariant.id).collect();
+        assert_eq!(
+            ids,
+            [
+                BOUNDARY_VALID.id,
+                NO_NEW_ORPHANS.id,
+                SMALLER.id,
+                STATE_RETAINED.id
+            ]
+        );
+        assert_eq!(
+            as_values[3].evidence["files_written"],
+            json!(["notes.md", "todo.md"])
+        );
+        assert_eq!(as_values[3].evidence["commands"], json!(["ls -la"]));
+        assert_eq!(as_js_values, as_values);
     }
 }

@@ -141,7 +141,7 @@ pub fn same_message<J: PartialEq>(a: &J, b: &J) -> bool {
 }
 
 /// [`same_message`], element by element.
-pub fn same_messages<A: Borrow<Value>, B: Borrow<Value>>(a: &[A], b: &[B]) -> bool {
+pub fn same_messages<J: PartialEq, A: Borrow<J>, B: Borrow<J>>(a: &[A], b: &[B]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)

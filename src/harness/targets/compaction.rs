@@ -352,7 +352,7 @@ pub fn judge_runs(
             })
         })
         .collect();
-    oracle::judge(&contract, &rounds)
+    oracle::judge::<Value, _>(&contract, &rounds)
 }
 
 /// A scenario from fuzz bytes: either family, small knobs (so caps and clipping bite), one to
