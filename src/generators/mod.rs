@@ -6,7 +6,6 @@
 //!
 //! [`crate::transcript::shapes`] says which shapes a transcript has.
 
-pub mod build;
 pub mod chat;
 pub mod long_session;
 pub mod pi;

@@ -16,7 +16,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::build::Build;
+use crate::transcript::build::Build;
 
 use crate::transcript::shapes::{BarrierKind, HUGE_BODY, LONG_TRANSCRIPT, Model, TARGET_MODEL};
 

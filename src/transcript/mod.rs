@@ -4,6 +4,7 @@
 //! Messages are kept as `serde_json::Value`s so every unknown role, block type and field survives a
 //! round trip with an equal value; the accessors here give the systems a typed view of them.
 
+pub mod build;
 pub mod case;
 pub mod io;
 pub mod js;

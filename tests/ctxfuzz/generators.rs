@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::{pi, seeded_bytes};
+use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
@@ -219,5 +219,11 @@ fn a_seed_builds_the_same_transcript_as_value_and_as_js_value() {
         let as_value: Vec<Value> = pi::from_seed(seed);
         let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
         assert_eq!(converted, as_value, "seed {seed}");
+        let bytes = seeded_bytes(seed, 2048);
+        let as_js: Vec<JsValue<'static>> =
+            chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
+        let as_value: Vec<Value> = chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
+        let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
+        assert_eq!(converted, as_value, "chat, seed {seed}");
     }
 }

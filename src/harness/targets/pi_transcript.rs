@@ -13,10 +13,10 @@ use ctxfuzz_oracles::pi::{self, PiVersion};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::generators::build::Build;
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::sweep::BarrierRule;
+use crate::transcript::build::Build;
 use crate::transcript::shapes;
 
 /// A barrier rule by name (`None`: the default, `strict`).
@@ -88,9 +88,10 @@ pub(super) fn generate<B: Build>(u: &mut Unstructured<'_>) -> arbitrary::Result<
     pi_generator::transcript(u)
 }
 
-/// A pi transcript in the oracle's representation, generated as such ([`Build`]): what the sweep
-/// target judges without a conversion. A case file's `input` (JSON) is read into it at the edge.
-#[derive(Debug, Clone, Serialize)]
+/// A transcript in the oracle's representation, generated as such ([`Build`]): what the sweep
+/// target judges, and the compaction target compacts, without a conversion. A case file's
+/// `input` (JSON) is read into it at the edge.
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(transparent)]
 pub(super) struct Transcript(pub Vec<JsValue<'static>>);
 

@@ -1,7 +1,8 @@
-//! What a generator builds its documents as: `serde_json::Value` (what case files, the minimiser
-//! and the systems that read `Value` take) or the oracle's `JsValue<'static>` (what the pi
-//! pipeline reads without a conversion). The same draws build the same document either way
-//! (`JsValue::to_value` of one equals the other), so a target picks the type its systems read.
+//! What a generator builds its documents as, and the compaction its summaries and clipped copies:
+//! `serde_json::Value` (what case files, the minimiser and the command line take) or the oracle's
+//! `JsValue<'static>` (what the pi pipeline reads without a conversion). The same draws build the
+//! same document either way (`JsValue::to_value` of one equals the other), so a target picks the
+//! type its systems read.
 //!
 //! `JsValue` borrows the generators' constant texts (roles, keys, block types, bodies) instead
 //! of copying each into its own allocation, and keeps an object as a slice of fields instead of a
@@ -21,6 +22,13 @@ pub trait Build: Clone {
     fn array(items: Vec<Self>) -> Self;
     /// An object of `fields`, each key once, in this order.
     fn object(fields: Vec<(&'static str, Self)>) -> Self;
+    /// `self[key] = value` when `self` is an object (replacing the field where it stands, else
+    /// appending it); anything else is left as it is.
+    fn set(&mut self, key: &'static str, value: Self);
+    /// `self[key]`, to change in place, when `self` is an object holding `key`.
+    fn member_mut(&mut self, key: &str) -> Option<&mut Self>;
+    /// The items of an array, to change in place.
+    fn items_mut(&mut self) -> Option<&mut [Self]>;
 }
 
 impl Build for Value {
@@ -55,6 +63,20 @@ impl Build for Value {
         }
         Value::Object(object)
     }
+
+    fn set(&mut self, key: &'static str, value: Self) {
+        if let Value::Object(object) = self {
+            object.insert(key.into(), value);
+        }
+    }
+
+    fn member_mut(&mut self, key: &str) -> Option<&mut Self> {
+        self.as_object_mut()?.get_mut(key)
+    }
+
+    fn items_mut(&mut self) -> Option<&mut [Self]> {
+        self.as_array_mut().map(Vec::as_mut_slice)
+    }
 }
 
 impl Build for JsValue<'static> {
@@ -88,5 +110,25 @@ impl Build for JsValue<'static> {
             .map(|(key, value)| (Str::from(key), value))
             .collect();
         JsValue::Object(Object::from_fields(fields))
+    }
+
+    fn set(&mut self, key: &'static str, value: Self) {
+        if let JsValue::Object(object) = self {
+            object.insert(key, value);
+        }
+    }
+
+    fn member_mut(&mut self, key: &str) -> Option<&mut Self> {
+        match self {
+            JsValue::Object(object) => object.get_mut(key),
+            _ => None,
+        }
+    }
+
+    fn items_mut(&mut self) -> Option<&mut [Self]> {
+        match self {
+            JsValue::Array(items) => Some(items),
+            _ => None,
+        }
     }
 }
