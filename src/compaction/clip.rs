@@ -3,8 +3,9 @@
 
 use std::borrow::{Borrow, Cow};
 
-use serde_json::Value;
+use ctxfuzz_oracles::js::View;
 
+use super::Message;
 use super::config::ClipKey;
 use super::facts::{Fact, Role};
 use super::family::{message_text, text_parts};
@@ -14,12 +15,12 @@ pub const CLIP_MARKER: &str = "\u{2026} [clipped]";
 
 /// `messages` with every tool result longer than `max_chars` clipped; `facts` are the messages'
 /// facts, so a message that is not clipped is not read again.
-pub fn clip_tool_results<'a, M: Borrow<Value>>(
+pub fn clip_tool_results<'a, J: Message, M: Borrow<J>>(
     messages: &'a [M],
     facts: &[Fact],
     max_chars: usize,
     key: ClipKey,
-) -> Vec<Cow<'a, Value>> {
+) -> Vec<Cow<'a, J>> {
     messages
         .iter()
         .zip(facts)
@@ -35,7 +36,10 @@ pub fn clip_tool_results<'a, M: Borrow<Value>>(
                 .nth(max_chars)
                 .map_or(body.len(), |(at, _)| at);
             let mut copy = message.clone();
-            copy[body_key(message, key)] = Value::String(format!("{}{CLIP_MARKER}", &body[..cut]));
+            copy.set(
+                body_key(message, key),
+                J::string(format!("{}{CLIP_MARKER}", &body[..cut])),
+            );
             Cow::Owned(copy)
         })
         .collect()
@@ -44,12 +48,12 @@ pub fn clip_tool_results<'a, M: Borrow<Value>>(
 /// The key the clipped body is written to. `Read` mirrors `message_text`'s precedence (list
 /// content with text parts, else non-empty string content, else `text`); `Legacy` is the
 /// pre-747e9c730 rule that wrote list content's clip to `text`, which the summariser never read.
-fn body_key(message: &Value, key: ClipKey) -> &'static str {
-    let content = message.get("content");
+fn body_key(message: &impl Message, key: ClipKey) -> &'static str {
+    let content = message.member("content").map(|content| content.view());
     let reads_content = match (key, content) {
-        (ClipKey::Read, Some(Value::Array(parts))) => text_parts(parts).next().is_some(),
-        (ClipKey::Read, Some(Value::String(s))) => !s.is_empty(),
-        (ClipKey::Legacy, Some(Value::String(_))) => true,
+        (ClipKey::Read, Some(View::Array(parts))) => text_parts(parts).next().is_some(),
+        (ClipKey::Read, Some(View::String(s))) => !s.is_empty(),
+        (ClipKey::Legacy, Some(View::String(_))) => true,
         _ => false,
     };
     if reads_content { "content" } else { "text" }

@@ -11,8 +11,7 @@ use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 use std::ops::Range;
 
-use serde_json::Value;
-
+use super::Message;
 use super::family::Family;
 use super::tokens;
 
@@ -64,13 +63,13 @@ pub struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
-    pub fn read<M: Borrow<Value>>(messages: &'a [M], family: Family) -> Facts<'a> {
+    pub fn read<J: Message + 'a, M: Borrow<J>>(messages: &'a [M], family: Family) -> Facts<'a> {
         let mut interned: HashMap<&str, Id> = HashMap::new();
         let mut call_ids = Vec::new();
         let facts = messages
             .iter()
             .map(|message| {
-                let message: &'a Value = message.borrow();
+                let message: &'a J = message.borrow();
                 let role_name = family.role(message);
                 let start = call_ids.len();
                 for id in family.call_ids(role_name, message) {

@@ -22,13 +22,24 @@ pub mod tracker;
 
 use std::borrow::{Borrow, Cow};
 
+use ctxfuzz_oracles::js::Json;
 use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::transcript::build::Build;
 
 pub use config::{CompactionConfig, Policy};
 pub use family::Family;
 pub use summariser::{Scripted, Summariser, SummaryError};
 pub use tracker::{Tracker, TrackerCall};
+
+/// What the compaction reads and writes messages as: `serde_json::Value` (the command line, the
+/// pipeline target, case files) or the oracle's `JsValue<'static>` (the compaction target, where
+/// building, searching and dropping `Value`'s B-trees were a third of a case). Tool-call
+/// arguments given as a JSON string are parsed into a `Value` and converted.
+pub trait Message: Json + Build + From<Value> + Serialize {}
+
+impl<J: Json + Build + From<Value> + Serialize> Message for J {}
 
 /// Fault injection beyond the summariser's own failures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
@@ -59,13 +70,13 @@ pub enum Outcome {
 
 /// The result of one compaction: the new transcript and everything a report or an oracle needs.
 /// The kept messages are borrowed from the input, so a compaction copies nothing it keeps. The
-/// input holds messages, or references to messages that live elsewhere (`M = &Value`: a caller
+/// input holds messages `J`, or references to messages that live elsewhere (`M = &J`: a caller
 /// that chains compactions keeps every message once).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction<'a, M = Value> {
+pub struct Compaction<'a, J: Clone = Value, M = J> {
     pub family: Family,
     /// The message that replaces the summarised region (none when nothing was compacted).
-    pub summary_message: Option<Value>,
+    pub summary_message: Option<J>,
     /// The kept messages (the whole input when nothing was compacted).
     pub kept: &'a [M],
     /// The first kept index when compacted, 0 otherwise.
@@ -76,7 +87,7 @@ pub struct Compaction<'a, M = Value> {
     pub summary: String,
     pub outcome: Outcome,
     /// The clipped region exactly as the summariser received it.
-    pub summariser_input: Vec<Cow<'a, Value>>,
+    pub summariser_input: Vec<Cow<'a, J>>,
     pub state: state::State,
     pub preserved: Vec<String>,
     pub region_tokens: u64,
@@ -84,14 +95,14 @@ pub struct Compaction<'a, M = Value> {
 }
 
 /// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
-pub fn compact<'a, M: Borrow<Value>>(
+pub fn compact<'a, J: Message, M: Borrow<J>>(
     messages: &'a [M],
     family: Family,
     config: &CompactionConfig,
     summariser: &dyn Summariser,
     faults: Faults,
     tracker: &mut Tracker,
-) -> Compaction<'a, M> {
+) -> Compaction<'a, J, M> {
     let facts = facts::Facts::read(messages, family);
     let picked = boundary::pick(&facts, config);
     let mut result = Compaction {
@@ -172,10 +183,10 @@ pub fn compact<'a, M: Borrow<Value>>(
     result
 }
 
-impl<M: Borrow<Value>> Compaction<'_, M> {
+impl<J: Message, M: Borrow<J>> Compaction<'_, J, M> {
     /// The new transcript: the summary message, then the kept messages (borrowed: writing it
     /// copies nothing; `.cloned()` for an owned transcript).
-    pub fn messages(&self) -> impl Iterator<Item = &Value> {
+    pub fn messages(&self) -> impl Iterator<Item = &J> {
         self.summary_message
             .iter()
             .chain(self.kept.iter().map(Borrow::borrow))

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::family::Family;
-use super::{Compaction, CompactionConfig, Faults, Outcome, Summariser, Tracker, compact};
+use super::{Compaction, CompactionConfig, Faults, Message, Outcome, Summariser, Tracker, compact};
 
 /// `AUTOBOT_CONTEXT_OVERFLOW_MODE`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
@@ -28,7 +28,7 @@ const COMPRESS_FILL: f64 = 0.90;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(bound = "")]
-pub struct Protection<'a, M = Value> {
+pub struct Protection<'a, J: Clone = Value, M = J> {
     pub warning_triggered: bool,
     pub summary_created: bool,
     pub summary_text: String,
@@ -37,7 +37,7 @@ pub struct Protection<'a, M = Value> {
     pub total_tokens: u64,
     pub context_limit: u64,
     #[serde(skip)]
-    pub compaction: Option<Compaction<'a, M>>,
+    pub compaction: Option<Compaction<'a, J, M>>,
 }
 
 /// The inputs of one overflow check besides the transcript.
@@ -52,7 +52,7 @@ pub struct Turn {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn check_and_protect<'a, M: Borrow<Value>>(
+pub fn check_and_protect<'a, J: Message, M: Borrow<J>>(
     messages: &'a [M],
     family: Family,
     config: &CompactionConfig,
@@ -60,7 +60,7 @@ pub fn check_and_protect<'a, M: Borrow<Value>>(
     faults: Faults,
     tracker: &mut Tracker,
     turn: Turn,
-) -> Protection<'a, M> {
+) -> Protection<'a, J, M> {
     if let Some((prompt, completion)) = turn.usage {
         tracker.add(prompt, completion);
     }

@@ -4,8 +4,9 @@
 use std::borrow::Borrow;
 use std::collections::HashSet;
 
-use serde_json::Value;
+use ctxfuzz_oracles::js::View;
 
+use super::Message;
 use super::config::CompactionConfig;
 use super::facts::Fact;
 use super::family::Family;
@@ -20,8 +21,8 @@ pub struct State {
 pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
 
 /// `facts` are the messages' facts: only messages with tool calls are read again.
-pub fn extract(
-    messages: &[impl Borrow<Value>],
+pub fn extract<J: Message>(
+    messages: &[impl Borrow<J>],
     facts: &[Fact],
     family: Family,
     config: &CompactionConfig,
@@ -42,19 +43,14 @@ pub fn extract(
             if tools_seen.insert(name.to_string()) {
                 state.tools_used.push(name.to_string());
             }
-            let text_arg = |key: &str| {
-                args.get(key)
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-            };
+            let text_arg = |key: &str| args.member(key).and_then(non_empty_str);
             if matches_tool(name, &config.file_write_tools) {
                 // `args.get("path") or args.get("file_path")`: a falsy path falls through.
                 let path = args
-                    .get("path")
-                    .filter(|v| python_truthy(v))
-                    .or_else(|| args.get("file_path"))
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty());
+                    .member("path")
+                    .filter(|v| python_truthy(*v))
+                    .or_else(|| args.member("file_path"))
+                    .and_then(non_empty_str);
                 if let Some(path) = path
                     && files_seen.insert(path.to_string())
                 {
@@ -76,14 +72,21 @@ fn matches_tool(name: &str, patterns: &[String]) -> bool {
     patterns.iter().any(|p| name.starts_with(p.as_str()))
 }
 
-fn python_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
+fn python_truthy(value: &impl Message) -> bool {
+    match value.view() {
+        View::Null => false,
+        View::Bool(b) => b,
+        View::Number(n) => n != 0.0,
+        View::String(s) => !s.is_empty(),
+        View::Array(items) => !items.is_empty(),
+        View::Object => !value.is_empty_object(),
+    }
+}
+
+fn non_empty_str(value: &impl Message) -> Option<&str> {
+    match value.view() {
+        View::String(s) if !s.is_empty() => Some(s),
+        _ => None,
     }
 }
 

@@ -5,8 +5,8 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use super::Message;
 use super::facts::Fact;
 use super::family::Family;
 
@@ -28,8 +28,8 @@ pub struct PromptLine<'a> {
 
 /// The prompt for the clipped `region`, whose facts (read before clipping) are `facts`: a clipped
 /// copy is read again, every other message's line comes from its facts.
-pub fn prompt<'a>(
-    region: &'a [Cow<'_, Value>],
+pub fn prompt<'a, J: Message>(
+    region: &'a [Cow<'_, J>],
     facts: &'a [Fact<'_>],
     family: Family,
 ) -> Vec<PromptLine<'a>> {

@@ -21,6 +21,8 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Judgement;
 use ctxfuzz_oracles::invariants::compaction::{self as oracle, Contract};
+use ctxfuzz_oracles::js::{Json, View};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typed_arena::Arena;
@@ -32,6 +34,9 @@ use crate::compaction::{
 use crate::generators;
 use crate::harness::profile::Profile;
 use crate::harness::target::{DynTarget, Target};
+use crate::transcript::build::Build;
+
+use super::pi_transcript::Transcript;
 
 pub const NAME: &str = "compaction";
 
@@ -87,7 +92,7 @@ pub struct Knobs {
 pub struct RoundSpec {
     /// Messages appended to the previous round's output (the first round: the transcript).
     #[serde(default)]
-    pub append: Vec<Value>,
+    pub append: Transcript,
     #[serde(default)]
     pub summariser: Scripted,
     #[serde(default)]
@@ -119,7 +124,7 @@ impl TryFrom<Value> for ScenarioInput {
         match input {
             Value::Array(messages) => Ok(ScenarioInput(Scenario {
                 rounds: vec![RoundSpec {
-                    append: messages,
+                    append: Transcript(messages.into_iter().map(JsValue::from).collect()),
                     ..RoundSpec::default()
                 }],
                 ..Scenario::default()
@@ -131,13 +136,16 @@ impl TryFrom<Value> for ScenarioInput {
     }
 }
 
+/// A message as the target generates, compacts and judges it.
+type Message = JsValue<'static>;
+
 /// One round as it ran. Every message is a reference into the scenario (the messages it appends)
 /// or into the arena of the run (the summary messages and clipped copies the rounds made), so a
 /// message carried from one round to the next is never copied.
 pub struct RoundRun<'s> {
     /// The transcript handed to the compaction, which borrows it immutably: it is also the
     /// transcript after the call.
-    pub input: Vec<&'s Value>,
+    pub input: Vec<&'s Message>,
     /// `None` when the overflow check did not attempt a compaction.
     pub compaction: Option<Record<'s>>,
     /// Tracker calls made by the compaction (a turn's usage is counted before it, not listed).
@@ -147,24 +155,28 @@ pub struct RoundRun<'s> {
 
 impl<'s> RoundRun<'s> {
     /// The transcript after the round: the input when nothing was attempted.
-    fn output(&self) -> &[&'s Value] {
+    fn output(&self) -> &[&'s Message] {
         self.compaction.as_ref().map_or(&self.input, |c| &c.output)
     }
 }
 
 /// What a compaction produced.
 pub struct Record<'s> {
-    pub output: Vec<&'s Value>,
+    pub output: Vec<&'s Message>,
     pub boundary: usize,
     pub picked: usize,
     pub summary: String,
     pub outcome: Outcome,
-    pub summariser_input: Vec<&'s Value>,
+    pub summariser_input: Vec<&'s Message>,
 }
 
 impl<'s> Record<'s> {
     /// The record of `c`, a compaction of `input`; what it made goes to `made`.
-    fn new(c: Compaction<'_, &'s Value>, input: &[&'s Value], made: &'s Arena<Value>) -> Self {
+    fn new(
+        c: Compaction<'_, Message, &'s Message>,
+        input: &[&'s Message],
+        made: &'s Arena<Message>,
+    ) -> Self {
         let summary_message = c.summary_message.map(|message| &*made.alloc(message));
         Record {
             output: summary_message
@@ -195,7 +207,7 @@ impl<'s> Record<'s> {
 pub fn run<'s>(
     config: &CompactionConfig,
     scenario: &'s Scenario,
-    made: &'s Arena<Value>,
+    made: &'s Arena<Message>,
 ) -> (CompactionConfig, Family, Vec<RoundRun<'s>>) {
     let mut config = config.clone();
     let knobs = &scenario.knobs;
@@ -205,12 +217,12 @@ pub fn run<'s>(
     config.state_command_cap = knobs.state_command_cap.unwrap_or(config.state_command_cap);
     let family = scenario
         .family
-        .unwrap_or_else(|| Family::detect(scenario.rounds.iter().flat_map(|r| &r.append)));
+        .unwrap_or_else(|| Family::detect(scenario.rounds.iter().flat_map(|r| &r.append.0)));
     let mut tracker = Tracker::with_total(scenario.tracker);
     let mut runs: Vec<RoundRun> = Vec::with_capacity(scenario.rounds.len());
     for spec in &scenario.rounds {
         let carried = runs.last().map_or(&[][..], RoundRun::output);
-        let transcript: Vec<&Value> = carried.iter().copied().chain(&spec.append).collect();
+        let transcript: Vec<&Message> = carried.iter().copied().chain(&spec.append.0).collect();
         let faults = Faults {
             compose_fails: spec.compose_fails,
         };
@@ -334,13 +346,13 @@ pub fn judge_runs(
         family_name.as_str().unwrap_or(""),
         &serde_json::to_value(config).expect("serialisable"),
     );
-    let rounds: Vec<oracle::Round<&Value>> = runs
+    let rounds: Vec<oracle::Round<&Message>> = runs
         .iter()
         .filter_map(|run| {
             let c = run.compaction.as_ref()?;
             Some(oracle::Round {
                 input: &run.input,
-                // `compact` takes `&[&Value]`, so the borrow checker already proves it changed
+                // `compact` takes `&[&Message]`, so the borrow checker already proves it changed
                 // nothing; a snapshot taken before the call cost a deep copy of every round.
                 input_after: &run.input,
                 output: &c.output,
@@ -352,7 +364,7 @@ pub fn judge_runs(
             })
         })
         .collect();
-    oracle::judge::<Value, _>(&contract, &rounds)
+    oracle::judge::<Message, _>(&contract, &rounds)
 }
 
 /// A scenario from fuzz bytes: either family, small knobs (so caps and clipping bite), one to
@@ -382,7 +394,7 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Scenario> {
         };
         let compose_fails = u.int_in_range(0..=19u8)? == 0;
         specs.push(RoundSpec {
-            append,
+            append: Transcript(append),
             summariser,
             compose_fails,
             overflow: None,
@@ -396,11 +408,11 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Scenario> {
     })
 }
 
-/// One transcript of `family` from the shared generators.
-pub fn generate_transcript(
+/// One transcript of `family` from the shared generators, in either JSON type.
+pub fn generate_transcript<B: Build + Json + Serialize>(
     u: &mut Unstructured<'_>,
     family: Family,
-) -> arbitrary::Result<Vec<Value>> {
+) -> arbitrary::Result<Vec<B>> {
     match family {
         Family::Pi => {
             let messages = generators::pi::transcript(u)?;
@@ -412,23 +424,33 @@ pub fn generate_transcript(
 
 /// Repeats some text blocks of a pi transcript so regions are large enough for a summary to be
 /// worth it (the pi generator's texts are a few characters long).
-fn lengthen(u: &mut Unstructured<'_>, mut messages: Vec<Value>) -> arbitrary::Result<Vec<Value>> {
+fn lengthen<B: Build + Json>(
+    u: &mut Unstructured<'_>,
+    mut messages: Vec<B>,
+) -> arbitrary::Result<Vec<B>> {
     for message in &mut messages {
         let times = *u.choose(&[1usize, 1, 8, 40])?;
         if times == 1 {
             continue;
         }
-        match message.get_mut("content") {
-            Some(Value::Array(blocks)) => {
-                for block in blocks {
-                    if let Some(Value::String(text)) = block.get_mut("text") {
-                        *text = vec![text.as_str(); times].join(" ");
-                    }
+        let Some(content) = message.member_mut("content") else {
+            continue;
+        };
+        match content.items_mut() {
+            Some(blocks) => {
+                for text in blocks.iter_mut().filter_map(|b| b.member_mut("text")) {
+                    repeat(text, times);
                 }
             }
-            Some(Value::String(text)) => *text = vec![text.as_str(); times].join(" "),
-            _ => {}
+            None => repeat(content, times),
         }
     }
     Ok(messages)
+}
+
+/// A string `times` times, joined by spaces; anything else as it is.
+fn repeat<B: Build + Json>(value: &mut B, times: usize) {
+    if let View::String(text) = value.view() {
+        *value = B::string(vec![text; times].join(" "));
+    }
 }
