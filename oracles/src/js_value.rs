@@ -414,7 +414,7 @@ impl<'a> From<&'a Value> for JsValue<'a> {
 }
 
 /// Takes over the strings of `value`.
-impl From<Value> for JsValue<'static> {
+impl From<Value> for JsValue<'_> {
     fn from(value: Value) -> Self {
         match value {
             Value::Null => JsValue::Null,

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::Value;
 
 use super::exit::ExitCode;
@@ -62,8 +63,11 @@ fn parse_family(text: &str) -> Result<Family> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let input = io::read_json(&args.file)?;
-    let Value::Array(messages) = input else {
+    // Read borrowed from the text, as `check` reads it: the messages' strings are not copied and
+    // an object is a slice of its fields in the file's order, which the output keeps.
+    let text = io::read_text(&args.file)?;
+    let input = io::parse_json_borrowed(&args.file, &text)?;
+    let JsValue::Array(messages) = &input else {
         bail!(
             "{}:1:1: expected a JSON array of messages",
             args.file.display()
@@ -75,11 +79,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);
     config.clip_chars = args.clip_chars.unwrap_or(config.clip_chars);
     config.state_command_cap = args.state_command_cap.unwrap_or(config.state_command_cap);
-    let family = args.format.unwrap_or_else(|| Family::detect(&messages));
+    let family = args
+        .format
+        .unwrap_or_else(|| Family::detect(messages.iter()));
     let summariser = args.summary.map_or(Scripted::Digest, Scripted::Fixed);
     let mut tracker = Tracker::default();
-    let result = compaction::compact(
-        &messages,
+    let result = compaction::compact::<JsValue, _>(
+        messages,
         family,
         &config,
         &summariser,
@@ -100,12 +106,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })?;
     drop(kept);
     super::free_at_exit(result);
-    super::free_at_exit(messages);
+    super::free_at_exit(input);
+    super::free_at_exit(text);
     Ok(ExitCode::Clean)
 }
 
 /// The human-readable report printed before the transcript.
-fn describe(result: &Compaction<'_>, config: &CompactionConfig, tracker: &Tracker) -> String {
+fn describe(
+    result: &Compaction<'_, JsValue>,
+    config: &CompactionConfig,
+    tracker: &Tracker,
+) -> String {
     let policy = serde_json::to_value(config.policy).unwrap_or_default();
     let family = serde_json::to_value(result.family).unwrap_or_default();
     let mut text = format!(

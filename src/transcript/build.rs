@@ -79,7 +79,7 @@ impl Build for Value {
     }
 }
 
-impl Build for JsValue<'static> {
+impl Build for JsValue<'_> {
     fn null() -> Self {
         JsValue::Null
     }

@@ -156,3 +156,44 @@ fn a_closed_pipe_ends_the_output_quietly() {
     child.wait().unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// The kept messages come back as the file has them, each message's fields in the file's order
+/// (as `ctxfuzz sweep` writes them), behind a summary message in pi's own order.
+#[test]
+fn kept_messages_keep_the_files_field_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let user =
+        |text: &str, at: u32| format!(r#"{{"role":"user","content":"{text}","timestamp":{at}}}"#);
+    let assistant = |text: &str, at: u32| {
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"stopReason":"stop","timestamp":{at}}}"#
+        )
+    };
+    let kept = [user(&"c".repeat(40), 3), assistant(&"d".repeat(80), 4)];
+    let messages = [user(&"a".repeat(40), 1), assistant(&"b".repeat(80), 2)];
+    let file = dir.path().join("t.json");
+    std::fs::write(
+        &file,
+        format!("[{}]", [&messages[..], &kept[..]].concat().join(",")),
+    )
+    .unwrap();
+    let written = dir.path().join("out.json");
+    let out = ctxfuzz(&[
+        "compact",
+        file.to_str().unwrap(),
+        "--summary",
+        "Summary.",
+        "--output",
+        written.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let saved: String = std::fs::read_to_string(&written)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(
+        saved.starts_with(r#"[{"role":"compactionSummary","summary":"Summary."#),
+        "{saved}"
+    );
+    assert!(saved.ends_with(&format!("{}]", kept.join(","))), "{saved}");
+}
