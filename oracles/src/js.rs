@@ -261,6 +261,22 @@ mod tests {
         assert!(!strict_equals(Some(&json!([])), Some(&json!([]))));
     }
 
+    /// Only `{}` is an empty object, in either representation: an object with fields, an empty
+    /// array, an empty string and `null` are not.
+    #[test]
+    fn an_empty_object_is_told_apart_in_both_representations() {
+        for (value, empty) in [
+            (json!({}), true),
+            (json!({"a": 1}), false),
+            (json!([]), false),
+            (json!(""), false),
+            (json!(null), false),
+        ] {
+            assert_eq!(value.is_empty_object(), empty, "{value}");
+            assert_eq!(JsValue::from(&value).is_empty_object(), empty, "{value}");
+        }
+    }
+
     #[test]
     fn trim_uses_the_javascript_whitespace_set() {
         assert_eq!(trim("\u{FEFF} a \u{3000}"), "a");
