@@ -222,7 +222,9 @@ impl<J: Message, M: Borrow<J>> Compaction<'_, J, M> {
 /// [`Compaction::to_json`], and [`Report`] in it, are serialised as they are written: as a
 /// `serde_json::Value`, a million-message compaction copied its kept messages (1.3 GB) and the
 /// tracker's refill, one call per kept message (0.5 GB). The fields of both are in the order
-/// `Value` sorts an object's keys, the order this output has always had.
+/// `Value` sorts an object's keys, as this output always had them; the objects inside the report
+/// (`outcome`, `state`, `tracker`) now keep their declaration order, as the messages keep the
+/// file's.
 #[derive(Debug, Serialize)]
 pub struct JsonOutput<'r, J> {
     pub boundary: usize,
