@@ -315,6 +315,18 @@ fn example_8_state_from_malformed_and_mixed_calls() {
     assert_eq!(state.tools_used, vec!["Write_File_v2", "bash"]);
 }
 
+/// AutoBot's `_call_name_and_args` reads `function` only when it is a dict: a call whose
+/// `function` is anything else is read flat, its own `name` and `args`.
+#[test]
+fn a_call_whose_function_is_not_an_object_is_read_flat() {
+    let message = json!({"role": "assistant", "tool_calls": [
+        {"function": "bash", "name": "shell_exec", "args": {"command": "pwd"}}
+    ]});
+    let state = chat_state(&[message]);
+    assert_eq!(state.tools_used, vec!["shell_exec"]);
+    assert_eq!(state.commands, vec!["pwd"]);
+}
+
 #[test]
 fn a_falsy_path_falls_through_to_file_path_and_a_truthy_non_string_does_not() {
     let write = |args: Value| json!({"function": {"name": "write_file", "arguments": args}});
