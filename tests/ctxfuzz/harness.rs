@@ -205,10 +205,11 @@ fn few_generated_cases_of_any_target_are_outsized() {
 fn a_case_is_judged_alike_in_its_own_type_and_from_its_json() {
     let mut failing = 0;
     let rules = ["none", "allowlist", "all-other-roles", "strict"];
-    let targets = rules
-        .iter()
-        .map(|rule| sweep_target(rule))
-        .chain([targets::build("differential", None, &Profile::default()).unwrap()]);
+    let targets = rules.iter().map(|rule| sweep_target(rule)).chain([
+        targets::build("differential", None, &Profile::default()).unwrap(),
+        // Compaction, sweep and both validators (pi and chat transcripts) on `JsValue`.
+        targets::build("pipeline", Some("midpoint"), &Profile::default()).unwrap(),
+    ]);
     for target in targets {
         for case in 0..300 {
             let bytes = bytes::case_bytes(11, case);

@@ -17,7 +17,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Judgement, Violation};
-use crate::js::{field, is_str};
+use crate::js::{Json, field, is_str};
 use crate::js_value::{self, JsValue};
 use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
@@ -130,8 +130,13 @@ pub fn judge<M: Borrow<Value>>(input: &[M], model: &Value, v: PiVersion) -> Judg
     judge_borrowed(&js_value::borrow_all(input), &JsValue::from(model), v)
 }
 
-/// [`judge`] of messages read as `check` reads a file (borrowed from its text).
-pub fn judge_borrowed(input: &[JsValue<'_>], model: &JsValue<'_>, v: PiVersion) -> Judgement {
+/// [`judge`] of messages in the oracle's own type, such as `check` reads from a file (borrowed
+/// from its text) and the targets generate; `M` is a message or a reference to one.
+pub fn judge_borrowed<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Judgement {
     match findings(input, model, v) {
         Ok(findings) => Judgement::from_violations(findings.iter().flat_map(violations).collect()),
         Err(thrown) => Judgement::CannotJudge(thrown.to_string()),
@@ -404,8 +409,8 @@ fn is_compaction_summary(message: &JsValue) -> bool {
 
 /// `wire-valid` for each violation of the chat rules (a compaction or sweep that produced it is
 /// to blame: nothing in pi rewrites chat transcripts on the way).
-pub fn judge_chat(messages: &[impl Borrow<Value>]) -> Vec<Violation> {
-    crate::wire::openai::validate(messages)
+pub fn judge_chat<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<Violation> {
+    crate::wire::openai::validate::<J, M>(messages)
         .into_iter()
         .map(|v| Violation {
             invariant: WIRE_VALID,

@@ -9,9 +9,9 @@
 use std::borrow::Borrow;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::WireRule::{self, *};
+use crate::js::{Json, View};
 use crate::json_text;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,29 +41,27 @@ struct OpenBatch<'a> {
     answered: Vec<bool>,
 }
 
-pub fn validate(messages: &[impl Borrow<Value>]) -> Vec<ChatViolation> {
+/// The violations of `messages`, read in either JSON type (`M` is `J` or a reference to one).
+pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
     let mut found = Vec::new();
     let mut batch: Option<OpenBatch> = None;
     for (index, message) in messages.iter().enumerate() {
-        let message = message.borrow();
-        let Some(object) = message.as_object() else {
+        let object: &J = message.borrow();
+        if !matches!(object.view(), View::Object) {
             close(batch.take(), &mut found);
             found.push(violation(
                 NotAnObject,
                 index,
                 format!(
                     "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
-                    json_text::type_name(message)
+                    json_text::type_name(object)
                 ),
             ));
             continue;
         };
         let role = role_of(object);
         if role == "tool" {
-            let id = object
-                .get("tool_call_id")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let id = str_field(object, "tool_call_id");
             match batch.as_mut() {
                 None => found.push(violation(ToolWithoutCall, index,
                     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".to_string())),
@@ -83,13 +81,11 @@ pub fn validate(messages: &[impl Borrow<Value>]) -> Vec<ChatViolation> {
             )));
         }
         if role == "assistant" {
-            let ids: Vec<&str> = object
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|call| call.get("id").and_then(Value::as_str).unwrap_or(""))
-                .collect();
+            let calls = match object.member("tool_calls").map(Json::view) {
+                Some(View::Array(calls)) => calls,
+                _ => &[],
+            };
+            let ids: Vec<&str> = calls.iter().map(|call| str_field(call, "id")).collect();
             if !ids.is_empty() {
                 let answered = vec![false; ids.len()];
                 batch = Some(OpenBatch {
@@ -122,11 +118,18 @@ fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
     }
 }
 
-fn role_of(object: &serde_json::Map<String, Value>) -> &str {
-    let read = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or("");
-    match read("role") {
-        "" => read("sender"),
+fn role_of(object: &impl Json) -> &str {
+    match str_field(object, "role") {
+        "" => str_field(object, "sender"),
         role => role,
+    }
+}
+
+/// `object[key]` when it is a string, else `""`.
+fn str_field<'j>(object: &'j impl Json, key: &str) -> &'j str {
+    match object.member(key).map(Json::view) {
+        Some(View::String(text)) => text,
+        _ => "",
     }
 }
 
@@ -141,10 +144,11 @@ fn violation(rule: WireRule, index: usize, message: String) -> ChatViolation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::js_value::JsValue;
+    use serde_json::{Value, json};
 
     fn rules(messages: Value) -> Vec<(WireRule, usize)> {
-        validate(messages.as_array().unwrap())
+        validate::<Value, _>(messages.as_array().unwrap())
             .iter()
             .map(|v| (v.rule, v.index))
             .collect()
@@ -178,7 +182,7 @@ mod tests {
     #[test]
     fn a_message_that_is_not_an_object_is_named_by_its_json_type() {
         let values = json!([null, true, 1.5, "text", [], 0]);
-        let messages: Vec<_> = validate(values.as_array().unwrap())
+        let messages: Vec<_> = validate::<Value, _>(values.as_array().unwrap())
             .into_iter()
             .map(|v| v.message)
             .collect();
@@ -208,7 +212,9 @@ mod tests {
             {"role": "tool", "tool_call_id": "z"},
             {"role": "robot"}
         ]);
-        let found = validate(bad.as_array().unwrap());
+        let found = validate::<Value, _>(bad.as_array().unwrap());
+        let borrowed = crate::js_value::borrow_all(bad.as_array().unwrap());
+        assert_eq!(validate::<JsValue, _>(&borrowed), found);
         let ids: Vec<_> = found.iter().map(|v| (v.rule, v.index)).collect();
         assert_eq!(
             ids,

@@ -15,14 +15,16 @@ use std::collections::HashSet;
 use anyhow::{Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
 use super::compaction::generate_transcript;
+use super::pi_transcript::Transcript;
 use crate::compaction::{Compaction, CompactionConfig, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::Profile;
 use crate::harness::target::{DynTarget, Target};
-use crate::sweep::{BarrierRule, Message, sweep};
+use crate::sweep::{BarrierRule, Message as Swept, sweep};
 
 pub const NAME: &str = "pipeline";
 
@@ -44,21 +46,28 @@ pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarg
         config: CompactionConfig::named(variant)?,
         pi,
         pi_variant,
+        model: JsValue::from(default_model()),
         sweep,
     }))
 }
 
-pub struct PipelineTarget {
+struct PipelineTarget {
     variant: String,
     config: CompactionConfig,
     pi: String,
     pi_variant: PiVersion,
+    /// pi's default model, read once instead of once a case.
+    model: JsValue<'static>,
     sweep: Option<BarrierRule>,
 }
 
+/// A message of a generated transcript: the oracle's own type, which the compaction, the sweep and
+/// the validators all read (docs/decisions.md).
+type Message = JsValue<'static>;
+
 impl PipelineTarget {
     /// The compacted transcript: the summary message, then the kept messages, borrowed.
-    fn compacted<'m>(&self, messages: &'m [Value]) -> (Family, Compaction<'m>) {
+    fn compacted<'m>(&self, messages: &'m [Message]) -> (Family, Compaction<'m, Message>) {
         let family = Family::detect(messages);
         let result = compact(
             messages,
@@ -72,28 +81,28 @@ impl PipelineTarget {
     }
 
     /// What is sent after the sweep (if any), borrowed from `messages`.
-    fn swept<'m, M: Message<Json = Value>>(&self, messages: &'m [M]) -> Vec<&'m Value> {
+    fn swept<'m, M: Swept<Json = Message>>(&self, messages: &'m [M]) -> Vec<&'m Message> {
         match self.sweep {
             Some(rule) => sweep(messages, rule).messages.refs(),
-            None => messages.iter().map(Message::json).collect(),
+            None => messages.iter().map(Swept::json).collect(),
         }
     }
 
     /// The provider's verdict on `messages` after the rest of the pipeline.
-    fn provider<M: Borrow<Value> + Message<Json = Value>>(
+    fn provider<M: Borrow<Message> + Swept<Json = Message>>(
         &self,
         family: Family,
         messages: &[M],
     ) -> Judgement {
         match family {
-            Family::Pi => wire::judge(&self.swept(messages), &default_model(), self.pi_variant),
-            Family::Chat => Judgement::from_violations(wire::judge_chat(messages)),
+            Family::Pi => wire::judge_borrowed(&self.swept(messages), &self.model, self.pi_variant),
+            Family::Chat => Judgement::from_violations(wire::judge_chat::<Message, M>(messages)),
         }
     }
 }
 
 impl Target for PipelineTarget {
-    type Input = Vec<Value>;
+    type Input = Transcript;
 
     fn name(&self) -> &'static str {
         NAME
@@ -111,18 +120,18 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<Value>> {
+    fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Transcript> {
         let family = if u.arbitrary::<bool>()? {
             Family::Pi
         } else {
             Family::Chat
         };
-        generate_transcript(u, family)
+        generate_transcript(u, family).map(Transcript)
     }
 
-    fn judge(&self, messages: &Vec<Value>) -> Judgement {
+    fn judge(&self, Transcript(messages): &Transcript) -> Judgement {
         let (family, compaction) = self.compacted(messages);
-        let compacted: Vec<&Value> = compaction.messages().collect();
+        let compacted: Vec<&Message> = compaction.messages().collect();
         let before = match self.provider(family, messages) {
             Judgement::CannotJudge(why) => return Judgement::CannotJudge(why),
             Judgement::Pass => Vec::new(),
@@ -134,14 +143,14 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn output(&self, messages: &Vec<Value>) -> Value {
+    fn output(&self, Transcript(messages): &Transcript) -> Value {
         let (family, compaction) = self.compacted(messages);
-        let compacted: Vec<&Value> = compaction.messages().collect();
+        let compacted: Vec<&Message> = compaction.messages().collect();
         let sent = match family {
             Family::Pi => self.swept(&compacted),
             Family::Chat => compacted,
         };
-        Value::Array(sent.into_iter().cloned().collect())
+        Value::Array(sent.into_iter().map(JsValue::to_value).collect())
     }
 }
 
