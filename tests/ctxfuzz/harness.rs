@@ -151,6 +151,25 @@ fn oracle_json_reads_hostile_files_without_panicking_and_names_positions() {
 }
 
 #[test]
+fn oracle_json_writes_a_messages_fields_in_the_order_pi_writes_them() {
+    // pi writes `role` first; a file whose keys were sorted would start with `content` or `api`.
+    let target = targets::build("oracle-json", None, &Profile::default()).unwrap();
+    let files: Vec<String> = (0..200)
+        .filter_map(|case| target.decode(&bytes::case_bytes(5, case)).ok())
+        .filter_map(|input| Some(input.get("file")?.as_str()?.to_string()))
+        .collect();
+    let role_first = files
+        .iter()
+        .filter(|file| file.starts_with(r#"[{"role":"#))
+        .count();
+    assert!(
+        role_first * 2 > files.len(),
+        "{role_first} of {} files",
+        files.len()
+    );
+}
+
+#[test]
 fn every_registered_target_decodes_its_own_seed_bytes() {
     let samples = [
         json!([{"role": "user", "content": "hi"}]),

@@ -12,6 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -113,7 +114,9 @@ impl Target for OracleJson {
                 )
                 .into_bytes()
             }
-            _ => serde_json::to_vec(&generate_transcript::<Value>(u)?).expect("JSON"),
+            // Built as the oracle's own type, whose fields keep the order they were written in
+            // (as pi writes them), then written out.
+            _ => serde_json::to_vec(&generate_transcript::<JsValue>(u)?).expect("JSON"),
         };
         for _ in 0..u.int_in_range(0..=3)? {
             let at = u.choose_index(file.len() + 1)?;
