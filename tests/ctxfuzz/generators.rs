@@ -12,7 +12,7 @@ use ctxfuzz_oracles::js_value::JsValue;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::common::long_transcript_bytes;
+use crate::common::{fingerprint, long_transcript_bytes};
 
 const CASES: u64 = 10_000;
 
@@ -164,15 +164,13 @@ proptest! {
 /// same commit and say so.
 #[test]
 fn seeded_transcripts_are_pinned() {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut messages = 0;
-    for seed in 0..300 {
-        let transcript: Vec<Value> = pi::from_seed(seed);
-        messages += transcript.len();
-        for byte in serde_json::to_string(&transcript).unwrap().bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    let transcripts: Vec<Vec<Value>> = (0..300).map(pi::from_seed).collect();
+    let messages: usize = transcripts.iter().map(Vec::len).sum();
+    let texts: Vec<String> = transcripts
+        .iter()
+        .map(|t| serde_json::to_string(t).unwrap())
+        .collect();
+    let hash = fingerprint(texts.iter().map(String::as_str));
     assert_eq!((messages, hash), (4618, 12_741_993_152_679_889_288));
 }
 

@@ -13,7 +13,7 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
 use ctxfuzz_oracles::js_value::JsValue;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
@@ -71,6 +71,30 @@ impl InputFile {
     }
 }
 
+/// A value written with every object's keys in sorted order, as a `serde_json::Value` tree writes
+/// them: the generator builds the oracle's `JsValue` (keys in the order pi writes them), and a
+/// seed keeps meaning the same file it meant when the generator built `Value`s
+/// (docs/decisions.md).
+struct SortedKeys<'v>(&'v JsValue<'v>);
+
+impl Serialize for SortedKeys<'_> {
+    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
+            JsValue::Object(object) => {
+                let mut fields: Vec<_> = object.iter().collect();
+                fields.sort_unstable_by_key(|(key, _)| *key);
+                out.collect_map(
+                    fields
+                        .into_iter()
+                        .map(|(key, value)| (key, SortedKeys(value))),
+                )
+            }
+            scalar => scalar.serialize(out),
+        }
+    }
+}
+
 impl OracleJson {
     /// Reads and judges the file as `check` does (`parse_json_borrowed`, `messages_of`, the wire
     /// oracle), from bytes instead of from disk: the verdict, or the one-line error.
@@ -114,9 +138,10 @@ impl Target for OracleJson {
                 )
                 .into_bytes()
             }
-            // Built as the oracle's own type, whose fields keep the order they were written in
-            // (as pi writes them), then written out.
-            _ => serde_json::to_vec(&generate_transcript::<JsValue>(u)?).expect("JSON"),
+            _ => {
+                let transcript = generate_transcript::<JsValue>(u)?;
+                serde_json::to_vec(&SortedKeys(&JsValue::Array(transcript.into()))).expect("JSON")
+            }
         };
         for _ in 0..u.int_in_range(0..=3)? {
             let at = u.choose_index(file.len() + 1)?;

@@ -67,3 +67,12 @@ pub fn long_transcript_bytes() -> Vec<u8> {
         })
         .unwrap()
 }
+
+/// A 64-bit FNV-1a fingerprint of `texts`, for tests that pin what seeds generate.
+pub fn fingerprint<'t>(texts: impl IntoIterator<Item = &'t str>) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in texts.into_iter().flat_map(str::bytes) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
