@@ -46,22 +46,22 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
     let mut found = Vec::new();
     let mut batch: Option<OpenBatch> = None;
     for (index, message) in messages.iter().enumerate() {
-        let object: &J = message.borrow();
-        if !matches!(object.view(), View::Object) {
+        let message: &J = message.borrow();
+        if !matches!(message.view(), View::Object) {
             close(batch.take(), &mut found);
             found.push(violation(
                 NotAnObject,
                 index,
                 format!(
                     "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
-                    json_text::type_name(object)
+                    json_text::type_name(message)
                 ),
             ));
             continue;
-        };
-        let role = role_of(object);
+        }
+        let role = role_of(message);
         if role == "tool" {
-            let id = str_field(object, "tool_call_id");
+            let id = str_field(message, "tool_call_id");
             match batch.as_mut() {
                 None => found.push(violation(ToolWithoutCall, index,
                     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".to_string())),
@@ -81,7 +81,7 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
             )));
         }
         if role == "assistant" {
-            let calls = match object.member("tool_calls").map(Json::view) {
+            let calls = match message.member("tool_calls").map(Json::view) {
                 Some(View::Array(calls)) => calls,
                 _ => &[],
             };
@@ -118,9 +118,9 @@ fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
     }
 }
 
-fn role_of(object: &impl Json) -> &str {
-    match str_field(object, "role") {
-        "" => str_field(object, "sender"),
+fn role_of(message: &impl Json) -> &str {
+    match str_field(message, "role") {
+        "" => str_field(message, "sender"),
         role => role,
     }
 }
