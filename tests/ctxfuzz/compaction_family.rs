@@ -147,7 +147,7 @@ where
     );
     let output: Vec<&J> = c.messages().collect();
     let summariser_input: Vec<&J> = c.summariser_input.iter().map(|m| &**m).collect();
-    let tracker_calls: Vec<Value> = tracker.calls.iter().map(|call| json!(call)).collect();
+    let tracker_calls = ctxfuzz::harness::targets::observed_tracker_calls(&tracker.calls);
     let input: Vec<&J> = messages.iter().collect();
     let round = Round {
         input: &input,

@@ -4,10 +4,11 @@
 //! the oracle only through whole variants, which exercise few of its branches each.)
 
 use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz::harness::targets::observed_tracker_calls;
 use ctxfuzz_oracles::invariants::Invariant;
 use ctxfuzz_oracles::invariants::compaction::{
     BOUNDARY_VALID, CAPS, CLIP_BOUNDED, Contract, INPUT_NOT_MUTATED, KEPT_SUFFIX, NO_NEW_ORPHANS,
-    RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, USER_TURNS, judge,
+    RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, TrackerCall, USER_TURNS, judge,
 };
 use serde_json::{Value, json};
 
@@ -22,7 +23,7 @@ struct Observed {
     picked: usize,
     summary: String,
     summariser_input: Vec<Value>,
-    tracker_calls: Vec<Value>,
+    tracker_calls: Vec<TrackerCall>,
 }
 
 impl Observed {
@@ -51,11 +52,7 @@ impl Observed {
                 .iter()
                 .map(|v| v.clone().into_owned())
                 .collect(),
-            tracker_calls: tracker
-                .calls
-                .iter()
-                .map(|call| serde_json::to_value(call).expect("serialisable"))
-                .collect(),
+            tracker_calls: observed_tracker_calls(&tracker.calls),
             input_after: input.clone(),
             input,
         }
@@ -587,9 +584,9 @@ fn a_changed_input_is_reported() {
 #[test]
 fn the_tracker_is_reset_once_with_a_delivered_summary_then_refilled_per_kept_message() {
     let observed = Observed::of(transcript());
-    assert_eq!(observed.tracker_calls[0], json!("reset"));
+    assert_eq!(observed.tracker_calls[0], TrackerCall::Reset);
     let mut twice = observed.clone();
-    twice.tracker_calls.push(json!("reset"));
+    twice.tracker_calls.push(TrackerCall::Reset);
     assert_eq!(
         verdict(&[&twice]),
         [(

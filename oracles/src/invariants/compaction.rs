@@ -138,7 +138,7 @@ impl Contract {
 /// (`M = &J`): a caller that chains compactions lends the messages it keeps instead of copying
 /// them, and the comparisons below pass a message borrowed from the other side without reading it.
 /// The messages are any [`Json`] (`serde_json::Value`, or a [`crate::js_value::JsValue`], whose
-/// fields are found without a B-tree); the tracker calls are built in code, always `Value`.
+/// fields are found without a B-tree).
 #[derive(Debug, Clone, Copy)]
 pub struct Round<'a, M = Value> {
     /// The transcript handed to the compaction, as it was before the call.
@@ -154,8 +154,17 @@ pub struct Round<'a, M = Value> {
     pub summary: &'a str,
     /// What the summariser received (empty when it was not called).
     pub summariser_input: &'a [M],
-    /// The tracker calls of this round: `"reset"` or `{"add": {"prompt": n, "completion": n}}`.
-    pub tracker_calls: &'a [Value],
+    /// The calls the compaction made to the token tracker in this round, in order.
+    pub tracker_calls: &'a [TrackerCall],
+}
+
+/// A call to the token tracker, as far as the oracle reads it: a reset, or a kept message added
+/// with its prompt tokens. A case file writes them `"reset"` and `{"add": {"prompt": n, ...}}`;
+/// in a fuzz case they were built as `Value`s only to be read back here, 4% of a compaction case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackerCall {
+    Reset,
+    Add { prompt: u64 },
 }
 
 /// Judges a sequence of rounds (each round's input is the previous output plus new messages).
@@ -517,16 +526,13 @@ fn reset_delivered<J: Json, M: Borrow<J>>(
     let resets = round
         .tracker_calls
         .iter()
-        .filter(|c| c.as_str() == Some("reset"))
+        .filter(|&&call| call == TrackerCall::Reset)
         .count();
     if resets == 0 {
         return;
     }
     let delivered = round.boundary > 0 && !round.summary.is_empty();
-    if !delivered
-        || resets != 1
-        || round.tracker_calls.first().and_then(Value::as_str) != Some("reset")
-    {
+    if !delivered || resets != 1 || round.tracker_calls.first() != Some(&TrackerCall::Reset) {
         report(
             RESET_DELIVERED,
             format!("the tracker was reset {resets} time(s) without a delivered summary"),
@@ -534,15 +540,12 @@ fn reset_delivered<J: Json, M: Borrow<J>>(
         );
         return;
     }
+    // The one reset is the first call, so every call after it is an `Add`.
     let refills: Vec<u64> = round.tracker_calls[1..]
         .iter()
-        .map(|c| {
-            // `get` twice, not `pointer("/add/prompt")`: a pointer is parsed (and its segments
-            // unescaped into new strings) on every call, which was 6% of a compaction case.
-            c.get("add")
-                .and_then(|add| add.get("prompt"))
-                .and_then(Value::as_u64)
-                .unwrap_or(u64::MAX)
+        .filter_map(|&call| match call {
+            TrackerCall::Add { prompt } => Some(prompt),
+            TrackerCall::Reset => None,
         })
         .collect();
     let kept: Vec<u64> = round.input[round.boundary..]

@@ -29,7 +29,7 @@ use typed_arena::Arena;
 
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
 use crate::compaction::{
-    Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact,
+    Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
 use crate::generators;
 use crate::harness::profile::Profile;
@@ -149,7 +149,7 @@ pub struct RoundRun<'s> {
     /// `None` when the overflow check did not attempt a compaction.
     pub compaction: Option<Record<'s>>,
     /// Tracker calls made by the compaction (a turn's usage is counted before it, not listed).
-    pub tracker_calls: Vec<Value>,
+    pub tracker_calls: Vec<TrackerCall>,
     pub overflow: Option<Value>,
 }
 
@@ -226,7 +226,6 @@ pub fn run<'s>(
         let faults = Faults {
             compose_fails: spec.compose_fails,
         };
-        tracker.calls.clear();
         let (compaction, overflow) = match spec.overflow {
             None => {
                 let c = compact(
@@ -268,15 +267,10 @@ pub fn run<'s>(
                 (record, Some(report))
             }
         };
-        let tracker_calls = tracker
-            .calls
-            .iter()
-            .map(|c| serde_json::to_value(c).expect("serialisable"))
-            .collect();
         runs.push(RoundRun {
             input: transcript,
             compaction,
-            tracker_calls,
+            tracker_calls: std::mem::take(&mut tracker.calls),
             overflow,
         });
     }
@@ -346,9 +340,14 @@ pub fn judge_runs(
         family_name.as_str().unwrap_or(""),
         &serde_json::to_value(config).expect("serialisable"),
     );
+    let calls: Vec<Vec<oracle::TrackerCall>> = runs
+        .iter()
+        .map(|run| observed_tracker_calls(&run.tracker_calls))
+        .collect();
     let rounds: Vec<oracle::Round<&Message>> = runs
         .iter()
-        .filter_map(|run| {
+        .zip(&calls)
+        .filter_map(|(run, calls)| {
             let c = run.compaction.as_ref()?;
             Some(oracle::Round {
                 input: &run.input,
@@ -360,11 +359,22 @@ pub fn judge_runs(
                 picked: c.picked,
                 summary: &c.summary,
                 summariser_input: &c.summariser_input,
-                tracker_calls: &run.tracker_calls,
+                tracker_calls: calls,
             })
         })
         .collect();
     oracle::judge::<Message, _>(&contract, &rounds)
+}
+
+/// The tracker calls as the oracle reads them.
+pub fn observed_tracker_calls(calls: &[TrackerCall]) -> Vec<oracle::TrackerCall> {
+    calls
+        .iter()
+        .map(|&call| match call {
+            TrackerCall::Reset => oracle::TrackerCall::Reset,
+            TrackerCall::Add { prompt, .. } => oracle::TrackerCall::Add { prompt },
+        })
+        .collect()
 }
 
 /// A scenario from fuzz bytes: either family, small knobs (so caps and clipping bite), one to

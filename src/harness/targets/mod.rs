@@ -16,6 +16,9 @@ mod pi_transcript;
 mod pipeline;
 mod sweep;
 
+/// For tests that judge a compaction by hand.
+pub use compaction::observed_tracker_calls;
+
 /// Builds a target from a variant of its system under test (`None`: the target's default) and a
 /// profile (the options it reads; the others are ignored).
 pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
