@@ -150,20 +150,34 @@ fn oracle_json_reads_hostile_files_without_panicking_and_names_positions() {
     assert!(outcome.stats.execs > 4_000);
 }
 
-/// An `oracle-json` seed keeps meaning the same file, as the transcript generators' seeds do
-/// (`generators::seeded_transcripts_are_pinned`): the files of 300 cases, pinned.
+/// A seed keeps meaning the same case in every target, as the transcript generators' seeds do
+/// (`generators::seeded_transcripts_are_pinned`): a finding's `regenerate` line depends on it. The
+/// inputs of 300 cases of each target, pinned (`oracle-json`'s are the files it writes).
 #[test]
-fn oracle_json_files_are_pinned() {
-    let target = targets::build("oracle-json", None, &Profile::default()).unwrap();
-    let inputs: Vec<String> = (0..300)
-        .map(|case| match target.decode(&bytes::case_bytes(5, case)) {
-            Ok(input) => input.to_string(),
-            Err(error) => error.to_string(),
+fn seeded_inputs_are_pinned() {
+    let fingerprints: Vec<(&str, u64)> = targets::default_names()
+        .into_iter()
+        .map(|name| {
+            let target = targets::build(name, None, &Profile::default()).unwrap();
+            let inputs: Vec<String> = (0..300)
+                .map(|case| match target.decode(&bytes::case_bytes(5, case)) {
+                    Ok(input) => input.to_string(),
+                    Err(error) => error.to_string(),
+                })
+                .collect();
+            (name, fingerprint(inputs.iter().map(String::as_str)))
         })
         .collect();
     assert_eq!(
-        fingerprint(inputs.iter().map(String::as_str)),
-        16_277_177_218_224_888_697
+        fingerprints,
+        [
+            ("sweep", 12_497_179_162_274_078_978),
+            ("oracle-json", 16_277_177_218_224_888_697),
+            ("differential", 12_497_179_162_274_078_978),
+            ("compaction", 9_327_156_012_237_216_734),
+            ("pipeline", 9_481_942_193_807_101_170),
+            ("guard", 5_444_976_805_924_051_946),
+        ]
     );
 }
 
