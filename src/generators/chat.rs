@@ -77,7 +77,7 @@ fn rarely(u: &mut Unstructured<'_>, percent: u8) -> Result<bool> {
 fn text(u: &mut Unstructured<'_>) -> Result<Cow<'static, str>> {
     let word = *u.choose(&WORDS)?;
     Ok(if rarely(u, 40)? {
-        Cow::Owned(vec![word; u.int_in_range(2..=64)?].join(" "))
+        Cow::Owned(super::repeated(word, u.int_in_range(2..=64)?))
     } else {
         Cow::Borrowed(word)
     })

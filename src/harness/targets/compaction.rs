@@ -461,6 +461,6 @@ fn lengthen<B: Build + Json>(
 /// A string `times` times, joined by spaces; anything else as it is.
 fn repeat<B: Build + Json>(value: &mut B, times: usize) {
     if let View::String(text) = value.view() {
-        *value = B::string(vec![text; times].join(" "));
+        *value = B::string(generators::repeated(text, times));
     }
 }
