@@ -1,7 +1,7 @@
 //! Boundary policies: the index of the first kept message. `messages[..b]` is summarised,
 //! `messages[b..]` kept; 0 means "do not compact". Read from the transcript's `Facts`.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::config::{CompactionConfig, Policy};
 use super::facts::{Facts, Id, Role};

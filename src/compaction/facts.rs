@@ -8,7 +8,7 @@
 //! costs more per message than a short one (docs/figures.md#compaction).
 
 use std::borrow::{Borrow, Cow};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::ops::Range;
 
 use super::Message;

@@ -2,7 +2,7 @@
 //! summarised region (no model call; malformed calls are skipped, never raise).
 
 use std::borrow::Borrow;
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use ctxfuzz_oracles::js::View;
 
