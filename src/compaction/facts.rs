@@ -8,8 +8,9 @@
 //! costs more per message than a short one (docs/figures.md#compaction).
 
 use std::borrow::{Borrow, Cow};
-use foldhash::{HashMap, HashMapExt};
 use std::ops::Range;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::Message;
 use super::family::Family;

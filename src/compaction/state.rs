@@ -2,9 +2,9 @@
 //! summarised region (no model call; malformed calls are skipped, never raise).
 
 use std::borrow::Borrow;
-use foldhash::{HashSet, HashSetExt};
 
 use ctxfuzz_oracles::js::View;
+use foldhash::{HashSet, HashSetExt};
 
 use super::Message;
 use super::config::CompactionConfig;
