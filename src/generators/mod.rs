@@ -20,8 +20,8 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 }
 
 /// `text` `times` times, separated by spaces (a long text from a short one). Written by doubling
-/// (`str::repeat`) instead of joining a vector of `times` copies, which was 6% of a compaction
-/// case's instructions.
+/// (`str::repeat`) instead of joining a vector of `times` copies: joining was 6% of a compaction
+/// case's instructions, and this takes a quarter of that off (the copying stays).
 pub fn repeated(text: &str, times: usize) -> String {
     let mut joined = [text, " "].concat().repeat(times);
     joined.pop();

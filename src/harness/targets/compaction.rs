@@ -340,16 +340,17 @@ pub fn judge_runs(
         family_name.as_str().unwrap_or(""),
         &serde_json::to_value(config).expect("serialisable"),
     );
-    let calls: Vec<Vec<oracle::TrackerCall>> = runs
+    let attempted: Vec<(&RoundRun, &Record, Vec<oracle::TrackerCall>)> = runs
         .iter()
-        .map(|run| observed_tracker_calls(&run.tracker_calls))
-        .collect();
-    let rounds: Vec<oracle::Round<&Message>> = runs
-        .iter()
-        .zip(&calls)
-        .filter_map(|(run, calls)| {
+        .filter_map(|run| {
             let c = run.compaction.as_ref()?;
-            Some(oracle::Round {
+            Some((run, c, observed_tracker_calls(&run.tracker_calls)))
+        })
+        .collect();
+    let rounds: Vec<oracle::Round<&Message>> = attempted
+        .iter()
+        .map(|(run, c, calls)| {
+            oracle::Round {
                 input: &run.input,
                 // `compact` takes `&[&Message]`, so the borrow checker already proves it changed
                 // nothing; a snapshot taken before the call cost a deep copy of every round.
@@ -360,7 +361,7 @@ pub fn judge_runs(
                 summary: &c.summary,
                 summariser_input: &c.summariser_input,
                 tracker_calls: calls,
-            })
+            }
         })
         .collect();
     oracle::judge::<Message, _>(&contract, &rounds)
