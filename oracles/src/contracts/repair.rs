@@ -133,10 +133,12 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             .flat_map(|e| &e.calls)
             .filter_map(|c| c.id.as_deref())
         {
-            *sent.entry(normalize_tool_call_id(id)).or_insert(0) += 1;
+            *sent
+                .entry(normalize_tool_call_id(id).into_owned())
+                .or_insert(0) += 1;
         }
         let repeated = |id: Option<&str>| {
-            id.is_some_and(|id| sent.get(&normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
+            id.is_some_and(|id| sent.get(&*normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
         };
         let model = JsValue::from(default_model());
         return match pi_wire::permanent(

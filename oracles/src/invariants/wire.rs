@@ -269,7 +269,7 @@ impl<'r, 'm> IdProvenance<'r, 'm> {
                     let wire = if same {
                         raw.to_string()
                     } else {
-                        pi::normalize_tool_call_id(raw)
+                        pi::normalize_tool_call_id(raw).into_owned()
                     };
                     if !same && wire != raw {
                         id_map.insert(raw, wire.clone());

@@ -36,11 +36,17 @@ fn throw(error: String) -> Thrown {
 }
 
 /// Anthropic's `normalizeToolCallId`: `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`, on UTF-16
-/// code units (an astral character becomes two underscores, a lone surrogate one).
-pub fn normalize_tool_call_id(id: &str) -> String {
+/// code units (an astral character becomes two underscores, a lone surrogate one). Borrowed when
+/// the id is already its own normal form, as almost every id is: that is checked without decoding
+/// or copying it.
+pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
+    let kept = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if id.len() <= 64 && id.chars().all(kept) {
+        return Cow::Borrowed(id);
+    }
     js_string::code_units(id)
         .map(|unit| match unit {
-            JsChar::Scalar(c) if c.is_ascii_alphanumeric() || c == '_' || c == '-' => c,
+            JsChar::Scalar(c) if kept(c) => c,
             _ => '_',
         })
         .take(64)
@@ -325,32 +331,33 @@ fn transform_block<'b, 'a>(
         if same {
             return Ok(BlockOutcome::Keep);
         }
-        let mut call = block.clone();
-        let mut changed = false;
-        if truthy(field(block, "thoughtSignature")) {
-            if let JsValue::Object(map) = &mut call {
-                map.remove("thoughtSignature");
-            }
-            changed = true;
-        }
+        let signed = truthy(field(block, "thoughtSignature"));
         let id = match field(block, "id") {
             Some(JsValue::String(id)) => id,
             id @ (None | Some(JsValue::Null)) => return Err(throw(js::cannot_read(id, "replace"))),
             Some(_) => return Err(throw("TypeError: id.replace is not a function".into())),
         };
-        let normalized = normalize_tool_call_id(id);
-        if normalized != **id {
-            id_map.insert(id.to_string(), normalized.clone());
-            if let JsValue::Object(map) = &mut call {
-                map.insert("id", JsValue::from(normalized));
-            }
-            changed = true;
+        let renamed = match normalize_tool_call_id(id) {
+            Cow::Owned(normalized) => Some(normalized),
+            Cow::Borrowed(_) => None,
+        };
+        if !signed && renamed.is_none() {
+            // Copied only when changed: most calls of another model's assistant are not.
+            return Ok(BlockOutcome::Keep);
         }
-        return Ok(if changed {
-            BlockOutcome::Replace(call)
-        } else {
-            BlockOutcome::Keep
-        });
+        let mut call = block.clone();
+        if let JsValue::Object(map) = &mut call {
+            if signed {
+                map.remove("thoughtSignature");
+            }
+            if let Some(normalized) = &renamed {
+                map.insert("id", JsValue::from(normalized.clone()));
+            }
+        }
+        if let Some(normalized) = renamed {
+            id_map.insert(id.to_string(), normalized);
+        }
+        return Ok(BlockOutcome::Replace(call));
     }
     Ok(match block {
         JsValue::Array(items) => BlockOutcome::Flatten(items),
@@ -601,5 +608,15 @@ mod tests {
         );
         assert_eq!(normalize_tool_call_id("ok_-9"), "ok_-9");
         assert_eq!(normalize_tool_call_id(""), "");
+        // An id already in normal form is lent back, up to the cut's length and not past it.
+        assert!(matches!(
+            normalize_tool_call_id(&"z".repeat(64)),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            normalize_tool_call_id(&"z".repeat(65)),
+            Cow::Owned(_)
+        ));
+        assert!(matches!(normalize_tool_call_id("a.b"), Cow::Owned(_)));
     }
 }
