@@ -590,6 +590,35 @@ mod tests {
         );
     }
 
+    /// Another model's tool call loses its `thoughtSignature` even when its id needs no change,
+    /// and keeps the id it has; an unsigned call with such an id comes out as it went in.
+    #[test]
+    fn another_models_call_loses_its_signature_whatever_its_id() {
+        let call = |signature: bool| {
+            let mut call = serde_json::json!({"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {}});
+            if signature {
+                call["thoughtSignature"] = serde_json::json!("sig");
+            }
+            call
+        };
+        let assistant = |call| {
+            serde_json::json!({"role": "assistant", "content": [call], "provider": "openai",
+                "api": "openai-responses", "model": "gpt-5", "stopReason": "toolUse"})
+        };
+        let result = serde_json::json!({"role": "toolResult", "toolCallId": "call_1",
+            "toolName": "bash", "content": [], "isError": false});
+        let model = crate::pi::default_model();
+        for signature in [true, false] {
+            let messages = [assistant(call(signature)), result.clone()];
+            let out = crate::pi::transform_messages(&messages, &model, PiVersion::From130).unwrap();
+            assert_eq!(
+                out,
+                [assistant(call(false)), result.clone()],
+                "signed: {signature}"
+            );
+        }
+    }
+
     #[test]
     fn ids_are_sanitised_per_utf16_unit_and_cut_at_64() {
         assert_eq!(normalize_tool_call_id("a.b"), "a_b");
