@@ -10,12 +10,20 @@ source ci/lib.sh
 ensure_tool cargo-fuzz cargo-fuzz 0.13.2
 step "cargo fuzz build -s none --no-trace-compares (stable; the flags of ci/nightly-fuzz.sh)"
 timed cargo fuzz build -s none --no-trace-compares
+triple="$(rustc -vV | sed -n 's/^host: //p')"
+
+step "without a sanitizer every target allocates with mimalloc (fuzz/build.rs)"
+for target in $(cargo fuzz list); do
+  if ! grep -q -a mi_malloc "target/$triple/release/$target"; then
+    echo "fuzz target $target was built without a sanitizer but does not link mimalloc" >&2
+    exit 1
+  fi
+done
 
 seeds="$(mktemp -d)"
 trap 'rm -rf "$seeds"' EXIT
 step "seed inputs from corpus/"
 cargo run --release --quiet -- replay --export-seeds "$seeds"
-triple="$(rustc -vV | sed -n 's/^host: //p')"
 for target in $(cargo fuzz list); do
   if [ -d "$seeds/$target" ]; then
     step "replay the corpus through fuzz target $target"
