@@ -7,8 +7,9 @@
 //!
 //! `cargo bench --bench scale`. The transcripts are `ctxfuzz::generators::long_session`'s
 //! (well-formed, about 180 bytes a message), built in memory from a fixed seed. "check" is what
-//! `ctxfuzz check FILE` does after reading the file: `JSON.parse`-compatible parsing, the
-//! messages of the document, pi's pipeline and the wire validator; "sweep" what `ctxfuzz sweep
+//! `ctxfuzz check FILE` does after reading the file: the array read one message at a time
+//! (`JSON.parse`-compatible) and judged in parts of `PART_SIZE` messages, each through pi's
+//! pipeline and the wire validator; "sweep" what `ctxfuzz sweep
 //! FILE --json` does after reading it: the sweep's decisions on a first read of the array one
 //! message at a time, then the protocol line written (here to nowhere) on a second. Peak heap is
 //! counted by the
@@ -22,10 +23,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ctxfuzz::cli::check::PART_SIZE;
 use ctxfuzz::generators::long_session;
 use ctxfuzz::sweep::streamed::{KeptItems, decide};
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
-use ctxfuzz_oracles::invariants::wire::findings;
+use ctxfuzz_oracles::invariants::wire::Parts;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
@@ -64,9 +66,13 @@ fn peak_heap(work: impl FnOnce()) -> usize {
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 fn check(text: &str, model: &JsValue<'_>) -> usize {
-    let document = json_text::parse_borrowed(text).expect("the generator writes JSON");
-    let messages = document.as_array().expect("an array");
-    findings(messages, model, PiVersion::default()).map_or(0, |f| f.len())
+    let mut parts = Parts::new(model, PiVersion::default(), PART_SIZE);
+    json_text::for_each_item(text, |message| parts.push(message))
+        .expect("the generator writes JSON");
+    parts
+        .finish()
+        .expect("the parts of a generated session stand alone")
+        .len()
 }
 
 fn swept(text: &str) -> usize {

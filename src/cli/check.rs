@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
-use ctxfuzz_oracles::invariants::wire::{Finding, findings};
+use ctxfuzz_oracles::invariants::wire::{Finding, Parts, findings};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
@@ -43,39 +43,46 @@ pub struct Args {
     pub json: bool,
 }
 
-/// A transcript file as `check` reads it: a JSON array of pi messages or `{"messages": [...]}`,
-/// parsed borrowing from its text; or a pi session file (`*.jsonl`, or a session header on the
-/// first line), read as pi `v` would load it.
+/// How many messages a part of a transcript holds at least, judged alone when it can be
+/// ([`Parts`]): a few megabytes of tree, against one tree of the whole file.
+pub const PART_SIZE: usize = 4096;
+
+/// Judges one file: a pi session file (`*.jsonl`, or a session header on the first line) by the
+/// messages pi `v` would load from it; a JSON array of pi messages part by part, in the memory of
+/// its text and one part; anything else, and an array whose parts do not stand alone, parsed
+/// whole (`{"messages": [...]}` too). Every form borrows its strings from `text`.
 ///
 /// The seam for other transcript formats: a reader for them gives the messages pi would send
-/// into `convertToLlm`, as a JSON array document.
-enum Document<'t> {
-    Transcript(JsValue<'t>),
-    Session(Vec<JsValue<'t>>),
-}
-
-fn read_document<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Document<'t>> {
-    if session_file::is_session_file(path, text) {
-        return session_file::read_messages(path, text, v).map(Document::Session);
-    }
-    io::parse_json_borrowed(path, text).map(Document::Transcript)
-}
-
+/// into `convertToLlm`. A whole document read from the `last_file` is left to the operating
+/// system ([`super::free_at_exit`]).
 fn judge(
     path: &Path,
-    document: &Document<'_>,
+    text: &str,
     model: &JsValue<'_>,
     v: PiVersion,
+    last_file: bool,
 ) -> Result<Outcome> {
-    let messages = match document {
-        Document::Transcript(document) => io::messages_of(path, document)?,
-        Document::Session(messages) => messages,
+    let leave = |document| {
+        if last_file {
+            super::free_at_exit(document);
+        }
     };
-    let found = findings(messages, model, v);
-    Ok(match found {
-        Ok(found) => Outcome::Judged(found),
-        Err(thrown) => Outcome::Throws(thrown),
-    })
+    if session_file::is_session_file(path, text) {
+        let messages = session_file::read_messages(path, text, v)?;
+        let outcome = Outcome::of(findings(&messages, model, v));
+        leave(messages);
+        return Ok(outcome);
+    }
+    let mut parts = Parts::new(model, v, PART_SIZE);
+    if io::for_each_item(path, text, |message| parts.push(message))?
+        && let Some(found) = parts.finish()
+    {
+        return Ok(Outcome::Judged(found));
+    }
+    let document = io::parse_json_borrowed(path, text)?;
+    let outcome = Outcome::of(findings(io::messages_of(path, &document)?, model, v));
+    leave(vec![document]);
+    Ok(outcome)
 }
 
 /// What `check` concluded about one file.
@@ -84,10 +91,19 @@ enum Outcome {
     Throws(Thrown),
 }
 
+impl Outcome {
+    fn of(judged: Result<Vec<Finding>, Thrown>) -> Self {
+        match judged {
+            Ok(found) => Outcome::Judged(found),
+            Err(thrown) => Outcome::Throws(thrown),
+        }
+    }
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
     let model = JsValue::from(pi::default_model());
-    // One file at a time: a document is dropped once judged, so memory is that of the largest
-    // file, not of them all.
+    // One file at a time: a text is dropped once judged, so memory is that of the largest file,
+    // not of them all.
     let last = args.files.len().saturating_sub(1);
     let outcomes = args
         .files
@@ -95,10 +111,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .enumerate()
         .map(|(index, path)| {
             let text = io::read_text(path)?;
-            let document = read_document(path, &text, args.pi)?;
-            let outcome = judge(path, &document, &model, args.pi)?;
+            let outcome = judge(path, &text, &model, args.pi, index == last)?;
             if index == last {
-                super::free_at_exit(document);
                 super::free_at_exit(text);
             }
             Ok(outcome)

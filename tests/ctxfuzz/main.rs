@@ -4,6 +4,7 @@
 //! `.config/nextest.toml` so they start last under nextest.
 
 mod bridges;
+mod check_in_parts;
 mod cli_check_session;
 mod cli_compact;
 mod cli_render_check;

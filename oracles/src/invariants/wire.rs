@@ -21,7 +21,11 @@ use crate::js::{Json, field, is_str};
 use crate::js_value::{self, JsValue};
 use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
-use crate::wire::anthropic::{WireViolation, validate};
+use crate::wire::anthropic::{Request, WireViolation, validate};
+
+mod parts;
+
+pub use parts::Parts;
 
 pub const WIRE_VALID: Invariant = Invariant {
     id: "wire-valid",
@@ -108,7 +112,20 @@ pub fn findings<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Finding>, Thrown> {
-    let (rendered, wire) = render_and_validate(input, model, v)?;
+    findings_numbered(input, model, v, 0, |_, _| {})
+}
+
+/// [`findings`] with the request's messages numbered from `first_message` (a part of a longer
+/// transcript, [`Parts`]); `inspect` reads pi's converted messages and the request before they
+/// are dropped.
+fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+    first_message: usize,
+    inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
+) -> Result<Vec<Finding>, Thrown> {
+    let (rendered, wire) = render_and_validate(input, model, v, first_message, inspect)?;
     if wire.is_empty() {
         return Ok(Vec::new());
     }
@@ -177,21 +194,29 @@ pub fn permanent_count<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<usize, String> {
-    let (_, wire) = render_and_validate(input, model, v).map_err(|thrown| thrown.to_string())?;
+    let (_, wire) =
+        render_and_validate(input, model, v, 0, |_, _| {}).map_err(|thrown| thrown.to_string())?;
     Ok(wire
         .iter()
         .filter(|wire| permanent_invariant(wire.rule).is_some())
         .count())
 }
 
-/// pi's pipeline over `input`, and the provider's rules the request it builds breaks.
+/// pi's pipeline over `input`, and the provider's rules the request it builds breaks (its
+/// messages numbered from `first_message`); `inspect` reads the converted messages and the
+/// request.
 fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
+    first_message: usize,
+    inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
 ) -> Result<(pi::RenderedBorrowed<'a>, Vec<WireViolation>), Thrown> {
     let rendered = pi::render_borrowed(input, model, v)?;
-    let wire = validate(&rendered.request(model, v)?);
+    let request = rendered.request(model, v)?;
+    inspect(&rendered.llm, &request);
+    let wire = validate(&request, first_message);
+    drop(request);
     Ok((rendered, wire))
 }
 

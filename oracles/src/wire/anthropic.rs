@@ -104,7 +104,10 @@ impl<'r, 'a> Turn<'r, 'a> {
 }
 
 /// Every violation of the rules above, in request order (per turn: id checks, then results).
-pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
+/// The request's messages are numbered from `first_message` in the locations: 0 for a whole
+/// request, the messages before it when the request is one part of a longer one
+/// (`crate::invariants::wire::Parts`).
+pub fn validate(request: &Request<'_>, first_message: usize) -> Vec<WireViolation> {
     let mut violations = Vec::new();
     // Sized once for every block of the assistant messages (the tool uses are among them): a
     // set grown from empty rehashed its way up on a long transcript.
@@ -118,7 +121,7 @@ pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
         })
         .sum();
     let mut seen_tool_use_ids = HashSet::with_capacity(assistant_blocks);
-    let mut turns = turns(&request.messages).peekable();
+    let mut turns = turns(&request.messages, first_message).peekable();
     let mut previous = None;
     while let Some(turn) = turns.next() {
         match turn.role {
@@ -133,9 +136,11 @@ pub fn validate(request: &Request<'_>) -> Vec<WireViolation> {
     violations
 }
 
-/// The request's turns, in order.
-fn turns<'r, 'a>(messages: &'r [Message<'a>]) -> impl Iterator<Item = Turn<'r, 'a>> {
-    let mut first = 0;
+/// The request's turns, in order, the first message numbered `first`.
+fn turns<'r, 'a>(
+    messages: &'r [Message<'a>],
+    mut first: usize,
+) -> impl Iterator<Item = Turn<'r, 'a>> {
     messages
         .chunk_by(|a, b| a.role == b.role)
         .map(move |messages| {
@@ -158,7 +163,7 @@ fn tool_uses<'r, 'a>(
 }
 
 /// An id as the API compares and prints it.
-fn id_text<'a>(id: Option<&'a JsValue<'a>>) -> Option<Cow<'a, str>> {
+pub(crate) fn id_text<'a>(id: Option<&'a JsValue<'a>>) -> Option<Cow<'a, str>> {
     match id? {
         JsValue::String(id) => Some(Cow::Borrowed(id)),
         other => Some(Cow::Owned(other.to_string())),
@@ -391,7 +396,7 @@ mod tests {
     }
 
     fn rules(request: &Value) -> Vec<(WireRule, usize, Option<usize>)> {
-        validate(&typed(&JsValue::from(request)))
+        validate(&typed(&JsValue::from(request)), 0)
             .iter()
             .map(|v| (v.rule, v.message, v.block))
             .collect()
@@ -442,7 +447,7 @@ mod tests {
             rules(&request),
             vec![(OrphanResult, 3, Some(0)), (OrphanResult, 3, Some(1))]
         );
-        let text = &validate(&typed(&JsValue::from(&request)))[0].text;
+        let text = &validate(&typed(&JsValue::from(&request)), 0)[0].text;
         assert!(text.starts_with(
             "messages.3.content.0: unexpected tool_use_id found in tool_result blocks: x."
         ));

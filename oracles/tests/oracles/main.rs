@@ -5,3 +5,4 @@ mod golden_vectors;
 mod lone_surrogate_findings;
 mod session_vectors;
 mod wire_causes;
+mod wire_parts;

@@ -1,0 +1,171 @@
+//! A transcript judged in parts (`wire::Parts`) finds what the whole finds, numbered as in the
+//! whole request; a part that cannot stand alone sends the transcript to the whole judgement
+//! (`finish` gives `None`), one test per reason.
+
+use ctxfuzz_oracles::invariants::Cause;
+use ctxfuzz_oracles::invariants::wire::{self, Finding, Parts};
+use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::wire::WireRule;
+use serde_json::{Value, json};
+
+fn call(id: &str) -> Value {
+    json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}})
+}
+
+fn assistant(ids: &[&str]) -> Value {
+    json!({"role": "assistant", "content": ids.iter().map(|id| call(id)).collect::<Vec<_>>(),
+           "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+           "stopReason": "toolUse"})
+}
+
+fn result(id: &str) -> Value {
+    json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
+           "content": [{"type": "text", "text": "ok"}], "isError": false})
+}
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text})
+}
+
+/// The findings of `input` judged in parts of at least `part_size` messages, `None` when a part
+/// did not stand alone.
+fn in_parts(input: &[Value], v: PiVersion, part_size: usize) -> Option<Vec<Finding>> {
+    let model = JsValue::from(default_model());
+    let mut parts = Parts::new(&model, v, part_size);
+    input.iter().for_each(|m| parts.push(JsValue::from(m)));
+    parts.finish()
+}
+
+fn whole(input: &[Value], v: PiVersion) -> Vec<Finding> {
+    let input: Vec<JsValue> = input.iter().map(JsValue::from).collect();
+    wire::findings(&input, &JsValue::from(default_model()), v).expect("pi does not throw")
+}
+
+fn rules(found: &[Finding]) -> Vec<(WireRule, usize)> {
+    found
+        .iter()
+        .map(|f| (f.wire.rule, f.wire.message))
+        .collect()
+}
+
+#[test]
+fn parts_number_their_findings_as_the_whole_request_does() {
+    let input = [
+        user("one"),
+        assistant(&["a1"]),
+        result("a1"),
+        user("two"),
+        assistant(&["b1"]),
+        result("b1"),
+        result("stray"),
+        user("three"),
+        assistant(&["c1"]),
+    ];
+    let whole = whole(&input, PiVersion::default());
+    assert_eq!(
+        rules(&whole),
+        [(WireRule::OrphanResult, 5)],
+        "the orphan sits in the second part's results: {whole:#?}"
+    );
+    for part_size in 1..=input.len() {
+        assert_eq!(
+            in_parts(&input, PiVersion::default(), part_size),
+            Some(whole.clone()),
+            "part size {part_size}"
+        );
+    }
+}
+
+#[test]
+fn an_id_two_parts_share_sends_the_transcript_whole() {
+    // The second call reuses the first's id: a duplicate only the whole request shows.
+    let input = [
+        user("one"),
+        assistant(&["x"]),
+        result("x"),
+        user("two"),
+        assistant(&["x"]),
+        result("x"),
+    ];
+    assert!(
+        rules(&whole(&input, PiVersion::default()))
+            .iter()
+            .any(|(rule, _)| *rule == WireRule::DuplicateToolUseId)
+    );
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+    assert!(in_parts(&input, PiVersion::default(), input.len()).is_some());
+}
+
+#[test]
+fn a_part_opening_on_results_sends_the_transcript_whole() {
+    // The blank user message sends nothing, so the second part's request opens with a result,
+    // which merges into the first part's last user turn, after its text: "results first" is
+    // broken only in the whole.
+    let input = [
+        assistant(&["a1"]),
+        result("a1"),
+        user("text after the result"),
+        user("   "),
+        result("b1"),
+    ];
+    assert!(
+        rules(&whole(&input, PiVersion::default()))
+            .iter()
+            .any(|(rule, _)| *rule == WireRule::ResultsNotFirst)
+    );
+    assert_eq!(in_parts(&input, PiVersion::default(), 3), None);
+}
+
+#[test]
+fn a_result_without_an_id_sends_the_transcript_whole() {
+    // pi answers the second part's call without an id with a result without one, an orphan:
+    // unpreventable alone, but a real result without an id anywhere makes it the sweep's to
+    // remove.
+    let mut idless_result = result("unused");
+    idless_result.as_object_mut().unwrap().remove("toolCallId");
+    let mut idless_call = assistant(&["unused"]);
+    idless_call["content"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("id");
+    let input = [
+        user("one"),
+        assistant(&["a1"]),
+        result("a1"),
+        idless_result,
+        user("two"),
+        idless_call,
+    ];
+    let idless_orphan_causes = |input: &[Value]| -> Vec<Cause> {
+        whole(input, PiVersion::default())
+            .into_iter()
+            .filter(|f| f.wire.rule == WireRule::OrphanResult && f.wire.tool_use_id.is_none())
+            .map(|f| f.cause)
+            .collect()
+    };
+    assert_eq!(
+        idless_orphan_causes(&input),
+        [Cause::SystemUnderTest, Cause::SystemUnderTest]
+    );
+    assert!(matches!(
+        idless_orphan_causes(&input[4..])[..],
+        [Cause::Unpreventable(_)]
+    ));
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+}
+
+#[test]
+fn a_system_message_sends_the_transcript_whole_where_pi_keeps_it() {
+    let system = json!({"role": "system", "content": "be brief", "timestamp": 1});
+    let input = [user("one"), system, user("two")];
+    // pi keeps system messages from 0.86 on; before, `convertToLlm` drops them.
+    assert_eq!(in_parts(&input, PiVersion::From086, 1), None);
+    assert_eq!(in_parts(&input, PiVersion::From0804, 1), Some(Vec::new()));
+}
+
+#[test]
+fn a_part_pi_throws_on_sends_the_transcript_whole() {
+    let input = [user("one"), user("two"), Value::Null];
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+}
