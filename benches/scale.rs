@@ -23,11 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::cli::check::PART_SIZE;
 use ctxfuzz::generators::long_session;
 use ctxfuzz::sweep::streamed::{KeptItems, decide};
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
-use ctxfuzz_oracles::invariants::wire::Parts;
+use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
-use ctxfuzz_oracles::invariants::wire::{Finding, Parts, findings};
+use ctxfuzz_oracles::invariants::wire::{Finding, PART_SIZE, Parts, findings};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
@@ -42,10 +42,6 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 }
-
-/// How many messages a part of a transcript holds at least, judged alone when it can be
-/// ([`Parts`]): a few megabytes of tree, against one tree of the whole file.
-pub const PART_SIZE: usize = 4096;
 
 /// Judges one file: a pi session file (`*.jsonl`, or a session header on the first line) by the
 /// messages pi `v` would load from it; a JSON array of pi messages part by part, in the memory of

@@ -25,7 +25,7 @@ use crate::wire::anthropic::{Request, WireViolation, validate};
 
 mod parts;
 
-pub use parts::Parts;
+pub use parts::{PART_SIZE, Parts};
 
 pub const WIRE_VALID: Invariant = Invariant {
     id: "wire-valid",

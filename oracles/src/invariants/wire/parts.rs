@@ -35,6 +35,9 @@ use crate::js_value::JsValue;
 use crate::pi::{PiVersion, normalize_tool_call_id};
 use crate::wire::anthropic::{Block, Content, Message, Request, Role, id_text};
 
+/// The fewest messages of a part as `ctxfuzz check` judges a file: a few megabytes of tree.
+pub const PART_SIZE: usize = 4096;
+
 /// Judges the messages pushed to it one part at a time.
 pub struct Parts<'t, 'm> {
     model: &'m JsValue<'m>,
