@@ -78,6 +78,20 @@ fn parts_number_their_findings_as_the_whole_request_does() {
 }
 
 #[test]
+fn the_first_part_may_open_with_results() {
+    let input = [
+        result("stray"),
+        user("one"),
+        assistant(&["a1"]),
+        result("a1"),
+        user("two"),
+    ];
+    let whole = whole(&input, PiVersion::default());
+    assert_eq!(rules(&whole), [(WireRule::OrphanResult, 0)]);
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), Some(whole));
+}
+
+#[test]
 fn an_id_two_parts_share_sends_the_transcript_whole() {
     // The second call reuses the first's id: a duplicate only the whole request shows.
     let input = [
@@ -95,6 +109,20 @@ fn an_id_two_parts_share_sends_the_transcript_whole() {
     );
     assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
     assert!(in_parts(&input, PiVersion::default(), input.len()).is_some());
+}
+
+#[test]
+fn a_call_id_that_is_not_a_string_is_shared_as_its_text_on_the_wire() {
+    // Both calls go out with the id `7`: a duplicate only the whole request shows.
+    let mut numbered = assistant(&["unused"]);
+    numbered["content"][0]["id"] = json!(7);
+    let input = [user("one"), numbered.clone(), user("two"), numbered];
+    assert!(
+        rules(&whole(&input, PiVersion::default()))
+            .iter()
+            .any(|(rule, _)| *rule == WireRule::DuplicateToolUseId)
+    );
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
 }
 
 #[test]

@@ -122,7 +122,7 @@ impl<'t, 'm> Parts<'t, 'm> {
 /// What one part's converted messages and request say about whether it stands alone.
 struct Edges {
     /// The part's tool call ids, hashed: the calls' raw and normalised ids and the results'
-    /// `toolCallId`s as pi converted them, and every id on the wire.
+    /// `toolCallId`s as pi converted them, and the calls' ids on the wire.
     ids: HashSet<u64>,
     /// Neither a result without a `toolCallId` nor a system message that pi keeps.
     alone: bool,
@@ -160,16 +160,20 @@ impl Edges {
                 alone = false;
             }
         }
-        for message in &request.messages {
-            let Content::Blocks(blocks) = &message.content else {
-                continue;
-            };
-            for block in blocks {
-                let id = match block {
-                    Block::ToolUse { id, .. } => id,
-                    Block::ToolResult { tool_use_id, .. } => tool_use_id,
-                    _ => continue,
-                };
+        // The calls as the wire has them: an id that is not a string is sent as its text, and
+        // a block inside an array block is spliced in unread. A result's id needs no second
+        // look: on the wire it is its own `toolCallId` or the normalised id of a call with that
+        // raw id, both counted above.
+        let wire_calls = request
+            .messages
+            .iter()
+            .filter_map(|message| match &message.content {
+                Content::Blocks(blocks) => Some(blocks),
+                Content::Text(_) => None,
+            })
+            .flatten();
+        for block in wire_calls {
+            if let Block::ToolUse { id, .. } = block {
                 id_text(*id).into_iter().for_each(|id| add(&id));
             }
         }
