@@ -71,9 +71,9 @@ fn judge(
     }
     let mut parts = Parts::new(model, v, PART_SIZE);
     if io::for_each_item(path, text, |message| parts.push(message))?
-        && let Some(found) = parts.finish()
+        && let Some(judged) = parts.finish()
     {
-        return Ok(Outcome::Judged(found));
+        return Ok(Outcome::of(judged));
     }
     let document = io::parse_json_borrowed(path, text)?;
     let outcome = Outcome::of(findings(io::messages_of(path, &document)?, model, v));

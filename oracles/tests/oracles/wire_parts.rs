@@ -5,7 +5,7 @@
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{self, Finding, Parts};
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, Thrown, default_model};
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
@@ -28,9 +28,13 @@ fn user(text: &str) -> Value {
     json!({"role": "user", "content": text})
 }
 
-/// The findings of `input` judged in parts of at least `part_size` messages, `None` when a part
-/// did not stand alone.
-fn in_parts(input: &[Value], v: PiVersion, part_size: usize) -> Option<Vec<Finding>> {
+/// The judgement of `input` in parts of at least `part_size` messages, `None` when a part did
+/// not stand alone.
+fn in_parts(
+    input: &[Value],
+    v: PiVersion,
+    part_size: usize,
+) -> Option<Result<Vec<Finding>, Thrown>> {
     let model = JsValue::from(default_model());
     let mut parts = Parts::new(&model, v, part_size);
     input.iter().for_each(|m| parts.push(JsValue::from(m)));
@@ -71,7 +75,7 @@ fn parts_number_their_findings_as_the_whole_request_does() {
     for part_size in 1..=input.len() {
         assert_eq!(
             in_parts(&input, PiVersion::default(), part_size),
-            Some(whole.clone()),
+            Some(Ok(whole.clone())),
             "part size {part_size}"
         );
     }
@@ -88,7 +92,7 @@ fn the_first_part_may_open_with_results() {
     ];
     let whole = whole(&input, PiVersion::default());
     assert_eq!(rules(&whole), [(WireRule::OrphanResult, 0)]);
-    assert_eq!(in_parts(&input, PiVersion::default(), 1), Some(whole));
+    assert_eq!(in_parts(&input, PiVersion::default(), 1), Some(Ok(whole)));
 }
 
 #[test]
@@ -108,7 +112,12 @@ fn an_id_two_parts_share_sends_the_transcript_whole() {
             .any(|(rule, _)| *rule == WireRule::DuplicateToolUseId)
     );
     assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
-    assert!(in_parts(&input, PiVersion::default(), input.len()).is_some());
+    // Never cut, the transcript is one part, judged as the whole it is.
+    let whole = whole(&input, PiVersion::default());
+    assert_eq!(
+        in_parts(&input, PiVersion::default(), input.len()),
+        Some(Ok(whole))
+    );
 }
 
 #[test]
@@ -189,11 +198,22 @@ fn a_system_message_sends_the_transcript_whole_where_pi_keeps_it() {
     let input = [user("one"), system, user("two")];
     // pi keeps system messages from 0.86 on; before, `convertToLlm` drops them.
     assert_eq!(in_parts(&input, PiVersion::From086, 1), None);
-    assert_eq!(in_parts(&input, PiVersion::From0804, 1), Some(Vec::new()));
+    assert_eq!(
+        in_parts(&input, PiVersion::From086, input.len()),
+        Some(Ok(whole(&input, PiVersion::From086)))
+    );
+    assert_eq!(
+        in_parts(&input, PiVersion::From0804, 1),
+        Some(Ok(Vec::new()))
+    );
 }
 
 #[test]
 fn a_part_pi_throws_on_sends_the_transcript_whole() {
     let input = [user("one"), user("two"), Value::Null];
     assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+    assert!(matches!(
+        in_parts(&input, PiVersion::default(), input.len()),
+        Some(Err(_))
+    ));
 }

@@ -19,7 +19,8 @@
 //! - pi throws on no part (which throw the whole reports depends on the order of its stages).
 //!
 //! When one of them does not hold, [`Parts::finish`] says so and the caller judges the whole
-//! transcript with [`super::findings`]. Ids are compared as 64-bit hashes: a collision sends the
+//! transcript with [`super::findings`] (a transcript never cut, under one part's size or without a
+//! `user` message to cut at, is judged whole in the first place). Ids are compared as 64-bit hashes: a collision sends the
 //! transcript to that whole judgement, and never changes a finding. A transcript whose parts
 //! stand alone is held as its current part and one hash per distinct id.
 
@@ -29,10 +30,10 @@ use std::hash::BuildHasher;
 use foldhash::fast::FixedState;
 use foldhash::{HashSet, HashSetExt};
 
-use super::{Finding, findings_numbered};
+use super::{Finding, findings, findings_numbered};
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
-use crate::pi::{PiVersion, normalize_tool_call_id};
+use crate::pi::{PiVersion, Thrown, normalize_tool_call_id};
 use crate::wire::anthropic::{Block, Content, Message, Request, Role, id_text};
 
 /// The fewest messages of a part as `ctxfuzz check` judges a file: a few megabytes of tree.
@@ -53,6 +54,8 @@ pub struct Parts<'t, 'm> {
     findings: Vec<Finding>,
     /// Whether every part so far stood alone; once one did not, messages are dropped unread.
     standing: bool,
+    /// Whether the transcript was cut: until it is, the part in hand is the whole of it.
+    cut: bool,
 }
 
 impl<'t, 'm> Parts<'t, 'm> {
@@ -68,6 +71,7 @@ impl<'t, 'm> Parts<'t, 'm> {
             ids: HashSet::new(),
             findings: Vec::new(),
             standing: true,
+            cut: false,
         }
     }
 
@@ -77,16 +81,21 @@ impl<'t, 'm> Parts<'t, 'm> {
             return;
         }
         if self.part.len() >= self.part_size && is_str(field(&message, "role"), "user") {
+            self.cut = true;
             self.judge_part();
         }
         self.part.push(message);
     }
 
-    /// Every finding of the transcript, as [`super::findings`] gives them; `None` when a part
-    /// did not stand alone, or pi throws, and the transcript is to be judged whole.
-    pub fn finish(mut self) -> Option<Vec<Finding>> {
+    /// The judgement of the transcript, as [`super::findings`] gives it; `None` when it was cut
+    /// into parts and one did not stand alone, or pi throws on one: the transcript is then to
+    /// be judged whole. A transcript never cut is one part, judged as the whole it is.
+    pub fn finish(mut self) -> Option<Result<Vec<Finding>, Thrown>> {
+        if !self.cut {
+            return Some(findings(&self.part, self.model, self.v));
+        }
         self.judge_part();
-        self.standing.then_some(self.findings)
+        self.standing.then_some(Ok(self.findings))
     }
 
     fn judge_part(&mut self) {
