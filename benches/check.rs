@@ -3,7 +3,9 @@
 //!
 //! `cargo bench --bench check`. Two workloads: one long agent session (5,000 messages, tool
 //! results of a few KB, signed thinking; clean), and the fuzz loop's generated transcripts (256
-//! small cases, many of them broken). "check" = parse + render through pi + validate + classify.
+//! small cases, many of them broken). "check" = parse + render through pi + validate + classify,
+//! over the whole transcript at once: what `ctxfuzz check` does with a file it does not cut into
+//! parts (`wire::PART_SIZE` messages at least; `benches/scale.rs` measures the parts).
 
 use std::hint::black_box;
 
