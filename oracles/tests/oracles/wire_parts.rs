@@ -53,6 +53,14 @@ fn rules(found: &[Finding]) -> Vec<(WireRule, usize)> {
         .collect()
 }
 
+/// The whole of `input` breaks `rule`; judged in parts of `part_size`, it is sent to be judged
+/// whole.
+fn only_the_whole_breaks(input: &[Value], rule: WireRule, part_size: usize) {
+    let found = rules(&whole(input, PiVersion::default()));
+    assert!(found.iter().any(|(r, _)| *r == rule), "{found:?}");
+    assert_eq!(in_parts(input, PiVersion::default(), part_size), None);
+}
+
 #[test]
 fn parts_number_their_findings_as_the_whole_request_does() {
     let input = [
@@ -106,12 +114,7 @@ fn an_id_two_parts_share_sends_the_transcript_whole() {
         assistant(&["x"]),
         result("x"),
     ];
-    assert!(
-        rules(&whole(&input, PiVersion::default()))
-            .iter()
-            .any(|(rule, _)| *rule == WireRule::DuplicateToolUseId)
-    );
-    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+    only_the_whole_breaks(&input, WireRule::DuplicateToolUseId, 1);
     // Never cut, the transcript is one part, judged as the whole it is.
     let whole = whole(&input, PiVersion::default());
     assert_eq!(
@@ -126,12 +129,7 @@ fn a_call_id_that_is_not_a_string_is_shared_as_its_text_on_the_wire() {
     let mut numbered = assistant(&["unused"]);
     numbered["content"][0]["id"] = json!(7);
     let input = [user("one"), numbered.clone(), user("two"), numbered];
-    assert!(
-        rules(&whole(&input, PiVersion::default()))
-            .iter()
-            .any(|(rule, _)| *rule == WireRule::DuplicateToolUseId)
-    );
-    assert_eq!(in_parts(&input, PiVersion::default(), 1), None);
+    only_the_whole_breaks(&input, WireRule::DuplicateToolUseId, 1);
 }
 
 #[test]
@@ -146,12 +144,7 @@ fn a_part_opening_on_results_sends_the_transcript_whole() {
         user("   "),
         result("b1"),
     ];
-    assert!(
-        rules(&whole(&input, PiVersion::default()))
-            .iter()
-            .any(|(rule, _)| *rule == WireRule::ResultsNotFirst)
-    );
-    assert_eq!(in_parts(&input, PiVersion::default(), 3), None);
+    only_the_whole_breaks(&input, WireRule::ResultsNotFirst, 3);
 }
 
 #[test]
