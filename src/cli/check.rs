@@ -58,15 +58,15 @@ fn judge(
     v: PiVersion,
     last_file: bool,
 ) -> Result<Outcome> {
-    let leave = |document| {
+    fn leave<T>(document: T, last_file: bool) {
         if last_file {
             super::free_at_exit(document);
         }
-    };
+    }
     if session_file::is_session_file(path, text) {
         let messages = session_file::read_messages(path, text, v)?;
         let outcome = Outcome::of(findings(&messages, model, v));
-        leave(messages);
+        leave(messages, last_file);
         return Ok(outcome);
     }
     let mut parts = Parts::new(model, v, PART_SIZE);
@@ -77,7 +77,7 @@ fn judge(
     }
     let document = io::parse_json_borrowed(path, text)?;
     let outcome = Outcome::of(findings(io::messages_of(path, &document)?, model, v));
-    leave(vec![document]);
+    leave(document, last_file);
     Ok(outcome)
 }
 

@@ -216,6 +216,7 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     let request = rendered.request(model, v)?;
     inspect(&rendered.llm, &request);
     let wire = validate(&request, first_message);
+    // The request borrows `rendered`, which is returned.
     drop(request);
     Ok((rendered, wire))
 }

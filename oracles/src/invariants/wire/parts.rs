@@ -19,10 +19,11 @@
 //! - pi throws on no part (which throw the whole reports depends on the order of its stages).
 //!
 //! When one of them does not hold, [`Parts::finish`] says so and the caller judges the whole
-//! transcript with [`super::findings`] (a transcript never cut, under one part's size or without a
-//! `user` message to cut at, is judged whole in the first place). Ids are compared as 64-bit hashes: a collision sends the
-//! transcript to that whole judgement, and never changes a finding. A transcript whose parts
-//! stand alone is held as its current part and one hash per distinct id.
+//! transcript with [`super::findings`] (a transcript never cut, under one part's size or without
+//! a `user` message to cut at, is judged whole in the first place). Ids are compared as 64-bit
+//! hashes: a collision sends the transcript to that whole judgement, and never changes a
+//! finding. A transcript whose parts stand alone is held as its current part and one hash per
+//! distinct id.
 
 use std::borrow::Cow;
 use std::hash::BuildHasher;
