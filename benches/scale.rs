@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::long_session;
-use ctxfuzz::sweep::streamed::{KeptItems, decide};
+use ctxfuzz::sweep::streamed::decide;
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
 use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts};
 use ctxfuzz_oracles::js_value::JsValue;
@@ -79,12 +79,8 @@ fn swept(text: &str) -> usize {
     let decided = decide(path, text, BarrierRule::Strict)
         .expect("the generator writes JSON")
         .expect("an array");
-    let kept = KeptItems {
-        path,
-        text,
-        swept_at: &decided.swept_at,
-    };
-    write_protocol_line(std::io::sink(), &kept, &decided.swept).expect("a sink takes every byte");
+    write_protocol_line(std::io::sink(), &decided.kept(path, text), &decided.swept)
+        .expect("a sink takes every byte");
     decided.swept.len()
 }
 

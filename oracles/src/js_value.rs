@@ -135,6 +135,18 @@ impl PartialEq for Str<'_> {
 
 impl Eq for Str<'_> {}
 
+impl std::hash::Hash for Str<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl Borrow<str> for Str<'_> {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
 impl PartialEq<str> for Str<'_> {
     fn eq(&self, other: &str) -> bool {
         same_bytes(self.as_bytes(), other.as_bytes())

@@ -21,8 +21,9 @@
 
 use std::fmt;
 use std::io;
+use std::ops::ControlFlow;
 
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserializer, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{Number, Value};
@@ -75,36 +76,86 @@ pub fn for_each_item<'t>(
     text: &'t str,
     mut item: impl FnMut(JsValue<'t>),
 ) -> serde_json::Result<bool> {
+    let items = for_each_item_where(
+        text,
+        |_| true,
+        |_, value| {
+            item(value);
+            ControlFlow::Continue(())
+        },
+    )?;
+    Ok(items.is_some())
+}
+
+/// [`for_each_item`] for a document already read whole once: an item whose position `wanted`
+/// refuses is passed over without being built, and reading stops when `item` (given each wanted
+/// item and its position) breaks. Nothing past the stop is checked. The number of items passed,
+/// read or not, up to the end or the stop; `None` when the document is not an array.
+pub fn for_each_item_where<'t>(
+    text: &'t str,
+    wanted: impl FnMut(usize) -> bool,
+    mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
+) -> serde_json::Result<Option<usize>> {
     if !text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('[')
     {
-        return Ok(false);
+        return Ok(None);
     }
-    match rewrite(text) {
+    let mut progress = Progress::default();
+    let read = match rewrite(text) {
         None => {
             let mut deserializer = serde_json::Deserializer::from_str(text);
-            deserializer.deserialize_seq(Items(item))?;
-            deserializer.end()?;
+            let items = Items {
+                wanted,
+                item: &mut item,
+                progress: &mut progress,
+            };
+            deserializer
+                .deserialize_seq(items)
+                .and_then(|()| deserializer.end())
         }
         Some(rewritten) => {
             let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
             let mut queue = rewritten.queue.into_iter();
             let rebuilt = Rebuilt {
-                item: |value: JsValue<'static>| item(value),
+                wanted,
+                item: |at, value: JsValue<'static>| item(at, value),
+                progress: &mut progress,
                 queue: &mut queue,
             };
-            deserializer.deserialize_seq(rebuilt)?;
-            deserializer.end()?;
+            deserializer
+                .deserialize_seq(rebuilt)
+                .and_then(|()| deserializer.end())
         }
+    };
+    match read {
+        // serde_json refuses an array left before its end.
+        Err(_) if progress.stopped => Ok(Some(progress.items)),
+        read => read.map(|()| Some(progress.items)),
     }
-    Ok(true)
 }
 
-/// The items of an array, borrowed from the text (see [`for_each_item`]).
-struct Items<F>(F);
+/// How far [`for_each_item_where`] went: kept outside its visitor, since serde_json gives back
+/// an error, not the visitor's value, when the visitor stops before the end of the array.
+#[derive(Default)]
+struct Progress {
+    items: usize,
+    stopped: bool,
+}
 
-impl<'de, F: FnMut(JsValue<'de>)> Visitor<'de> for Items<F> {
+/// The items of an array, borrowed from the text (see [`for_each_item_where`]).
+struct Items<'s, W, F> {
+    wanted: W,
+    item: F,
+    progress: &'s mut Progress,
+}
+
+impl<'de, W, F> Visitor<'de> for Items<'_, W, F>
+where
+    W: FnMut(usize) -> bool,
+    F: FnMut(usize, JsValue<'de>) -> ControlFlow<()>,
+{
     type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
@@ -112,20 +163,43 @@ impl<'de, F: FnMut(JsValue<'de>)> Visitor<'de> for Items<F> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(value) = seq.next_element::<JsValue<'de>>()? {
-            (self.0)(value);
+        for at in 0.. {
+            if !(self.wanted)(at) {
+                match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => {
+                        self.progress.items = at + 1;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            let Some(value) = seq.next_element::<JsValue<'de>>()? else {
+                break;
+            };
+            self.progress.items = at + 1;
+            if (self.item)(at, value).is_break() {
+                self.progress.stopped = true;
+                break;
+            }
         }
         Ok(())
     }
 }
 
-/// The items of an array of a rewritten text, built as [`Build`] builds them.
-struct Rebuilt<'q, F> {
+/// The items of an array of a rewritten text, built as [`Build`] builds them: an item not wanted
+/// is built too, so that it takes its placeholders from the queue.
+struct Rebuilt<'q, W, F> {
+    wanted: W,
     item: F,
+    progress: &'q mut Progress,
     queue: &'q mut std::vec::IntoIter<Stood>,
 }
 
-impl<'de, F: FnMut(JsValue<'static>)> Visitor<'de> for Rebuilt<'_, F> {
+impl<'de, W, F> Visitor<'de> for Rebuilt<'_, W, F>
+where
+    W: FnMut(usize) -> bool,
+    F: FnMut(usize, JsValue<'static>) -> ControlFlow<()>,
+{
     type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
@@ -133,8 +207,15 @@ impl<'de, F: FnMut(JsValue<'static>)> Visitor<'de> for Rebuilt<'_, F> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(value) = seq.next_element_seed(Build { queue: self.queue })? {
-            (self.item)(value);
+        for at in 0.. {
+            let Some(value) = seq.next_element_seed(Build { queue: self.queue })? else {
+                break;
+            };
+            self.progress.items = at + 1;
+            if (self.wanted)(at) && (self.item)(at, value).is_break() {
+                self.progress.stopped = true;
+                break;
+            }
         }
         Ok(())
     }

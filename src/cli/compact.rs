@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use super::exit::ExitCode;
 use crate::compaction::{
-    self, Compaction, CompactionConfig, Family, Faults, Outcome, Policy, Scripted, Tracker,
-    TrackerCall,
+    CompactionConfig, Decision, Family, Outcome, Policy, Scripted, Tracker, TrackerCall, streamed,
 };
 use crate::transcript::io;
 
@@ -63,57 +62,54 @@ fn parse_family(text: &str) -> Result<Family> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    // Read borrowed from the text, as `check` reads it: the messages' strings are not copied and
-    // an object is a slice of its fields in the file's order, which the output keeps.
     let text = io::read_text(&args.file)?;
-    let input = io::parse_json_borrowed(&args.file, &text)?;
-    let JsValue::Array(messages) = &input else {
-        bail!(
-            "{}:1:1: expected a JSON array of messages",
-            args.file.display()
-        );
-    };
     let mut config = CompactionConfig::named(&args.variant)?;
     config.policy = args.policy.unwrap_or(config.policy);
     config.window = args.window.unwrap_or(config.window);
     config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);
     config.clip_chars = args.clip_chars.unwrap_or(config.clip_chars);
     config.state_command_cap = args.state_command_cap.unwrap_or(config.state_command_cap);
-    let family = args
-        .format
-        .unwrap_or_else(|| Family::detect(messages.iter()));
     let summariser = args.summary.map_or(Scripted::Digest, Scripted::Fixed);
     let mut tracker = Tracker::default();
-    let result = compaction::compact::<JsValue, _>(
-        messages,
-        family,
+    let Some(compacted) = streamed::compact(
+        &args.file,
+        &text,
+        args.format,
         &config,
         &summariser,
-        Faults::default(),
         &mut tracker,
-    );
-    let kept: Vec<_> = result.messages().collect();
+    )?
+    else {
+        bail!(
+            "{}:1:1: expected a JSON array of messages",
+            args.file.display()
+        );
+    };
+    let messages = compacted.messages(&args.file, &text);
     if let Some(path) = &args.output {
-        super::write_output(Some(path), |out| super::pretty_line(out, &kept))?;
+        super::write_output(Some(path), |out| super::pretty_line(out, &messages))?;
     }
+    let decision = &compacted.decision;
     super::write_output(None, |out| {
         if args.json {
-            super::pretty_line(out, &result.to_json(&tracker))
+            let json = decision.to_json(&messages, compacted.kept(), &tracker);
+            super::pretty_line(out, &json)
         } else {
-            out.write_all(describe(&result, &config, &tracker).as_bytes())?;
-            super::pretty_line(out, &kept)
+            let report = describe(decision, compacted.kept(), &config, &tracker);
+            out.write_all(report.as_bytes())?;
+            super::pretty_line(out, &messages)
         }
     })?;
-    drop(kept);
-    super::free_at_exit(result);
-    super::free_at_exit(input);
+    drop(messages);
+    drop(compacted);
     super::free_at_exit(text);
     Ok(ExitCode::Clean)
 }
 
-/// The human-readable report printed before the transcript.
+/// The human-readable report printed before the transcript, `kept` messages kept.
 fn describe(
-    result: &Compaction<'_, JsValue>,
+    result: &Decision<JsValue>,
+    kept: usize,
     config: &CompactionConfig,
     tracker: &Tracker,
 ) -> String {
@@ -123,7 +119,7 @@ fn describe(
         "policy {} on a {} transcript of {} messages: boundary picked at {}\n",
         policy.as_str().unwrap_or(""),
         family.as_str().unwrap_or(""),
-        result.kept.len() + result.boundary,
+        kept + result.boundary,
         result.picked
     );
     text += &match &result.outcome {
@@ -132,7 +128,7 @@ fn describe(
              summary carries {} verbatim user turn(s), {} file(s) written, {} command(s), {} tool(s)\n",
             result.region_tokens,
             result.summary_tokens,
-            result.kept.len(),
+            kept,
             result.preserved.len(),
             result.state.files_written.len(),
             result.state.commands.len(),

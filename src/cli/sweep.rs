@@ -15,7 +15,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::exit::ExitCode;
-use crate::sweep::streamed::{Decided, KeptItems, decide};
+use crate::sweep::streamed::decide;
 use crate::sweep::{BarrierRule, Swept, sweep, write_protocol_line};
 use crate::transcript::io;
 
@@ -38,14 +38,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let text = io::read_text(&args.file)?;
     let swept = match decide(&args.file, &text, args.rule)? {
-        Some(Decided { swept_at, swept }) => {
-            let kept = KeptItems {
-                path: &args.file,
-                text: &text,
-                swept_at: &swept_at,
-            };
-            write(&args, &kept, &swept)?;
-            swept
+        Some(decided) => {
+            write(&args, &decided.kept(&args.file, &text), &decided.swept)?;
+            decided.swept
         }
         None => {
             let document = io::parse_json_borrowed(&args.file, &text)?;

@@ -1,7 +1,7 @@
 //! Clipping long tool-result bodies in the view of the region handed to the summariser. The
 //! caller's messages are never modified: a clipped message is a copy, every other one is borrowed.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 
 use ctxfuzz_oracles::js::View;
 
@@ -13,36 +13,34 @@ use super::family::{message_text, text_parts};
 /// Appended to a clipped body: U+2026 then ` [clipped]` (11 characters).
 pub const CLIP_MARKER: &str = "\u{2026} [clipped]";
 
-/// `messages` with every tool result longer than `max_chars` clipped; `facts` are the messages'
-/// facts, so a message that is not clipped is not read again.
-pub fn clip_tool_results<'a, J: Message, M: Borrow<J>>(
-    messages: &'a [M],
-    facts: &[Fact],
+/// `message` clipped when it is a tool result longer than `max_chars`, else itself; `fact` is its
+/// fact, so a message that is not clipped is not read again.
+pub fn clipped<'m, J: Message>(
+    message: &'m J,
+    fact: &Fact,
     max_chars: usize,
     key: ClipKey,
-) -> Vec<Cow<'a, J>> {
-    messages
-        .iter()
-        .zip(facts)
-        .map(|(message, fact)| {
-            let message = message.borrow();
-            if fact.role != Role::ToolResult || fact.chars <= max_chars {
-                return Cow::Borrowed(message);
-            }
-            // `fact.chars > max_chars`: the cut exists.
-            let body = message_text(message);
-            let cut = body
-                .char_indices()
-                .nth(max_chars)
-                .map_or(body.len(), |(at, _)| at);
-            let mut copy = message.clone();
-            copy.set(
-                body_key(message, key),
-                J::string(format!("{}{CLIP_MARKER}", &body[..cut])),
-            );
-            Cow::Owned(copy)
-        })
-        .collect()
+) -> Cow<'m, J> {
+    if !applies(fact, max_chars) {
+        return Cow::Borrowed(message);
+    }
+    // `fact.chars > max_chars`: the cut exists.
+    let body = message_text(message);
+    let cut = body
+        .char_indices()
+        .nth(max_chars)
+        .map_or(body.len(), |(at, _)| at);
+    let mut copy = message.clone();
+    copy.set(
+        body_key(message, key),
+        J::string(format!("{}{CLIP_MARKER}", &body[..cut])),
+    );
+    Cow::Owned(copy)
+}
+
+/// Whether the message whose fact is `fact` is clipped: a tool result longer than `max_chars`.
+pub fn applies(fact: &Fact, max_chars: usize) -> bool {
+    fact.role == Role::ToolResult && fact.chars > max_chars
 }
 
 /// The key the clipped body is written to. `Read` mirrors `message_text`'s precedence (list

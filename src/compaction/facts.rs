@@ -10,6 +10,7 @@
 use std::borrow::{Borrow, Cow};
 use std::ops::Range;
 
+use ctxfuzz_oracles::js_value::Str;
 use foldhash::{HashMap, HashMapExt};
 
 use super::Message;
@@ -33,9 +34,9 @@ pub type Id = u32;
 pub struct Fact<'a> {
     pub role: Role,
     /// `Family::role`, as written.
-    pub role_name: &'a str,
+    pub role_name: Str<'a>,
     /// `Family::text`: what the token estimate, the clip and the summariser read.
-    pub text: Cow<'a, str>,
+    pub text: Str<'a>,
     /// Code points of `text`.
     pub chars: usize,
     /// The interned id a tool result answers (`Family::result_id`), if an earlier assistant
@@ -65,41 +66,11 @@ pub struct Facts<'a> {
 
 impl<'a> Facts<'a> {
     pub fn read<J: Message + 'a, M: Borrow<J>>(messages: &'a [M], family: Family) -> Facts<'a> {
-        let mut interned: HashMap<&str, Id> = HashMap::new();
-        let mut call_ids = Vec::new();
-        let facts = messages
-            .iter()
-            .map(|message| {
-                let message: &'a J = message.borrow();
-                let role_name = family.role(message);
-                let start = call_ids.len();
-                for id in family.call_ids(role_name, message) {
-                    let next = interned.len() as Id;
-                    call_ids.push(*interned.entry(id).or_insert(next));
-                }
-                let text = family.text(role_name, message);
-                Fact {
-                    role: match role_name {
-                        "user" => Role::User,
-                        role if role == family.tool_role() => Role::ToolResult,
-                        _ => Role::Other,
-                    },
-                    role_name,
-                    chars: text.chars().count(),
-                    text,
-                    result_id: family
-                        .result_id(role_name, message)
-                        .and_then(|id| interned.get(id).copied()),
-                    summary: family.is_summary(role_name, message),
-                    tool_calls: family.has_tool_calls(message),
-                    calls: start..call_ids.len(),
-                }
-            })
-            .collect();
-        Facts {
-            messages: facts,
-            call_ids,
+        let mut reader = Reader::with_capacity(family, messages.len());
+        for message in messages {
+            reader.read(message.borrow(), Str::from);
         }
+        reader.finish()
     }
 
     /// The ids of the calls `fact` opens (empty unless it is an assistant).
@@ -110,5 +81,68 @@ impl<'a> Facts<'a> {
     /// The sum of the token estimates of `range`.
     pub fn tokens(&self, range: Range<usize>) -> u64 {
         self.messages[range].iter().map(Fact::tokens).sum()
+    }
+}
+
+/// [`Facts`] read one message at a time, from messages that need not outlive the read: a message
+/// parsed from a file and dropped after it ([`crate::compaction::streamed`]) lends its strings
+/// through `keep`, which borrows them from the file's text.
+pub struct Reader<'a> {
+    family: Family,
+    facts: Facts<'a>,
+    /// Call ids, interned as they are first opened.
+    interned: HashMap<Str<'a>, Id>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `len` messages.
+    pub fn with_capacity(family: Family, len: usize) -> Reader<'a> {
+        Reader {
+            family,
+            facts: Facts {
+                messages: Vec::with_capacity(len),
+                call_ids: Vec::new(),
+            },
+            interned: HashMap::new(),
+        }
+    }
+
+    /// Reads the next message; `keep` makes a string borrowed from it live for `'a`.
+    pub fn read<'m, J: Message>(&mut self, message: &'m J, keep: impl Fn(&'m str) -> Str<'a>) {
+        let family = self.family;
+        let role_name = family.role(message);
+        let start = self.facts.call_ids.len();
+        for id in family.call_ids(role_name, message) {
+            let next = self.interned.len() as Id;
+            let id = match self.interned.get(id) {
+                Some(&known) => known,
+                None => *self.interned.entry(keep(id)).or_insert(next),
+            };
+            self.facts.call_ids.push(id);
+        }
+        let text = match family.text(role_name, message) {
+            Cow::Borrowed(text) => keep(text),
+            Cow::Owned(text) => Str::from(text),
+        };
+        self.facts.messages.push(Fact {
+            role: match role_name {
+                "user" => Role::User,
+                role if role == family.tool_role() => Role::ToolResult,
+                _ => Role::Other,
+            },
+            role_name: keep(role_name),
+            chars: text.chars().count(),
+            text,
+            result_id: family
+                .result_id(role_name, message)
+                .and_then(|id| self.interned.get(id).copied()),
+            summary: family.is_summary(role_name, message),
+            tool_calls: family.has_tool_calls(message),
+            calls: start..self.facts.call_ids.len(),
+        });
+    }
+
+    pub fn finish(self) -> Facts<'a> {
+        self.facts
     }
 }

@@ -147,26 +147,20 @@ impl Family {
         message_text(message)
     }
 
-    /// The message that replaces the summarised region.
+    /// The message that replaces the summarised region; `timestamp` is the last summarised
+    /// message's ([`timestamp`]).
     pub fn summary_message<J: Message>(
         self,
         text: &str,
         tokens_before: u64,
-        last_summarised: &J,
+        timestamp: Option<J>,
     ) -> J {
         match self {
             Family::Pi => J::object(vec![
                 ("role", J::text("compactionSummary")),
                 ("summary", J::string(text.to_string())),
                 ("tokensBefore", J::number(tokens_before)),
-                (
-                    "timestamp",
-                    last_summarised
-                        .member("timestamp")
-                        .filter(|t| matches!(t.view(), View::Number(_)))
-                        .cloned()
-                        .unwrap_or_else(|| J::number(0)),
-                ),
+                ("timestamp", timestamp.unwrap_or_else(|| J::number(0))),
             ]),
             Family::Chat => J::object(vec![
                 ("sender", J::text("system")),
@@ -179,6 +173,15 @@ impl Family {
             ]),
         }
     }
+}
+
+/// A message's `timestamp` when it is a number: what a pi summary takes from the last message it
+/// replaces.
+pub fn timestamp<J: Message>(message: &J) -> Option<J> {
+    message
+        .member("timestamp")
+        .filter(|t| matches!(t.view(), View::Number(_)))
+        .cloned()
 }
 
 /// AutoBot's `_message_text` (both families share it: pi content is a string or a list of parts).

@@ -3,9 +3,9 @@
 //! tracker and the overflow check, each in its own module and each configurable (`CompactionConfig`),
 //! including the historical variants (`CompactionConfig::named`).
 //!
-//! The order of steps is AutoBot's `_create_summary` after #14322: pick the boundary; summarise
-//! the clipped region (a failure leaves the tracker untouched); estimate the kept messages;
-//! compose; only then reset the tracker and refill it, one call per kept message.
+//! A compaction reads the transcript twice: every message's facts first (`facts`), from which the
+//! policy picks the boundary, then the region before it, one message at a time (`region`), which
+//! concludes in a [`Decision`].
 
 pub mod boundary;
 pub mod clip;
@@ -15,7 +15,9 @@ pub mod facts;
 pub mod family;
 pub mod overflow;
 pub mod preserve;
+pub mod region;
 pub mod state;
+pub mod streamed;
 pub mod summariser;
 pub mod tokens;
 pub mod tracker;
@@ -30,6 +32,7 @@ use crate::transcript::build::Build;
 
 pub use config::{CompactionConfig, Policy};
 pub use family::Family;
+pub use region::Region;
 pub use summariser::{Scripted, Summariser, SummaryError};
 pub use tracker::{Tracker, TrackerCall};
 
@@ -68,17 +71,12 @@ pub enum Outcome {
     },
 }
 
-/// The result of one compaction: the new transcript and everything a report or an oracle needs.
-/// The kept messages are borrowed from the input, so a compaction copies nothing it keeps. The
-/// input holds messages `J`, or references to messages that live elsewhere (`M = &J`: a caller
-/// that chains compactions keeps every message once).
+/// What one compaction decided and wrote, whatever holds the messages it keeps.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction<'a, J: Clone = Value, M = J> {
+pub struct Decision<J = Value> {
     pub family: Family,
     /// The message that replaces the summarised region (none when nothing was compacted).
     pub summary_message: Option<J>,
-    /// The kept messages (the whole input when nothing was compacted).
-    pub kept: &'a [M],
     /// The first kept index when compacted, 0 otherwise.
     pub boundary: usize,
     /// What the policy picked (the boundary, even when the compaction was then skipped or failed).
@@ -86,12 +84,23 @@ pub struct Compaction<'a, J: Clone = Value, M = J> {
     /// The composed summary ("" when not compacted).
     pub summary: String,
     pub outcome: Outcome,
-    /// The clipped region exactly as the summariser received it.
-    pub summariser_input: Vec<Cow<'a, J>>,
     pub state: state::State,
     pub preserved: Vec<String>,
     pub region_tokens: u64,
     pub summary_tokens: u64,
+}
+
+/// The result of one compaction of messages in memory: the decision, and what a report or an
+/// oracle needs besides. The kept messages are borrowed from the input, so a compaction copies
+/// nothing it keeps. The input holds messages `J`, or references to messages that live elsewhere
+/// (`M = &J`: a caller that chains compactions keeps every message once).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction<'a, J: Clone = Value, M = J> {
+    pub decision: Decision<J>,
+    /// The kept messages (the whole input when nothing was compacted).
+    pub kept: &'a [M],
+    /// The clipped region exactly as the summariser received it.
+    pub summariser_input: Vec<Cow<'a, J>>,
 }
 
 /// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
@@ -104,99 +113,42 @@ pub fn compact<'a, J: Message, M: Borrow<J>>(
     tracker: &mut Tracker,
 ) -> Compaction<'a, J, M> {
     let facts = facts::Facts::read(messages, family);
-    let picked = boundary::pick(&facts, config);
-    let mut result = Compaction {
-        family,
-        summary_message: None,
-        kept: messages,
-        boundary: 0,
-        picked,
-        summary: String::new(),
-        outcome: Outcome::NoCut,
-        summariser_input: Vec::new(),
-        state: state::State::default(),
-        preserved: Vec::new(),
-        region_tokens: 0,
-        summary_tokens: 0,
-    };
-    if picked == 0 {
-        return result;
+    let mut region = Region::pick(&facts, family, config);
+    let summariser_input = messages[..region.picked()]
+        .iter()
+        .map(|message| region.read(message.borrow()))
+        .collect();
+    let decision = region.conclude(summariser, faults, tracker);
+    Compaction {
+        kept: &messages[decision.boundary..],
+        summariser_input,
+        decision,
     }
-    let (region, kept) = messages.split_at(picked);
-    let region_facts = &facts.messages[..picked];
-    result.summariser_input =
-        clip::clip_tool_results(region, region_facts, config.clip_chars, config.clip_key);
-    let prompt = summariser::prompt(&result.summariser_input, region_facts, family);
-    let summary = match summariser::summarise(summariser, &prompt, family) {
-        Ok(summary) => summary,
-        Err(error) => {
-            result.outcome = Outcome::Failed {
-                error: error.to_string(),
-            };
-            return result;
-        }
-    };
-    let refill = |tracker: &mut Tracker| {
-        tracker.reset();
-        facts.messages[picked..]
-            .iter()
-            .for_each(|fact| tracker.add(fact.tokens(), 0));
-    };
-    if config.compose_order == config::ComposeOrder::AfterReset {
-        refill(tracker);
-    }
-    if faults.compose_fails {
-        result.outcome = Outcome::Failed {
-            error: "composition failed: injected fault".to_string(),
-        };
-        return result;
-    }
-    result.state = state::extract(region, region_facts, family, config);
-    if config.preserve_user_turns {
-        result.preserved =
-            preserve::preserved(region_facts, config.user_message_cap, config.carry_verbatim);
-    }
-    let state_block = match config.state_block {
-        true => state::render(&result.state, config.state_command_cap),
-        false => String::new(),
-    };
-    let composed = compose::compose(&summary, &state_block, &preserve::render(&result.preserved));
-    result.region_tokens = facts.tokens(0..picked);
-    result.summary_tokens = tokens::estimate(&composed);
-    if config.skip_unless_smaller && result.summary_tokens >= result.region_tokens {
-        result.outcome = Outcome::NotSmaller {
-            summary_tokens: result.summary_tokens,
-            region_tokens: result.region_tokens,
-        };
-        return result;
-    }
-    if config.compose_order == config::ComposeOrder::BeforeReset {
-        refill(tracker);
-    }
-    let tokens_before = facts.tokens(0..messages.len());
-    result.summary_message =
-        Some(family.summary_message(&composed, tokens_before, region[region.len() - 1].borrow()));
-    result.kept = kept;
-    result.boundary = picked;
-    result.summary = composed;
-    result.outcome = Outcome::Compacted;
-    result
 }
 
 impl<J: Message, M: Borrow<J>> Compaction<'_, J, M> {
     /// The new transcript: the summary message, then the kept messages (borrowed: writing it
     /// copies nothing; `.cloned()` for an owned transcript).
     pub fn messages(&self) -> impl Iterator<Item = &J> {
-        self.summary_message
+        self.decision
+            .summary_message
             .iter()
             .chain(self.kept.iter().map(Borrow::borrow))
     }
 
-    /// The report `ctxfuzz compact` prints (without the transcript).
-    pub fn report<'r>(&'r self, tracker: &'r Tracker) -> Report<'r> {
+    /// `{"messages", "boundary", "summary", "report"}`: the `--json` output of `ctxfuzz compact`.
+    pub fn to_json<'r>(&'r self, tracker: &'r Tracker) -> JsonOutput<'r, Vec<&'r J>> {
+        self.decision
+            .to_json(self.messages().collect(), self.kept.len(), tracker)
+    }
+}
+
+impl<J> Decision<J> {
+    /// The report `ctxfuzz compact` prints (without the transcript), `kept` messages kept.
+    pub fn report<'r>(&'r self, kept: usize, tracker: &'r Tracker) -> Report<'r> {
         Report {
             family: self.family,
-            kept: self.kept.len(),
+            kept,
             outcome: &self.outcome,
             picked_boundary: self.picked,
             preserved_user_turns: self.preserved.len(),
@@ -208,12 +160,17 @@ impl<J: Message, M: Borrow<J>> Compaction<'_, J, M> {
         }
     }
 
-    /// `{"messages", "boundary", "summary", "report"}`: the `--json` output of `ctxfuzz compact`.
-    pub fn to_json<'r>(&'r self, tracker: &'r Tracker) -> JsonOutput<'r, J> {
+    /// The `--json` output with `messages` (the new transcript), `kept` of them kept.
+    pub fn to_json<'r, Ms>(
+        &'r self,
+        messages: Ms,
+        kept: usize,
+        tracker: &'r Tracker,
+    ) -> JsonOutput<'r, Ms> {
         JsonOutput {
             boundary: self.boundary,
-            messages: self.messages().collect(),
-            report: self.report(tracker),
+            messages,
+            report: self.report(kept, tracker),
             summary: &self.summary,
         }
     }
@@ -226,9 +183,9 @@ impl<J: Message, M: Borrow<J>> Compaction<'_, J, M> {
 /// (`outcome`, `state`, `tracker`) now keep their declaration order, as the messages keep the
 /// file's.
 #[derive(Debug, Serialize)]
-pub struct JsonOutput<'r, J> {
+pub struct JsonOutput<'r, Ms> {
     pub boundary: usize,
-    pub messages: Vec<&'r J>,
+    pub messages: Ms,
     pub report: Report<'r>,
     pub summary: &'r str,
 }

@@ -92,10 +92,10 @@ pub fn check_and_protect<'a, J: Message, M: Borrow<J>>(
         return result;
     }
     let compaction = compact(messages, family, config, summariser, faults, tracker);
-    match &compaction.outcome {
+    match &compaction.decision.outcome {
         Outcome::Compacted => {
             result.summary_created = true;
-            result.summary_text = compaction.summary.clone();
+            result.summary_text = compaction.decision.summary.clone();
         }
         Outcome::Failed { error } => {
             result.summary_error = error.clone();

@@ -1,10 +1,8 @@
 //! Extracted state: files written, shell commands, tools used, read from the tool calls of the
 //! summarised region (no model call; malformed calls are skipped, never raise).
 
-use std::borrow::Borrow;
-
 use ctxfuzz_oracles::js::View;
-use foldhash::{HashSet, HashSetExt};
+use foldhash::HashSet;
 
 use super::Message;
 use super::config::CompactionConfig;
@@ -20,27 +18,34 @@ pub struct State {
 
 pub const STATE_HEADER: &str = "### Retained state (extracted, not inferred)";
 
-/// `facts` are the messages' facts: only messages with tool calls are read again.
-pub fn extract<J: Message>(
-    messages: &[impl Borrow<J>],
-    facts: &[Fact],
-    family: Family,
-    config: &CompactionConfig,
-) -> State {
-    let mut state = State::default();
+/// [`State`] read from the region one message at a time.
+#[derive(Default)]
+pub struct Extraction {
+    state: State,
     // Membership sets keep the first-seen lists linear in the region's length.
-    let mut tools_seen = HashSet::new();
-    let mut files_seen = HashSet::new();
-    let with_calls = messages
-        .iter()
-        .zip(facts)
-        .filter(|(_, fact)| fact.tool_calls);
-    for (message, _) in with_calls {
-        for (name, args) in family.tool_calls(message.borrow()) {
+    tools_seen: HashSet<String>,
+    files_seen: HashSet<String>,
+}
+
+impl Extraction {
+    /// Reads the tool calls of the next message, whose fact is `fact` (a message without calls is
+    /// not read again).
+    pub fn read<J: Message>(
+        &mut self,
+        message: &J,
+        fact: &Fact,
+        family: Family,
+        config: &CompactionConfig,
+    ) {
+        if !fact.tool_calls {
+            return;
+        }
+        let state = &mut self.state;
+        for (name, args) in family.tool_calls(message) {
             if name.is_empty() {
                 continue;
             }
-            if tools_seen.insert(name.to_string()) {
+            if self.tools_seen.insert(name.to_string()) {
                 state.tools_used.push(name.to_string());
             }
             let text_arg = |key: &str| args.member(key).and_then(non_empty_str);
@@ -52,7 +57,7 @@ pub fn extract<J: Message>(
                     .or_else(|| args.member("file_path"))
                     .and_then(non_empty_str);
                 if let Some(path) = path
-                    && files_seen.insert(path.to_string())
+                    && self.files_seen.insert(path.to_string())
                 {
                     state.files_written.push(path.to_string());
                 }
@@ -63,7 +68,10 @@ pub fn extract<J: Message>(
             }
         }
     }
-    state
+
+    pub fn finish(self) -> State {
+        self.state
+    }
 }
 
 /// `match_tool_name`: case-insensitive exact name or plain prefix.

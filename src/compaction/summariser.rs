@@ -26,24 +26,20 @@ pub struct PromptLine<'a> {
     pub text: Cow<'a, str>,
 }
 
-/// The prompt for the clipped `region`, whose facts (read before clipping) are `facts`: a clipped
-/// copy is read again, every other message's line comes from its facts.
-pub fn prompt<'a, J: Message>(
-    region: &'a [Cow<'_, J>],
-    facts: &'a [Fact<'_>],
-    family: Family,
-) -> Vec<PromptLine<'a>> {
-    region
-        .iter()
-        .zip(facts)
-        .map(|(message, fact)| PromptLine {
-            role: fact.role_name,
-            text: match message {
-                Cow::Borrowed(_) => Cow::Borrowed(&fact.text),
-                Cow::Owned(copy) => family.text(family.role(copy), copy),
+impl<'f> PromptLine<'f> {
+    /// The line of a message of the region whose fact is `fact` (read before clipping); `clipped`
+    /// is its clipped copy, if it was clipped ([`super::clip::clipped`]). A clipped copy is read
+    /// again (its text is short, and copied, so the line outlives the copy); every other line
+    /// comes from the fact.
+    pub fn of<J: Message>(fact: &'f Fact<'_>, clipped: Option<&J>, family: Family) -> Self {
+        PromptLine {
+            role: &fact.role_name,
+            text: match clipped {
+                None => Cow::Borrowed(&fact.text),
+                Some(copy) => Cow::Owned(family.text(family.role(copy), copy).into_owned()),
             },
-        })
-        .collect()
+        }
+    }
 }
 
 pub trait Summariser {

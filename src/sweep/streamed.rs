@@ -6,8 +6,6 @@
 use std::path::Path;
 
 use anyhow::Result;
-use serde::ser::{Error as _, SerializeSeq};
-use serde::{Serialize, Serializer};
 
 use super::{BarrierRule, Sweeper, result_id};
 use crate::transcript::io;
@@ -39,30 +37,18 @@ pub fn decide(path: &Path, text: &str, rule: BarrierRule) -> Result<Option<Decid
     Ok(is_array.then_some(decided))
 }
 
-/// The second read: the messages of the array in `text` but those at `swept_at`, serialised as
-/// they are read.
-pub struct KeptItems<'a> {
-    pub path: &'a Path,
-    pub text: &'a str,
-    pub swept_at: &'a [usize],
-}
-
-impl Serialize for KeptItems<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        let mut failed = None;
-        let mut swept = self.swept_at.iter().peekable();
-        let mut index = 0;
-        io::for_each_item(self.path, self.text, |message| {
-            if swept.next_if(|&&at| at == index).is_none() && failed.is_none() {
-                failed = seq.serialize_element(&message).err();
-            }
-            index += 1;
-        })
-        .map_err(|e| S::Error::custom(format!("{e:#}")))?;
-        match failed {
-            Some(error) => Err(error),
-            None => seq.end(),
+impl Decided {
+    /// The second read: the messages of the array in `text` but the swept ones.
+    pub fn kept<'a>(
+        &'a self,
+        path: &'a Path,
+        text: &'a str,
+    ) -> io::Items<'a, impl Fn(usize) -> bool + 'a> {
+        io::Items {
+            path,
+            text,
+            first: None,
+            keep: |at| self.swept_at.binary_search(&at).is_err(),
         }
     }
 }

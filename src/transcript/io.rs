@@ -9,12 +9,15 @@
 
 use std::borrow::Cow;
 use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use ctxfuzz_oracles::js::{Json, View};
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{JsValue, Str};
 use ctxfuzz_oracles::{js_string, json_text};
+use serde::ser::{Error as _, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
@@ -66,12 +69,78 @@ pub fn for_each_item<'t>(
     text: &'t str,
     mut item: impl FnMut(JsValue<'t>),
 ) -> Result<bool> {
+    let items = for_each_item_where(
+        path,
+        text,
+        |_| true,
+        |_, value| {
+            item(value);
+            ControlFlow::Continue(())
+        },
+    )?;
+    Ok(items.is_some())
+}
+
+/// [`for_each_item`] for a file read whole once before: an item whose position `wanted` refuses
+/// is passed over without being built, and reading stops when `item` (given each wanted item and
+/// its position) breaks. The number of items passed; `None` when the document is not an array
+/// ([`json_text::for_each_item_where`]).
+pub fn for_each_item_where<'t>(
+    path: &Path,
+    text: &'t str,
+    wanted: impl FnMut(usize) -> bool,
+    mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
+) -> Result<Option<usize>> {
     refuse_byte_order_mark(path, text)?;
     match js_string::from_text(text) {
-        Cow::Borrowed(text) => json_text::for_each_item(text, item),
-        Cow::Owned(decoded) => json_text::for_each_item(&decoded, |value| item(value.owned_copy())),
+        Cow::Borrowed(text) => json_text::for_each_item_where(text, wanted, item),
+        Cow::Owned(decoded) => json_text::for_each_item_where(&decoded, wanted, |at, value| {
+            item(at, value.owned_copy())
+        }),
     }
     .map_err(|e| json_error(path, &e))
+}
+
+/// A string read from an item [`for_each_item`] parsed out of `text`, borrowed from `text` itself
+/// when it lies there (it has no escape), so that it outlives the item; copied otherwise.
+pub fn lent_by<'t>(text: &'t str, part: &str) -> Str<'t> {
+    let start = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    match text.get(start..start.wrapping_add(part.len())) {
+        Some(there) if there.as_ptr() == part.as_ptr() => Str::from(there),
+        _ => Str::from(part.to_owned()),
+    }
+}
+
+/// Items of the array in `text`, serialised as [`for_each_item`] reads them, never held whole:
+/// `first` if any, then each item whose position `keep` accepts (the text was read whole once
+/// before: see [`for_each_item_where`]).
+pub struct Items<'a, K> {
+    pub path: &'a Path,
+    pub text: &'a str,
+    pub first: Option<&'a JsValue<'a>>,
+    pub keep: K,
+}
+
+impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        if let Some(first) = self.first {
+            seq.serialize_element(first)?;
+        }
+        let mut failed = None;
+        for_each_item_where(self.path, self.text, &self.keep, |_, item| {
+            failed = seq.serialize_element(&item).err();
+            match failed {
+                Some(_) => ControlFlow::Break(()),
+                None => ControlFlow::Continue(()),
+            }
+        })
+        .map_err(|e| S::Error::custom(format!("{e:#}")))?;
+        match failed {
+            Some(error) => Err(error),
+            None => seq.end(),
+        }
+    }
 }
 
 fn refuse_byte_order_mark(path: &Path, text: &str) -> Result<()> {

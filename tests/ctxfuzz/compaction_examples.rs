@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 
 use ctxfuzz::compaction::boundary;
-use ctxfuzz::compaction::clip::clip_tool_results;
+use ctxfuzz::compaction::clip::clipped;
 use ctxfuzz::compaction::config::{ClipKey, CompactionConfig};
 use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::overflow::{BACKING_OFF, Mode, Turn, check_and_protect};
-use ctxfuzz::compaction::state::{State, extract, render};
+use ctxfuzz::compaction::state::{Extraction, State, render};
 use ctxfuzz::compaction::{
     Compaction, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
@@ -21,17 +21,20 @@ fn pick(messages: &[Value], family: Family, config: &CompactionConfig) -> usize 
 /// Chat tool results clipped at the default 400 characters.
 fn clip_chat(messages: &[Value], key: ClipKey) -> Vec<Cow<'_, Value>> {
     let facts = Facts::read(messages, Family::Chat);
-    clip_tool_results(messages, &facts.messages, 400, key)
+    messages
+        .iter()
+        .zip(&facts.messages)
+        .map(|(message, fact)| clipped(message, fact, 400, key))
+        .collect()
 }
 
 fn chat_state(messages: &[Value]) -> State {
     let facts = Facts::read(messages, Family::Chat);
-    extract(
-        messages,
-        &facts.messages,
-        Family::Chat,
-        &CompactionConfig::default(),
-    )
+    let mut extraction = Extraction::default();
+    for (message, fact) in messages.iter().zip(&facts.messages) {
+        extraction.read(message, fact, Family::Chat, &CompactionConfig::default());
+    }
+    extraction.finish()
 }
 
 fn chat(messages: Value) -> Vec<Value> {
@@ -133,7 +136,11 @@ fn example_3_no_valid_cut_is_boundary_zero_and_nothing_happens() {
             &mut tracker,
         );
         assert_eq!(
-            (result.boundary, &result.outcome, result.summary.as_str()),
+            (
+                result.decision.boundary,
+                &result.decision.outcome,
+                result.decision.summary.as_str()
+            ),
             (0, &Outcome::NoCut, "")
         );
         assert_eq!(result.messages().cloned().collect::<Vec<_>>(), history);
@@ -159,15 +166,15 @@ fn example_4_stored_schema_and_non_objects() {
         &Scripted::Fixed("Summary.".into()),
         &mut tracker,
     );
-    assert_eq!(result.boundary, 3);
+    assert_eq!(result.decision.boundary, 3);
     assert_eq!(
-        result.summary,
+        result.decision.summary,
         "Summary.\n\n### User messages (verbatim)\n- m0\n- m1\n- m2"
     );
     assert_eq!(refills(&tracker), vec![0, 0, 0, 0, 1]);
     assert_eq!(
         result.messages().cloned().collect::<Vec<_>>()[0],
-        json!({"sender": "system", "text": result.summary, "messageType": "context_summary", "metadata": {"reason": "context_overflow_protection"}})
+        json!({"sender": "system", "text": result.decision.summary, "messageType": "context_summary", "metadata": {"reason": "context_overflow_protection"}})
     );
     assert_eq!(
         result.messages().cloned().collect::<Vec<_>>()[1..],
@@ -199,9 +206,9 @@ fn example_5_state_and_verbatim_turns_are_composed() {
         &Scripted::Fixed("The user asked for a release.".into()),
         &mut tracker,
     );
-    assert_eq!(result.boundary, 5);
+    assert_eq!(result.decision.boundary, 5);
     assert_eq!(
-        result.summary,
+        result.decision.summary,
         "The user asked for a release.\n\n### Retained state (extracted, not inferred)\n**Files written:** deploy/release.yaml\n**Commands run:** make release\n**Tools used:** write_file, execute_command\n\n### User messages (verbatim)\n- never deploy straight to prod"
     );
     assert_eq!(refills(&tracker).len(), 7);
@@ -215,10 +222,10 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
     ]));
     let summariser = Scripted::Fixed("MODEL SUMMARY".into());
     let first = compact_chat(&round_1, &autobot(), &summariser, &mut Tracker::default());
-    assert_eq!(first.boundary, 2);
+    assert_eq!(first.decision.boundary, 2);
     let first_messages = first.messages().cloned().collect::<Vec<_>>();
     assert_eq!(
-        first.summary,
+        first.decision.summary,
         "MODEL SUMMARY\n\n### User messages (verbatim)\n- never touch the prod database"
     );
     // Round 2 sees the summary as production persists it (sender "system"): AutoBot drops it.
@@ -229,7 +236,7 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         &mut Tracker::default(),
     );
     assert_eq!(
-        (second.boundary, second.summary.as_str()),
+        (second.decision.boundary, second.decision.summary.as_str()),
         (1, "MODEL SUMMARY")
     );
     // The default carries the verbatim turns of an earlier summary forward.
@@ -244,7 +251,7 @@ fn example_6_production_persistence_loses_the_instruction_in_autobot_only() {
         &mut Tracker::default(),
     );
     assert_eq!(
-        second.summary,
+        second.decision.summary,
         "MODEL SUMMARY\n\n### User messages (verbatim)\n- never touch the prod database"
     );
 }
@@ -433,12 +440,15 @@ fn an_empty_summary_is_a_failure_and_leaves_the_tracker_alone() {
         &mut tracker,
     );
     assert_eq!(
-        result.outcome,
+        result.decision.outcome,
         Outcome::Failed {
             error: "LLM returned empty summary".into()
         }
     );
-    assert_eq!((result.boundary, tracker), (0, Tracker::with_total(5)));
+    assert_eq!(
+        (result.decision.boundary, tracker),
+        (0, Tracker::with_total(5))
+    );
 }
 
 #[test]
@@ -457,7 +467,7 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
         faults,
         &mut tracker,
     );
-    assert!(matches!(result.outcome, Outcome::Failed { .. }));
+    assert!(matches!(result.decision.outcome, Outcome::Failed { .. }));
     assert_eq!(
         tracker.calls.first(),
         Some(&TrackerCall::Reset),
@@ -489,13 +499,13 @@ fn a_summary_larger_than_its_region_is_skipped_by_default() {
         &mut tracker,
     );
     assert!(
-        matches!(result.outcome, Outcome::NotSmaller { .. }),
+        matches!(result.decision.outcome, Outcome::NotSmaller { .. }),
         "{:?}",
-        result.outcome
+        result.decision.outcome
     );
     assert_eq!(
         (
-            result.boundary,
+            result.decision.boundary,
             result.messages().cloned().collect::<Vec<_>>()
         ),
         (0, example_5.clone())

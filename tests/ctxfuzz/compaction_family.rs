@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 
 use arbitrary::Unstructured;
-use ctxfuzz::compaction::clip::clip_tool_results;
+use ctxfuzz::compaction::clip::clipped;
 use ctxfuzz::compaction::config::ClipKey;
 use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::preserve::{carried, preserved};
-use ctxfuzz::compaction::summariser::{PromptLine, prompt, summarise};
+use ctxfuzz::compaction::summariser::{PromptLine, summarise};
 use ctxfuzz::compaction::{CompactionConfig, Faults, Tracker, compact};
 use ctxfuzz::compaction::{Family, Scripted};
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
@@ -96,9 +96,10 @@ fn the_offline_digest_counts_user_turns_and_tool_results() {
         {"role": "tool", "tool_call_id": "x", "content": "c"}, {"role": "user", "content": "d"},
         {"role": "tool", "tool_call_id": "y", "content": "e"}, {"role": "tool", "tool_call_id": "z", "content": "f"}
     ]));
-    let view: Vec<Cow<'_, Value>> = region.iter().map(Cow::Borrowed).collect();
     let facts = Facts::read(&region, Family::Chat);
-    let lines = prompt(&view, &facts.messages, Family::Chat);
+    let lines: Vec<PromptLine> = (facts.messages.iter())
+        .map(|fact| PromptLine::of::<Value>(fact, None, Family::Chat))
+        .collect();
     let digest = summarise(&Scripted::Digest, &lines, Family::Chat).unwrap();
     assert!(
         digest.starts_with(
@@ -115,8 +116,14 @@ fn the_prompt_reads_the_clipped_copy_of_a_long_tool_result() {
         {"role": "tool", "tool_call_id": "x", "content": "z".repeat(900)}
     ]));
     let facts = Facts::read(&region, Family::Chat);
-    let clipped = clip_tool_results(&region, &facts.messages, 400, ClipKey::Read);
-    let lines = prompt(&clipped, &facts.messages, Family::Chat);
+    let lines: Vec<PromptLine> = (region.iter().zip(&facts.messages))
+        .map(
+            |(message, fact)| match clipped(message, fact, 400, ClipKey::Read) {
+                Cow::Borrowed(_) => PromptLine::of::<Value>(fact, None, Family::Chat),
+                Cow::Owned(copy) => PromptLine::of(fact, Some(&copy), Family::Chat),
+            },
+        )
+        .collect();
     let expected = [
         PromptLine {
             role: "user",
@@ -153,9 +160,9 @@ where
         input: &input,
         input_after: &input,
         output: &output,
-        boundary: c.boundary,
-        picked: c.picked,
-        summary: &c.summary,
+        boundary: c.decision.boundary,
+        picked: c.decision.picked,
+        summary: &c.decision.summary,
         summariser_input: &summariser_input,
         tracker_calls: &tracker_calls,
     };

@@ -44,9 +44,9 @@ impl Observed {
         Observed {
             family,
             output: c.messages().cloned().collect(),
-            boundary: c.boundary,
-            picked: c.picked,
-            summary: c.summary.clone(),
+            boundary: c.decision.boundary,
+            picked: c.decision.picked,
+            summary: c.decision.summary.clone(),
             summariser_input: c
                 .summariser_input
                 .iter()

@@ -18,6 +18,7 @@ mod compaction_generators;
 mod compaction_oracle;
 mod compaction_overflow;
 mod compaction_pipeline;
+mod compaction_streamed;
 mod compaction_variants;
 mod conformance;
 mod contracts;

@@ -58,15 +58,10 @@ fn memory_a_100_mb_string_is_read_within_four_times_the_file() {
     }
 }
 
-/// `check` judges one file at a time and drops it: six files cost what one does, where holding
-/// them all (as it once did) needs half as much again as the bound.
-/// `ctxfuzz sweep` reads an array one message at a time: a 100 MB transcript of calls and
-/// results, some of them orphans, is swept within twice its size (read whole, it took 3.7 times).
-#[test]
-fn memory_sweep_of_a_long_array_holds_little_more_than_its_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("long.json");
-    let mut out = BufWriter::new(File::create(&path).unwrap());
+/// 1,040,001 pi messages (about 100 MB): calls and their results, a third of the results orphans (their
+/// call ids are an earlier call's), then a user turn.
+fn write_long_array(path: &Path) {
+    let mut out = BufWriter::new(File::create(path).unwrap());
     out.write_all(b"[").unwrap();
     for i in 0..520_000 {
         write!(
@@ -79,7 +74,15 @@ fn memory_sweep_of_a_long_array_holds_little_more_than_its_text() {
     out.write_all(br#"{"role":"user","content":"done"}]"#)
         .unwrap();
     out.flush().unwrap();
-    drop(out);
+}
+
+/// `ctxfuzz sweep` reads an array one message at a time: a 100 MB transcript of calls and
+/// results, some of them orphans, is swept within twice its size (read whole, it took 3.7 times).
+#[test]
+fn memory_sweep_of_a_long_array_holds_little_more_than_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.json");
+    write_long_array(&path);
     let file_kib = std::fs::metadata(&path).unwrap().len() / 1024;
     let output = dir.path().join("swept.json");
     let limit = 2 * file_kib + BASE_KIB;
@@ -99,6 +102,43 @@ fn memory_sweep_of_a_long_array_holds_little_more_than_its_text() {
     assert!(stderr.contains("swept 346666 orphan"), "{stderr}");
 }
 
+/// `ctxfuzz compact` reads an array one message at a time too, keeping each message's facts: the
+/// same transcript is compacted within three times its size (read whole, it took 4.5 times).
+/// `autobot` has no size check, which would keep this transcript of near-empty texts whole.
+#[test]
+fn memory_compact_of_a_long_array_holds_under_three_times_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.json");
+    write_long_array(&path);
+    let file_kib = std::fs::metadata(&path).unwrap().len() / 1024;
+    let output = dir.path().join("compacted.json");
+    let limit = 3 * file_kib + BASE_KIB;
+    let (code, stderr) = within(
+        limit,
+        &[
+            "compact",
+            path.to_str().unwrap(),
+            "--variant",
+            "autobot",
+            "--json",
+            "-o",
+            output.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        code, 0,
+        "a {file_kib} KiB file within {limit} KiB: {stderr}"
+    );
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        written.starts_with("[\n  {\n    \"role\": \"compactionSummary\""),
+        "{}",
+        &written[..written.len().min(200)]
+    );
+}
+
+/// `check` judges one file at a time and drops it: six files cost what one does, where holding
+/// them all (as it once did) needs half as much again as the bound.
 #[test]
 fn memory_check_of_six_files_holds_one_at_a_time() {
     let dir = tempfile::tempdir().unwrap();

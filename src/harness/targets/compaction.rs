@@ -198,16 +198,19 @@ impl<'s> Record<'s> {
         input: &[&'s Message],
         made: &'s Arena<Message>,
     ) -> Self {
-        let summary_message = c.summary_message.map(|message| &*made.alloc(message));
+        let summary_message = c
+            .decision
+            .summary_message
+            .map(|message| &*made.alloc(message));
         Record {
             output: summary_message
                 .into_iter()
                 .chain(c.kept.iter().copied())
                 .collect(),
-            boundary: c.boundary,
-            picked: c.picked,
-            summary: c.summary,
-            outcome: c.outcome,
+            boundary: c.decision.boundary,
+            picked: c.decision.picked,
+            summary: c.decision.summary,
+            outcome: c.decision.outcome,
             // The summariser reads the region, `input[..picked]`, message for message: a message
             // it borrowed from there is that reference again; anything else is kept as it was.
             summariser_input: c

@@ -1,0 +1,112 @@
+//! `ctxfuzz compact` reads its file one message at a time (`compaction::streamed`): on generated
+//! pi and chat transcripts, under every named variant, with the family detected or given, and
+//! with escapes `JSON.parse` accepts but serde_json does not, it decides and writes exactly what
+//! the compaction of the whole transcript in memory does.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use arbitrary::Unstructured;
+use ctxfuzz::compaction::config::NAMED_CONFIGS;
+use ctxfuzz::compaction::{
+    CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact, streamed,
+};
+use ctxfuzz::generators::{chat, pi, seeded_bytes};
+use ctxfuzz::transcript::io;
+use ctxfuzz_oracles::js_value::JsValue;
+use serde_json::Value;
+
+const PATH: &str = "transcript.json";
+
+/// The `--json` output of the compaction of the array in `text`, read whole into memory; its
+/// outcome, and whether it clipped a message of the region.
+fn in_memory(
+    text: &str,
+    family: Option<Family>,
+    config: &CompactionConfig,
+) -> (String, Outcome, bool) {
+    let document = io::parse_json_borrowed(Path::new(PATH), text).unwrap();
+    let JsValue::Array(messages) = &document else {
+        panic!("an array")
+    };
+    let family = family.unwrap_or_else(|| Family::detect(messages.iter()));
+    let mut tracker = Tracker::default();
+    let compaction = compact::<JsValue, _>(
+        messages,
+        family,
+        config,
+        &Scripted::Digest,
+        Faults::default(),
+        &mut tracker,
+    );
+    let json = serde_json::to_string(&compaction.to_json(&tracker)).unwrap();
+    let clipped = (compaction.summariser_input.iter()).any(|seen| matches!(seen, Cow::Owned(_)));
+    (json, compaction.decision.outcome, clipped)
+}
+
+/// The same, read one message at a time.
+fn streamed(text: &str, family: Option<Family>, config: &CompactionConfig) -> String {
+    let path = Path::new(PATH);
+    let mut tracker = Tracker::default();
+    let compacted = streamed::compact(path, text, family, config, &Scripted::Digest, &mut tracker)
+        .unwrap()
+        .expect("an array");
+    let messages = compacted.messages(path, text);
+    let json = compacted
+        .decision
+        .to_json(&messages, compacted.kept(), &tracker);
+    serde_json::to_string(&json).unwrap()
+}
+
+/// A transcript of each family from `seed`; every other one opens with a user turn holding a
+/// lone surrogate escape, which takes the reader's rewriting path.
+fn transcripts(seed: u64) -> [(Family, String); 2] {
+    let pi = Value::Array(pi::from_seed(seed)).to_string();
+    let bytes = seeded_bytes(seed, 4096);
+    let chat: Vec<Value> = chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
+    let chat = Value::Array(chat).to_string();
+    let surrogate = |text: String, role: &str| match seed % 2 {
+        0 => text,
+        _ => format!(
+            r#"[{{"role":"{role}","content":"cut \ud83d here"}}{}{}"#,
+            if text == "[]" { "" } else { "," },
+            &text[1..]
+        ),
+    };
+    [
+        (Family::Pi, surrogate(pi, "user")),
+        (Family::Chat, surrogate(chat, "user")),
+    ]
+}
+
+#[test]
+fn the_streamed_compaction_writes_what_the_whole_one_does() {
+    let (mut cases, mut compacted, mut clipped) = (0, 0, 0);
+    for seed in 0..150 {
+        for (family, text) in transcripts(seed) {
+            for name in NAMED_CONFIGS {
+                let mut config = CompactionConfig::named(name).unwrap();
+                // Short clips on odd seeds, so that the region's tool results are clipped.
+                if seed % 3 == 1 {
+                    config.clip_chars = 8;
+                }
+                let given = (seed % 4 == 3).then_some(family);
+                let (whole, outcome, clipping) = in_memory(&text, given, &config);
+                assert_eq!(
+                    streamed(&text, given, &config),
+                    whole,
+                    "seed {seed}, {family:?}, variant {name}, family given: {}",
+                    given.is_some()
+                );
+                cases += 1;
+                compacted += usize::from(outcome == Outcome::Compacted);
+                clipped += usize::from(clipping);
+            }
+        }
+    }
+    // Not vacuous: many cases compact, and some clip a tool result for the summariser.
+    assert!(
+        compacted * 3 > cases && clipped > 0,
+        "{compacted} of {cases} compacted, {clipped} with a clipped body"
+    );
+}
