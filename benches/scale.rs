@@ -1,19 +1,19 @@
-//! `check` and `sweep` at scale: per-message cost of judging (and of sweeping) 10k, 100k and
-//! 1M-message transcripts against parsing the same text into `serde_json::Value` and against
-//! Node's `JSON.parse` of it (the baselines, in the same run), and the peak heap of each against
-//! the size of the text (docs/figures.md#check-at-scale). Node is timed inside Node (the string already in memory, as
-//! the text is for `check`), and its resident set after parsing is printed; without `node` on
-//! the path that baseline is skipped.
+//! `check`, `sweep` and `compact` at scale: per-message cost of judging (and of sweeping and
+//! compacting) 10k, 100k and 1M-message transcripts against parsing the same text into
+//! `serde_json::Value` and against Node's `JSON.parse` of it (the baselines, in the same run), and
+//! the peak heap of each against the size of the text (docs/figures.md#check-at-scale). Node is
+//! timed inside Node (the string already in memory, as the text is for `check`), and its resident
+//! set after parsing is printed; without `node` on the path that baseline is skipped.
 //!
 //! `cargo bench --bench scale`. The transcripts are `ctxfuzz::generators::long_session`'s
 //! (well-formed, about 180 bytes a message), built in memory from a fixed seed. "check" is what
 //! `ctxfuzz check FILE` does after reading the file: the array read one message at a time
 //! (`JSON.parse`-compatible) and judged in parts of `PART_SIZE` messages, each through pi's
-//! pipeline and the wire validator; "sweep" what `ctxfuzz sweep
-//! FILE --json` does after reading it: the sweep's decisions on a first read of the array one
-//! message at a time, then the protocol line written (here to nowhere) on a second. Peak heap is
-//! counted by the
-//! allocator below, once per workload, outside the timed loops.
+//! pipeline and the wire validator; "sweep" what `ctxfuzz sweep FILE --json` does after reading
+//! it: the sweep's decisions on a first read of the array one message at a time, then the
+//! protocol line written (here to nowhere) on a second; "compact" what `ctxfuzz compact FILE
+//! --json` does after reading it (`compaction::streamed`, the object written to nowhere). Peak
+//! heap is counted by the allocator below, once per workload, outside the timed loops.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ctxfuzz::compaction::{CompactionConfig, Scripted, Tracker, streamed};
 use ctxfuzz::generators::long_session;
 use ctxfuzz::sweep::streamed::decide;
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
@@ -84,6 +85,23 @@ fn swept(text: &str) -> usize {
     decided.swept.len()
 }
 
+/// What `ctxfuzz compact FILE --json` does after reading the file (the `--json` object written
+/// to nowhere); the number of messages kept.
+fn compacted(text: &str) -> usize {
+    let path = Path::new("transcript.json");
+    let mut tracker = Tracker::default();
+    let config = CompactionConfig::default();
+    let compacted = streamed::compact(path, text, None, &config, &Scripted::Digest, &mut tracker)
+        .expect("the generator writes JSON")
+        .expect("an array");
+    let messages = compacted.messages(path, text);
+    let json = compacted
+        .decision
+        .to_json(&messages, compacted.kept(), &tracker);
+    serde_json::to_writer(std::io::sink(), &json).expect("a sink takes every byte");
+    compacted.kept()
+}
+
 /// Reads FILE into a string, then times `JSON.parse` of it ITERS times inside Node; prints the
 /// nanoseconds, then the resident set in bytes after the last parse.
 const NODE_PARSE: &str = "const s = require('fs').readFileSync(process.argv[1], 'utf8'); \
@@ -126,10 +144,11 @@ fn bench(c: &mut Criterion) {
         let parse = peak_heap(|| drop(black_box(serde_json::from_str::<Value>(text).unwrap())));
         let checked = peak_heap(|| assert_eq!(check(text, &model), 0));
         let sweeping = peak_heap(|| assert_eq!(swept(text), 0));
+        let compacting = peak_heap(|| assert!(compacted(text) > 0));
         let mb = |bytes: usize| bytes as f64 / 1e6;
         let times = |bytes: usize| bytes as f64 / text.len() as f64;
         println!(
-            "peak heap, {n} messages ({:.1} MB of text): parse {:.1} MB ({:.1}x the text), check {:.1} MB ({:.1}x), sweep {:.1} MB ({:.1}x)",
+            "peak heap, {n} messages ({:.1} MB of text): parse {:.1} MB ({:.1}x the text), check {:.1} MB ({:.1}x), sweep {:.1} MB ({:.1}x), compact {:.1} MB ({:.1}x)",
             mb(text.len()),
             mb(parse),
             times(parse),
@@ -137,6 +156,8 @@ fn bench(c: &mut Criterion) {
             times(checked),
             mb(sweeping),
             times(sweeping),
+            mb(compacting),
+            times(compacting),
         );
     }
     // Node's resident set per size, measured once; `None` without `node` (no Node baseline).
@@ -172,6 +193,9 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_with_input(BenchmarkId::new("sweep", n), text, |b, text| {
             b.iter(|| black_box(swept(text)))
+        });
+        group.bench_with_input(BenchmarkId::new("compact", n), text, |b, text| {
+            b.iter(|| black_box(compacted(text)))
         });
     }
     group.finish();
