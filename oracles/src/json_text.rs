@@ -692,6 +692,55 @@ mod tests {
         );
     }
 
+    /// Items `wanted` refuses are passed over (and counted), and a break stops the read there,
+    /// with and without a rewrite; the count is of the items passed.
+    #[test]
+    fn items_not_wanted_are_passed_over_and_a_break_stops_the_read() {
+        use std::ops::ControlFlow::{Break, Continue};
+        for text in [
+            r#"[0, {"a": 1}, "two", [3], null, 5]"#,
+            r#"["\ud83d", {"a": "\ud800"}, "two", [3], null, 5]"#,
+        ] {
+            let whole = parse_borrowed(text).unwrap();
+            let all = whole.as_array().unwrap();
+            let mut read = Vec::new();
+            let passed = for_each_item_where(
+                text,
+                |at| at % 2 == 1,
+                |at, item| {
+                    read.push((at, to_string(&item).unwrap()));
+                    Continue(())
+                },
+            );
+            assert_eq!(passed.unwrap(), Some(6), "{text}");
+            let odd: Vec<_> = [1, 3, 5]
+                .map(|at| (at, to_string(&all[at]).unwrap()))
+                .into();
+            assert_eq!(read, odd, "{text}");
+            let mut read = Vec::new();
+            let passed = for_each_item_where(
+                text,
+                |at| at >= 2,
+                |at, _| {
+                    read.push(at);
+                    if at == 3 { Break(()) } else { Continue(()) }
+                },
+            );
+            assert_eq!(passed.unwrap(), Some(4), "{text}");
+            assert_eq!(read, [2, 3], "{text}");
+        }
+        let not_an_array = for_each_item_where("{}", |_| true, |_, _| Continue(()));
+        assert_eq!(not_an_array.unwrap(), None);
+        // A break ends the read before an error past it; without one, the error is met.
+        let broken = "[1, 2, oops]";
+        let stop_at_two = |at, _| if at == 1 { Break(()) } else { Continue(()) };
+        assert_eq!(
+            for_each_item_where(broken, |_| true, stop_at_two).unwrap(),
+            Some(2)
+        );
+        assert!(for_each_item_where(broken, |_| false, |_, _| Continue(())).is_err());
+    }
+
     #[test]
     fn the_pretty_layout_is_serde_jsons() {
         let value = json!({"a": [1, {"b": lone(0xDBFF)}]});
