@@ -16,6 +16,7 @@ use super::{
     summariser, tokens,
 };
 
+/// The region of one compaction, and what has been read of it; `J` is the messages' JSON type.
 pub struct Region<'f, 'a, J> {
     facts: &'f Facts<'a>,
     family: Family,
