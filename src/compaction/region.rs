@@ -133,7 +133,6 @@ impl<'f, 'a, J: Message> Region<'f, 'a, J> {
         };
         let refill = |tracker: &mut Tracker| {
             tracker.reset();
-            tracker.calls.reserve(facts.messages.len() - picked);
             facts.messages[picked..]
                 .iter()
                 .for_each(|fact| tracker.add(fact.tokens(), 0));
