@@ -56,14 +56,15 @@ pub fn compact<'t>(
     })?;
     let facts = facts.finish();
     let mut region = Region::pick(&facts, family, config);
-    let picked = region.picked();
-    let needed: Vec<usize> = (0..picked).filter(|&at| region.needs(at)).collect();
-    if picked > 0 {
+    let needed: Vec<usize> = (0..region.picked())
+        .filter(|&at| region.needs(at))
+        .collect();
+    // The region's last message is always needed, so none is when there is no region.
+    if let Some(&last) = needed.last() {
         let needs = |at| needed.binary_search(&at).is_ok();
         io::for_each_item_where(path, text, needs, |at, message| {
             region.read_at(at, &message);
-            // The last message of the region is always read.
-            if at + 1 == picked {
+            if at == last {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
