@@ -717,6 +717,9 @@ mod tests {
                 .map(|at| (at, to_string(&all[at]).unwrap()))
                 .into();
             assert_eq!(read, odd, "{text}");
+            // The last item passed over is counted too.
+            let even = for_each_item_where(text, |at| at % 2 == 0, |_, _| Continue(()));
+            assert_eq!(even.unwrap(), Some(6), "{text}");
             let mut read = Vec::new();
             let passed = for_each_item_where(
                 text,
