@@ -27,9 +27,10 @@ use ctxfuzz::compaction::{CompactionConfig, Scripted, Tracker, streamed};
 use ctxfuzz::generators::long_session;
 use ctxfuzz::sweep::streamed::decide;
 use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
+use ctxfuzz::transcript::io;
 use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts};
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::json_text;
+
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
@@ -67,8 +68,10 @@ const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 fn check(text: &str, model: &JsValue<'_>) -> usize {
     let mut parts = Parts::new(model, PiVersion::default(), PART_SIZE);
-    json_text::for_each_item(text, |message| parts.push(message))
-        .expect("the generator writes JSON");
+    io::for_each_item(Path::new("transcript.json"), text, |message| {
+        parts.push(message)
+    })
+    .expect("the generator writes JSON");
     let judged = parts
         .finish()
         .expect("the parts of a generated session stand alone");

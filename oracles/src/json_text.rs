@@ -68,29 +68,13 @@ pub fn parse_borrowed(text: &str) -> serde_json::Result<JsValue<'_>> {
 }
 
 /// Reads a document that is an array item by item, each as [`parse_borrowed`] would read it,
-/// handing each to `item` in order and keeping none: a large array is read in the memory of one
-/// item. `Ok(false)`, with nothing read, when the document does not start with `[` (after JSON's
-/// whitespace). An error is the one [`parse_borrowed`] gives, met after the items before it were
-/// handed over.
-pub fn for_each_item<'t>(
-    text: &'t str,
-    mut item: impl FnMut(JsValue<'t>),
-) -> serde_json::Result<bool> {
-    let items = for_each_item_where(
-        text,
-        |_| true,
-        |_, value| {
-            item(value);
-            ControlFlow::Continue(())
-        },
-    )?;
-    Ok(items.is_some())
-}
-
-/// [`for_each_item`] for a document already read whole once: an item whose position `wanted`
-/// refuses is passed over without being built, and reading stops when `item` (given each wanted
-/// item and its position) breaks. Nothing past the stop is checked. The number of items passed,
-/// read or not, up to the end or the stop; `None` when the document is not an array.
+/// handing each wanted item and its position to `item` in order and keeping none: a large array
+/// is read in the memory of one item. An item whose position `wanted` refuses is passed over
+/// without being built, and reading stops when `item` breaks; nothing past the stop is checked,
+/// so a read that stops or passes over is for a document already read whole once. The number
+/// of items passed, read or not, up to the end or the stop; `None`, with nothing read, when the
+/// document does not start with `[` (after JSON's whitespace). An error is the one
+/// [`parse_borrowed`] gives, met after the items before it were handed over.
 pub fn for_each_item_where<'t>(
     text: &'t str,
     wanted: impl FnMut(usize) -> bool,
@@ -669,7 +653,15 @@ mod tests {
             "[]",
         ] {
             let mut items = Vec::new();
-            assert!(for_each_item(text, |item| items.push(item)).unwrap());
+            let read = for_each_item_where(
+                text,
+                |_| true,
+                |_, item| {
+                    items.push(item);
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(read.unwrap(), Some(items.len()));
             let whole = parse_borrowed(text).unwrap();
             assert_eq!(
                 to_string(&items).unwrap(),
@@ -679,12 +671,28 @@ mod tests {
         }
         for text in [r#"{"messages": []}"#, "7", ""] {
             let mut read = 0;
-            assert!(!for_each_item(text, |_| read += 1).unwrap());
+            let items = for_each_item_where(
+                text,
+                |_| true,
+                |_, _| {
+                    read += 1;
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(items.unwrap(), None);
             assert_eq!(read, 0);
         }
         let broken = "[1,\n 2,\n oops]";
         let mut read = 0;
-        let error = for_each_item(broken, |_| read += 1).unwrap_err();
+        let error = for_each_item_where(
+            broken,
+            |_| true,
+            |_, _| {
+                read += 1;
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap_err();
         assert_eq!(read, 2);
         assert_eq!(
             error.to_string(),

@@ -84,7 +84,7 @@ pub fn for_each_item<'t>(
 /// [`for_each_item`] for a file read whole once before: an item whose position `wanted` refuses
 /// is passed over without being built, and reading stops when `item` (given each wanted item and
 /// its position) breaks. The number of items passed; `None` when the document is not an array
-/// ([`json_text::for_each_item_where`]).
+/// ([`json_text::for_each_item_where`], which says what is checked).
 pub fn for_each_item_where<'t>(
     path: &Path,
     text: &'t str,
