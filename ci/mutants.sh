@@ -1,48 +1,81 @@
 #!/usr/bin/env bash
 # Mutation testing of our own code with cargo-mutants (config: .cargo/mutants.toml).
 #
-#   ci/mutants.sh --in-diff [BASE]     mutants in the lines changed since BASE (default: HEAD~1);
-#                                      what a pull request gets before merge
+#   ci/mutants.sh --submission         mutants in every line changed since the commit named in
+#                                      ci/submission-base (what landed before this submission);
+#                                      what .ci/run runs before merge
+#   ci/mutants.sh --in-diff BASE       mutants in the lines changed since BASE
 #   ci/mutants.sh --full [--shard K/N] every mutant (nightly; shard K of N)
+#   ci/mutants.sh --record-base        writes HEAD into ci/submission-base: the first step of a
+#                                      submission (commit the file with the submission's first change)
 #
-# Verdict: by cargo-mutants' exit code and the outcome counts in mutants.out/outcomes.json, never
-# by an empty file. A missed mutant fails the check unless ci/mutants-equivalent.txt lists it
-# with a reason; a timeout fails it (timeouts are investigated, not ignored).
+# A base that cannot be found (a shallow clone, a typo, a file that names no ancestor of HEAD) is
+# an error, never "nothing to do": a gate that examined nothing must not pass (docs/mutation.md).
+#
+# Two passes: each mutant is first tested against its own package's tests only (the oracle
+# package's suite takes seconds; the root package's is the one that tests the root package's
+# code anyway), then every mutant that survived that and is not a listed equivalent is tested
+# again against the whole workspace. A mutant counts as caught if either pass catches it.
+#
+# Verdict: by cargo-mutants' exit code and the outcome counts in outcomes.json, never by an empty
+# file. A missed mutant fails the check unless ci/mutants-equivalent.txt lists it with a reason; a
+# timeout fails it (timeouts are investigated, not ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib.sh
 
+out=target/mutation
+usage() {
+  echo "usage: ci/mutants.sh --submission | --in-diff BASE | --full [--shard K/N] | --record-base" >&2
+  exit 2
+}
+fail() {
+  printf 'ci/mutants.sh: %s\n' "$*" >&2
+  exit 2
+}
+
 mode=${1:-}
 shift || true
 # A stale outcomes.json from an earlier run must never be judged as this run's.
-rm -rf target/mutation/mutants.out
-mkdir -p target/mutation
+rm -rf "$out"
+mkdir -p "$out"
 # --workspace: every package's examined files (.cargo/mutants.toml), the oracle crate's too; without
 # it cargo-mutants mutates only the root package.
-args=(--workspace --no-shuffle --in-place --output target/mutation)
+args=(--workspace --no-shuffle --in-place)
+# in_diff BASE: restricts the run to the lines changed since BASE, which must be an ancestor of HEAD.
+in_diff() {
+  local base=$1
+  git rev-parse --verify --quiet "$base^{commit}" >/dev/null ||
+    fail "the base $base is not a commit of this clone (a shallow clone? fetch the whole history: git fetch --unshallow)"
+  git merge-base --is-ancestor "$base" HEAD ||
+    fail "the base $base is not an ancestor of HEAD"
+  git diff "$base" -- . >"$out/diff"
+  printf 'mutants: examining every line changed since %s (%s commits)\n' \
+    "$(git rev-parse --short "$base")" "$(git rev-list --count "$base..HEAD")"
+  if [ ! -s "$out/diff" ]; then
+    echo "mutants: 0 (no change since $base)"
+    exit 0
+  fi
+  args+=(--in-diff "$out/diff")
+}
 case "$mode" in
+  --record-base)
+    git rev-parse HEAD >ci/submission-base
+    echo "ci/submission-base: $(cat ci/submission-base) (commit it with the submission's first change)"
+    exit 0
+    ;;
+  --submission)
+    [ -s ci/submission-base ] || fail "ci/submission-base is missing or empty: run ci/mutants.sh --record-base at the start of a submission"
+    in_diff "$(head -n 1 ci/submission-base)"
+    ;;
   --in-diff)
-    base=${1:-HEAD~1}
-    if ! git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
-      echo "ci/mutants.sh: no base revision $base (a first commit has no diff to test); nothing to do"
-      exit 0
-    fi
-    diff_file=$(mktemp)
-    trap 'rm -f "$diff_file"' EXIT
-    git diff "$base" -- . >"$diff_file"
-    if [ ! -s "$diff_file" ]; then
-      echo "ci/mutants.sh: no changes since $base; nothing to do"
-      exit 0
-    fi
-    args+=(--in-diff "$diff_file")
+    [ -n "${1:-}" ] || usage
+    in_diff "$1"
     ;;
   --full)
     if [ "${1:-}" = "--shard" ]; then args+=(--shard "$2"); fi
     ;;
-  *)
-    echo "usage: ci/mutants.sh --in-diff [BASE] | --full [--shard K/N]" >&2
-    exit 2
-    ;;
+  *) usage ;;
 esac
 
 ensure_tool cargo-mutants cargo-mutants 27.1.0
@@ -53,24 +86,35 @@ export CTXFUZZ_CONFORMANCE_SEED=${CTXFUZZ_CONFORMANCE_SEED:-20261130}
 # and the count the conformance tests ran before it was raised to 5,000 per version: a surviving
 # mutant runs them in full, and 2,000 keep that run about 5 s shorter.
 export CTXFUZZ_CONFORMANCE_CASES=${CTXFUZZ_CONFORMANCE_CASES:-2000}
-
 # The soak tests run for a fixed time in every mutant's test run; 2 s each (instead of 5) still
 # runs thousands of cases and shortens every survivor's run, the costly ones.
 export CTXFUZZ_SOAK_SECS=${CTXFUZZ_SOAK_SECS:-2}
 
-status=0
-timed cargo mutants "${args[@]}" || status=$?
-# Exit codes (cargo-mutants 27): 0 all caught, 2 missed, 3 timeouts, 4 baseline failed,
-# 5/6 bad --in-diff, 70 internal error.
-case "$status" in
-  0 | 2 | 3) ;;
-  *) echo "ci/mutants.sh: cargo-mutants failed (exit $status): see target/mutation/mutants.out/debug.log" >&2
-     exit "$status" ;;
-esac
+# run_pass NAME ARGS...: one cargo-mutants run into $out/NAME; fails on anything but a verdict.
+run_pass() {
+  local name=$1 status=0
+  shift
+  timed cargo mutants "${args[@]}" --output "$out/$name" "$@" || status=$?
+  # Exit codes (cargo-mutants 27): 0 all caught, 2 missed, 3 timeouts, 4 baseline failed,
+  # 5/6 bad --in-diff, 70 internal error.
+  case "$status" in
+    0 | 2 | 3) ;;
+    *) fail "cargo-mutants failed (exit $status): see $out/$name/mutants.out/debug.log" ;;
+  esac
+}
 
-if [ "$status" = 0 ] && [ ! -e target/mutation/mutants.out/outcomes.json ]; then
+step "pass 1: each mutant against its own package's tests"
+run_pass own --test-workspace=false
+if [ ! -e "$out/own/mutants.out/outcomes.json" ]; then
   # cargo-mutants 27 writes no output at all when the filters leave nothing to mutate.
   echo "mutants: 0 (no mutant in the examined code of this change)"
   exit 0
 fi
-python3 ci/mutants_verdict.py target/mutation/mutants.out ci/mutants-equivalent.txt
+verdict=(python3 ci/mutants_verdict.py ci/mutants-equivalent.txt "$out/own/mutants.out")
+survivors=$("${verdict[@]}" --survivors-regex)
+if [ -n "$survivors" ]; then
+  step "pass 2: the survivors of pass 1 against the whole workspace"
+  run_pass workspace --test-workspace=true --re "$survivors"
+  verdict+=("$out/workspace/mutants.out")
+fi
+"${verdict[@]}"

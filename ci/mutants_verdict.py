@@ -1,15 +1,22 @@
 """Judges a cargo-mutants run from its outcome counts and the checked-in equivalents list.
 
-usage: python3 ci/mutants_verdict.py MUTANTS_OUT EQUIVALENTS [SOURCE_ROOT]
+usage: python3 ci/mutants_verdict.py EQUIVALENTS MUTANTS_OUT [RERUN_OUT] [--root DIR] [--survivors-regex]
+
+MUTANTS_OUT is the first pass (ci/mutants.sh: each mutant against its own package's tests);
+RERUN_OUT, if given, the second pass over that pass's survivors against the whole workspace: a
+mutant the second pass catches counts as caught. `--survivors-regex` prints instead a regex (for
+cargo-mutants' `--re`) naming every mutant of MUTANTS_OUT that was missed and is not excused, or
+nothing when there is none.
 
 EQUIVALENTS lists one mutant per line as `FILE: DESCRIPTION  # reason` or
 `FILE: DESCRIPTION @ `CODE`  # reason`: the mutant as cargo-mutants names it, without line and
 column, so the list survives unrelated edits. A description can name several mutants of one
 function (two `+` in it, say); `@ `CODE`` then pins the one meant: CODE must occur on the mutant's
-line in SOURCE_ROOT (default: the current directory) and cover its column. Exit 0 when every mutant
+line in DIR (`--root`, default: the current directory) and cover its column. Exit 0 when every mutant
 is caught, unviable or a listed equivalent; 1 otherwise, naming each survivor.
 """
 
+import argparse
 import json
 import re
 import sys
@@ -71,19 +78,46 @@ def excuse(mutant: dict, listed: dict[str, list[str | None]], root: Path) -> str
     return f"listed as equivalent at {pinned}, but the mutated line reads `{line.strip()}`"
 
 
+def outcomes(out: Path) -> list[tuple[dict, str]]:
+    """Each mutant of a run with its summary (`CaughtMutant`, `MissedMutant`, ...)."""
+    every = json.loads((out / "outcomes.json").read_text())["outcomes"]
+    return [(o["scenario"]["Mutant"], o["summary"]) for o in every if o["scenario"] != "Baseline"]
+
+
+def name_regex(mutant: dict) -> str:
+    """A regex for cargo-mutants' `--re` that matches this mutant's name alone, whether the name
+    is matched with its line and column or without."""
+    key = mutant_key(mutant)
+    path, _, description = key.partition(": ")
+    start = mutant["span"]["start"]
+    meta = set("\\.+*?()|[]{}^$")
+    escape = lambda text: "".join("\\" + c if c in meta else c for c in text)
+    return f"^{escape(path)}:(?:{start['line']}:{start['column']}:)? {escape(description)}$"
+
+
 def main() -> int:
-    out, equivalents_path = Path(sys.argv[1]), Path(sys.argv[2])
-    root = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(".")
-    outcomes = json.loads((out / "outcomes.json").read_text())
-    listed = equivalents(equivalents_path) if equivalents_path.exists() else {}
+    parser = argparse.ArgumentParser()
+    parser.add_argument("equivalents", type=Path)
+    parser.add_argument("runs", type=Path, nargs="+")
+    parser.add_argument("--root", type=Path, default=Path("."))
+    parser.add_argument("--survivors-regex", action="store_true")
+    options = parser.parse_args()
+    if len(options.runs) > 2:
+        parser.error("at most two runs: the first pass and its rerun")
+    listed = equivalents(options.equivalents) if options.equivalents.exists() else {}
+    first = outcomes(options.runs[0])
+    if options.survivors_regex:
+        missed = [m for m, summary in first if summary == "MissedMutant" and excuse(m, listed, options.root)]
+        if missed:
+            print("|".join(f"(?:{name_regex(m)})" for m in missed))
+        return 0
+    rerun = {m["name"]: summary for m, summary in outcomes(options.runs[1])} if len(options.runs) > 1 else {}
     counts = Counter()
     survivors = []
-    for outcome in outcomes["outcomes"]:
-        if outcome["scenario"] == "Baseline":
-            continue
-        mutant = outcome["scenario"]["Mutant"]
-        summary = outcome["summary"]
-        why = excuse(mutant, listed, root) if summary == "MissedMutant" else None
+    for mutant, summary in first:
+        if summary == "MissedMutant":
+            summary = rerun.get(mutant["name"], summary)
+        why = excuse(mutant, listed, options.root) if summary == "MissedMutant" else None
         if summary == "MissedMutant" and why is None:
             counts["equivalent"] += 1
             continue

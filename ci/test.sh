@@ -38,6 +38,9 @@ if ! command -v chromium >/dev/null; then
   in_background "apt-get install chromium" \
     sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null'
 fi
+# tests/ctxfuzz/mutation_gate.rs runs ci/mutants.sh, and so cargo-mutants, on a scratch crate.
+in_background "cargo-mutants 27.1.0 (for the mutation_gate:: tests)" \
+  ensure_tool cargo-mutants cargo-mutants 27.1.0
 ensure_tool cargo-nextest cargo-nextest 0.9.143
 
 step "cargo test --workspace --release --no-run (the build nextest runs)"

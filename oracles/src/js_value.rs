@@ -640,6 +640,9 @@ mod tests {
 
     #[test]
     fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
+        let pair = parse(r#"{"a": 1, "a": 2}"#);
+        assert_eq!(pair.as_object().unwrap().len(), 1, "every key the same");
+        assert_eq!(pair.to_value(), json!({"a": 2}));
         let small = parse(r#"{"a": 1, "b": 2, "a": 3}"#);
         let fields: Vec<_> = small.as_object().unwrap().iter().map(|(k, _)| k).collect();
         assert_eq!(fields, ["a", "b"]);

@@ -364,11 +364,9 @@ impl Core<'_> {
         queue.drain(..take).collect()
     }
 
-    /// Appends user messages to the transcript (`message_start`/`message_end`).
+    /// Appends user messages to the transcript (`message_start`/`message_end`). (It leaves
+    /// `ends_with_assistant` alone: a request always follows, and sets it before anything reads it.)
     fn inject(&mut self, senders: Vec<String>) {
-        if !senders.is_empty() {
-            self.ends_with_assistant = false;
-        }
         self.fresh.extend(senders);
     }
 

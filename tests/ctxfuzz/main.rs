@@ -39,6 +39,7 @@ mod lone_surrogates;
 mod memory;
 mod mutants;
 mod mutants_verdict;
+mod mutation_gate;
 mod nightly;
 mod peers;
 mod profile;

@@ -23,13 +23,10 @@ fn outcome(mutant: Value, summary: &str) -> Value {
     json!({"scenario": {"Mutant": mutant}, "summary": summary})
 }
 
-/// Runs the verdict on these outcomes and equivalents; its exit code and standard output.
-fn verdict(outcomes: &[Value], equivalents: &str) -> (i32, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = dir.path().join("mutants.out");
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+/// Writes a run's `outcomes.json` (after its baseline) into `dir/NAME/`; the folder's path.
+fn write_run(dir: &Path, name: &str, outcomes: &[Value]) -> std::path::PathBuf {
+    let out = dir.join(name);
     std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(dir.path().join("src/cycles.rs"), SOURCE).unwrap();
     let mut all = vec![json!({"scenario": "Baseline", "summary": "Success"})];
     all.extend_from_slice(outcomes);
     std::fs::write(
@@ -37,17 +34,37 @@ fn verdict(outcomes: &[Value], equivalents: &str) -> (i32, String) {
         json!({"outcomes": all}).to_string(),
     )
     .unwrap();
+    out
+}
+
+/// Runs the verdict on a first pass, an optional rerun of its survivors and these equivalents,
+/// with `extra` arguments; its exit code and output.
+fn judge(first: &[Value], rerun: Option<&[Value]>, equivalents: &str, extra: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/cycles.rs"), SOURCE).unwrap();
     let listed = dir.path().join("equivalent.txt");
     std::fs::write(&listed, equivalents).unwrap();
+    let mut runs = vec![write_run(dir.path(), "own", first)];
+    runs.extend(rerun.map(|rerun| write_run(dir.path(), "workspace", rerun)));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/mutants_verdict.py");
     let run = Command::new("python3")
         .arg(script)
-        .args([&out, &listed, &dir.path().to_path_buf()])
+        .arg(&listed)
+        .args(&runs)
+        .arg("--root")
+        .arg(dir.path())
+        .args(extra)
         .output()
         .expect("python3 runs");
     let text =
         String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
     (run.status.code().expect("an exit code"), text)
+}
+
+/// The verdict of one pass.
+fn verdict(outcomes: &[Value], equivalents: &str) -> (i32, String) {
+    judge(outcomes, None, equivalents, &[])
 }
 
 const SECOND_PLUS: &str = "replace + with * in open_cycles";
@@ -138,4 +155,37 @@ fn an_entry_without_a_reason_is_refused_with_its_line() {
         text.contains("equivalent.txt:2: an equivalent mutant needs a reason"),
         "{text}"
     );
+}
+
+#[test]
+fn a_survivor_of_the_first_pass_caught_by_the_rerun_counts_as_caught() {
+    let first = [
+        outcome(mutant(2, 8, SECOND_PLUS), "MissedMutant"),
+        outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
+    ];
+    let rerun = [outcome(mutant(2, 8, SECOND_PLUS), "CaughtMutant"), outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant")];
+    let (code, text) = judge(&first, Some(&rerun), "", &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("mutants: 2  caught: 1  unviable: 0  equivalent: 0  missed: 1"), "{text}");
+    assert!(text.contains("MissedMutant: src/cycles.rs:2:15:"), "{text}");
+    assert!(!text.contains("src/cycles.rs:2:8:"), "{text}");
+}
+
+#[test]
+fn the_survivors_regex_names_each_unexcused_survivor_by_its_line_and_column() {
+    let listed = format!("src/cycles.rs: {SECOND_PLUS} @ `i + 1`  # reason\n");
+    let first = [
+        outcome(mutant(2, 8, SECOND_PLUS), "MissedMutant"),
+        outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
+        outcome(mutant(1, 4, "replace open_cycles -> (usize, usize) with (0, 0)"), "CaughtMutant"),
+    ];
+    let (code, text) = judge(&first, None, &listed, &["--survivors-regex"]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        text.trim(),
+        r"(?:^src/cycles\.rs:(?:2:8:)? replace \+ with \* in open_cycles$)",
+        "only the survivor the list does not excuse"
+    );
+    let (_, none) = judge(&first[2..], None, "", &["--survivors-regex"]);
+    assert_eq!(none, "", "no survivor, no regex");
 }
