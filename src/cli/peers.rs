@@ -2,8 +2,16 @@
 //! `peers/<id>/peer.toml`) under its contract and prints the matrix; `--json` prints the rows.
 //!
 //! Exit 2 when a peer is not installed (its row carries the error), else 1 when a peer is charged
-//! an invariant its `peers/<id>/baseline.json` does not list, else 0. Run from the repository
-//! root: the manifests' commands are relative to it.
+//! a finding its `peers/<id>/baseline.json` does not know, else 0. Run from the repository root:
+//! the manifests' commands and the baselines' case files are relative to it.
+//!
+//! A baseline knows findings by their fingerprint: the invariant and the shape of the minimised
+//! input ([`Fingerprint`]). It lists case files, not fingerprints: each is replayed through the
+//! peer at the start of the run, and the fingerprints of what it is charged are the known ones. So
+//! a known defect is known by the shapes it has been seen in, a new shape under a known invariant
+//! is new, and an entry whose case the peer is no longer charged for is reported as stale (the
+//! run regenerated its shape and found nothing). A shape is as fine as the target's
+//! [`DynTarget::shape`] draws it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,13 +20,15 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use ctxfuzz_oracles::invariants::Judgement;
 
 use super::exit::ExitCode;
+use crate::harness::findings::{self, Finding};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
 use crate::harness::targets::contract::ContractTarget;
 use crate::harness::{Class, DynTarget, Profile, stop};
+use crate::transcript::case::CaseFile;
 
 /// Seconds per peer when `--time` is not given.
 pub const DEFAULT_SECONDS: f64 = 60.0;
@@ -45,6 +55,10 @@ pub struct Args {
     /// Worker threads per peer [default: every core].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Cases per peer instead of a time budget: with `--seed` and `--jobs 1`, the same cases in
+    /// every run.
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub runs: Option<u64>,
 }
 
 /// A peer's first answer may take this long: importing a Python package such as langchain or
@@ -113,14 +127,31 @@ pub struct Row {
     pub execs: u64,
     pub execs_per_second: f64,
     pub charged: BTreeMap<String, u64>,
-    /// Charged invariants the baseline does not list.
-    pub new: Vec<String>,
+    /// Charged findings the baseline does not know: their fingerprint and case file.
+    pub new: Vec<NewFinding>,
+    /// Baseline case files the peer is no longer charged for.
+    pub stale: Vec<String>,
     pub informational: BTreeMap<String, u64>,
     pub unpreventable: BTreeMap<String, u64>,
     /// Generated transcripts the peer's format cannot express.
     pub skipped: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// What a finding is known by: `INVARIANT @ SHAPE` (the shape of its minimised input).
+pub type Fingerprint = String;
+
+fn fingerprint(invariant: &str, shape: &str) -> Fingerprint {
+    format!("{invariant} @ {shape}")
+}
+
+/// A charged finding the baseline does not know.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewFinding {
+    pub fingerprint: Fingerprint,
+    /// Where its case file was written: add it to the baseline to know it.
+    pub case: String,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -199,34 +230,49 @@ fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
         row.error = Some(error);
         return Ok(row);
     }
-    let baseline = baseline(&dir.join("baseline.json"))?;
     let target = ContractTarget::from_profile(&manifest.profile())?;
+    let baseline = Baseline::read(&dir.join("baseline.json"), &target)?;
     let config = Config {
         seed,
         first: 0,
-        runs: None,
-        time: Some(Duration::from_secs_f64(args.time.max(0.0))),
+        runs: args.runs,
+        time: match args.runs {
+            Some(_) => None,
+            None => Some(Duration::from_secs_f64(args.time.max(0.0))),
+        },
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
     };
     let write_error = std::sync::Mutex::new(None);
+    let new = std::sync::Mutex::new(Vec::new());
     // As `ctxfuzz fuzz` does by default: a case file for each charged finding only.
-    let on_finding = |finding: &crate::harness::findings::Finding, _: &Progress| {
+    let on_finding = |finding: &Finding, _: &Progress| {
         if finding.class != Class::Charged {
             return;
         }
-        if let Err(error) = std::fs::create_dir_all(out)
+        let written = std::fs::create_dir_all(out)
             .map_err(anyhow::Error::from)
-            .and_then(|()| finding.write(out))
-        {
-            *write_error.lock().expect("error lock") = Some(error);
+            .and_then(|()| finding.write(out));
+        let fingerprint = fingerprint(finding.key.invariant, &finding.key.shape);
+        match written {
+            Ok(path) if !baseline.known.contains(&fingerprint) => {
+                new.lock().expect("new lock").push(NewFinding {
+                    fingerprint,
+                    case: path.display().to_string(),
+                });
+            }
+            Ok(_) => {}
+            Err(error) => *write_error.lock().expect("error lock") = Some(error),
         }
     };
     let outcome = runner::fuzz(&target, &config, &mut Progress::Hidden, &on_finding);
     if let Some(error) = write_error.into_inner().expect("error lock") {
         return Err(error);
     }
+    row.new = new.into_inner().expect("new lock");
+    row.new.sort_by(|a, b| a.fingerprint.cmp(&b.fingerprint));
+    row.stale = baseline.stale;
     row.execs = outcome.stats.execs;
     row.execs_per_second = (outcome.stats.execs_per_second() * 10.0).round() / 10.0;
     for ((class, invariant), count) in &outcome.stats.violations {
@@ -237,29 +283,69 @@ fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
         };
         column.insert(invariant.to_string(), *count);
     }
-    row.new = row
-        .charged
-        .keys()
-        .filter(|i| !baseline.contains_key(*i))
-        .cloned()
-        .collect();
     row.skipped = target.cannot_express().values().sum();
     Ok(row)
 }
 
-/// `peers/<id>/baseline.json`: `{"charged": {INVARIANT: "why it is known"}}`; absent: empty.
-fn baseline(path: &Path) -> Result<BTreeMap<String, String>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(BTreeMap::new());
-    };
-    let value: Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    serde_json::from_value(value.get("charged").cloned().unwrap_or(json!({}))).with_context(|| {
-        format!(
-            "{}: `charged` is not an object of invariant -> note",
-            path.display()
-        )
-    })
+/// `peers/<id>/baseline.json`: `{"known": [{"case": PATH, "why": TEXT}, ...]}`, each case file
+/// a charged finding of this peer kept in `corpus/peers/<id>/`; absent: nothing known.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BaselineFile {
+    known: Vec<KnownFinding>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnownFinding {
+    case: PathBuf,
+    /// Why it is known: the defect, read in the package's code (docs/peers.md).
+    why: String,
+}
+
+/// A baseline replayed: the fingerprints its case files are charged with today, and the case
+/// files charged with nothing.
+struct Baseline {
+    known: std::collections::BTreeSet<Fingerprint>,
+    stale: Vec<String>,
+}
+
+impl Baseline {
+    fn read(path: &Path, target: &ContractTarget) -> Result<Baseline> {
+        let file = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a baseline ({{\"known\": [{{\"case\", \"why\"}}]}})", path.display()))?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => BaselineFile::default(),
+            Err(error) => return Err(error).with_context(|| format!("{}: cannot read", path.display())),
+        };
+        let mut baseline = Baseline {
+            known: Default::default(),
+            stale: Vec::new(),
+        };
+        for entry in &file.known {
+            let case = CaseFile::read(&entry.case)
+                .with_context(|| format!("{}: a known finding", path.display()))?;
+            let violations = match target.judge_caught(&case.input) {
+                Judgement::Fail(violations) => violations,
+                Judgement::Pass | Judgement::CannotJudge(_) => Vec::new(),
+            };
+            let charged: Vec<Fingerprint> = violations
+                .iter()
+                .filter(|v| target.class(v) == Class::Charged)
+                .map(|v| {
+                    let key = findings::key(target, &case.input, v);
+                    fingerprint(key.invariant, &key.shape)
+                })
+                .collect();
+            if charged.is_empty() {
+                baseline
+                    .stale
+                    .push(format!("{} ({})", entry.case.display(), entry.why));
+            }
+            baseline.known.extend(charged);
+        }
+        Ok(baseline)
+    }
 }
 
 fn counts(map: &BTreeMap<String, u64>) -> String {
@@ -294,14 +380,16 @@ fn matrix(rows: &[Row]) -> String {
                 .iter()
                 .map(|(k, v)| (format!("{k} (unpreventable)"), *v)),
         );
-        let new = if row.new.is_empty() {
-            String::new()
-        } else {
-            format!("  NEW: {}", row.new.join(", "))
-        };
+        let mut notes = String::new();
+        for new in &row.new {
+            let _ = write!(notes, "\n  NEW: {} ({})", new.fingerprint, new.case);
+        }
+        for stale in &row.stale {
+            let _ = write!(notes, "\n  STALE (no longer charged): {stale}");
+        }
         let _ = writeln!(
             text,
-            "{:<18} {:<32} {:<9} {:>8} {:>8.1}  {:<40} {:<30} {:>7}{new}",
+            "{:<18} {:<32} {:<9} {:>8} {:>8.1}  {:<40} {:<30} {:>7}{notes}",
             row.peer,
             row.package,
             row.contract,

@@ -822,3 +822,97 @@ fn peers_the_adapter_templates_speak_the_protocol() {
         assert_eq!(answers[1], json!({"messages": [1]}), "{command}");
     }
 }
+
+/// A peer folder in `dir` for the reference repairer with `--bug drops-steering` (no install
+/// needed), with `baseline` as its baseline.json when given.
+fn reference_peer(dir: &Path, baseline: Option<&Value>) {
+    crate::common::write(
+        dir,
+        "demo/peer.toml",
+        "id = \"demo\"\npackage = \"reference-repairer\"\nversion = \"0\"\nregistry = \"none\"\n\
+         license = \"MIT\"\ncontract = \"repair\"\nformat = \"openai\"\n\
+         command = \"python3 tests/sut/repair.py --bug drops-steering\"\n\
+         [synthetic]\ntext_contains = \"[ctxfuzz-synthetic]\"\n",
+    );
+    if let Some(baseline) = baseline {
+        crate::common::write(dir, "demo/baseline.json", baseline.to_string());
+    }
+}
+
+/// `ctxfuzz peers` on the reference peer in `dir`, the same 400 cases every time: its exit code
+/// and its one row.
+fn peers_row(dir: &Path) -> (Option<i32>, Value) {
+    let out = dir.join("findings");
+    let run = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .args(["peers", "demo", "--runs", "400", "--seed", "1", "--jobs", "1", "--json"])
+        .arg("--peers")
+        .arg(dir)
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .expect("ctxfuzz runs");
+    let rows: Value = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&run.stderr))
+    });
+    (run.status.code(), rows[0].clone())
+}
+
+#[test]
+fn peers_a_baseline_knows_findings_by_fingerprint_and_reports_stale_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    reference_peer(dir.path(), None);
+    let (code, row) = peers_row(dir.path());
+    assert_eq!(code, Some(1), "{row:#}");
+    let new = row["new"].as_array().expect("new findings");
+    assert!(!new.is_empty(), "{row:#}");
+    for finding in new {
+        let fingerprint = finding["fingerprint"].as_str().unwrap();
+        assert!(fingerprint.starts_with("repair-keeps-other-messages @ "), "{fingerprint}");
+        assert!(Path::new(finding["case"].as_str().unwrap()).is_file(), "{finding}");
+    }
+
+    // Every case of that run known: the same run charges nothing new.
+    let mut known: Vec<Value> = new
+        .iter()
+        .map(|f| json!({"case": f["case"], "why": "the reference repairer drops steering messages"}))
+        .collect();
+    reference_peer(dir.path(), Some(&json!({ "known": known })));
+    let (code, row) = peers_row(dir.path());
+    assert_eq!(code, Some(0), "{row:#}");
+    assert_eq!(row["new"], json!([]), "{row:#}");
+    assert_eq!(row["stale"], json!([]), "{row:#}");
+
+    // A known case the peer is no longer charged for is stale: reported, and the run still passes.
+    let clean = crate::common::write(
+        dir.path(),
+        "clean.json",
+        json!({"target": "contract", "why": "once charged", "input": [], "verdicts": {}}).to_string(),
+    );
+    known.push(json!({"case": clean, "why": "fixed since"}));
+    reference_peer(dir.path(), Some(&json!({ "known": known })));
+    let (code, row) = peers_row(dir.path());
+    assert_eq!(code, Some(0), "{row:#}");
+    let stale = row["stale"].as_array().expect("stale entries");
+    assert_eq!(stale.len(), 1, "{row:#}");
+    assert!(stale[0].as_str().unwrap().contains("clean.json (fixed since)"), "{row:#}");
+
+    // A baseline listing a different shape of the same invariant does not know this one.
+    let other_shape = crate::common::write(
+        dir.path(),
+        "other.json",
+        json!({"target": "contract", "why": "another shape", "input": [
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "user", "content": "c"},
+            {"role": "assistant", "content": "d"},
+            {"role": "user", "content": "e"}
+        ], "verdicts": {}}).to_string(),
+    );
+    reference_peer(
+        dir.path(),
+        Some(&json!({"known": [{"case": other_shape, "why": "a longer conversation"}]})),
+    );
+    let (code, row) = peers_row(dir.path());
+    assert_eq!(code, Some(1), "{row:#}");
+}

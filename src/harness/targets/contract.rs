@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result, bail};
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::contracts::{Contract, cut, prune, repair};
-use ctxfuzz_oracles::formats::Format;
+use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
 
@@ -261,6 +261,38 @@ impl Target for ContractTarget {
             Judgement::CannotJudge(why) => json!({"error": why}),
             Judgement::Pass => Value::Null,
         })
+    }
+
+    /// The message sequence as the format's reader sees it, one word a message: its role's
+    /// initial, then `c`N for N calls and `r`N for N results (`u a:c2 t:r1 t:r1 u`). Two
+    /// minimised inputs of one invariant with different words are different shapes of the defect.
+    fn shape(&self, input: &Value) -> String {
+        let messages = match self.contract {
+            Contract::Cut => cut_messages(input),
+            _ => input.as_array().map(Vec::as_slice),
+        };
+        let words: Vec<String> = self
+            .format
+            .view(messages.unwrap_or_default())
+            .iter()
+            .map(|entry| {
+                let mut word = match &entry.role {
+                    Role::System => "s".to_string(),
+                    Role::User => "u".to_string(),
+                    Role::Assistant => "a".to_string(),
+                    Role::Tool => "t".to_string(),
+                    Role::Other(name) => format!("<{name}>"),
+                };
+                if !entry.calls.is_empty() {
+                    word += &format!(":c{}", entry.calls.len());
+                }
+                if !entry.results.is_empty() {
+                    word += &format!(":r{}", entry.results.len());
+                }
+                word
+            })
+            .collect();
+        words.join(" ")
     }
 
     fn class(&self, violation: &Violation) -> Class {
