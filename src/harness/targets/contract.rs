@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_MALFORMED, Supervisor};
-use crate::harness::target::{Class, DynTarget, Target};
+use crate::harness::target::{Class, DynTarget, Explanation, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
@@ -260,6 +260,53 @@ impl Target for ContractTarget {
             Judgement::Fail(violations) => json!({"error": violations[0].summary}),
             Judgement::CannotJudge(why) => json!({"error": why}),
             Judgement::Pass => Value::Null,
+        })
+    }
+
+    /// The program's answer beside what it was given, one message a line, so the diff shows
+    /// what it dropped, added or changed; for a cut, the messages with the requested target and
+    /// the program's boundary marked.
+    fn explain(&self, input: &Value) -> Option<Explanation> {
+        let listing = |messages: &[Value], mark: Option<(usize, String)>| {
+            let mut text = String::new();
+            for (at, message) in messages.iter().enumerate() {
+                if let Some((_, label)) = mark.as_ref().filter(|(m, _)| *m == at) {
+                    text += &format!("── {label} ──\n");
+                }
+                text += &format!("{message}\n");
+            }
+            if let Some((_, label)) = mark.filter(|(m, _)| *m >= messages.len()) {
+                text += &format!("── {label} ──\n");
+            }
+            text
+        };
+        let refused = |judgement: Judgement| format!("(no answer: {})\n", judgement.verdict().join(", "));
+        if self.contract == Contract::Cut {
+            let messages = cut_messages(input)?;
+            let target = input.get("target").cloned().unwrap_or(Value::Null);
+            let mark = |at: &Value, label: String| at.as_u64().map(|at| (at as usize, label));
+            let actual = match self.boundary(input) {
+                Ok(boundary) => match mark(&boundary, format!("boundary {boundary}: kept from here")) {
+                    Some(mark) => listing(messages, Some(mark)),
+                    None => format!("(boundary {boundary}: not an index)\n"),
+                },
+                Err(judgement) => refused(judgement),
+            };
+            return Some(Explanation {
+                expected_label: format!("the request, target {target}"),
+                expected: listing(messages, mark(&target, format!("target {target}"))),
+                actual_label: "the program's cut".to_string(),
+                actual,
+            });
+        }
+        let messages = input.as_array()?;
+        Some(Explanation {
+            expected_label: "the input, one message a line".to_string(),
+            expected: listing(messages, None),
+            actual_label: "the program's answer".to_string(),
+            actual: self
+                .repaired(messages)
+                .map_or_else(refused, |output| listing(&output, None)),
         })
     }
 
