@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use ctxfuzz_oracles::invariants::Judgement;
+use serde::{Deserialize, Serialize};
 
 use super::exit::ExitCode;
 use crate::harness::findings::{self, Finding};
@@ -313,10 +313,16 @@ struct Baseline {
 impl Baseline {
     fn read(path: &Path, target: &ContractTarget) -> Result<Baseline> {
         let file = match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text)
-                .with_context(|| format!("{}: not a baseline ({{\"known\": [{{\"case\", \"why\"}}]}})", path.display()))?,
+            Ok(text) => serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: not a baseline ({{\"known\": [{{\"case\", \"why\"}}]}})",
+                    path.display()
+                )
+            })?,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => BaselineFile::default(),
-            Err(error) => return Err(error).with_context(|| format!("{}: cannot read", path.display())),
+            Err(error) => {
+                return Err(error).with_context(|| format!("{}: cannot read", path.display()));
+            }
         };
         let mut baseline = Baseline {
             known: Default::default(),

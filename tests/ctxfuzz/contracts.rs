@@ -284,16 +284,16 @@ fn peers_dir(
     dir
 }
 
-/// `ctxfuzz peers --json` over `dir`: the exit code and the rows.
+/// `ctxfuzz peers --json` over `dir`, the same 400 cases every time: the exit code and the rows.
+/// Findings are written to `dir/findings/`.
 fn peers(dir: &Path) -> (Option<i32>, Value) {
-    let out = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
         .args([
-            "peers", "--time", "1", "--seed", "4", "--jobs", "1", "--json", "--peers",
+            "peers", "--runs", "400", "--seed", "4", "--jobs", "1", "--json", "--peers",
         ])
         .arg(dir)
         .arg("--out")
-        .arg(out.path())
+        .arg(dir.join("findings"))
         .output()
         .unwrap();
     let rows = serde_json::from_slice(&output.stdout)
@@ -319,20 +319,82 @@ fn contracts_peers_prints_one_row_per_peer_and_passes_a_correct_one() {
 }
 
 #[test]
-fn contracts_peers_fails_only_on_a_charged_invariant_the_baseline_does_not_know() {
-    let command = program("cut.py", "--bug out-of-range");
-    let (code, rows) = peers(peers_dir("wrong", "cut", &command, None).path());
+fn contracts_peers_knows_findings_by_fingerprint_and_reports_stale_baseline_cases() {
+    let command = program("repair.py", "--bug drops-steering");
+    let dir = peers_dir("wrong", "repair", &command, None);
+    let (code, rows) = peers(dir.path());
     assert_eq!(code, Some(1), "{rows:#}");
-    assert_eq!(rows[0]["new"], json!([cut::BOUNDARY_IN_RANGE]));
-    let known = json!({"charged": {cut::BOUNDARY_IN_RANGE.id: "reported upstream"}});
-    let (code, rows) = peers(peers_dir("wrong", "cut", &command, Some(known)).path());
+    let new = rows[0]["new"].as_array().expect("new findings").clone();
+    assert!(!new.is_empty(), "{rows:#}");
+    for finding in &new {
+        let fingerprint = finding["fingerprint"].as_str().unwrap();
+        assert!(
+            fingerprint.starts_with("repair-keeps-other-messages @ "),
+            "{fingerprint}"
+        );
+        assert!(
+            Path::new(finding["case"].as_str().unwrap()).is_file(),
+            "{finding}"
+        );
+    }
+    let write_baseline = |known: &[Value]| {
+        std::fs::write(
+            dir.path().join("wrong/baseline.json"),
+            json!({ "known": known }).to_string(),
+        )
+        .unwrap();
+    };
+
+    // Every case of that run known: the same run charges nothing new.
+    let mut known: Vec<Value> = new
+        .iter()
+        .map(|f| json!({"case": f["case"], "why": "drops steering messages"}))
+        .collect();
+    write_baseline(&known);
+    let (code, rows) = peers(dir.path());
     assert_eq!(code, Some(0), "{rows:#}");
-    assert!(
-        rows[0]["charged"][cut::BOUNDARY_IN_RANGE.id]
-            .as_u64()
-            .unwrap()
-            > 0
+    assert_eq!(
+        (&rows[0]["new"], &rows[0]["stale"]),
+        (&json!([]), &json!([]))
     );
+
+    // A known case the peer is no longer charged for is stale: reported, and the run passes.
+    let clean = dir.path().join("clean.json");
+    let case = json!({"target": "contract", "why": "once charged", "input": [], "verdicts": {}});
+    std::fs::write(&clean, case.to_string()).unwrap();
+    known.push(json!({"case": clean, "why": "fixed since"}));
+    write_baseline(&known);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(0), "{rows:#}");
+    let stale = rows[0]["stale"].as_array().expect("stale entries");
+    assert_eq!(stale.len(), 1, "{rows:#}");
+    assert!(
+        stale[0]
+            .as_str()
+            .unwrap()
+            .contains("clean.json (fixed since)"),
+        "{rows:#}"
+    );
+
+    // Another change under the same invariant is another fingerprint: a baseline that knows only
+    // a lost assistant message does not know a lost user message.
+    let other = dir.path().join("other.json");
+    let case = json!({"target": "contract", "why": "another change", "input": [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"}
+    ], "verdicts": {}});
+    std::fs::write(&other, case.to_string()).unwrap();
+    write_baseline(&[json!({"case": other, "why": "a lost user message, the same change"})]);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(0), "the same change is known: {rows:#}");
+    let case = json!({"target": "contract", "why": "an unchanged transcript", "input": [
+        {"role": "user", "content": "a"}
+    ], "verdicts": {}});
+    std::fs::write(&other, case.to_string()).unwrap();
+    write_baseline(&[json!({"case": other, "why": "charged nothing: stale"})]);
+    let (code, rows) = peers(dir.path());
+    assert_eq!(code, Some(1), "nothing known: {rows:#}");
 }
 
 #[test]

@@ -42,6 +42,7 @@ mod mutants_verdict;
 mod mutation_gate;
 mod nightly;
 mod peers;
+mod planted;
 mod profile;
 mod report;
 mod session_generator;

@@ -39,7 +39,12 @@ fn write_run(dir: &Path, name: &str, outcomes: &[Value]) -> std::path::PathBuf {
 
 /// Runs the verdict on a first pass, an optional rerun of its survivors and these equivalents,
 /// with `extra` arguments; its exit code and output.
-fn judge(first: &[Value], rerun: Option<&[Value]>, equivalents: &str, extra: &[&str]) -> (i32, String) {
+fn judge(
+    first: &[Value],
+    rerun: Option<&[Value]>,
+    equivalents: &str,
+    extra: &[&str],
+) -> (i32, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/cycles.rs"), SOURCE).unwrap();
@@ -163,10 +168,16 @@ fn a_survivor_of_the_first_pass_caught_by_the_rerun_counts_as_caught() {
         outcome(mutant(2, 8, SECOND_PLUS), "MissedMutant"),
         outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
     ];
-    let rerun = [outcome(mutant(2, 8, SECOND_PLUS), "CaughtMutant"), outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant")];
+    let rerun = [
+        outcome(mutant(2, 8, SECOND_PLUS), "CaughtMutant"),
+        outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
+    ];
     let (code, text) = judge(&first, Some(&rerun), "", &[]);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("mutants: 2  caught: 1  unviable: 0  equivalent: 0  missed: 1"), "{text}");
+    assert!(
+        text.contains("mutants: 2  caught: 1  unviable: 0  equivalent: 0  missed: 1"),
+        "{text}"
+    );
     assert!(text.contains("MissedMutant: src/cycles.rs:2:15:"), "{text}");
     assert!(!text.contains("src/cycles.rs:2:8:"), "{text}");
 }
@@ -177,7 +188,10 @@ fn the_survivors_regex_names_each_unexcused_survivor_by_its_line_and_column() {
     let first = [
         outcome(mutant(2, 8, SECOND_PLUS), "MissedMutant"),
         outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
-        outcome(mutant(1, 4, "replace open_cycles -> (usize, usize) with (0, 0)"), "CaughtMutant"),
+        outcome(
+            mutant(1, 4, "replace open_cycles -> (usize, usize) with (0, 0)"),
+            "CaughtMutant",
+        ),
     ];
     let (code, text) = judge(&first, None, &listed, &["--survivors-regex"]);
     assert_eq!(code, 0, "{text}");

@@ -151,7 +151,11 @@ fn a_base_that_cannot_be_found_fails_the_step() {
         "{}",
         text(&missing)
     );
-    std::fs::write(root.join("ci/submission-base"), "0123456789abcdef0123456789abcdef01234567\n").unwrap();
+    std::fs::write(
+        root.join("ci/submission-base"),
+        "0123456789abcdef0123456789abcdef01234567\n",
+    )
+    .unwrap();
     let unknown = mutants(root, &["--submission"]);
     assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
     assert!(

@@ -156,6 +156,33 @@ impl ContractTarget {
     }
 }
 
+impl ContractTarget {
+    /// Each message as the format's reader sees it, one word: its role's initial, then `c`N for
+    /// N calls and `r`N for N results (`a:c2`, `t:r1`, `u`).
+    fn words(&self, messages: &[Value]) -> Vec<String> {
+        self.format
+            .view(messages)
+            .iter()
+            .map(|entry| {
+                let mut word = match &entry.role {
+                    Role::System => "s".to_string(),
+                    Role::User => "u".to_string(),
+                    Role::Assistant => "a".to_string(),
+                    Role::Tool => "t".to_string(),
+                    Role::Other(name) => format!("<{name}>"),
+                };
+                if !entry.calls.is_empty() {
+                    word += &format!(":c{}", entry.calls.len());
+                }
+                if !entry.results.is_empty() {
+                    word += &format!(":r{}", entry.results.len());
+                }
+                word
+            })
+            .collect()
+    }
+}
+
 fn malformed(why: &str, answer: &Value) -> Violation {
     let shown: String = answer.to_string().chars().take(200).collect();
     Violation {
@@ -280,16 +307,19 @@ impl Target for ContractTarget {
             }
             text
         };
-        let refused = |judgement: Judgement| format!("(no answer: {})\n", judgement.verdict().join(", "));
+        let refused =
+            |judgement: Judgement| format!("(no answer: {})\n", judgement.verdict().join(", "));
         if self.contract == Contract::Cut {
             let messages = cut_messages(input)?;
             let target = input.get("target").cloned().unwrap_or(Value::Null);
             let mark = |at: &Value, label: String| at.as_u64().map(|at| (at as usize, label));
             let actual = match self.boundary(input) {
-                Ok(boundary) => match mark(&boundary, format!("boundary {boundary}: kept from here")) {
-                    Some(mark) => listing(messages, Some(mark)),
-                    None => format!("(boundary {boundary}: not an index)\n"),
-                },
+                Ok(boundary) => {
+                    match mark(&boundary, format!("boundary {boundary}: kept from here")) {
+                        Some(mark) => listing(messages, Some(mark)),
+                        None => format!("(boundary {boundary}: not an index)\n"),
+                    }
+                }
                 Err(judgement) => refused(judgement),
             };
             return Some(Explanation {
@@ -310,36 +340,44 @@ impl Target for ContractTarget {
         })
     }
 
-    /// The message sequence as the format's reader sees it, one word a message: its role's
-    /// initial, then `c`N for N calls and `r`N for N results (`u a:c2 t:r1 t:r1 u`). Two
-    /// minimised inputs of one invariant with different words are different shapes of the defect.
+    /// What the program did, in the words of [`ContractTarget::words`]: for a repair or a prune,
+    /// the messages it removed (`-u`) and added (`+t:r1`), each kind once, sorted (`=` when it
+    /// changed nothing); for a cut, the messages on either side of its boundary (`a:c1 | t:r1`,
+    /// `^` and `$` for the ends). Two minimised findings of one invariant with the same change are
+    /// one defect however long their transcripts; a different change is a different shape of it.
     fn shape(&self, input: &Value) -> String {
-        let messages = match self.contract {
-            Contract::Cut => cut_messages(input),
-            _ => input.as_array().map(Vec::as_slice),
+        if self.contract == Contract::Cut {
+            let words = self.words(cut_messages(input).unwrap_or_default());
+            return match self.boundary(input) {
+                Ok(boundary) => match boundary.as_u64().map(|n| n as usize) {
+                    Some(n) if n <= words.len() => format!(
+                        "{} | {}",
+                        n.checked_sub(1)
+                            .map_or("^", |before| words[before].as_str()),
+                        words.get(n).map_or("$", String::as_str)
+                    ),
+                    _ => format!("boundary {boundary}"),
+                },
+                Err(_) => "no answer".to_string(),
+            };
+        }
+        let messages = input.as_array().map(Vec::as_slice).unwrap_or_default();
+        let Ok(output) = self.repaired(messages) else {
+            return "no answer".to_string();
         };
-        let words: Vec<String> = self
-            .format
-            .view(messages.unwrap_or_default())
-            .iter()
-            .map(|entry| {
-                let mut word = match &entry.role {
-                    Role::System => "s".to_string(),
-                    Role::User => "u".to_string(),
-                    Role::Assistant => "a".to_string(),
-                    Role::Tool => "t".to_string(),
-                    Role::Other(name) => format!("<{name}>"),
-                };
-                if !entry.calls.is_empty() {
-                    word += &format!(":c{}", entry.calls.len());
-                }
-                if !entry.results.is_empty() {
-                    word += &format!(":r{}", entry.results.len());
-                }
-                word
-            })
-            .collect();
-        words.join(" ")
+        let (before, after) = (self.words(messages), self.words(&output));
+        let mut change = std::collections::BTreeSet::new();
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &before, &after) {
+            let (old, new) = (op.old_range(), op.new_range());
+            if op.tag() != similar::DiffTag::Equal {
+                change.extend(before[old].iter().map(|word| format!("-{word}")));
+                change.extend(after[new].iter().map(|word| format!("+{word}")));
+            }
+        }
+        if change.is_empty() {
+            return "=".to_string();
+        }
+        change.into_iter().collect::<Vec<_>>().join(" ")
     }
 
     fn class(&self, violation: &Violation) -> Class {

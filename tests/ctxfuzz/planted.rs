@@ -1,0 +1,166 @@
+//! Contracts tested the way their users meet them: small rewriters written for the purpose
+//! (`tests/sut/planted.py`), each careful or with one realistic defect, fuzzed through the
+//! command line as a user runs `ctxfuzz fuzz --contract C --sut CMD`. Every defect must be charged
+//! under the invariant it breaks and under no other, no careful program may be charged, and every
+//! case file written must replay to its verdict.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{ctxfuzz, stdout};
+
+const MARKER: &str = "[planted-synthetic]";
+
+/// Fuzzes `program` under `contract` in `format` for a fixed number of cases and checks that the
+/// run charges exactly `expected` (invariant ids) and that each case file replays.
+fn charged_exactly(program: &str, contract: &str, format: &str, expected: &[&str]) {
+    let out = tempfile::tempdir().unwrap();
+    let sut = format!(
+        "exec python3 {}/tests/sut/planted.py {program}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = ctxfuzz(&[
+        "fuzz",
+        "--contract",
+        contract,
+        "--format",
+        format,
+        "--sut",
+        &sut,
+        "--marker",
+        MARKER,
+        "--runs",
+        "1500",
+        "--seed",
+        "7",
+        "--jobs",
+        "2",
+        "--json",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let summary: Value = serde_json::from_str(&stdout(&run))
+        .unwrap_or_else(|e| panic!("{program}: {e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let target = &summary["targets"][0];
+    let charged: BTreeSet<&str> = target["violations"]["charged"]
+        .as_object()
+        .map(|charged| charged.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let expected: BTreeSet<&str> = expected.iter().copied().collect();
+    assert_eq!(charged, expected, "{program}: {target:#}");
+    assert_eq!(
+        run.status.code(),
+        Some(if expected.is_empty() { 0 } else { 1 }),
+        "{program}"
+    );
+    for finding in target["findings"].as_array().unwrap() {
+        let Some(case) = finding["case_file"].as_str() else {
+            continue;
+        };
+        assert!(Path::new(case).is_file(), "{program}: {case}");
+        let replay = ctxfuzz(&["replay", case]);
+        assert!(
+            replay.status.success(),
+            "{program}: {case} does not replay to its verdict:\n{}{}",
+            stdout(&replay),
+            String::from_utf8_lossy(&replay.stderr)
+        );
+    }
+}
+
+#[test]
+fn planted_a_careful_repairer_is_charged_nothing() {
+    charged_exactly("repair-careful", "repair", "openai", &[]);
+}
+
+#[test]
+fn planted_a_repairer_that_drops_blank_messages_loses_them() {
+    charged_exactly(
+        "repair-drops-blank",
+        "repair",
+        "openai",
+        &["repair-keeps-other-messages"],
+    );
+}
+
+#[test]
+fn planted_a_repairer_that_keeps_stray_results_leaves_the_request_invalid() {
+    charged_exactly(
+        "repair-keeps-stray",
+        "repair",
+        "openai",
+        &["repair-wire-valid"],
+    );
+}
+
+#[test]
+fn planted_a_repairer_that_answers_late_leaves_the_request_invalid() {
+    charged_exactly(
+        "repair-answers-late",
+        "repair",
+        "openai",
+        &["repair-wire-valid", "repair-idempotent"],
+    );
+}
+
+#[test]
+fn planted_a_repairer_that_talks_on_stdout_is_charged_its_output_alone() {
+    charged_exactly(
+        "repair-chatty",
+        "repair",
+        "openai",
+        &["sut-malformed-output"],
+    );
+}
+
+#[test]
+fn planted_a_careful_cut_finder_is_charged_nothing() {
+    charged_exactly("cut-careful", "cut", "openai", &[]);
+}
+
+#[test]
+fn planted_a_cut_finder_that_gives_up_on_long_transcripts_never_compacts_them() {
+    charged_exactly(
+        "cut-gives-up-long",
+        "cut",
+        "openai",
+        &["cut-compacts-when-asked"],
+    );
+}
+
+#[test]
+fn planted_a_cut_finder_that_cuts_at_the_target_splits_tool_cycles() {
+    charged_exactly(
+        "cut-at-target",
+        "cut",
+        "openai",
+        &["compaction-no-new-orphans"],
+    );
+}
+
+#[test]
+fn planted_a_careful_pruner_is_charged_nothing() {
+    charged_exactly("prune-careful", "prune", "ai-sdk", &[]);
+}
+
+#[test]
+fn planted_a_pruner_that_drops_the_last_user_message_loses_it() {
+    charged_exactly(
+        "prune-drops-last-user",
+        "prune",
+        "ai-sdk",
+        &["prune-only-removes"],
+    );
+}
+
+#[test]
+fn planted_a_pruner_that_keeps_results_of_pruned_calls_damages_the_wire() {
+    charged_exactly(
+        "prune-keeps-results",
+        "prune",
+        "ai-sdk",
+        &["prune-no-new-wire-damage"],
+    );
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Small transcript rewriters written the way their users write them, each careful or with one
+realistic defect, for tests/ctxfuzz/planted.rs: every defect must be charged under its contract,
+and no careful program may be.
+
+    python3 tests/sut/planted.py PROGRAM
+
+Repairers (OpenAI chat messages, `{"messages"}` in and out; synthetic results carry MARKER):
+  repair-careful           keeps every message that is not a tool message; after each assistant
+                           message, the tool messages that answer its calls in its own tool block,
+                           then a synthetic result for each call left unanswered
+  repair-drops-blank       ... and drops messages whose content is an empty string ("noise")
+  repair-keeps-stray       ... but keeps a tool message that answers no call of its block
+  repair-answers-late      ... but writes the synthetic results at the end of the transcript
+  repair-chatty            careful, but prints a progress line on stdout before answering a
+                           transcript of more than four messages
+Cut finders (OpenAI chat messages, `{"messages", "target"}` in, `{"boundary"}` out):
+  cut-careful              the latest index at or before the target (else after it) that does not
+                           start with a tool message; 0 only when there is none
+  cut-gives-up-long        careful, but answers 0 ("do not compact") above 12 messages
+  cut-at-target            the target itself, whatever stands there
+Pruners (AI SDK messages, `{"messages"}` in and out):
+  prune-careful            drops reasoning parts, and the tool calls and results of cycles that
+                           end before the last two messages; then messages left empty
+  prune-drops-last-user    careful, but also drops the last user message ("the prompt is re-sent")
+  prune-keeps-results      drops tool calls before the last two messages but keeps their results
+"""
+import json
+import sys
+
+MARKER = "[planted-synthetic]"
+program = sys.argv[1]
+
+
+def role(message):
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def call_ids(message):
+    calls = message.get("tool_calls") if role(message) == "assistant" else None
+    return [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def repair(messages):
+    out, late, i = [], [], 0
+    while i < len(messages):
+        message = messages[i]
+        i += 1
+        if role(message) == "tool":
+            if program == "repair-keeps-stray":
+                out.append(message)
+            continue
+        if program == "repair-drops-blank" and isinstance(message, dict) and message.get("content") == "":
+            continue
+        out.append(message)
+        open_ids = call_ids(message)
+        while i < len(messages) and role(messages[i]) == "tool":
+            answer = messages[i]
+            i += 1
+            if answer.get("tool_call_id") in open_ids:
+                open_ids.remove(answer.get("tool_call_id"))
+                out.append(answer)
+            elif program == "repair-keeps-stray":
+                out.append(answer)
+        synthetic = [{"role": "tool", "tool_call_id": c, "content": MARKER + " no result"} for c in open_ids]
+        if program == "repair-answers-late":
+            late.extend(synthetic)
+        else:
+            out.extend(synthetic)
+    return out + late
+
+
+def opens_cycle_at(messages, boundary):
+    """Whether cutting at `boundary` keeps a tool message whose call is summarised away."""
+    return boundary < len(messages) and role(messages[boundary]) == "tool"
+
+
+def cut(messages, target):
+    if program == "cut-at-target":
+        return target
+    if program == "cut-gives-up-long" and len(messages) > 12:
+        return 0
+    if target == 0:
+        return 0
+    candidates = list(range(min(target, len(messages)), 0, -1)) + list(range(target + 1, len(messages) + 1))
+    return next((b for b in candidates if not opens_cycle_at(messages, b)), 0)
+
+
+def parts(message):
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else None
+
+
+def prune(messages):
+    keep_from = max(len(messages) - 2, 0)
+    recent = set()
+    for message in messages[keep_from:]:
+        for part in parts(message) or []:
+            if isinstance(part, dict) and part.get("type") in ("tool-call", "tool-result"):
+                recent.add(part.get("toolCallId"))
+    out = []
+    for at, message in enumerate(messages):
+        content = parts(message)
+        if at >= keep_from or content is None:
+            out.append(message)
+            continue
+
+        def dropped(part):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "reasoning":
+                return True
+            if kind == "tool-call":
+                return True if program == "prune-keeps-results" else part.get("toolCallId") not in recent
+            if kind == "tool-result":
+                return False if program == "prune-keeps-results" else part.get("toolCallId") not in recent
+            return False
+
+        kept = [part for part in content if not dropped(part)]
+        if kept or not content:
+            out.append(dict(message, content=kept))
+    if program == "prune-drops-last-user":
+        last_user = max((i for i, m in enumerate(out) if role(m) == "user"), default=None)
+        if last_user is not None:
+            del out[last_user]
+    return out
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if program.startswith("cut-"):
+        answer = {"boundary": cut(request["messages"], request["target"])}
+    elif program.startswith("prune-"):
+        answer = {"messages": prune(request["messages"])}
+    else:
+        if program == "repair-chatty" and len(request["messages"]) > 4:
+            print(f"repairing {len(request['messages'])} messages", flush=True)
+        answer = {"messages": repair(request["messages"])}
+    print(json.dumps(answer), flush=True)
