@@ -6,6 +6,7 @@ use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::supervisor::{SUT_CRASH, SUT_HANG, SUT_MALFORMED};
 use ctxfuzz::harness::{Class, Profile, targets};
+use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
 
 fn program(args: &str) -> String {
@@ -111,4 +112,81 @@ fn external_a_hang_is_a_finding_within_the_timeout() {
         outcome.stats
     );
     assert!(started.elapsed().as_secs() < 120);
+}
+
+#[test]
+fn external_a_stray_line_before_some_answers_is_only_a_protocol_fault_and_every_case_replays() {
+    // `repair.py --warn` is a correct repairer that prints a warning line on stdout before its
+    // answer to a transcript of an odd number of messages. The warning is its answer: malformed,
+    // so the program is retired and its real answer is never read as the next request's.
+    let out = tempfile::tempdir().unwrap();
+    let sut = format!(
+        "exec python3 {}/tests/sut/repair.py --warn",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let ctxfuzz = env!("CARGO_BIN_EXE_ctxfuzz");
+    let output = std::process::Command::new(ctxfuzz)
+        .args(["fuzz", "--contract", "repair", "--format", "openai"])
+        .args(["--marker", "[ctxfuzz-synthetic]", "--sut", &sut])
+        .args([
+            "--runs", "300", "--seed", "5", "--jobs", "2", "--json", "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON document");
+    let charged = &report["targets"][0]["violations"]["charged"];
+    let ids: Vec<&String> = charged
+        .as_object()
+        .expect("charged violations")
+        .keys()
+        .collect();
+    assert_eq!(ids, [SUT_MALFORMED.id], "{report:#}");
+    let cases: Vec<_> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(!cases.is_empty(), "{report:#}");
+    for case in cases {
+        let replay = std::process::Command::new(ctxfuzz)
+            .arg("replay")
+            .arg(&case)
+            .output()
+            .unwrap();
+        assert!(
+            replay.status.success(),
+            "{}: {}{}",
+            case.display(),
+            String::from_utf8_lossy(&replay.stdout),
+            String::from_utf8_lossy(&replay.stderr)
+        );
+    }
+}
+
+#[test]
+fn external_a_long_request_gets_time_in_proportion_to_its_size() {
+    // A transcript of 10,000+ messages to a program that takes 0.4 ms per message: 4 s or more,
+    // past the 2 s base allowance, well within the allowance of its size (10 s per MiB more).
+    let sut = program("--delay-per-message 0.0004");
+    let target = targets::build(
+        "sweep",
+        Some("strict"),
+        &Profile::from_value(&json!({ "sut": sut })).unwrap(),
+    )
+    .unwrap();
+    let long = target
+        .decode(&crate::common::long_transcript_bytes())
+        .unwrap();
+    let messages = long.as_array().unwrap().len();
+    assert!(messages >= 10_000, "{messages}");
+    // A small request first: the long one goes to a program that has started.
+    assert_eq!(target.judge_caught(&json!([])), Judgement::Pass);
+    let judgement = target.judge_caught(&long);
+    assert!(
+        !crate::common::charged_summaries(judgement.clone())
+            .iter()
+            .any(|s| s.starts_with(SUT_HANG.id)),
+        "{judgement:?}"
+    );
 }
