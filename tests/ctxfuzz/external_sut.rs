@@ -4,7 +4,8 @@
 use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::supervisor::{SUT_CRASH, SUT_HANG, SUT_MALFORMED};
+use ctxfuzz::harness::supervisor::{Limits, SUT_CRASH, SUT_HANG, SUT_MALFORMED};
+use std::time::Duration;
 use ctxfuzz::harness::{Class, Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
@@ -180,6 +181,11 @@ fn external_a_long_request_gets_time_in_proportion_to_its_size() {
         .unwrap();
     let messages = long.as_array().unwrap().len();
     assert!(messages >= 10_000, "{messages}");
+    let request_bytes = json!({ "messages": long }).to_string().len();
+    let takes = Duration::from_secs_f64(0.0004 * messages as f64);
+    let allowance = Limits::default().allowance(request_bytes);
+    eprintln!("{messages} messages, {request_bytes} bytes: takes {takes:?}, allowed {allowance:?}");
+    assert!(takes > Limits::default().answer && allowance > takes * 2);
     // A small request first: the long one goes to a program that has started.
     assert_eq!(target.judge_caught(&json!([])), Judgement::Pass);
     let judgement = target.judge_caught(&long);
