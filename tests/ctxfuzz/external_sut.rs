@@ -5,10 +5,10 @@ use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
 use ctxfuzz::harness::supervisor::{Limits, SUT_CRASH, SUT_HANG, SUT_MALFORMED};
-use std::time::Duration;
 use ctxfuzz::harness::{Class, Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
+use std::time::Duration;
 
 fn program(args: &str) -> String {
     format!(
