@@ -1,6 +1,7 @@
 //! External programs (`--sut`): a correct one is judged like the Rust sweep and agrees with it;
 //! a crash, a hang or a malformed answer is a finding, and the child is restarted after it.
 
+use crate::common::{charged_summaries, ctxfuzz, long_transcript_bytes, stderr, stdout};
 use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
@@ -121,20 +122,31 @@ fn external_a_stray_line_before_some_answers_is_only_a_protocol_fault_and_every_
     // answer to a transcript of an odd number of messages. The warning is its answer: malformed,
     // so the program is retired and its real answer is never read as the next request's.
     let out = tempfile::tempdir().unwrap();
+    let out_dir = out.path().display().to_string();
     let sut = format!(
         "exec python3 {}/tests/sut/repair.py --warn",
         env!("CARGO_MANIFEST_DIR")
     );
-    let ctxfuzz = env!("CARGO_BIN_EXE_ctxfuzz");
-    let output = std::process::Command::new(ctxfuzz)
-        .args(["fuzz", "--contract", "repair", "--format", "openai"])
-        .args(["--marker", "[ctxfuzz-synthetic]", "--sut", &sut])
-        .args([
-            "--runs", "300", "--seed", "5", "--jobs", "2", "--json", "--out",
-        ])
-        .arg(out.path())
-        .output()
-        .unwrap();
+    let output = ctxfuzz(&[
+        "fuzz",
+        "--contract",
+        "repair",
+        "--format",
+        "openai",
+        "--marker",
+        "[ctxfuzz-synthetic]",
+        "--sut",
+        &sut,
+        "--runs",
+        "300",
+        "--seed",
+        "5",
+        "--jobs",
+        "2",
+        "--json",
+        "--out",
+        &out_dir,
+    ]);
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON document");
     let charged = &report["targets"][0]["violations"]["charged"];
@@ -144,23 +156,18 @@ fn external_a_stray_line_before_some_answers_is_only_a_protocol_fault_and_every_
         .keys()
         .collect();
     assert_eq!(ids, [SUT_MALFORMED.id], "{report:#}");
-    let cases: Vec<_> = std::fs::read_dir(out.path())
+    let cases: Vec<String> = std::fs::read_dir(out.path())
         .unwrap()
-        .map(|entry| entry.unwrap().path())
+        .map(|entry| entry.unwrap().path().display().to_string())
         .collect();
     assert!(!cases.is_empty(), "{report:#}");
     for case in cases {
-        let replay = std::process::Command::new(ctxfuzz)
-            .arg("replay")
-            .arg(&case)
-            .output()
-            .unwrap();
+        let replay = ctxfuzz(&["replay", &case]);
         assert!(
             replay.status.success(),
-            "{}: {}{}",
-            case.display(),
-            String::from_utf8_lossy(&replay.stdout),
-            String::from_utf8_lossy(&replay.stderr)
+            "{case}: {}{}",
+            stdout(&replay),
+            stderr(&replay)
         );
     }
 }
@@ -176,9 +183,7 @@ fn external_a_long_request_gets_time_in_proportion_to_its_size() {
         &Profile::from_value(&json!({ "sut": sut })).unwrap(),
     )
     .unwrap();
-    let long = target
-        .decode(&crate::common::long_transcript_bytes())
-        .unwrap();
+    let long = target.decode(&long_transcript_bytes()).unwrap();
     let messages = long.as_array().unwrap().len();
     assert!(messages >= 10_000, "{messages}");
     let request_bytes = json!({ "messages": long }).to_string().len();
@@ -190,7 +195,7 @@ fn external_a_long_request_gets_time_in_proportion_to_its_size() {
     assert_eq!(target.judge_caught(&json!([])), Judgement::Pass);
     let judgement = target.judge_caught(&long);
     assert!(
-        !crate::common::charged_summaries(judgement.clone())
+        !charged_summaries(judgement.clone())
             .iter()
             .any(|s| s.starts_with(SUT_HANG.id)),
         "{judgement:?}"
