@@ -11,6 +11,10 @@
 //! never be read as the answer to a later request. A caller turns a [`Fault`] into a finding with
 //! [`Fault::violation`].
 //!
+//! The parts, one concept each: [`fault`] (the kinds of misbehaviour and their ids), [`limits`]
+//! (what a program may take and print), [`answer`] (reading answer lines and the object each must
+//! hold); this file runs the programs (the pool, the exchange of one request, retiring).
+//!
 //! Life of a program: `sh -c COMMAND`, in a process group of its own, with stdin, stdout and
 //! stderr piped. A program that answers goes back to an idle pool and serves the next request (one
 //! program per calling thread at a time). On any fault the whole process group gets SIGTERM, then
@@ -63,38 +67,22 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Violation};
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use serde_json::{Map, Value, json};
 
-use super::profile::Profile;
 use super::stop;
 
-pub const SUT_CRASH: Invariant = Invariant {
-    id: "sut-crash",
-    statement: "the program answers every request instead of exiting or closing its stdin",
+mod answer;
+mod fault;
+mod limits;
+
+pub use answer::{AnswerReader, Malformed, read_object};
+pub use fault::{
+    Failure, Fault, FaultKind, SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG,
+    SUT_MALFORMED, SUT_SLOW_START,
 };
-pub const SUT_CLOSED_OUTPUT: Invariant = Invariant {
-    id: "sut-closed-output",
-    statement: "the program keeps its stdout open while it runs",
-};
-pub const SUT_HANG: Invariant = Invariant {
-    id: "sut-hang",
-    statement: "the program answers each request it read with a complete line, never silent for longer than the request's allowance",
-};
-pub const SUT_SLOW_START: Invariant = Invariant {
-    id: "sut-slow-start",
-    statement: "a fresh program reads its first request within the start-up allowance (informational: a slow start is no input's fault)",
-};
-pub const SUT_MALFORMED: Invariant = Invariant {
-    id: "sut-malformed-output",
-    statement: "each answer is one line of UTF-8 within the size limit holding one JSON object of the protocol's shape",
-};
-pub const SUT_EXTRA_OUTPUT: Invariant = Invariant {
-    id: "sut-extra-output",
-    statement: "the program prints one answer per request and nothing nobody asked for",
-};
+pub use limits::Limits;
 
 /// How often a wait looks at the program's exit and at stop requests.
 const SLICE: Duration = Duration::from_millis(50);
@@ -110,118 +98,6 @@ const CHUNK: usize = 64 * 1024;
 
 /// How much of a half-written or unwanted answer is shown in the evidence.
 const SHOWN_BYTES: usize = 200;
-
-/// What a program may take and print; see the module doc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// The silence allowed to an answer, for the smallest request.
-    pub answer: Duration,
-    /// What a request's allowance grows by per MiB of request.
-    pub per_mib: Duration,
-    /// How long a fresh program may take to read its first request.
-    pub startup: Duration,
-    pub max_answer_bytes: usize,
-    pub stderr_tail_bytes: usize,
-    pub kill_grace: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            answer: Duration::from_secs(2),
-            per_mib: Duration::from_secs(10),
-            startup: Duration::from_secs(60),
-            max_answer_bytes: 16 << 20,
-            stderr_tail_bytes: 4 << 10,
-            kill_grace: Duration::from_millis(500),
-        }
-    }
-}
-
-impl Limits {
-    /// The defaults, with the answer allowance of `profile.sut_timeout_ms` and the start-up
-    /// allowance of `profile.sut_startup_ms` where a case file or the command line sets them.
-    pub fn from_profile(profile: &Profile) -> Limits {
-        let defaults = Limits::default();
-        Limits {
-            answer: profile
-                .sut_timeout_ms
-                .map_or(defaults.answer, Duration::from_millis),
-            startup: profile
-                .sut_startup_ms
-                .map_or(defaults.startup, Duration::from_millis),
-            ..defaults
-        }
-    }
-
-    /// Adds the limits [`Limits::from_profile`] reads to a case file's profile.
-    pub fn record_in(&self, profile: &mut Profile) {
-        profile.sut_timeout_ms = Some(self.answer.as_millis() as u64);
-        profile.sut_startup_ms = Some(self.startup.as_millis() as u64);
-    }
-
-    /// The silence allowed to the answer to a request of `request_bytes` bytes.
-    pub fn allowance(&self, request_bytes: usize) -> Duration {
-        self.answer
-            + self
-                .per_mib
-                .mul_f64(request_bytes as f64 / (1u64 << 20) as f64)
-    }
-}
-
-/// The kinds of misbehaviour, each with its stable id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FaultKind {
-    Crash,
-    ClosedOutput,
-    Hang,
-    SlowStart,
-    Malformed,
-    ExtraOutput,
-}
-
-impl FaultKind {
-    pub fn invariant(self) -> Invariant {
-        match self {
-            FaultKind::Crash => SUT_CRASH,
-            FaultKind::ClosedOutput => SUT_CLOSED_OUTPUT,
-            FaultKind::Hang => SUT_HANG,
-            FaultKind::SlowStart => SUT_SLOW_START,
-            FaultKind::Malformed => SUT_MALFORMED,
-            FaultKind::ExtraOutput => SUT_EXTRA_OUTPUT,
-        }
-    }
-}
-
-/// A program's misbehaviour: what happened, for people, and the evidence (always `command`,
-/// `elapsed_ms` and `stderr`; `status` once the program exited; more per kind).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
-    pub kind: FaultKind,
-    pub summary: String,
-    pub evidence: Value,
-}
-
-impl Fault {
-    /// The fault as a violation charged to the system under test, named by its id.
-    pub fn violation(&self) -> Violation {
-        Violation {
-            invariant: self.kind.invariant(),
-            cause: Cause::SystemUnderTest,
-            summary: self.summary.clone(),
-            evidence: self.evidence.clone(),
-        }
-    }
-}
-
-/// Why [`Supervisor::ask`] returned no answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
-    /// The program misbehaved: a finding.
-    Fault(Fault),
-    /// The wait was cut short by the caller (a signal, the run's end, a budget): not a finding.
-    Stopped(String),
-}
 
 /// Runs one external program (as many copies as threads ask at once); see the module doc.
 pub struct Supervisor {
@@ -290,15 +166,6 @@ impl Supervisor {
                 Err(trouble.into_failure(&program, &self.command, elapsed))
             }
         }
-    }
-}
-
-/// The JSON object an answer line holds, or why it holds none.
-pub fn read_object(line: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str(line) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(error) => Err(format!("not JSON ({error})")),
     }
 }
 
@@ -827,15 +694,6 @@ fn shown(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned()
 }
 
-/// Why an answer line was refused before its meaning is looked at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Malformed {
-    /// More than the limit (a line of `bytes` bytes, or that many bytes without a newline yet).
-    TooLarge { bytes: usize },
-    /// The line is not UTF-8 from byte `valid_up_to` on.
-    NotUtf8 { valid_up_to: usize },
-}
-
 impl Malformed {
     fn trouble(&self, limits: &Limits) -> Trouble {
         match *self {
@@ -846,73 +704,6 @@ impl Malformed {
             )
             .with("valid_up_to", json!(valid_up_to)),
         }
-    }
-}
-
-/// Assembles answer lines from the bytes a program prints, however the pipe splits them.
-#[derive(Debug)]
-pub struct AnswerReader {
-    buffer: Vec<u8>,
-    /// Bytes of `buffer` known to hold no newline.
-    scanned: usize,
-    limit: usize,
-}
-
-impl AnswerReader {
-    /// A reader refusing lines of more than `limit` bytes.
-    pub fn new(limit: usize) -> AnswerReader {
-        AnswerReader {
-            buffer: Vec::new(),
-            scanned: 0,
-            limit,
-        }
-    }
-
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.buffer.extend_from_slice(bytes);
-    }
-
-    /// The next complete line (without its newline), a refusal, or `None` while incomplete.
-    pub fn next_answer(&mut self) -> Option<Result<String, Malformed>> {
-        let Some(end) = self.find_newline() else {
-            return self.is_over_limit().then_some(Err(Malformed::TooLarge {
-                bytes: self.buffer.len(),
-            }));
-        };
-        let line: Vec<u8> = self.buffer.drain(..=end).take(end).collect();
-        self.scanned = 0;
-        if line.len() > self.limit {
-            return Some(Err(Malformed::TooLarge { bytes: line.len() }));
-        }
-        Some(String::from_utf8(line).map_err(|e| Malformed::NotUtf8 {
-            valid_up_to: e.utf8_error().valid_up_to(),
-        }))
-    }
-
-    /// Whether a complete line is waiting.
-    pub fn has_line(&mut self) -> bool {
-        self.find_newline().is_some()
-    }
-
-    /// Bytes received and not yet returned as a line.
-    pub fn pending(&self) -> &[u8] {
-        &self.buffer
-    }
-
-    /// Whether the pending bytes already hold more than a line may (reading more is pointless).
-    pub fn is_over_limit(&mut self) -> bool {
-        self.buffer.len() > self.limit && self.find_newline().is_none_or(|end| end > self.limit)
-    }
-
-    fn find_newline(&mut self) -> Option<usize> {
-        let found = self.buffer[self.scanned..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|i| self.scanned + i);
-        if found.is_none() {
-            self.scanned = self.buffer.len();
-        }
-        found
     }
 }
 

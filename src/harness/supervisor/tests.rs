@@ -2,6 +2,8 @@
 //! against every way a pipe can split its bytes.
 
 use super::*;
+use crate::harness::profile::Profile;
+use ctxfuzz_oracles::invariants::Cause;
 
 fn quick() -> Limits {
     Limits {
