@@ -103,8 +103,8 @@ fn external_malformed_output_is_a_finding() {
 #[test]
 fn external_a_hang_is_a_finding_within_the_timeout() {
     let started = std::time::Instant::now();
-    // A python3 child starts well within the 2 s grace here; the default (10 s) is for slower
-    // interpreters.
+    // A python3 child reads its first request well within 2 s; the default start-up allowance
+    // (60 s) is for heavy imports.
     let profile =
         json!({"sut": program("--fault hang"), "sut_timeout_ms": 200, "sut_startup_ms": 2_000});
     let outcome = fuzz_with_profile("strict", 30, profile);
