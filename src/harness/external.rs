@@ -2,17 +2,18 @@
 //! `{"messages": [...]}` in, `{"messages": [...], "swept": [...]}` out (exactly what
 //! `ctxfuzz sweep --json` prints), run by the [`Supervisor`].
 //!
-//! The supervisor turns a crash, a hang, output that is too large or not UTF-8, or extra output
-//! into a violation charged to the program (its fault ids, see [`super::supervisor`]); an answer
-//! that is not this protocol's JSON is `sut-malformed-output` too. None is a harness failure: the
-//! program is killed and the next case starts a fresh one. See docs/external-programs.md.
+//! The supervisor turns a crash, a hang, output that is too large or not UTF-8, extra output, or
+//! an answer that is not one JSON object of this protocol's shape ([`sweep_answer`]) into a
+//! violation charged to the program (its fault ids, see [`super::supervisor`]). None is a harness
+//! failure: the program is killed and the next case starts a fresh one. See
+//! docs/external-programs.md.
 
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::profile::Profile;
-use super::supervisor::{AnswerReader, Failure, Limits, Malformed, SUT_MALFORMED, Supervisor};
+use super::supervisor::{AnswerReader, Failure, Limits, Malformed, Supervisor, read_object};
 use crate::sweep::{BarrierRule, Message, sweep};
 
 pub const SUT_MATCHES_RUST: Invariant = Invariant {
@@ -45,9 +46,11 @@ impl External {
         &self,
         messages: &[impl Serialize],
     ) -> Result<(Vec<Value>, Vec<String>), Judgement> {
-        let request = serde_json::to_string(&json!({ "messages": messages })).expect("JSON");
-        match self.supervisor.ask(&request) {
-            Ok(answer) => parse_answer(&answer).map_err(|v| Judgement::Fail(vec![v])),
+        match self
+            .supervisor
+            .ask(&json!({ "messages": messages }), sweep_answer)
+        {
+            Ok(answer) => Ok(answer),
             Err(Failure::Fault(fault)) => Err(Judgement::Fail(vec![fault.violation()])),
             Err(Failure::Stopped(why)) => Err(Judgement::CannotJudge(why)),
         }
@@ -80,7 +83,7 @@ impl External {
 
 /// The cargo-fuzz target `answer_reader`: any bytes a program could print, split into pipe reads
 /// of a size the first byte picks, go through the [`AnswerReader`] (with a small limit, so the
-/// size check is reached) and each line through the sweep answer parser. Panics if a line comes
+/// size check is reached) and each line through the answer parser and the sweep answer's shape. Panics if a line comes
 /// back that is not exactly the bytes before a newline, or a refusal is unfounded.
 pub fn fuzz_answer_reader(bytes: &[u8]) {
     let Some((&split, printed)) = bytes.split_first() else {
@@ -97,7 +100,7 @@ pub fn fuzz_answer_reader(bytes: &[u8]) {
                 Ok(line) => {
                     assert_eq!(Some(line.len()), end);
                     assert_eq!(line.as_bytes(), &rest[..line.len()]);
-                    let _ = parse_answer(&line);
+                    let _ = read_object(&line).and_then(sweep_answer);
                 }
                 Err(Malformed::NotUtf8 { valid_up_to }) => {
                     let line = &rest[..end.expect("a refused line ends in a newline")];
@@ -118,28 +121,19 @@ pub fn fuzz_answer_reader(bytes: &[u8]) {
     assert_eq!(reader.pending(), rest);
 }
 
-/// `{"messages": [...], "swept": [strings]}`, or a `sut-malformed-output` violation.
-fn parse_answer(line: &str) -> Result<(Vec<Value>, Vec<String>), Violation> {
-    let malformed = |why: &str| {
-        let shown: String = line.chars().take(200).collect();
-        violation(
-            SUT_MALFORMED,
-            format!("malformed answer: {why}"),
-            json!({"answer": shown}),
-        )
-    };
-    let mut answer: Value =
-        serde_json::from_str(line).map_err(|e| malformed(&format!("not JSON ({e})")))?;
-    let Some(Value::Array(messages)) = answer.get_mut("messages").map(Value::take) else {
-        return Err(malformed("no `messages` array"));
+/// The kept messages and swept ids of `{"messages": [...], "swept": [strings]}`, or what is
+/// missing (the supervisor makes that a `sut-malformed-output` fault).
+fn sweep_answer(mut answer: Map<String, Value>) -> Result<(Vec<Value>, Vec<String>), String> {
+    let Some(Value::Array(messages)) = answer.remove("messages") else {
+        return Err("no `messages` array".into());
     };
     let swept = match answer.get("swept") {
         Some(Value::Array(ids)) => ids
             .iter()
             .map(|id| id.as_str().map(String::from))
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| malformed("`swept` holds a non-string"))?,
-        _ => return Err(malformed("no `swept` array")),
+            .ok_or("`swept` holds a non-string")?,
+        _ => return Err("no `swept` array".into()),
     };
     Ok((messages, swept))
 }

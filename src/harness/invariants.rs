@@ -8,7 +8,9 @@ use ctxfuzz_oracles::invariants::{self, Group, Invariant};
 
 use super::external::SUT_MATCHES_RUST;
 use super::panics::NO_PANIC;
-use super::supervisor::{SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG, SUT_MALFORMED};
+use super::supervisor::{
+    SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG, SUT_MALFORMED, SUT_SLOW_START,
+};
 use super::targets::contract::SUT_THREW;
 use super::targets::differential::{
     AGAINST_KEEPS_REJECTED, AGAINST_OVER_SWEEP, KEEPS_REJECTED, OVER_SWEEP,
@@ -24,6 +26,7 @@ const HARNESS: &[Group] = &[
             SUT_CRASH,
             SUT_CLOSED_OUTPUT,
             SUT_HANG,
+            SUT_SLOW_START,
             SUT_MALFORMED,
             SUT_EXTRA_OUTPUT,
             SUT_MATCHES_RUST,

@@ -28,11 +28,13 @@ pub struct Profile {
     #[arg(long, value_name = "COMMAND")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sut: Option<String>,
-    /// Milliseconds the program has to answer one request [default: 2000].
+    /// Milliseconds the program may stay silent while answering a request, plus 10 s per MiB of
+    /// request [default: 2000].
     #[arg(long, requires = "sut", value_name = "MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sut_timeout_ms: Option<u64>,
-    /// Extra milliseconds the program has for its first answer, to start up [default: 5000].
+    /// Milliseconds a fresh program has to start reading its first request; longer is a slow start,
+    /// reported in its own class [default: 60000].
     #[arg(long, requires = "sut", value_name = "MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sut_startup_ms: Option<u64>,

@@ -30,9 +30,9 @@ pub const MAX_FINDINGS: usize = 64;
 /// minimising it: the same defect found a thousand times costs a few minimisations, not a thousand.
 pub const MAX_STALE_MINIMIZATIONS: u32 = 4;
 
-/// How long after its time budget a run may still finish the cases in flight: enough for a fresh
-/// external program's first answer (deadline plus start-up grace), and the run still ends within
-/// ten seconds of its budget.
+/// How long after its time budget a run may still finish the cases in flight: enough for an
+/// external program's answer to a request of ordinary size, and the run still ends within ten
+/// seconds of its budget (a wait cut off then is "cannot judge", never charged).
 pub const OVERTIME: Duration = Duration::from_secs(7);
 
 #[derive(Debug, Clone)]

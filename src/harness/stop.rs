@@ -2,9 +2,10 @@
 //! cut-off time that every wait inside it respects (the end of a run, a minimisation's budget).
 //!
 //! Signals (SIGINT, SIGTERM, SIGHUP), once [`install_signal_handlers`] ran: while a loop that
-//! honours stop requests is going on ([`honour`]), the first signal only asks it to stop: the loop
-//! ends its cases, kills its external programs, prints its summary and exits 128 + the signal
-//! (130 for Ctrl-C). A second signal, or any signal while nothing honours it, runs the
+//! honours stop requests is going on ([`honour`]), the first signal asks it to stop: the loop
+//! abandons its cases in flight (every wait for an external program ends at once, the program is
+//! killed, nothing is charged, and a minimisation under way gives up), prints its summary and
+//! exits 128 + the signal (130 for Ctrl-C). A second signal, or any signal while nothing honours it, runs the
 //! `on_hard_exit` hook (which kills every external program) and exits 128 + the signal at once.
 //!
 //! Cut-offs are per thread so that a caller far above a wait (the fuzz loop, the minimiser) can
@@ -40,8 +41,9 @@ pub fn install_signal_handlers(on_hard_exit: fn()) -> std::io::Result<()> {
                         .is_ok();
                 if honoured {
                     eprintln!(
-                        "\nctxfuzz: stopping (signal {signal}): finishing the cases in flight; \
-                         send it again to stop at once"
+                        "\nctxfuzz: stopping (signal {signal}): abandoning the cases in flight \
+                         (their programs are killed) to print the summary; send it again to \
+                         exit at once"
                     );
                     continue;
                 }

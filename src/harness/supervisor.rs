@@ -1,11 +1,19 @@
-//! A supervisor for external programs: one request line in, one answer line out, and every way a
-//! program can misbehave a typed [`Fault`] with a stable id, never a hang, a signal that kills
-//! ctxfuzz, or a process left behind.
+//! A supervisor for external programs: one JSON object per line each way, and every way a program
+//! can misbehave a typed [`Fault`] with a stable id, never a hang, a signal that kills ctxfuzz, or
+//! a process left behind.
 //!
-//! It knows nothing of what the lines mean: [`Supervisor::ask`] sends one line (a newline is
-//! added) and returns the next line the program prints (without its newline) as UTF-8 text. What
-//! the answer must say is the caller's business (the sweep protocol lives in
-//! [`super::external`]); a caller turns a [`Fault`] into a finding with [`Fault::violation`].
+//! [`Supervisor::ask`] sends one request object (on one line) and reads the next line the program
+//! prints. The supervisor owns the line protocol: an answer is one JSON object, and the caller's
+//! `shape` (what its protocol needs in that object: the sweep protocol lives in
+//! [`super::external`], the contracts' in [`super::targets::contract`]) accepts it or says what is
+//! wrong. Anything else (a line that is not JSON, not an object, or not of the shape) is
+//! `sut-malformed-output`, a fault like any other: the program is retired, so its next line can
+//! never be read as the answer to a later request. A caller turns a [`Fault`] into a finding with
+//! [`Fault::violation`].
+//!
+//! The parts, one concept each: [`fault`] (the kinds of misbehaviour and their ids), [`limits`]
+//! (what a program may take and print), [`answer`] (reading answer lines and the object each must
+//! hold); this file runs the programs (the pool, the exchange of one request, retiring).
 //!
 //! Life of a program: `sh -c COMMAND`, in a process group of its own, with stdin, stdout and
 //! stderr piped. A program that answers goes back to an idle pool and serves the next request (one
@@ -13,18 +21,32 @@
 //! SIGKILL after [`Limits::kill_grace`]; every process of it is reaped, and the next request
 //! starts a fresh program. Dropping the supervisor retires its idle programs the same way.
 //!
-//! Limits ([`Limits`], defaults in brackets): an answer must be complete within
-//! [`Limits::answer`] [2 s] of the request, counted from the first byte written, also while a
-//! line is half-written; a fresh program's first answer gets [`Limits::startup_grace`] [5 s] on
-//! top. An answer line holds at most [`Limits::max_answer_bytes`] [16 MiB]. The last
-//! [`Limits::stderr_tail_bytes`] [4 KiB] of stderr are kept as evidence.
+//! Limits ([`Limits`], defaults in brackets):
+//! - Start-up: a fresh program must start reading its first request within [`Limits::startup`]
+//!   [60 s, what importing a heavy package takes on a loaded machine]. Whether it has read is seen
+//!   in the request pipe (the bytes still unread in it), so a slow start is told apart from a hang
+//!   on the input: a program that never read its request is `sut-slow-start`, which the targets
+//!   report in its own class (informational, not charged to the input).
+//! - Answer: once the program reads the request, it may stay silent for at most the request's
+//!   allowance, [`Limits::answer`] [2 s] plus [`Limits::per_mib`] [10 s] per MiB of request (a
+//!   request of 10,000 messages, about 1-2 MiB, gets 12-22 s: a program linear in its input is not
+//!   a hang). Every byte of the answer that arrives restarts that clock: a half line followed by
+//!   silence is a hang, an answer still arriving is not.
+//! - Size: an answer line holds at most [`Limits::max_answer_bytes`] [16 MiB], counted as the
+//!   bytes arrive: an answer that grows past the limit is `sut-malformed-output` however slowly it
+//!   is written, never a race against the clock.
+//! - The last [`Limits::stderr_tail_bytes`] [4 KiB] of stderr are kept as evidence.
 //!
 //! Faults (the ids are stable: they name findings and case files):
 //! - `sut-crash`: the program (its first process) exited, or closed its stdin, instead of
 //!   answering; also when it exited between two requests, or could not be started.
 //! - `sut-closed-output`: the program closed its stdout but is still running.
-//! - `sut-hang`: no complete answer line within the deadline (the evidence shows any half line).
-//! - `sut-malformed-output`: an answer over the size limit, or not UTF-8.
+//! - `sut-hang`: the program read the request but printed no complete answer line, staying silent
+//!   for longer than the allowance (the evidence shows any half line).
+//! - `sut-slow-start`: a fresh program did not read its first request within the start-up
+//!   allowance (not the input's fault; informational).
+//! - `sut-malformed-output`: an answer over the size limit, not UTF-8, not one JSON object, or not
+//!   of the caller's shape.
 //! - `sut-extra-output`: output nobody asked for (two answers to one request): bytes that arrived
 //!   with an answer line after its newline, or since the last answer when the next request is
 //!   sent. A second answer printed later than that is read as the answer to the next request.
@@ -45,34 +67,22 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Violation};
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use serde_json::{Map, Value, json};
 
-use super::profile::Profile;
 use super::stop;
 
-pub const SUT_CRASH: Invariant = Invariant {
-    id: "sut-crash",
-    statement: "the program answers every request instead of exiting or closing its stdin",
+mod answer;
+mod fault;
+mod limits;
+
+pub use answer::{AnswerReader, Malformed, read_object};
+pub use fault::{
+    Failure, Fault, FaultKind, SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG,
+    SUT_MALFORMED, SUT_SLOW_START,
 };
-pub const SUT_CLOSED_OUTPUT: Invariant = Invariant {
-    id: "sut-closed-output",
-    statement: "the program keeps its stdout open while it runs",
-};
-pub const SUT_HANG: Invariant = Invariant {
-    id: "sut-hang",
-    statement: "the program answers each request with a complete line within the deadline",
-};
-pub const SUT_MALFORMED: Invariant = Invariant {
-    id: "sut-malformed-output",
-    statement: "each answer is UTF-8 within the size limit, and JSON of the protocol's shape",
-};
-pub const SUT_EXTRA_OUTPUT: Invariant = Invariant {
-    id: "sut-extra-output",
-    statement: "the program prints one answer per request and nothing nobody asked for",
-};
+pub use limits::Limits;
 
 /// How often a wait looks at the program's exit and at stop requests.
 const SLICE: Duration = Duration::from_millis(50);
@@ -88,103 +98,6 @@ const CHUNK: usize = 64 * 1024;
 
 /// How much of a half-written or unwanted answer is shown in the evidence.
 const SHOWN_BYTES: usize = 200;
-
-/// What a program may take and print; see the module doc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub answer: Duration,
-    pub startup_grace: Duration,
-    pub max_answer_bytes: usize,
-    pub stderr_tail_bytes: usize,
-    pub kill_grace: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            answer: Duration::from_secs(2),
-            startup_grace: Duration::from_secs(5),
-            max_answer_bytes: 16 << 20,
-            stderr_tail_bytes: 4 << 10,
-            kill_grace: Duration::from_millis(500),
-        }
-    }
-}
-
-impl Limits {
-    /// The defaults, with the deadline of `profile.sut_timeout_ms` and the start-up grace of
-    /// `profile.sut_startup_ms` where a case file or the command line sets them.
-    pub fn from_profile(profile: &Profile) -> Limits {
-        let defaults = Limits::default();
-        Limits {
-            answer: profile
-                .sut_timeout_ms
-                .map_or(defaults.answer, Duration::from_millis),
-            startup_grace: profile
-                .sut_startup_ms
-                .map_or(defaults.startup_grace, Duration::from_millis),
-            ..defaults
-        }
-    }
-
-    /// Adds the limits [`Limits::from_profile`] reads to a case file's profile.
-    pub fn record_in(&self, profile: &mut Profile) {
-        profile.sut_timeout_ms = Some(self.answer.as_millis() as u64);
-        profile.sut_startup_ms = Some(self.startup_grace.as_millis() as u64);
-    }
-}
-
-/// The kinds of misbehaviour, each with its stable id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FaultKind {
-    Crash,
-    ClosedOutput,
-    Hang,
-    Malformed,
-    ExtraOutput,
-}
-
-impl FaultKind {
-    pub fn invariant(self) -> Invariant {
-        match self {
-            FaultKind::Crash => SUT_CRASH,
-            FaultKind::ClosedOutput => SUT_CLOSED_OUTPUT,
-            FaultKind::Hang => SUT_HANG,
-            FaultKind::Malformed => SUT_MALFORMED,
-            FaultKind::ExtraOutput => SUT_EXTRA_OUTPUT,
-        }
-    }
-}
-
-/// A program's misbehaviour: what happened, for people, and the evidence (always `command`,
-/// `elapsed_ms` and `stderr`; `status` once the program exited; more per kind).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
-    pub kind: FaultKind,
-    pub summary: String,
-    pub evidence: Value,
-}
-
-impl Fault {
-    /// The fault as a violation charged to the system under test, named by its id.
-    pub fn violation(&self) -> Violation {
-        Violation {
-            invariant: self.kind.invariant(),
-            cause: Cause::SystemUnderTest,
-            summary: self.summary.clone(),
-            evidence: self.evidence.clone(),
-        }
-    }
-}
-
-/// Why [`Supervisor::ask`] returned no answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
-    /// The program misbehaved: a finding.
-    Fault(Fault),
-    /// The wait was cut short by the caller (a signal, the run's end, a budget): not a finding.
-    Stopped(String),
-}
 
 /// Runs one external program (as many copies as threads ask at once); see the module doc.
 pub struct Supervisor {
@@ -211,9 +124,14 @@ impl Supervisor {
         &self.limits
     }
 
-    /// Sends `request` (one line, without its newline) and returns the program's answer line.
-    pub fn ask(&self, request: &str) -> Result<String, Failure> {
-        debug_assert!(!request.contains('\n'), "a request is one line");
+    /// Sends `request` (on one line) and returns what `shape` makes of the program's answer, one
+    /// JSON object; `shape` says what is missing from an object that is not of the protocol's
+    /// shape. Any answer that is not one such object is a fault, and the program is retired.
+    pub fn ask<T>(
+        &self,
+        request: &Value,
+        shape: impl FnOnce(Map<String, Value>) -> Result<T, String>,
+    ) -> Result<T, Failure> {
         if stop::over() {
             return Err(Failure::Stopped(
                 "stopped before the request was sent".into(),
@@ -231,7 +149,13 @@ impl Supervisor {
                 })
             })?,
         };
-        match program.exchange(request, &self.limits) {
+        let request = serde_json::to_string(request).expect("a JSON value always serialises");
+        let answer = program.exchange(&request, &self.limits).and_then(|line| {
+            let object = read_object(&line).map_err(|why| malformed_answer(&why, &line))?;
+            program.refuse_extra_output()?;
+            shape(object).map_err(|why| malformed_answer(&why, &line))
+        });
+        match answer {
             Ok(answer) => {
                 self.idle.lock().expect("pool lock").push(program);
                 Ok(answer)
@@ -243,6 +167,13 @@ impl Supervisor {
             }
         }
     }
+}
+
+fn malformed_answer(why: &str, line: &str) -> Trouble {
+    Trouble::fault(FaultKind::Malformed, format!("malformed answer: {why}")).with(
+        "answer",
+        json!(line.chars().take(SHOWN_BYTES).collect::<String>()),
+    )
 }
 
 impl Drop for Supervisor {
@@ -292,7 +223,10 @@ struct Program {
     stdout_closed: bool,
     stderr_tail: Vec<u8>,
     stderr_limit: usize,
+    /// Whether the program printed a line yet (it has started).
     answered: bool,
+    /// When stdout last brought bytes.
+    last_output: Option<Instant>,
     /// The exit of the group's first process, once reaped.
     status: Option<WaitStatus>,
 }
@@ -368,6 +302,7 @@ impl Program {
             stderr_tail: Vec::new(),
             stderr_limit: limits.stderr_tail_bytes,
             answered: false,
+            last_output: None,
             status: None,
         };
         let nonblocking = rustix::io::ioctl_fionbio(program.stdin.as_fd(), true)
@@ -385,17 +320,13 @@ impl Program {
         Ok(program)
     }
 
-    /// Writes `request` and reads one answer line, within the deadline.
+    /// Writes `request` and reads one answer line, within the start-up and answer allowances.
     fn exchange(&mut self, request: &str, limits: &Limits) -> Result<String, Trouble> {
-        let started = Instant::now();
-        let first = !self.answered;
-        let allowed = limits.answer
-            + if first {
-                limits.startup_grace
-            } else {
-                Duration::ZERO
-            };
-        let deadline = started + allowed;
+        let sent = Instant::now();
+        let allowance = limits.allowance(request.len());
+        // When the program was seen reading the request: a program that answered before is back
+        // in its loop; a fresh one is still starting until the request pipe shows a read.
+        let mut reading = self.answered.then_some(sent);
         self.check_idle_output()?;
         let mut line = request.as_bytes().to_vec();
         line.push(b'\n');
@@ -404,10 +335,8 @@ impl Program {
             if written == line.len()
                 && let Some(answer) = self.answers.next_answer()
             {
-                let answer = answer.map_err(|malformed| malformed.trouble(limits))?;
                 self.answered = true;
-                self.refuse_extra_output()?;
-                return Ok(answer);
+                return answer.map_err(|malformed| malformed.trouble(limits));
             }
             if self.answers.is_over_limit() {
                 return Err(malformed_size(self.answers.pending().len(), limits));
@@ -435,8 +364,19 @@ impl Program {
             if let Some(signal) = stop::requested() {
                 return Err(stopped(format!("stopped by signal {signal}")));
             }
+            if reading.is_none() && self.has_read(written) {
+                reading = Some(now);
+            }
+            let deadline = match reading {
+                // Silence is counted from the read, or from the last byte of the answer.
+                Some(read) => self.last_output.map_or(read, |last| last.max(read)) + allowance,
+                None => sent + limits.startup,
+            };
             if now >= deadline {
-                return Err(self.hang(allowed, first, limits));
+                return Err(match reading {
+                    Some(_) => self.hang(allowance, request.len()),
+                    None => slow_start(limits),
+                });
             }
             let cut_off = stop::cut_off();
             if cut_off.is_some_and(|c| now >= c) {
@@ -457,6 +397,14 @@ impl Program {
                 }
             }
         }
+    }
+
+    /// Whether the program has read any of the `written` bytes of its request: fewer are left
+    /// in the pipe. (Where the pipe cannot say, it is taken to have read them.)
+    fn has_read(&self, written: usize) -> bool {
+        written > 0
+            && rustix::io::ioctl_fionread(self.stdin.as_fd())
+                .map_or(true, |unread| unread < written as u64)
     }
 
     /// Polls the pipes until one is ready or `timeout` passes, reading whatever arrived; returns
@@ -493,7 +441,10 @@ impl Program {
         while !self.stdout_closed && !self.answers.is_over_limit() {
             match self.stdout.read(&mut chunk) {
                 Ok(0) => self.stdout_closed = true,
-                Ok(n) => self.answers.push(&chunk[..n]),
+                Ok(n) => {
+                    self.answers.push(&chunk[..n]);
+                    self.last_output = Some(Instant::now());
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(_) => return,
             }
@@ -556,28 +507,26 @@ impl Program {
         .with("extra", json!(shown(pending))))
     }
 
-    fn hang(&self, allowed: Duration, first: bool, limits: &Limits) -> Trouble {
+    fn hang(&self, allowance: Duration, request_bytes: usize) -> Trouble {
         let pending = self.answers.pending();
         let what = if pending.is_empty() {
             "no answer".to_string()
         } else {
-            format!("{} byte(s) of an answer without its newline", pending.len())
-        };
-        let grace = if first {
             format!(
-                " (a new program's first answer: {} ms of start-up grace included; \
-                 raise sut_startup_ms if it starts slowly)",
-                limits.startup_grace.as_millis()
+                "{} byte(s) of an answer without its newline, then nothing",
+                pending.len()
             )
-        } else {
-            String::new()
         };
         Trouble::fault(
             FaultKind::Hang,
-            format!("{what} within {} ms{grace}", allowed.as_millis()),
+            format!(
+                "{what} within {} ms of reading the request (the allowance of a request of \
+                 {request_bytes} bytes; raise --sut-timeout-ms if answers take longer)",
+                allowance.as_millis()
+            ),
         )
-        .with("deadline_ms", json!(allowed.as_millis() as u64))
-        .with("first_answer", json!(first))
+        .with("deadline_ms", json!(allowance.as_millis() as u64))
+        .with("request_bytes", json!(request_bytes))
         .with("partial", json!(shown(pending)))
     }
 
@@ -699,6 +648,18 @@ fn wait_until_gone(program: &mut Program, until: Instant) -> bool {
     }
 }
 
+fn slow_start(limits: &Limits) -> Trouble {
+    let startup = limits.startup.as_millis();
+    Trouble::fault(
+        FaultKind::SlowStart,
+        format!(
+            "a slow start: the program had not read its first request {startup} ms after it \
+             started (not a fault of this input; raise --sut-startup-ms if it needs longer)"
+        ),
+    )
+    .with("startup_ms", json!(startup as u64))
+}
+
 fn stopped(summary: String) -> Trouble {
     Trouble {
         kind: None,
@@ -733,15 +694,6 @@ fn shown(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned()
 }
 
-/// Why an answer line was refused before its meaning is looked at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Malformed {
-    /// More than the limit (a line of `bytes` bytes, or that many bytes without a newline yet).
-    TooLarge { bytes: usize },
-    /// The line is not UTF-8 from byte `valid_up_to` on.
-    NotUtf8 { valid_up_to: usize },
-}
-
 impl Malformed {
     fn trouble(&self, limits: &Limits) -> Trouble {
         match *self {
@@ -752,73 +704,6 @@ impl Malformed {
             )
             .with("valid_up_to", json!(valid_up_to)),
         }
-    }
-}
-
-/// Assembles answer lines from the bytes a program prints, however the pipe splits them.
-#[derive(Debug)]
-pub struct AnswerReader {
-    buffer: Vec<u8>,
-    /// Bytes of `buffer` known to hold no newline.
-    scanned: usize,
-    limit: usize,
-}
-
-impl AnswerReader {
-    /// A reader refusing lines of more than `limit` bytes.
-    pub fn new(limit: usize) -> AnswerReader {
-        AnswerReader {
-            buffer: Vec::new(),
-            scanned: 0,
-            limit,
-        }
-    }
-
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.buffer.extend_from_slice(bytes);
-    }
-
-    /// The next complete line (without its newline), a refusal, or `None` while incomplete.
-    pub fn next_answer(&mut self) -> Option<Result<String, Malformed>> {
-        let Some(end) = self.find_newline() else {
-            return self.is_over_limit().then_some(Err(Malformed::TooLarge {
-                bytes: self.buffer.len(),
-            }));
-        };
-        let line: Vec<u8> = self.buffer.drain(..=end).take(end).collect();
-        self.scanned = 0;
-        if line.len() > self.limit {
-            return Some(Err(Malformed::TooLarge { bytes: line.len() }));
-        }
-        Some(String::from_utf8(line).map_err(|e| Malformed::NotUtf8 {
-            valid_up_to: e.utf8_error().valid_up_to(),
-        }))
-    }
-
-    /// Whether a complete line is waiting.
-    pub fn has_line(&mut self) -> bool {
-        self.find_newline().is_some()
-    }
-
-    /// Bytes received and not yet returned as a line.
-    pub fn pending(&self) -> &[u8] {
-        &self.buffer
-    }
-
-    /// Whether the pending bytes already hold more than a line may (reading more is pointless).
-    pub fn is_over_limit(&mut self) -> bool {
-        self.buffer.len() > self.limit && self.find_newline().is_none_or(|end| end > self.limit)
-    }
-
-    fn find_newline(&mut self) -> Option<usize> {
-        let found = self.buffer[self.scanned..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|i| self.scanned + i);
-        if found.is_none() {
-            self.scanned = self.buffer.len();
-        }
-        found
     }
 }
 

@@ -1,12 +1,15 @@
 //! External programs (`--sut`): a correct one is judged like the Rust sweep and agrees with it;
 //! a crash, a hang or a malformed answer is a finding, and the child is restarted after it.
 
+use crate::common::{charged_summaries, ctxfuzz, long_transcript_bytes, stderr, stdout};
 use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, Outcome};
-use ctxfuzz::harness::supervisor::{SUT_CRASH, SUT_HANG, SUT_MALFORMED};
+use ctxfuzz::harness::supervisor::{Limits, SUT_CRASH, SUT_HANG, SUT_MALFORMED};
 use ctxfuzz::harness::{Class, Profile, targets};
+use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
+use std::time::Duration;
 
 fn program(args: &str) -> String {
     format!(
@@ -100,8 +103,8 @@ fn external_malformed_output_is_a_finding() {
 #[test]
 fn external_a_hang_is_a_finding_within_the_timeout() {
     let started = std::time::Instant::now();
-    // A python3 child starts well within the 2 s grace here; the default (10 s) is for slower
-    // interpreters.
+    // A python3 child reads its first request well within 2 s; the default start-up allowance
+    // (60 s) is for heavy imports.
     let profile =
         json!({"sut": program("--fault hang"), "sut_timeout_ms": 200, "sut_startup_ms": 2_000});
     let outcome = fuzz_with_profile("strict", 30, profile);
@@ -111,4 +114,90 @@ fn external_a_hang_is_a_finding_within_the_timeout() {
         outcome.stats
     );
     assert!(started.elapsed().as_secs() < 120);
+}
+
+#[test]
+fn external_a_stray_line_before_some_answers_is_only_a_protocol_fault_and_every_case_replays() {
+    // `repair.py --warn` is a correct repairer that prints a warning line on stdout before its
+    // answer to a transcript of an odd number of messages. The warning is its answer: malformed,
+    // so the program is retired and its real answer is never read as the next request's.
+    let out = tempfile::tempdir().unwrap();
+    let out_dir = out.path().display().to_string();
+    let sut = format!(
+        "exec python3 {}/tests/sut/repair.py --warn",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = ctxfuzz(&[
+        "fuzz",
+        "--contract",
+        "repair",
+        "--format",
+        "openai",
+        "--marker",
+        "[ctxfuzz-synthetic]",
+        "--sut",
+        &sut,
+        "--runs",
+        "300",
+        "--seed",
+        "5",
+        "--jobs",
+        "2",
+        "--json",
+        "--out",
+        &out_dir,
+    ]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON document");
+    let charged = &report["targets"][0]["violations"]["charged"];
+    let ids: Vec<&String> = charged
+        .as_object()
+        .expect("charged violations")
+        .keys()
+        .collect();
+    assert_eq!(ids, [SUT_MALFORMED.id], "{report:#}");
+    let cases: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path().display().to_string())
+        .collect();
+    assert!(!cases.is_empty(), "{report:#}");
+    for case in cases {
+        let replay = ctxfuzz(&["replay", &case]);
+        assert!(
+            replay.status.success(),
+            "{case}: {}{}",
+            stdout(&replay),
+            stderr(&replay)
+        );
+    }
+}
+
+#[test]
+fn external_a_long_request_gets_time_in_proportion_to_its_size() {
+    // A transcript of 10,000+ messages to a program that takes 0.4 ms per message: 4 s or more,
+    // past the 2 s base allowance, well within the allowance of its size (10 s per MiB more).
+    let sut = program("--delay-per-message 0.0004");
+    let target = targets::build(
+        "sweep",
+        Some("strict"),
+        &Profile::from_value(&json!({ "sut": sut })).unwrap(),
+    )
+    .unwrap();
+    let long = target.decode(&long_transcript_bytes()).unwrap();
+    let messages = long.as_array().unwrap().len();
+    assert!(messages >= 10_000, "{messages}");
+    let request_bytes = json!({ "messages": long }).to_string().len();
+    let takes = Duration::from_secs_f64(0.0004 * messages as f64);
+    let allowance = Limits::default().allowance(request_bytes);
+    eprintln!("{messages} messages, {request_bytes} bytes: takes {takes:?}, allowed {allowance:?}");
+    assert!(takes > Limits::default().answer && allowance > takes * 2);
+    // A small request first: the long one goes to a program that has started.
+    assert_eq!(target.judge_caught(&json!([])), Judgement::Pass);
+    let judgement = target.judge_caught(&long);
+    assert!(
+        !charged_summaries(judgement.clone())
+            .iter()
+            .any(|s| s.starts_with(SUT_HANG.id)),
+        "{judgement:?}"
+    );
 }

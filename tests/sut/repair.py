@@ -2,7 +2,7 @@
 """A reference repairer of OpenAI chat transcripts speaking ctxfuzz's repair contract, one JSON
 line each way: {"messages": [...]} in, {"messages": [...]} out (docs/contracts.md).
 
-    python3 tests/sut/repair.py [--bug NAME]
+    python3 tests/sut/repair.py [--bug NAME] [--warn]
 
 It keeps every message that is not a tool message, in order; after each assistant message with
 tool_calls it puts, for each call in order, the first tool message answering it anywhere in the
@@ -16,12 +16,15 @@ dropped. With --bug it breaks one promise of the contract, so the tests can show
   flips           writes each batch of results in the reverse of their input order (a second
                   repair flips it back)
   throws          refuses any transcript with a system message
+With --warn it logs a warning line on stdout (not stderr) before its answer to a transcript of an
+odd number of messages: a protocol fault, whatever the repair.
 """
 import json
 import sys
 
 args = sys.argv[1:]
 bug = args[args.index("--bug") + 1] if "--bug" in args else None
+warn = "--warn" in args
 MARKER = "[ctxfuzz-synthetic]"
 
 
@@ -64,6 +67,8 @@ def repair(messages):
 
 for line in sys.stdin:
     messages = json.loads(line)["messages"]
+    if warn and len(messages) % 2:
+        print(f"warning: {len(messages)} messages", flush=True)
     if bug == "throws" and any(isinstance(m, dict) and m.get("role") == "system" for m in messages):
         print(json.dumps({"error": "system messages are not supported"}), flush=True)
         continue

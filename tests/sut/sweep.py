@@ -2,7 +2,7 @@
 """A tiny external sweep speaking ctxfuzz's --sut protocol, one JSON line each way.
 
     python3 tests/sut/sweep.py [--rule strict|all-other-roles|none] [--fault FAULT]
-                               [--trigger ROLE] [--pids FILE]
+                               [--trigger ROLE] [--pids FILE] [--delay-per-message S]
 
 With a fault, the program misbehaves, mostly on a "trigger": a request, after its first one,
 holding a message of role ROLE [default: custom]. The tests use it to show that each way is a
@@ -21,9 +21,11 @@ finding, that the run ends on time, and that no process of the program is left b
     garbage        on a trigger: prints a line that is not JSON
     wrong-shape    on a trigger: prints JSON of the wrong shape
     twice          on a trigger: prints its answer twice
-    slow-start     takes 8 s to start (more than ctxfuzz's 5 s start-up grace plus 2 s)
+    slow-start     takes 8 s to start (reads its first request 8 s after it started)
 
-With --pids FILE, every process it starts appends its pid and process group to FILE.
+With --pids FILE, every process it starts appends its pid and process group to FILE. With
+--delay-per-message S, it takes S seconds per message of a request before answering (a program
+whose time is proportional to its input).
 """
 import json
 import os
@@ -36,6 +38,7 @@ rule = args[args.index("--rule") + 1] if "--rule" in args else "strict"
 fault = args[args.index("--fault") + 1] if "--fault" in args else None
 trigger = args[args.index("--trigger") + 1] if "--trigger" in args else "custom"
 pids = args[args.index("--pids") + 1] if "--pids" in args else None
+delay = float(args[args.index("--delay-per-message") + 1]) if "--delay-per-message" in args else 0.0
 
 
 def record(pid):
@@ -119,6 +122,7 @@ if fault == "slow-start":
 first = True
 for line in sys.stdin:
     messages = json.loads(line)["messages"]
+    time.sleep(delay * len(messages))
     if fault == "close-stdin" and first:
         os.close(0)
         print(answer(messages), flush=True)

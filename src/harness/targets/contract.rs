@@ -17,11 +17,11 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::contracts::{Contract, cut, prune, repair};
 use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
-use crate::harness::supervisor::{Failure, Limits, SUT_MALFORMED, Supervisor};
+use crate::harness::supervisor::{Failure, Limits, SUT_SLOW_START, Supervisor};
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
@@ -90,25 +90,25 @@ impl ContractTarget {
         })
     }
 
-    /// One request, one JSON object back; otherwise the judgement of the case: the program's
-    /// fault, `sut-threw` for an `{"error": ...}` answer, `sut-malformed-output` for a line that is
-    /// not a JSON object, or "cannot judge" when the wait was cut short.
-    fn request(&self, request: &Value) -> Result<Value, Judgement> {
-        let fail = |violation| Judgement::Fail(vec![violation]);
-        let line = match self.supervisor.ask(&request.to_string()) {
-            Ok(line) => line,
-            Err(Failure::Fault(fault)) => return Err(fail(fault.violation())),
-            Err(Failure::Stopped(why)) => return Err(Judgement::CannotJudge(why)),
+    /// One request; the answer's `field` (`messages`, an array, or `boundary`), or the judgement
+    /// of the case: the program's fault (the supervisor's, `sut-malformed-output` included for an
+    /// answer with neither `field` nor `error`), `sut-threw` for an `{"error": ...}` answer, or
+    /// "cannot judge" when the wait was cut short.
+    fn request(&self, request: &Value, field: &'static str) -> Result<Value, Judgement> {
+        let shape = |mut answer: Map<String, Value>| {
+            if let Some(error) = answer.remove("error") {
+                return Ok(Err(error));
+            }
+            match answer.remove(field) {
+                Some(value) if value.is_array() || field == "boundary" => Ok(Ok(value)),
+                _ if field == "messages" => Err("no `messages` array".into()),
+                _ => Err(format!("no `{field}`")),
+            }
         };
-        let answer: Value = serde_json::from_str(&line).map_err(|e| {
-            fail(malformed(
-                &format!("not JSON ({e})"),
-                &Value::String(line.clone()),
-            ))
-        })?;
-        match answer.get("error") {
-            _ if !answer.is_object() => Err(fail(malformed("not a JSON object", &answer))),
-            Some(error) => Err(fail(Violation {
+        let fail = |violation| Judgement::Fail(vec![violation]);
+        match self.supervisor.ask(request, shape) {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(fail(Violation {
                 invariant: SUT_THREW,
                 cause: Cause::SystemUnderTest,
                 summary: format!(
@@ -119,28 +119,21 @@ impl ContractTarget {
                 ),
                 evidence: json!({"error": error}),
             })),
-            None => Ok(answer),
+            Err(Failure::Fault(fault)) => Err(fail(fault.violation())),
+            Err(Failure::Stopped(why)) => Err(Judgement::CannotJudge(why)),
         }
     }
 
     /// The program's repaired messages.
     fn repaired(&self, messages: &[Value]) -> Result<Vec<Value>, Judgement> {
-        let answer = self.request(&json!({ "messages": messages }))?;
-        match answer.get("messages") {
-            Some(Value::Array(messages)) => Ok(messages.clone()),
-            _ => Err(Judgement::Fail(vec![malformed(
-                "no `messages` array",
-                &answer,
-            )])),
+        match self.request(&json!({ "messages": messages }), "messages")? {
+            Value::Array(messages) => Ok(messages),
+            _ => unreachable!("the answer's shape is checked: `messages` is an array"),
         }
     }
 
     fn boundary(&self, input: &Value) -> Result<Value, Judgement> {
-        let answer = self.request(input)?;
-        answer
-            .get("boundary")
-            .cloned()
-            .ok_or_else(|| Judgement::Fail(vec![malformed("no `boundary`", &answer)]))
+        self.request(input, "boundary")
     }
 
     fn judge_repair(&self, messages: &[Value]) -> Result<Vec<Violation>, Judgement> {
@@ -180,16 +173,6 @@ impl ContractTarget {
                 word
             })
             .collect()
-    }
-}
-
-fn malformed(why: &str, answer: &Value) -> Violation {
-    let shown: String = answer.to_string().chars().take(200).collect();
-    Violation {
-        invariant: SUT_MALFORMED,
-        cause: Cause::SystemUnderTest,
-        summary: format!("malformed answer: {why}"),
-        evidence: json!({"answer": shown}),
     }
 }
 
@@ -383,7 +366,11 @@ impl Target for ContractTarget {
     fn class(&self, violation: &Violation) -> Class {
         match violation.cause {
             Cause::Unpreventable(_) => Class::Unpreventable,
-            Cause::SystemUnderTest if violation.invariant == SUT_THREW => Class::Informational,
+            Cause::SystemUnderTest
+                if violation.invariant == SUT_THREW || violation.invariant == SUT_SLOW_START =>
+            {
+                Class::Informational
+            }
             Cause::SystemUnderTest => Class::Charged,
         }
     }

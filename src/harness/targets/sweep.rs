@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use super::pi_transcript::{Boundary, Transcript, generate, parse_rule, shape};
 use crate::harness::external::External;
 use crate::harness::profile::Profile;
+use crate::harness::supervisor::SUT_SLOW_START;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, Kept, sweep, swept_ids};
 
@@ -158,7 +159,10 @@ impl Target for SweepTarget {
     fn class(&self, violation: &Violation) -> Class {
         match violation.cause {
             Cause::Unpreventable(_) => Class::Unpreventable,
-            Cause::SystemUnderTest if violation.evidence["rule"] == OUTSIDE_THE_SWEEP.id() => {
+            Cause::SystemUnderTest
+                if violation.evidence["rule"] == OUTSIDE_THE_SWEEP.id()
+                    || violation.invariant == SUT_SLOW_START =>
+            {
                 Class::Informational
             }
             Cause::SystemUnderTest => Class::Charged,
