@@ -13,9 +13,14 @@ use crate::common::{ctxfuzz, stdout};
 
 const MARKER: &str = "[planted-synthetic]";
 
-/// Fuzzes `program` under `contract` in `format` for a fixed number of cases and checks that the
-/// run charges exactly `expected` (invariant ids) and that each case file replays.
+/// Fuzzes `program` under `contract` in `format` for 1,500 cases and checks that the run charges
+/// exactly `expected` (invariant ids) and that each case file replays.
 fn charged_exactly(program: &str, contract: &str, format: &str, expected: &[&str]) {
+    charged_exactly_in(program, contract, format, expected, 1500);
+}
+
+/// [`charged_exactly`] in `runs` cases.
+fn charged_exactly_in(program: &str, contract: &str, format: &str, expected: &[&str], runs: u64) {
     let out = tempfile::tempdir().unwrap();
     let sut = format!(
         "exec python3 {}/tests/sut/planted.py {program}",
