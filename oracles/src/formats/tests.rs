@@ -199,3 +199,64 @@ fn unknown_roles_are_invalid() {
         vec![(InvalidRole, 0)]
     );
 }
+
+/// The pi turn with a thinking block and an image in the user's message, in `format`.
+fn rich_turn(format: Format) -> Vec<Value> {
+    let mut pi = pi_turn();
+    pi[0]["content"] = json!([{"type": "text", "text": "see"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}]);
+    pi[1]["content"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}));
+    format.from_pi(&pi).unwrap()
+}
+
+#[test]
+fn what_a_bridge_writes_lacks_no_field_its_format_requires() {
+    for format in Format::ALL {
+        assert_eq!(format.missing_field(&rich_turn(format)), None, "{format}");
+    }
+}
+
+#[test]
+fn a_call_or_result_without_its_id_or_name_is_missing_a_field() {
+    for (format, object, field, expected) in [
+        (Format::Pi, "/2", "toolCallId", "toolCallId"),
+        (Format::Pi, "/1/content/2", "name", "name"),
+        (Format::Pi, "/0/content/1", "mimeType", "mimeType"),
+        (Format::OpenAi, "/1/tool_calls/0/function", "name", "function.name"),
+        (Format::OpenAi, "/3", "tool_call_id", "tool_call_id"),
+        (Format::OpenAi, "/0/content/1/image_url", "url", "image_url.url"),
+        (Format::Anthropic, "/2/content/1", "tool_use_id", "tool_use_id"),
+        (Format::Anthropic, "/1/content/0", "signature", "signature"),
+        (Format::Gemini, "/1/parts/2/functionCall", "name", "functionCall.name"),
+        (Format::Gemini, "/2/parts/0/functionResponse", "response", "functionResponse.response"),
+        (Format::Gemini, "/0/parts/1/inlineData", "data", "inlineData.data"),
+        (Format::AiSdk, "/1/content/2", "toolCallId", "toolCallId"),
+        (Format::AiSdk, "/3/content/0/output", "value", "output.value"),
+        (Format::AiSdk, "/1/content/0", "text", "text"),
+        (Format::LangChain, "/1/tool_calls/1", "id", "id"),
+        (Format::LangChain, "/1/content/0", "thinking", "thinking"),
+        (Format::LangChain, "/3", "content", "content"),
+    ] {
+        let mut messages = Value::Array(rich_turn(format));
+        let holder = messages.pointer_mut(object).unwrap_or_else(|| panic!("{format} {object}"));
+        assert!(holder.as_object_mut().unwrap().remove(field).is_some(), "{format} {object}.{field}");
+        let message: usize = object[1..].split('/').next().unwrap().parse().unwrap();
+        assert_eq!(
+            format.missing_field(messages.as_array().unwrap()),
+            Some(MissingField { message, field: expected }),
+            "{format} {object}.{field}"
+        );
+    }
+}
+
+#[test]
+fn null_content_is_content_and_pi_lets_a_message_lack_it() {
+    let tools_only = json!([{"role": "assistant", "content": null, "tool_calls": []}]);
+    assert_eq!(Format::OpenAi.missing_field(tools_only.as_array().unwrap()), None);
+    let no_content = json!([{"role": "user"}]);
+    assert_eq!(Format::Pi.missing_field(no_content.as_array().unwrap()), None);
+    let missing = Format::OpenAi.missing_field(no_content.as_array().unwrap()).unwrap();
+    assert_eq!(missing.to_string(), "message 0 lacks `content`");
+}
