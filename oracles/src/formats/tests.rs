@@ -260,3 +260,18 @@ fn null_content_is_content_and_pi_lets_a_message_lack_it() {
     let missing = Format::OpenAi.missing_field(no_content.as_array().unwrap()).unwrap();
     assert_eq!(missing.to_string(), "message 0 lacks `content`");
 }
+
+#[test]
+fn a_langchain_ai_message_that_only_calls_tools_has_empty_content_and_one_that_calls_none_no_calls() {
+    let pi = json!([
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "read", "arguments": {}}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+    ]);
+    assert_eq!(
+        Format::LangChain.from_pi(pi.as_array().unwrap()).unwrap(),
+        vec![
+            json!({"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "read", "args": {}, "type": "tool_call"}]}),
+            json!({"type": "ai", "content": [{"type": "text", "text": "done"}]})
+        ]
+    );
+}
