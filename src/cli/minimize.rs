@@ -62,9 +62,7 @@ impl Args {
     fn budget(&self) -> Budget {
         Budget {
             steps: self.steps.unwrap_or(Budget::default().steps),
-            time: self
-                .time
-                .unwrap_or(Duration::from_secs(DEFAULT_SECONDS)),
+            time: self.time.unwrap_or(Duration::from_secs(DEFAULT_SECONDS)),
         }
     }
 }

@@ -270,11 +270,7 @@ const USER_TEXTS: [(&str, u16); 5] = [
 /// An assistant's text beside its calls: sometimes an empty text block, as providers stream one.
 const ASSISTANT_TEXTS: [(&str, u16); 3] = [("working on it", 940), ("", 40), (" ", 20)];
 
-const SYSTEM_PROMPTS: [(&str, u16); 3] = [
-    ("You are a coding agent.", 900),
-    ("", 50),
-    ("\n\n", 50),
-];
+const SYSTEM_PROMPTS: [(&str, u16); 3] = [("You are a coding agent.", 900), ("", 50), ("\n\n", 50)];
 
 impl<B: Build> Generator<'_, '_, '_, B> {
     /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
@@ -425,7 +421,11 @@ impl<B: Build> Generator<'_, '_, '_, B> {
     fn system_prompt(&mut self) -> Result<B> {
         let text = self.pick(&SYSTEM_PROMPTS)?;
         let timestamp = self.tick();
-        Ok(message("system", Some(B::text(text)), [("timestamp", timestamp)]))
+        Ok(message(
+            "system",
+            Some(B::text(text)),
+            [("timestamp", timestamp)],
+        ))
     }
 
     fn user(&mut self) -> Result<B> {

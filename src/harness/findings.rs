@@ -119,7 +119,9 @@ pub fn minimize(
 /// `repair-wire-valid`, but a defect a correct repairer shows too.
 fn same_defect(found: &Violation, wanted: &Violation) -> bool {
     let class = |v: &Violation| ["rule", "kind"].map(|key| v.evidence.get(key).cloned());
-    found.invariant == wanted.invariant && found.cause == wanted.cause && class(found) == class(wanted)
+    found.invariant == wanted.invariant
+        && found.cause == wanted.cause
+        && class(found) == class(wanted)
 }
 
 /// `system under test` or `unpreventable: REASON`.

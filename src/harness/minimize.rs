@@ -238,7 +238,9 @@ impl<A: Fn(&Value) -> bool, F: Fn(&Value) -> bool> Run<A, F> {
 
     fn remove_fields(&mut self) -> bool {
         let mut progress = false;
-        for path in paths(&self.current, |_, v| v.as_object().is_some_and(|m| m.len() > 1)) {
+        for path in paths(&self.current, |_, v| {
+            v.as_object().is_some_and(|m| m.len() > 1)
+        }) {
             let keys: Vec<String> = match read_at(&self.current, &path) {
                 Some(Value::Object(map)) => map.keys().filter(|k| removable(k)).cloned().collect(),
                 _ => continue,
@@ -265,14 +267,14 @@ impl<A: Fn(&Value) -> bool, F: Fn(&Value) -> bool> Run<A, F> {
         let mut used: BTreeSet<String> = ids.iter().cloned().collect();
         let mut progress = false;
         for id in ids {
+            if self.spent() {
+                break;
+            }
             // Names come shortest first, so the search ends at the first name as long as the id.
             let mut shorter = short_names().take_while(|n| n.len() < id.len());
             let Some(name) = shorter.find(|n| !used.contains(n)) else {
                 continue;
             };
-            if self.spent() {
-                break;
-            }
             let mut candidate = self.current.clone();
             replace_string(&mut candidate, &id, &name);
             if self.try_adopt(candidate) {
@@ -301,7 +303,7 @@ impl<A: Fn(&Value) -> bool, F: Fn(&Value) -> bool> Run<A, F> {
     fn simplify_scalar(&mut self, path: &[Step]) -> bool {
         match read_at(&self.current, path).cloned() {
             Some(Value::Number(n)) => match n.as_u64() {
-                Some(n) => self.lowest(path, n as usize, |n| Value::from(n)),
+                Some(n) => self.lowest(path, n as usize, Value::from),
                 None => self.try_edit(path, |v| *v = Value::from(0)),
             },
             Some(Value::String(text)) => {
@@ -632,13 +634,22 @@ mod tests {
         assert_eq!(admitted.get(), 26);
         assert_eq!(minimised.steps, 25);
         assert_eq!(minimised.cut_short, Some(CutShort::Steps));
-        assert!(minimised.to_string().contains("cut short by its step budget after 25 steps"));
+        assert!(
+            minimised
+                .to_string()
+                .contains("cut short by its step budget after 25 steps")
+        );
     }
 
     #[test]
     fn a_step_budget_keeps_the_best_input_found_so_far() {
         let input = json!((0..64).collect::<Vec<_>>());
-        let minimised = minimize(&input, anything, |v| v.as_array().is_some_and(|a| a.contains(&json!(63))), steps(2));
+        let minimised = minimize(
+            &input,
+            anything,
+            |v| v.as_array().is_some_and(|a| a.contains(&json!(63))),
+            steps(2),
+        );
         assert_eq!(minimised.cut_short, Some(CutShort::Steps));
         assert_eq!(minimised.input, json!((32..64).collect::<Vec<_>>()));
     }

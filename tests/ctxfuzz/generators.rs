@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::harness::coverage;
-use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
-use ctxfuzz_oracles::formats::Format;
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
+use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
+use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
 use ctxfuzz_oracles::js_value::JsValue;
 use proptest::prelude::*;
@@ -244,7 +244,10 @@ fn every_listed_format_shape_is_generated() {
             }
         }
     }
-    assert!(rare.is_empty(), "shapes generated fewer than 10 times: {rare:?}");
+    assert!(
+        rare.is_empty(),
+        "shapes generated fewer than 10 times: {rare:?}"
+    );
 }
 
 #[test]
@@ -284,7 +287,10 @@ fn ctxfuzz_shapes_prints_the_count_and_fails_on_a_shape_never_generated() {
     let out = crate::common::ctxfuzz(&["shapes", "--format", "langchain", "--cases", "400"]);
     let text = crate::common::stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.starts_with("langchain: 400 generated transcripts"), "{text}");
+    assert!(
+        text.starts_with("langchain: 400 generated transcripts"),
+        "{text}"
+    );
     assert!(text.contains("%  empty-content-with-calls"), "{text}");
     let few = crate::common::ctxfuzz(&["shapes", "--format", "openai", "--cases", "1"]);
     assert_eq!(few.status.code(), Some(1));

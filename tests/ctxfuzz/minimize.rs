@@ -63,7 +63,10 @@ fn a_duplicated_result_minimises_to_a_case_in_the_domain_that_shows_that_duplica
             finding.input
         );
         assert!(planted.in_domain(&finding.input));
-        assert_eq!(finding.violation.evidence["rule"], "duplicate-result", "{finding:#?}");
+        assert_eq!(
+            finding.violation.evidence["rule"], "duplicate-result",
+            "{finding:#?}"
+        );
         assert!(
             matches!(correct.judge_caught(&finding.input), Judgement::Pass),
             "a correct repairer is charged on {:#}",
@@ -108,8 +111,14 @@ fn minimize_cut_short_by_its_budget_says_so_and_writes_a_case_that_replays() {
     });
     write(dir.path(), "case.json", case.to_string());
     for (budget, cut_short) in [
-        (["--steps", "3"], "cut short by its step budget after 3 steps"),
-        (["--time", "0"], "cut short by its time budget after 0 steps"),
+        (
+            ["--steps", "3"],
+            "cut short by its step budget after 3 steps",
+        ),
+        (
+            ["--time", "0"],
+            "cut short by its time budget after 0 steps",
+        ),
     ] {
         let min = ctxfuzz_in(
             dir.path(),

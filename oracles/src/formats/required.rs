@@ -40,7 +40,10 @@ const OPENAI: &[Rule] = &[
     (Is("role", "user"), &["content"]),
     (Is("role", "assistant"), &["content"]),
     (Is("role", "tool"), &["tool_call_id", "content"]),
-    (Is("type", "function"), &["id", "function.name", "function.arguments"]),
+    (
+        Is("type", "function"),
+        &["id", "function.name", "function.arguments"],
+    ),
     (Is("type", "text"), &["text"]),
     (Is("type", "image_url"), &["image_url.url"]),
 ];
@@ -58,12 +61,18 @@ const ANTHROPIC: &[Rule] = &[
 const GEMINI: &[Rule] = &[
     (Is("role", "user"), &["parts"]),
     (Is("role", "model"), &["parts"]),
-    (Has("functionCall"), &["functionCall.name", "functionCall.args"]),
+    (
+        Has("functionCall"),
+        &["functionCall.name", "functionCall.args"],
+    ),
     (
         Has("functionResponse"),
         &["functionResponse.name", "functionResponse.response"],
     ),
-    (Has("inlineData"), &["inlineData.data", "inlineData.mimeType"]),
+    (
+        Has("inlineData"),
+        &["inlineData.data", "inlineData.mimeType"],
+    ),
 ];
 
 const AI_SDK: &[Rule] = &[
@@ -74,8 +83,14 @@ const AI_SDK: &[Rule] = &[
     // No rule for `text` parts: a result's `output` is `{"type": "text", "value"}`.
     (Is("type", "reasoning"), &["text"]),
     (Is("type", "image"), &["image"]),
-    (Is("type", "tool-call"), &["toolCallId", "toolName", "input"]),
-    (Is("type", "tool-result"), &["toolCallId", "toolName", "output.type", "output.value"]),
+    (
+        Is("type", "tool-call"),
+        &["toolCallId", "toolName", "input"],
+    ),
+    (
+        Is("type", "tool-result"),
+        &["toolCallId", "toolName", "output.type", "output.value"],
+    ),
 ];
 
 const LANGCHAIN: &[Rule] = &[

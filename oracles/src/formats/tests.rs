@@ -204,10 +204,10 @@ fn unknown_roles_are_invalid() {
 fn rich_turn(format: Format) -> Vec<Value> {
     let mut pi = pi_turn();
     pi[0]["content"] = json!([{"type": "text", "text": "see"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}]);
-    pi[1]["content"]
-        .as_array_mut()
-        .unwrap()
-        .insert(0, json!({"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}));
+    pi[1]["content"].as_array_mut().unwrap().insert(
+        0,
+        json!({"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}),
+    );
     format.from_pi(&pi).unwrap()
 }
 
@@ -224,28 +224,71 @@ fn a_call_or_result_without_its_id_or_name_is_missing_a_field() {
         (Format::Pi, "/2", "toolCallId", "toolCallId"),
         (Format::Pi, "/1/content/2", "name", "name"),
         (Format::Pi, "/0/content/1", "mimeType", "mimeType"),
-        (Format::OpenAi, "/1/tool_calls/0/function", "name", "function.name"),
+        (
+            Format::OpenAi,
+            "/1/tool_calls/0/function",
+            "name",
+            "function.name",
+        ),
         (Format::OpenAi, "/3", "tool_call_id", "tool_call_id"),
-        (Format::OpenAi, "/0/content/1/image_url", "url", "image_url.url"),
-        (Format::Anthropic, "/2/content/1", "tool_use_id", "tool_use_id"),
+        (
+            Format::OpenAi,
+            "/0/content/1/image_url",
+            "url",
+            "image_url.url",
+        ),
+        (
+            Format::Anthropic,
+            "/2/content/1",
+            "tool_use_id",
+            "tool_use_id",
+        ),
         (Format::Anthropic, "/1/content/0", "signature", "signature"),
-        (Format::Gemini, "/1/parts/2/functionCall", "name", "functionCall.name"),
-        (Format::Gemini, "/2/parts/0/functionResponse", "response", "functionResponse.response"),
-        (Format::Gemini, "/0/parts/1/inlineData", "data", "inlineData.data"),
+        (
+            Format::Gemini,
+            "/1/parts/2/functionCall",
+            "name",
+            "functionCall.name",
+        ),
+        (
+            Format::Gemini,
+            "/2/parts/0/functionResponse",
+            "response",
+            "functionResponse.response",
+        ),
+        (
+            Format::Gemini,
+            "/0/parts/1/inlineData",
+            "data",
+            "inlineData.data",
+        ),
         (Format::AiSdk, "/1/content/2", "toolCallId", "toolCallId"),
-        (Format::AiSdk, "/3/content/0/output", "value", "output.value"),
+        (
+            Format::AiSdk,
+            "/3/content/0/output",
+            "value",
+            "output.value",
+        ),
         (Format::AiSdk, "/1/content/0", "text", "text"),
         (Format::LangChain, "/1/tool_calls/1", "id", "id"),
         (Format::LangChain, "/1/content/0", "thinking", "thinking"),
         (Format::LangChain, "/3", "content", "content"),
     ] {
         let mut messages = Value::Array(rich_turn(format));
-        let holder = messages.pointer_mut(object).unwrap_or_else(|| panic!("{format} {object}"));
-        assert!(holder.as_object_mut().unwrap().remove(field).is_some(), "{format} {object}.{field}");
+        let holder = messages
+            .pointer_mut(object)
+            .unwrap_or_else(|| panic!("{format} {object}"));
+        assert!(
+            holder.as_object_mut().unwrap().remove(field).is_some(),
+            "{format} {object}.{field}"
+        );
         let message: usize = object[1..].split('/').next().unwrap().parse().unwrap();
         assert_eq!(
             format.missing_field(messages.as_array().unwrap()),
-            Some(MissingField { message, field: expected }),
+            Some(MissingField {
+                message,
+                field: expected
+            }),
             "{format} {object}.{field}"
         );
     }
@@ -254,15 +297,24 @@ fn a_call_or_result_without_its_id_or_name_is_missing_a_field() {
 #[test]
 fn null_content_is_content_and_pi_lets_a_message_lack_it() {
     let tools_only = json!([{"role": "assistant", "content": null, "tool_calls": []}]);
-    assert_eq!(Format::OpenAi.missing_field(tools_only.as_array().unwrap()), None);
+    assert_eq!(
+        Format::OpenAi.missing_field(tools_only.as_array().unwrap()),
+        None
+    );
     let no_content = json!([{"role": "user"}]);
-    assert_eq!(Format::Pi.missing_field(no_content.as_array().unwrap()), None);
-    let missing = Format::OpenAi.missing_field(no_content.as_array().unwrap()).unwrap();
+    assert_eq!(
+        Format::Pi.missing_field(no_content.as_array().unwrap()),
+        None
+    );
+    let missing = Format::OpenAi
+        .missing_field(no_content.as_array().unwrap())
+        .unwrap();
     assert_eq!(missing.to_string(), "message 0 lacks `content`");
 }
 
 #[test]
-fn a_langchain_ai_message_that_only_calls_tools_has_empty_content_and_one_that_calls_none_no_calls() {
+fn a_langchain_ai_message_that_only_calls_tools_has_empty_content_and_one_that_calls_none_no_calls()
+{
     let pi = json!([
         {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "read", "arguments": {}}]},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
