@@ -10,8 +10,6 @@ use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
 
-use crate::common::{ctxfuzz_in, stderr, stdout, write};
-
 /// A repairer that answers every transcript with each tool message written twice.
 const DUPLICATES_RESULTS: &str = r#"
 import json, sys
@@ -93,42 +91,4 @@ fn a_cut_request_past_its_messages_or_a_call_without_its_id_is_out_of_the_domain
         "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]);
     assert!(!repairer.in_domain(&id_less));
     assert!(!repairer.in_domain(&json!({"messages": messages})));
-}
-
-#[test]
-fn minimize_cut_short_by_its_budget_says_so_and_writes_a_case_that_replays() {
-    let dir = tempfile::tempdir().unwrap();
-    let case = json!({
-        "target": "sweep",
-        "why": "the gh-11 brick with padding",
-        "profile": {},
-        "input": [{"role": "user", "content": "hi"},
-                  {"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "toolCall", "id": "toolu_123456789", "name": "ls", "arguments": {}}]},
-                  {"role": "custom", "customType": "note", "content": "x"},
-                  {"role": "toolResult", "toolCallId": "toolu_123456789", "content": [{"type": "text", "text": "a b c"}]},
-                  {"role": "user", "content": "thanks"}],
-        "verdicts": {"none": ["no-duplicate-tool-use-id", "sweep-matches-twin", "wire-valid"]}
-    });
-    write(dir.path(), "case.json", case.to_string());
-    for (budget, cut_short) in [
-        (
-            ["--steps", "3"],
-            "cut short by its step budget after 3 steps",
-        ),
-        (
-            ["--time", "0"],
-            "cut short by its time budget after 0 steps",
-        ),
-    ] {
-        let min = ctxfuzz_in(
-            dir.path(),
-            &[&["minimize", "case.json", "-o", "small.json"], &budget[..]].concat(),
-        );
-        assert_eq!(min.status.code(), Some(0), "{}", stderr(&min));
-        assert!(stderr(&min).contains(cut_short), "{}", stderr(&min));
-        let replay = ctxfuzz_in(dir.path(), &["replay", "small.json"]);
-        assert_eq!(replay.status.code(), Some(0), "{}", stdout(&replay));
-    }
-    let bad = ctxfuzz_in(dir.path(), &["minimize", "case.json", "--time", "-1"]);
-    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
 }

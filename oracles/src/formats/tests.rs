@@ -220,76 +220,50 @@ fn what_a_bridge_writes_lacks_no_field_its_format_requires() {
 
 #[test]
 fn a_call_or_result_without_its_id_or_name_is_missing_a_field() {
-    for (format, object, field, expected) in [
-        (Format::Pi, "/2", "toolCallId", "toolCallId"),
-        (Format::Pi, "/1/content/2", "name", "name"),
-        (Format::Pi, "/0/content/1", "mimeType", "mimeType"),
+    // (format, the field removed, the field named missing)
+    for (format, removed, expected) in [
+        ("pi", "/2/toolCallId", "toolCallId"),
+        ("pi", "/1/content/2/name", "name"),
+        ("pi", "/0/content/1/mimeType", "mimeType"),
+        ("openai", "/1/tool_calls/0/function/name", "function.name"),
+        ("openai", "/3/tool_call_id", "tool_call_id"),
+        ("openai", "/0/content/1/image_url/url", "image_url.url"),
+        ("anthropic", "/2/content/1/tool_use_id", "tool_use_id"),
+        ("anthropic", "/1/content/0/signature", "signature"),
         (
-            Format::OpenAi,
-            "/1/tool_calls/0/function",
-            "name",
-            "function.name",
-        ),
-        (Format::OpenAi, "/3", "tool_call_id", "tool_call_id"),
-        (
-            Format::OpenAi,
-            "/0/content/1/image_url",
-            "url",
-            "image_url.url",
-        ),
-        (
-            Format::Anthropic,
-            "/2/content/1",
-            "tool_use_id",
-            "tool_use_id",
-        ),
-        (Format::Anthropic, "/1/content/0", "signature", "signature"),
-        (
-            Format::Gemini,
-            "/1/parts/2/functionCall",
-            "name",
+            "gemini",
+            "/1/parts/2/functionCall/name",
             "functionCall.name",
         ),
         (
-            Format::Gemini,
-            "/2/parts/0/functionResponse",
-            "response",
+            "gemini",
+            "/2/parts/0/functionResponse/response",
             "functionResponse.response",
         ),
-        (
-            Format::Gemini,
-            "/0/parts/1/inlineData",
-            "data",
-            "inlineData.data",
-        ),
-        (Format::AiSdk, "/1/content/2", "toolCallId", "toolCallId"),
-        (
-            Format::AiSdk,
-            "/3/content/0/output",
-            "value",
-            "output.value",
-        ),
-        (Format::AiSdk, "/1/content/0", "text", "text"),
-        (Format::LangChain, "/1/tool_calls/1", "id", "id"),
-        (Format::LangChain, "/1/content/0", "thinking", "thinking"),
-        (Format::LangChain, "/3", "content", "content"),
+        ("gemini", "/0/parts/1/inlineData/data", "inlineData.data"),
+        ("ai-sdk", "/1/content/2/toolCallId", "toolCallId"),
+        ("ai-sdk", "/3/content/0/output/value", "output.value"),
+        ("ai-sdk", "/1/content/0/text", "text"),
+        ("langchain", "/1/tool_calls/1/id", "id"),
+        ("langchain", "/1/content/0/thinking", "thinking"),
+        ("langchain", "/3/content", "content"),
     ] {
+        let format: Format = format.parse().unwrap();
         let mut messages = Value::Array(rich_turn(format));
-        let holder = messages
-            .pointer_mut(object)
-            .unwrap_or_else(|| panic!("{format} {object}"));
+        let (object, field) = removed.rsplit_once('/').unwrap();
+        let holder = messages.pointer_mut(object).unwrap();
         assert!(
             holder.as_object_mut().unwrap().remove(field).is_some(),
-            "{format} {object}.{field}"
+            "{format} {removed}"
         );
-        let message: usize = object[1..].split('/').next().unwrap().parse().unwrap();
+        let message: usize = removed[1..].split('/').next().unwrap().parse().unwrap();
         assert_eq!(
             format.missing_field(messages.as_array().unwrap()),
             Some(MissingField {
                 message,
                 field: expected
             }),
-            "{format} {object}.{field}"
+            "{format} {removed}"
         );
     }
 }
