@@ -5,7 +5,7 @@
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config};
 use ctxfuzz::harness::targets::contract::ContractTarget;
-use ctxfuzz::harness::{Class, DynTarget, Profile};
+use ctxfuzz::harness::{Class, DynTarget, Profile, bytes};
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
@@ -91,4 +91,22 @@ fn a_cut_request_past_its_messages_or_a_call_without_its_id_is_out_of_the_domain
         "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]);
     assert!(!repairer.in_domain(&id_less));
     assert!(!repairer.in_domain(&json!({"messages": messages})));
+}
+
+/// The domain holds every request the contract target generates, in every format (else the
+/// minimiser would find the original outside it and keep to no domain at all).
+#[test]
+fn every_generated_request_is_in_the_domain() {
+    for format in Format::ALL {
+        for contract in ["repair", "cut"] {
+            let profile = json!({"contract": contract, "format": format.name(), "sut": "true"});
+            let target =
+                ContractTarget::from_profile(&Profile::from_value(&profile).unwrap()).unwrap();
+            let generated = (0..500)
+                .filter_map(|case| target.decode(&bytes::case_bytes(11, case)).ok())
+                .inspect(|input| assert!(target.in_domain(input), "{format} {contract}: {input}"))
+                .count();
+            assert!(generated > 300, "{format} {contract}: {generated}");
+        }
+    }
 }
