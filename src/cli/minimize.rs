@@ -142,7 +142,7 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
     }
     let in_domain = |input: &Value| selected.iter().all(|(target, _)| target.in_domain(input));
     let minimised = minimize(&case.input, in_domain, keeps_verdicts, args.budget());
-    eprintln!("{}: {minimised}", path.display());
+    eprintln!("{}: {}", path.display(), minimised.cost);
     Ok(CaseFile {
         input: minimised.input,
         ..case

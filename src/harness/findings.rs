@@ -10,7 +10,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::minimize::{self, Budget, Minimised};
+use super::minimize::{self, Budget, Cost};
 use super::profile::Profile;
 use super::target::{Class, DynTarget};
 use crate::transcript::case::CaseFile;
@@ -45,7 +45,7 @@ pub struct Finding {
     /// Size of the input before and after minimisation (elements of a top-level array, else 1).
     pub original_size: usize,
     /// What the minimisation cost, and whether its budget cut it short.
-    pub minimisation: Minimised,
+    pub minimisation: Cost,
     pub input: Value,
 }
 
@@ -85,7 +85,7 @@ pub fn minimize(
         breaks_it,
         Budget::default(),
     );
-    let small = minimisation.input.clone();
+    let (small, minimisation) = (minimisation.input, minimisation.cost);
     let judgement = adopted
         .into_inner()
         .filter(|_| &small != input)
@@ -237,5 +237,48 @@ fn pretty(value: &Value) -> String {
 fn indent(text: &mut String, block: &str) {
     for line in block.lines() {
         let _ = writeln!(text, "    {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxfuzz_oracles::contracts::repair::{KEEPS_OTHER_MESSAGES, WIRE_VALID};
+    use serde_json::json;
+
+    fn violation(invariant: ctxfuzz_oracles::invariants::Invariant, evidence: Value) -> Violation {
+        Violation {
+            invariant,
+            cause: Cause::SystemUnderTest,
+            summary: String::new(),
+            evidence,
+        }
+    }
+
+    #[test]
+    fn the_same_defect_is_the_same_invariant_cause_and_rule_or_kind() {
+        let duplicate = violation(
+            WIRE_VALID,
+            json!({"rule": "duplicate-result", "message": 3}),
+        );
+        let moved = violation(
+            WIRE_VALID,
+            json!({"rule": "duplicate-result", "message": 1}),
+        );
+        let missing = violation(WIRE_VALID, json!({"rule": "missing-result", "message": 3}));
+        assert!(same_defect(&moved, &duplicate));
+        assert!(!same_defect(&missing, &duplicate));
+        let lost = violation(KEEPS_OTHER_MESSAGES, json!({"kind": "lost"}));
+        let reordered = violation(KEEPS_OTHER_MESSAGES, json!({"kind": "reordered"}));
+        assert!(!same_defect(&reordered, &lost));
+        assert!(!same_defect(
+            &lost,
+            &violation(WIRE_VALID, json!({"kind": "lost"}))
+        ));
+        let unpreventable = Violation {
+            cause: Cause::Unpreventable("the input repeats this call id among its calls"),
+            ..duplicate.clone()
+        };
+        assert!(!same_defect(&unpreventable, &duplicate));
     }
 }

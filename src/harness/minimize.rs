@@ -17,7 +17,7 @@
 //! still minimised.
 //!
 //! The budget counts steps (calls of `still_fails`) and wall time; a minimisation cut short by
-//! either returns the smallest failing input found so far and says which ([`Minimised::cut_short`]).
+//! either returns the smallest failing input found so far and says which ([`Cost::cut_short`]).
 //! Nothing is built once the budget is spent, so a 10,000-message input costs its steps, not a
 //! copy of the document per field.
 
@@ -63,13 +63,19 @@ pub enum CutShort {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Minimised {
     pub input: Value,
+    pub cost: Cost,
+}
+
+/// What a minimisation spent, and whether its budget cut it short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
     pub steps: usize,
     pub elapsed: Duration,
     /// `None`: no step made progress any more (the input is as small as the passes make it).
     pub cut_short: Option<CutShort>,
 }
 
-impl fmt::Display for Minimised {
+impl fmt::Display for Cost {
     /// `minimised in N steps, S s`, or what cut it short and that the input is the best so far.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (steps, seconds) = (self.steps, self.elapsed.as_secs_f64());
@@ -135,9 +141,11 @@ pub fn minimize(
         if !progress || run.cut_short.is_some() {
             return Minimised {
                 input: run.current,
-                steps: budget.steps - run.steps_left,
-                elapsed: started.elapsed(),
-                cut_short: run.cut_short,
+                cost: Cost {
+                    steps: budget.steps - run.steps_left,
+                    elapsed: started.elapsed(),
+                    cut_short: run.cut_short,
+                },
             };
         }
     }
@@ -507,8 +515,8 @@ mod tests {
                 {"role": "toolResult", "toolCallId": "a", "content": []}
             ])
         );
-        assert_eq!(minimised.cut_short, None);
-        assert!(minimised.to_string().starts_with("minimised in "));
+        assert_eq!(minimised.cost.cut_short, None);
+        assert!(minimised.cost.to_string().starts_with("minimised in "));
     }
 
     #[test]
@@ -632,10 +640,11 @@ mod tests {
         assert_eq!(asked.get(), 25);
         // The input, then one look per step: nothing is built once the budget is spent.
         assert_eq!(admitted.get(), 26);
-        assert_eq!(minimised.steps, 25);
-        assert_eq!(minimised.cut_short, Some(CutShort::Steps));
+        assert_eq!(minimised.cost.steps, 25);
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Steps));
         assert!(
             minimised
+                .cost
                 .to_string()
                 .contains("cut short by its step budget after 25 steps")
         );
@@ -650,7 +659,7 @@ mod tests {
             |v| v.as_array().is_some_and(|a| a.contains(&json!(63))),
             steps(2),
         );
-        assert_eq!(minimised.cut_short, Some(CutShort::Steps));
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Steps));
         assert_eq!(minimised.input, json!((32..64).collect::<Vec<_>>()));
     }
 
@@ -667,8 +676,8 @@ mod tests {
             },
         );
         assert_eq!(minimised.input, input);
-        assert_eq!(minimised.steps, 0);
-        assert_eq!(minimised.cut_short, Some(CutShort::Time));
-        assert!(minimised.to_string().contains("its time budget"));
+        assert_eq!(minimised.cost.steps, 0);
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Time));
+        assert!(minimised.cost.to_string().contains("its time budget"));
     }
 }
