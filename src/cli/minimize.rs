@@ -1,7 +1,12 @@
 //! `ctxfuzz minimize`: shrink a failing case file, or turn libFuzzer crash artifacts into case
 //! files (one artifact, or every artifact of a nightly run directory, one case per finding).
+//!
+//! Shrinking a case file has a budget of steps and seconds (`--steps`, `--time`): when either is
+//! spent, the smallest input that still keeps every verdict is written, and the command says what
+//! cut it short.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -36,6 +41,30 @@ pub struct Args {
     /// to write `DIR/<target>-<variant>-<invariant>-<hash>.json` [default: print it].
     #[arg(short, long, visible_alias = "out", value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Most judgements of a smaller case the shrinking may ask for [default: 20000].
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
+    /// Most seconds the shrinking may take [default: 30]; each judgement is cut off at the end.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub time: Option<Duration>,
+}
+
+/// Seconds a case file's shrinking may take unless `--time` says otherwise.
+const DEFAULT_SECONDS: u64 = 30;
+
+/// A number of seconds (`--time`): finite and not negative.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text}: not a number of seconds"))
+}
+
+impl Args {
+    fn budget(&self) -> Budget {
+        Budget {
+            steps: self.steps.unwrap_or(Budget::default().steps),
+            time: self.time.unwrap_or(Duration::from_secs(DEFAULT_SECONDS)),
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -111,8 +140,13 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
             path.display()
         );
     }
-    let input = minimize(&case.input, keeps_verdicts, Budget::default());
-    Ok(CaseFile { input, ..case })
+    let in_domain = |input: &Value| selected.iter().all(|(target, _)| target.in_domain(input));
+    let minimised = minimize(&case.input, in_domain, keeps_verdicts, args.budget());
+    eprintln!("{}: {}", path.display(), minimised.cost);
+    Ok(CaseFile {
+        input: minimised.input,
+        ..case
+    })
 }
 
 /// Decodes an artifact and minimises it for its first violation charged to the variant.

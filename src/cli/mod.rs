@@ -26,6 +26,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod scan;
+pub mod shapes;
 pub mod sweep;
 
 #[derive(Debug, Parser)]
@@ -65,6 +66,8 @@ enum Command {
     Guard(guard::Args),
     /// Explain an invariant id (what it promises, what it belongs to, the docs page); none: list all.
     Explain(explain::Args),
+    /// Count which shapes real programs write the generated transcripts of one format contain.
+    Shapes(shapes::Args),
     /// Fuzz the installed peers (published packages, peers/<id>/peer.toml) under their contracts.
     Peers(peers::Args),
 }
@@ -91,6 +94,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Scan(args)) => scan::run(args),
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Minimize(args)) => minimize::run(args),
+        Some(Command::Shapes(args)) => shapes::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Guard(args)) => guard::run(args),
         Some(Command::Mutants(args)) => mutants::run(args),

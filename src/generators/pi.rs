@@ -5,7 +5,10 @@
 //! after a later assistant or before their call, a foreign message spliced between a call and its
 //! results; rarer message forms (error/aborted/length/pending/deferred assistants, other-model
 //! assistants with ids pi's sanitising collapses or truncates, non-ASCII ids, null/missing/string
-//! content, images, huge bodies, non-object entries, 10k+ message transcripts).
+//! content, images, huge bodies, non-object entries, 10k+ message transcripts). What real
+//! programs write is here too: empty and whitespace-only texts, a thinking block without its
+//! optional signature, and a leading system message (the bridges write it where the format has
+//! one; docs/contracts.md#shapes-the-generators-write counts each shape per format).
 //!
 //! Every choice is a weighted pick where the byte value 0 selects the most ordinary option, so an
 //! exhausted input ends the transcript with ordinary turns and shrinking the bytes (proptest,
@@ -34,6 +37,10 @@ pub fn transcript<B: Build>(u: &mut Unstructured<'_>) -> Result<Vec<B>> {
     let mut g = Generator { u, w: &mut written };
     let paid_for = g.u.len() >= LONG_INPUT_BYTES;
     let long = g.rare(LONG_PER_65536)? && paid_for;
+    if g.coin(LEADING_SYSTEM_PER_1000)? {
+        let system = g.system_prompt()?;
+        g.w.out.push(system);
+    }
     let turns = g.u.int_in_range(1..=7)?;
     for _ in 0..turns {
         g.turn()?;
@@ -87,6 +94,9 @@ const LONG_PER_65536: u16 = 20;
 /// the input's length, the cost grows as libFuzzer lets inputs grow; seeded cases
 /// ([`SEED_BYTES`]) and most of the in-process loop's (up to 2,048 bytes) are long enough.
 const LONG_INPUT_BYTES: usize = 256;
+/// About 1 in 10 transcripts opens with a system message (as chat transcripts do; Anthropic and
+/// Gemini keep the system prompt outside the messages, so there the case is skipped and counted).
+const LEADING_SYSTEM_PER_1000: u16 = 100;
 /// About 1 in 800 tool results carries a huge body.
 const HUGE_PER_65536: u16 = 80;
 /// Where the draws of [`Generator::rare`] that say yes start: the middle of the range, away from
@@ -237,6 +247,31 @@ const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
 const TOOLS: [&str; 4] = ["bash", "read", "edit", "write"];
 const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
+/// A tool's output: mostly ordinary; empty (a command that printed nothing) and whitespace-only
+/// bodies are what real tools return too.
+const RESULT_TEXTS: [(&str, u16); 6] = [
+    ("ok", 240),
+    ("done", 240),
+    ("fn main() {}", 240),
+    ("error: not found", 240),
+    ("", 25),
+    ("\n", 15),
+];
+
+/// A user's message: sometimes empty or only whitespace (a client that sends what was typed).
+const USER_TEXTS: [(&str, u16); 5] = [
+    ("go on", 320),
+    ("fix the build", 320),
+    ("¿qué pasa?", 320),
+    ("", 20),
+    ("  \n", 20),
+];
+
+/// An assistant's text beside its calls: sometimes an empty text block, as providers stream one.
+const ASSISTANT_TEXTS: [(&str, u16); 3] = [("working on it", 940), ("", 40), (" ", 20)];
+
+const SYSTEM_PROMPTS: [(&str, u16); 3] = [("You are a coding agent.", 900), ("", 50), ("\n\n", 50)];
+
 impl<B: Build> Generator<'_, '_, '_, B> {
     /// A weighted choice; the byte value 0 (and an exhausted input) picks the first option.
     fn pick<T: Clone>(&mut self, options: &[(T, u16)]) -> Result<T> {
@@ -383,8 +418,18 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         }
     }
 
+    fn system_prompt(&mut self) -> Result<B> {
+        let text = self.pick(&SYSTEM_PROMPTS)?;
+        let timestamp = self.tick();
+        Ok(message(
+            "system",
+            Some(B::text(text)),
+            [("timestamp", timestamp)],
+        ))
+    }
+
     fn user(&mut self) -> Result<B> {
-        let text = *self.u.choose(&["go on", "fix the build", "¿qué pasa?"])?;
+        let text = self.pick(&USER_TEXTS)?;
         let form = self.pick(&FORMS)?;
         let content = match form {
             // A plain string is an ordinary user message in pi.
@@ -402,14 +447,19 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         };
         let mut blocks = Vec::with_capacity(ids.len() + 2);
         if self.coin(150)? {
-            blocks.push(B::object(vec![
+            let mut thinking = vec![
                 ("type", B::text("thinking")),
                 ("thinking", B::text("let me look")),
-                ("thinkingSignature", B::text("sig")),
-            ]));
+            ];
+            // The signature is optional: a provider that signs nothing leaves it out.
+            if !self.coin(100)? {
+                thinking.push(("thinkingSignature", B::text("sig")));
+            }
+            blocks.push(B::object(thinking));
         }
         if ids.is_empty() || self.coin(400)? {
-            blocks.push(text_block("working on it"));
+            let text = self.pick(&ASSISTANT_TEXTS)?;
+            blocks.push(text_block(text));
         }
         for id in ids {
             let tool = TOOLS[id.len() % TOOLS.len()];
@@ -447,7 +497,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
                 ("text", B::string("x".repeat(HUGE_BODY + 1))),
             ])
         } else {
-            text_block(self.u.choose(&TEXTS)?)
+            text_block(self.pick(&RESULT_TEXTS)?)
         };
         let mut blocks = vec![body];
         if self.coin(40)? {

@@ -10,7 +10,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::minimize::{self, Budget};
+use super::minimize::{self, Budget, Cost};
 use super::profile::Profile;
 use super::target::{Class, DynTarget};
 use crate::transcript::case::CaseFile;
@@ -44,6 +44,8 @@ pub struct Finding {
     pub origin: Option<Origin>,
     /// Size of the input before and after minimisation (elements of a top-level array, else 1).
     pub original_size: usize,
+    /// What the minimisation cost, and whether its budget cut it short.
+    pub minimisation: Cost,
     pub input: Value,
 }
 
@@ -56,10 +58,10 @@ pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key 
     }
 }
 
-/// Minimises `input` (which `target` judged `judgement`) for `violation`: the same invariant with
-/// the same cause must still be broken. The finding's verdict is the judgement of the minimised
-/// input as it was adopted, so a system under test is not asked again (an external program that
-/// hangs costs its whole deadline per question).
+/// Minimises `input` (which `target` judged `judgement`) for `violation`, within the target's
+/// domain ([`DynTarget::in_domain`]): the same defect must still be shown ([`same_defect`]). The
+/// finding's verdict is the judgement of the minimised input as it was adopted, so a system under
+/// test is not asked again (an external program that hangs costs its whole deadline per question).
 pub fn minimize(
     target: &dyn DynTarget,
     input: &Value,
@@ -70,13 +72,20 @@ pub fn minimize(
     let adopted = RefCell::new(None);
     let breaks_it = |candidate: &Value| {
         let judgement = target.judge_caught(candidate);
-        let breaks = same_violation(&judgement, violation);
+        let breaks = matches!(&judgement, Judgement::Fail(found)
+            if found.iter().any(|v| same_defect(v, violation)));
         if breaks {
             *adopted.borrow_mut() = Some(judgement);
         }
         breaks
     };
-    let small = minimize::minimize(input, breaks_it, Budget::default());
+    let minimisation = minimize::minimize(
+        input,
+        |candidate| target.in_domain(candidate),
+        breaks_it,
+        Budget::default(),
+    );
+    let (small, minimisation) = (minimisation.input, minimisation.cost);
     let judgement = adopted
         .into_inner()
         .filter(|_| &small != input)
@@ -84,7 +93,7 @@ pub fn minimize(
     let judged = match &judgement {
         Judgement::Fail(violations) => violations
             .iter()
-            .find(|v| v.invariant == violation.invariant && v.cause == violation.cause)
+            .find(|v| same_defect(v, violation))
             .cloned(),
         _ => None,
     };
@@ -98,13 +107,21 @@ pub fn minimize(
         verdict: judgement.verdict(),
         origin,
         original_size: size(input),
+        minimisation,
         input: small,
     }
 }
 
-fn same_violation(judgement: &Judgement, wanted: &Violation) -> bool {
-    matches!(judgement, Judgement::Fail(violations)
-        if violations.iter().any(|v| v.invariant == wanted.invariant && v.cause == wanted.cause))
+/// Whether `found` shows the defect `wanted` does: the same invariant, the same cause (charged,
+/// or unpreventable for the same reason), and the same class of cause within the invariant where
+/// the evidence names one (the provider rule broken, how a message was lost). Without the last,
+/// a duplicated result minimised to a call without an id left unanswered: still
+/// `repair-wire-valid`, but a defect a correct repairer shows too.
+fn same_defect(found: &Violation, wanted: &Violation) -> bool {
+    let class = |v: &Violation| ["rule", "kind"].map(|key| v.evidence.get(key).cloned());
+    found.invariant == wanted.invariant
+        && found.cause == wanted.cause
+        && class(found) == class(wanted)
 }
 
 /// `system under test` or `unpreventable: REASON`.
@@ -178,9 +195,10 @@ impl Finding {
         let _ = writeln!(text, "  {}", self.violation.summary);
         let _ = writeln!(
             text,
-            "  minimised from {} to {} element(s); evidence: {}",
+            "  minimised from {} to {} element(s) ({}); evidence: {}",
             self.original_size,
             size(&self.input),
+            self.minimisation,
             self.violation.evidence
         );
         if let Some(path) = path {
@@ -219,5 +237,48 @@ fn pretty(value: &Value) -> String {
 fn indent(text: &mut String, block: &str) {
     for line in block.lines() {
         let _ = writeln!(text, "    {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxfuzz_oracles::contracts::repair::{KEEPS_OTHER_MESSAGES, WIRE_VALID};
+    use serde_json::json;
+
+    fn violation(invariant: ctxfuzz_oracles::invariants::Invariant, evidence: Value) -> Violation {
+        Violation {
+            invariant,
+            cause: Cause::SystemUnderTest,
+            summary: String::new(),
+            evidence,
+        }
+    }
+
+    #[test]
+    fn the_same_defect_is_the_same_invariant_cause_and_rule_or_kind() {
+        let duplicate = violation(
+            WIRE_VALID,
+            json!({"rule": "duplicate-result", "message": 3}),
+        );
+        let moved = violation(
+            WIRE_VALID,
+            json!({"rule": "duplicate-result", "message": 1}),
+        );
+        let missing = violation(WIRE_VALID, json!({"rule": "missing-result", "message": 3}));
+        assert!(same_defect(&moved, &duplicate));
+        assert!(!same_defect(&missing, &duplicate));
+        let lost = violation(KEEPS_OTHER_MESSAGES, json!({"kind": "lost"}));
+        let reordered = violation(KEEPS_OTHER_MESSAGES, json!({"kind": "reordered"}));
+        assert!(!same_defect(&reordered, &lost));
+        assert!(!same_defect(
+            &lost,
+            &violation(WIRE_VALID, json!({"kind": "lost"}))
+        ));
+        let unpreventable = Violation {
+            cause: Cause::Unpreventable("the input repeats this call id among its calls"),
+            ..duplicate.clone()
+        };
+        assert!(!same_defect(&unpreventable, &duplicate));
     }
 }

@@ -1,48 +1,110 @@
 //! Structural minimisation of a JSON input (delta debugging on the document, not on bytes).
 //!
-//! Passes, repeated until none makes progress or the budget of predicate calls is spent:
+//! Passes, repeated until none makes progress or the budget is spent:
 //! 1. array elements, outermost arrays first (messages, then content blocks), removed in chunks
 //!    that halve down to single elements (ddmin);
-//! 2. object fields, one at a time, except the ones that say what an object is ([`KIND_KEYS`]);
+//! 2. object fields, one at a time, except the ones a format or a request requires
+//!    ([`KEPT_KEYS`], ids) and an object's last field;
 //! 3. scalars simplified: every occurrence of an id (a string under a key ending in `id`/`Id`)
 //!    renamed at once to a short name (`a`, `b`, ...), so a call and its result stay paired;
-//!    long strings cut to nothing or halved; numbers set to 0.
+//!    long strings cut to the shortest prefix that still fails (roles, types and ids are left
+//!    alone); integers lowered to the smallest that still fails, other numbers set to 0.
 //!
-//! Every step is kept only if `still_fails` holds for the result, so the minimised input fails
-//! exactly as the original did (the caller's predicate decides what "the same" failure is).
+//! A step is kept only if the result is in the caller's domain (`admits`: for a contract target,
+//! a request the format's writer could have written, so a case file never shows an input no real
+//! program sends) and `still_fails` holds for it (the caller decides what "the same" failure is).
+//! The domain is enforced only when the input itself is in it: a hand-written case outside it is
+//! still minimised.
+//!
+//! The budget counts steps (calls of `still_fails`) and wall time; a minimisation cut short by
+//! either returns the smallest failing input found so far and says which ([`Cost::cut_short`]).
+//! Nothing is built once the budget is spent, so a 10,000-message input costs its steps, not a
+//! copy of the document per field.
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::stop;
 
-/// What one minimisation may spend: predicate calls and wall time. The time counts the predicate's
-/// own: every call runs with the budget's end as its cut-off ([`stop::within`]), so an external
-/// program that hangs is cut off there instead of costing its whole deadline per call.
-#[derive(Debug, Clone, Copy)]
+/// What one minimisation may spend: steps (calls of the predicate) and wall time. The time counts
+/// the predicate's own: every call runs with the budget's end as its cut-off ([`stop::within`]),
+/// so an external program that hangs is cut off there instead of costing its whole deadline per
+/// step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    pub calls: usize,
+    pub steps: usize,
     pub time: Duration,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            calls: 20_000,
+            steps: 20_000,
             time: Duration::from_secs(5),
         }
     }
 }
 
-/// Strings at most this long are left alone unless they are ids: roles, block types and
-/// stop reasons are what a reader needs to see.
+/// Why a minimisation ended before no step made progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutShort {
+    /// Its step budget was spent.
+    Steps,
+    /// Its time budget, or the caller's cut-off (the end of a run), passed.
+    Time,
+    /// A signal asked the run to stop.
+    Stopped,
+}
+
+/// The result of a minimisation: the smallest failing input found, and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Minimised {
+    pub input: Value,
+    pub cost: Cost,
+}
+
+/// What a minimisation spent, and whether its budget cut it short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    pub steps: usize,
+    pub elapsed: Duration,
+    /// `None`: no step made progress any more (the input is as small as the passes make it).
+    pub cut_short: Option<CutShort>,
+}
+
+impl fmt::Display for Cost {
+    /// `minimised in N steps, S s`, or what cut it short and that the input is the best so far.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (steps, seconds) = (self.steps, self.elapsed.as_secs_f64());
+        let why = match self.cut_short {
+            None => return write!(f, "minimised in {steps} steps, {seconds:.1} s"),
+            Some(CutShort::Steps) => "its step budget",
+            Some(CutShort::Time) => "its time budget",
+            Some(CutShort::Stopped) => "a stop request",
+        };
+        write!(
+            f,
+            "minimisation cut short by {why} after {steps} steps, {seconds:.1} s: \
+             the smallest failing input found so far"
+        )
+    }
+}
+
+/// Strings at most this long are left alone: stop reasons and short texts are what a reader
+/// needs to see.
 const SHORT_STRING: usize = 12;
 
-/// Fields never removed: a message's `role` and a block's or entry's `type` say what the object is.
-/// Without them a user's message the failure needs would shrink to a bare `{}`, which no reader
-/// (and no format's reader) takes for a user's message.
+/// Fields never removed: what says what an object is (a message's `role`, a block's or a
+/// LangChain message's `type`), the content every format requires of a message (`content`,
+/// Gemini's `parts`), and a request's `messages` and `target`. Ids are never removed either
+/// ([`is_id_key`]): a call and its result without them are a different defect (an id-less
+/// call given an id-less synthetic result is charged to a correct repairer too).
+const KEPT_KEYS: [&str; 6] = ["role", "type", "content", "parts", "messages", "target"];
+
+/// Keys whose string values say what an object is: never shortened.
 const KIND_KEYS: [&str; 2] = ["role", "type"];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,42 +115,74 @@ enum Step {
 
 type Path = Vec<Step>;
 
-/// Minimises `input` while `still_fails` holds, within `budget`.
-pub fn minimize(input: &Value, still_fails: impl Fn(&Value) -> bool, budget: Budget) -> Value {
+/// Minimises `input` while `still_fails` holds, within `budget`, keeping to the inputs `admits`
+/// takes (when `input` is one of them).
+pub fn minimize(
+    input: &Value,
+    admits: impl Fn(&Value) -> bool,
+    still_fails: impl Fn(&Value) -> bool,
+    budget: Budget,
+) -> Minimised {
+    let started = Instant::now();
+    let in_domain = admits(input);
     let mut run = Run {
         current: input.clone(),
+        admits: |candidate: &Value| !in_domain || admits(candidate),
         still_fails,
-        calls_left: budget.calls,
-        deadline: Instant::now() + budget.time,
+        steps_left: budget.steps,
+        deadline: started + budget.time,
+        cut_short: None,
     };
     loop {
         let mut progress = run.shrink_arrays();
         progress |= run.remove_fields();
         progress |= run.rename_ids();
         progress |= run.simplify_scalars();
-        if !progress || run.calls_left == 0 {
-            return run.current;
+        if !progress || run.cut_short.is_some() {
+            return Minimised {
+                input: run.current,
+                cost: Cost {
+                    steps: budget.steps - run.steps_left,
+                    elapsed: started.elapsed(),
+                    cut_short: run.cut_short,
+                },
+            };
         }
     }
 }
 
-struct Run<F> {
+struct Run<A, F> {
     current: Value,
+    admits: A,
     still_fails: F,
-    calls_left: usize,
+    steps_left: usize,
     deadline: Instant,
+    cut_short: Option<CutShort>,
 }
 
-impl<F: Fn(&Value) -> bool> Run<F> {
-    /// Adopts `candidate` if it still fails (and the budget allows asking).
-    fn try_adopt(&mut self, candidate: Value) -> bool {
-        if self.calls_left > 0 && (Instant::now() >= self.deadline || stop::over()) {
-            self.calls_left = 0;
+impl<A: Fn(&Value) -> bool, F: Fn(&Value) -> bool> Run<A, F> {
+    /// Whether the budget is spent (and if so, records why).
+    fn spent(&mut self) -> bool {
+        if self.cut_short.is_none() {
+            self.cut_short = if self.steps_left == 0 {
+                Some(CutShort::Steps)
+            } else if stop::requested().is_some() {
+                Some(CutShort::Stopped)
+            } else if Instant::now() >= self.deadline || stop::over() {
+                Some(CutShort::Time)
+            } else {
+                None
+            };
         }
-        if self.calls_left == 0 {
+        self.cut_short.is_some()
+    }
+
+    /// Adopts `candidate` if it is in the domain and still fails (and the budget allows asking).
+    fn try_adopt(&mut self, candidate: Value) -> bool {
+        if self.spent() || !(self.admits)(&candidate) {
             return false;
         }
-        self.calls_left -= 1;
+        self.steps_left -= 1;
         if stop::within(self.deadline, || (self.still_fails)(&candidate)) {
             self.current = candidate;
             true
@@ -97,16 +191,23 @@ impl<F: Fn(&Value) -> bool> Run<F> {
         }
     }
 
-    /// Edits a copy of the current input at `path`; `None` if the path no longer exists.
-    fn edited(&self, path: &[Step], edit: impl FnOnce(&mut Value)) -> Option<Value> {
+    /// Adopts a copy of the current input edited at `path` (nothing is built once the budget is
+    /// spent, or when the path no longer exists).
+    fn try_edit(&mut self, path: &[Step], edit: impl FnOnce(&mut Value)) -> bool {
+        if self.spent() {
+            return false;
+        }
         let mut candidate = self.current.clone();
-        edit(value_at(&mut candidate, path)?);
-        Some(candidate)
+        match value_at(&mut candidate, path) {
+            Some(value) => edit(value),
+            None => return false,
+        }
+        self.try_adopt(candidate)
     }
 
     fn shrink_arrays(&mut self) -> bool {
         let mut progress = false;
-        for path in paths(&self.current, |v| v.is_array()) {
+        for path in paths(&self.current, |_, v| v.is_array()) {
             progress |= self.ddmin_array(&path);
         }
         progress
@@ -115,29 +216,28 @@ impl<F: Fn(&Value) -> bool> Run<F> {
     /// Removes chunks of the array at `path`, halving the chunk size down to one element.
     fn ddmin_array(&mut self, path: &[Step]) -> bool {
         let len = |run: &Self| {
-            let mut current = run.current.clone();
-            value_at(&mut current, path)
-                .and_then(|v| v.as_array().map(Vec::len))
-                .unwrap_or(0)
+            read_at(&run.current, path)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
         };
         let mut progress = false;
         let mut chunk = len(self).div_ceil(2).max(1);
         loop {
             let mut start = 0;
-            while start < len(self) && self.calls_left > 0 {
+            while start < len(self) && !self.spent() {
                 let end = (start + chunk).min(len(self));
-                let candidate = self.edited(path, |v| {
+                let removed = self.try_edit(path, |v| {
                     if let Some(items) = v.as_array_mut() {
                         items.drain(start..end);
                     }
                 });
-                if candidate.is_some_and(|c| self.try_adopt(c)) {
+                if removed {
                     progress = true;
                 } else {
                     start += chunk;
                 }
             }
-            if chunk == 1 || self.calls_left == 0 {
+            if chunk == 1 || self.spent() {
                 return progress;
             }
             chunk = chunk.div_ceil(2);
@@ -146,24 +246,23 @@ impl<F: Fn(&Value) -> bool> Run<F> {
 
     fn remove_fields(&mut self) -> bool {
         let mut progress = false;
-        for path in paths(&self.current, |v| v.is_object()) {
+        for path in paths(&self.current, |_, v| {
+            v.as_object().is_some_and(|m| m.len() > 1)
+        }) {
             let keys: Vec<String> = match read_at(&self.current, &path) {
-                Some(Value::Object(map)) => map
-                    .keys()
-                    .filter(|key| !KIND_KEYS.contains(&key.as_str()))
-                    .cloned()
-                    .collect(),
+                Some(Value::Object(map)) => map.keys().filter(|k| removable(k)).cloned().collect(),
                 _ => continue,
             };
             for key in keys {
-                let candidate = self.edited(&path, |v| {
+                let fields = read_at(&self.current, &path).and_then(Value::as_object);
+                if fields.is_none_or(|map| map.len() < 2) {
+                    break;
+                }
+                progress |= self.try_edit(&path, |v| {
                     if let Some(map) = v.as_object_mut() {
                         map.remove(&key);
                     }
                 });
-                if let Some(candidate) = candidate {
-                    progress |= self.try_adopt(candidate);
-                }
             }
         }
         progress
@@ -176,6 +275,9 @@ impl<F: Fn(&Value) -> bool> Run<F> {
         let mut used: BTreeSet<String> = ids.iter().cloned().collect();
         let mut progress = false;
         for id in ids {
+            if self.spent() {
+                break;
+            }
             // Names come shortest first, so the search ends at the first name as long as the id.
             let mut shorter = short_names().take_while(|n| n.len() < id.len());
             let Some(name) = shorter.find(|n| !used.contains(n)) else {
@@ -193,8 +295,11 @@ impl<F: Fn(&Value) -> bool> Run<F> {
 
     fn simplify_scalars(&mut self) -> bool {
         let mut progress = false;
-        for path in paths(&self.current, |v| match v {
-            Value::String(s) => s.chars().count() > SHORT_STRING,
+        for path in paths(&self.current, |key, v| match v {
+            Value::String(s) => {
+                s.chars().count() > SHORT_STRING
+                    && key.is_none_or(|k| !KIND_KEYS.contains(&k) && !is_id_key(k))
+            }
             Value::Number(n) => n.as_f64() != Some(0.0),
             _ => false,
         }) {
@@ -204,37 +309,37 @@ impl<F: Fn(&Value) -> bool> Run<F> {
     }
 
     fn simplify_scalar(&mut self, path: &[Step]) -> bool {
-        let Some(original) = read_at(&self.current, path).cloned() else {
-            return false;
-        };
-        match original {
-            Value::Number(_) => self
-                .edited(path, |v| *v = Value::from(0))
-                .is_some_and(|c| self.try_adopt(c)),
-            Value::String(text) => {
-                // Binary search for the shortest prefix that still fails (the empty string first).
+        match read_at(&self.current, path).cloned() {
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(n) => self.lowest(path, n as usize, Value::from),
+                None => self.try_edit(path, |v| *v = Value::from(0)),
+            },
+            Some(Value::String(text)) => {
                 let chars: Vec<char> = text.chars().collect();
-                let try_prefix = |run: &mut Self, len: usize| {
-                    let prefix: String = chars[..len].iter().collect();
-                    run.edited(path, |v| *v = Value::String(prefix))
-                        .is_some_and(|c| run.try_adopt(c))
-                };
-                if try_prefix(self, 0) {
-                    return true;
-                }
-                let (mut passes, mut fails) = (0, chars.len());
-                while fails - passes > 1 && self.calls_left > 0 {
-                    let middle = (passes + fails) / 2;
-                    if try_prefix(self, middle) {
-                        fails = middle;
-                    } else {
-                        passes = middle;
-                    }
-                }
-                fails < chars.len()
+                self.lowest(path, chars.len(), |len| {
+                    Value::String(chars[..len].iter().collect())
+                })
             }
             _ => false,
         }
+    }
+
+    /// Replaces the value at `path` (which is `make(high)`) by `make(n)` for the lowest `n` that
+    /// still fails: 0 first, then a binary search between 0 and `high`.
+    fn lowest(&mut self, path: &[Step], high: usize, make: impl Fn(usize) -> Value) -> bool {
+        if self.try_edit(path, |v| *v = make(0)) {
+            return true;
+        }
+        let (mut passes, mut fails) = (0, high);
+        while fails - passes > 1 && !self.spent() {
+            let middle = passes + (fails - passes) / 2;
+            if self.try_edit(path, |v| *v = make(middle)) {
+                fails = middle;
+            } else {
+                passes = middle;
+            }
+        }
+        fails < high
     }
 }
 
@@ -247,6 +352,11 @@ fn short_names() -> impl Iterator<Item = String> {
 
 fn is_id_key(key: &str) -> bool {
     key == "id" || key.ends_with("Id") || key.ends_with("_id")
+}
+
+/// Whether the minimiser may remove the field `key` (see [`KEPT_KEYS`]).
+fn removable(key: &str) -> bool {
+    !KEPT_KEYS.contains(&key) && !is_id_key(key)
 }
 
 /// Distinct string values under id keys, in first-seen order.
@@ -279,14 +389,19 @@ fn replace_string(value: &mut Value, from: &str, to: &str) {
     }
 }
 
-/// Paths of every value matching `pick`, shallowest first (messages before their blocks).
-fn paths(root: &Value, pick: impl Fn(&Value) -> bool) -> Vec<Path> {
+/// Paths of every value matching `pick` (given the key it sits under, if any), shallowest first
+/// (messages before their blocks).
+fn paths(root: &Value, pick: impl Fn(Option<&str>, &Value) -> bool) -> Vec<Path> {
     let mut found = Vec::new();
     let mut level: Vec<(Path, &Value)> = vec![(Vec::new(), root)];
     while !level.is_empty() {
         let mut next = Vec::new();
         for (path, value) in level {
-            if pick(value) {
+            let key = match path.last() {
+                Some(Step::Key(key)) => Some(key.as_str()),
+                _ => None,
+            };
+            if pick(key, value) {
                 found.push(path.clone());
             }
             match value {
@@ -355,11 +470,20 @@ mod tests {
         })
     }
 
-    fn calls(calls: usize) -> Budget {
+    fn steps(steps: usize) -> Budget {
         Budget {
-            calls,
+            steps,
             ..Budget::default()
         }
+    }
+
+    fn anything(_: &Value) -> bool {
+        true
+    }
+
+    /// Minimised with every input in the domain.
+    fn small(input: &Value, still_fails: impl Fn(&Value) -> bool) -> Value {
+        minimize(input, anything, still_fails, Budget::default()).input
     }
 
     #[test]
@@ -377,14 +501,50 @@ mod tests {
             {"role": "toolResult", "toolCallId": "toolu_01ABCDEFGHIJ", "content": [{"type": "text", "text": "body"}]}
         ]);
         assert!(barrier_between_call_and_result(&input));
-        let small = minimize(&input, barrier_between_call_and_result, Budget::default());
+        let minimised = minimize(
+            &input,
+            anything,
+            barrier_between_call_and_result,
+            Budget::default(),
+        );
         assert_eq!(
-            small,
+            minimised.input,
             json!([
                 {"role": "assistant", "content": [{"type": "toolCall", "id": "a"}]},
-                {"role": "custom"},
-                {"role": "toolResult", "toolCallId": "a"}
+                {"role": "custom", "content": "x"},
+                {"role": "toolResult", "toolCallId": "a", "content": []}
             ])
+        );
+        assert_eq!(minimised.cost.cut_short, None);
+        assert!(minimised.cost.to_string().starts_with("minimised in "));
+    }
+
+    #[test]
+    fn what_a_format_requires_stays_and_no_object_is_emptied() {
+        let input = json!([
+            {"role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "toolCall", "id": "call_0123456789", "name": "read"}
+            ]},
+            {"role": "toolResult", "toolCallId": "call_0123456789", "content": "a result longer than a short string"},
+            {"role": "compactionSummary", "summary": "a summary of the earlier work"},
+            {"parts": [{"text": "x"}], "note": "x", "size": 7},
+            {"messages": [], "target": 3, "extra": true}
+        ]);
+        assert_eq!(
+            small(&input, |v| v.as_array().is_some_and(|m| m.len() == 5)
+                && v[0]["content"][0].is_object()),
+            json!([
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "a"}]},
+                {"role": "toolResult", "toolCallId": "a", "content": ""},
+                {"role": "compactionSummary"},
+                {"parts": []},
+                {"messages": [], "target": 0}
+            ])
+        );
+        // A lone field stays, shrunk.
+        assert_eq!(
+            small(&json!([{"size": 7}]), |v| v[0].is_object()),
+            json!([{"size": 0}])
         );
     }
 
@@ -392,44 +552,132 @@ mod tests {
     fn a_message_keeps_its_role_and_a_block_its_type() {
         let input = json!([{"role": "user", "content": "stop", "timestamp": 1}]);
         assert_eq!(
-            minimize(
-                &input,
-                |v| v.as_array().is_some_and(|m| m.len() == 1),
-                calls(1000)
-            ),
-            json!([{"role": "user"}])
+            small(&input, |v| v.as_array().is_some_and(|m| m.len() == 1)),
+            json!([{"role": "user", "content": "stop"}])
         );
     }
 
     #[test]
     fn a_passing_input_is_returned_unchanged_when_nothing_smaller_fails() {
         let input = json!([{"role": "custom"}, 17, "a long string that could be shortened"]);
-        assert_eq!(minimize(&input, |v| v == &input, calls(1000)), input);
+        assert_eq!(small(&input, |v| v == &input), input);
     }
 
     #[test]
-    fn long_strings_and_numbers_shrink_while_the_failure_holds() {
-        let input = json!({"body": "abcdefghijklmnopqrstuvwxyz", "size": 99, "keep": true});
-        let small = minimize(
-            &input,
-            |v| v["body"].as_str().is_some_and(|s| s.contains('c')) && v["keep"] == true,
-            calls(1000),
+    fn long_strings_and_integers_shrink_to_the_least_that_still_fails() {
+        let input = json!({"body": "abcdefghijklmnopqrstuvwxyz", "size": 99, "at": 40, "x": 2.5, "keep": true});
+        let minimised = small(&input, |v| {
+            v["body"].as_str().is_some_and(|s| s.contains('c'))
+                && v["at"].as_u64().is_some_and(|at| at >= 13)
+                && v["x"].is_number()
+                && v["keep"] == true
+        });
+        assert_eq!(
+            minimised,
+            json!({"body": "abc", "at": 13, "x": 0, "keep": true})
         );
-        assert_eq!(small, json!({"body": "abc", "keep": true}));
+    }
+
+    /// A cut request: its target must stay an index into its messages.
+    fn cut_request(v: &Value) -> bool {
+        let len = v["messages"].as_array().map_or(0, Vec::len);
+        v["target"].as_u64().is_some_and(|t| t as usize <= len)
     }
 
     #[test]
-    fn the_budget_bounds_predicate_calls() {
-        let count = std::cell::Cell::new(0);
+    fn a_step_out_of_the_domain_is_never_taken() {
+        let input = json!({"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "target": 2});
+        let asked = std::cell::Cell::new(0);
+        let minimised = minimize(
+            &input,
+            cut_request,
+            |v| {
+                asked.set(asked.get() + 1);
+                assert!(cut_request(v), "asked about {v}");
+                true
+            },
+            Budget::default(),
+        );
+        assert_eq!(minimised.input, json!({"messages": [], "target": 0}));
+        assert!(asked.get() > 0);
+        // A failure that needs the target: the messages stay; without the domain they would go.
+        let needs_target = |v: &Value| v["target"] == 2;
+        assert_eq!(
+            minimize(&input, cut_request, needs_target, Budget::default()).input,
+            input
+        );
+        assert_eq!(
+            small(&input, needs_target),
+            json!({"messages": [], "target": 2})
+        );
+    }
+
+    #[test]
+    fn an_input_outside_the_domain_is_minimised_all_the_same() {
+        let input = json!({"messages": [{"role": "user", "content": "a"}], "target": 5});
+        assert_eq!(
+            minimize(&input, cut_request, anything, Budget::default()).input,
+            json!({"messages": [], "target": 0})
+        );
+    }
+
+    #[test]
+    fn the_step_budget_bounds_predicate_calls_and_says_it_cut_short() {
+        let (asked, admitted) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
         let input = json!((0..100).collect::<Vec<_>>());
-        minimize(
+        let minimised = minimize(
             &input,
             |_| {
-                count.set(count.get() + 1);
+                admitted.set(admitted.get() + 1);
+                true
+            },
+            |_| {
+                asked.set(asked.get() + 1);
                 false
             },
-            calls(25),
+            steps(25),
         );
-        assert_eq!(count.get(), 25);
+        assert_eq!(asked.get(), 25);
+        // The input, then one look per step: nothing is built once the budget is spent.
+        assert_eq!(admitted.get(), 26);
+        assert_eq!(minimised.cost.steps, 25);
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Steps));
+        assert!(
+            minimised
+                .cost
+                .to_string()
+                .contains("cut short by its step budget after 25 steps")
+        );
+    }
+
+    #[test]
+    fn a_step_budget_keeps_the_best_input_found_so_far() {
+        let input = json!((0..64).collect::<Vec<_>>());
+        let minimised = minimize(
+            &input,
+            anything,
+            |v| v.as_array().is_some_and(|a| a.contains(&json!(63))),
+            steps(2),
+        );
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Steps));
+        assert_eq!(minimised.input, json!((32..64).collect::<Vec<_>>()));
+    }
+
+    #[test]
+    fn a_spent_time_budget_takes_no_step() {
+        let input = json!([1, 2, 3]);
+        let minimised = minimize(
+            &input,
+            anything,
+            |_| unreachable!("no time left to ask"),
+            Budget {
+                time: Duration::ZERO,
+                ..Budget::default()
+            },
+        );
+        assert_eq!(minimised.input, input);
+        assert_eq!(minimised.cost.steps, 0);
+        assert_eq!(minimised.cost.cut_short, Some(CutShort::Time));
+        assert!(minimised.cost.to_string().contains("its time budget"));
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod artifacts;
 pub mod bytes;
+pub mod coverage;
 pub mod external;
 pub mod findings;
 pub mod invariants;

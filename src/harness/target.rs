@@ -71,6 +71,13 @@ pub trait Target: Send + Sync {
         String::new()
     }
 
+    /// Whether `input` is one this target's generator could have written: the minimiser keeps
+    /// to such inputs, so a case file never shows an input no real program sends (a call
+    /// without its id, a cut request whose target is past its messages). Every input by default.
+    fn in_domain(&self, _input: &Self::Input) -> bool {
+        true
+    }
+
     /// How a violation is reported: charged to the system under test (a finding that fails the
     /// run), in a section of its own that does not fail the run, or as unpreventable.
     fn class(&self, violation: &Violation) -> Class {
@@ -107,6 +114,8 @@ pub trait DynTarget: Send + Sync {
     fn decode(&self, bytes: &[u8]) -> arbitrary::Result<Value>;
     fn seed_bytes(&self, input: &Value) -> Vec<u8>;
     fn shape(&self, input: &Value) -> String;
+    /// [`Target::in_domain`]; a document that is not this target's input is in no domain.
+    fn in_domain(&self, input: &Value) -> bool;
     fn class(&self, violation: &Violation) -> Class;
     fn explain(&self, input: &Value) -> Option<Explanation>;
     fn cannot_express(&self) -> BTreeMap<String, u64>;
@@ -218,6 +227,10 @@ impl<T: Target> DynTarget for T {
             |_| "invalid".to_string(),
             |input| Target::shape(self, &input),
         )
+    }
+
+    fn in_domain(&self, input: &Value) -> bool {
+        typed(self, input).is_ok_and(|input| Target::in_domain(self, &input))
     }
 
     fn class(&self, violation: &Violation) -> Class {

@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod case;
+pub mod format_shapes;
 pub mod io;
 pub mod js;
 pub mod session_file;

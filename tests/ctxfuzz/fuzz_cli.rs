@@ -218,10 +218,9 @@ fn a_wrong_verdict_in_a_case_file_exits_1_with_a_diff() {
     );
 }
 
-#[test]
-fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
-    let dir = tempfile::tempdir().unwrap();
-    let case = serde_json::json!({
+/// The gh-11 brick (a custom message between a call and its result) padded with other messages.
+fn padded_brick_case() -> serde_json::Value {
+    serde_json::json!({
         "target": "sweep",
         "why": "the gh-11 brick with padding",
         "profile": {},
@@ -231,7 +230,13 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
                   {"role": "toolResult", "toolCallId": "toolu_123456789", "content": [{"type": "text", "text": "a b c"}]},
                   {"role": "user", "content": "thanks"}],
         "verdicts": {"none": ["no-duplicate-tool-use-id", "sweep-matches-twin", "wire-valid"], "strict": []}
-    });
+    })
+}
+
+#[test]
+fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = padded_brick_case();
     std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
     let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
@@ -267,6 +272,37 @@ fn minimize_shrinks_a_case_and_an_artifact_keeping_the_verdict() {
     assert_eq!(written.len(), 1);
     let replay = ctxfuzz_in(dir.path(), &["replay", "out"]);
     assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+}
+
+#[test]
+fn minimize_cut_short_by_its_budget_says_so_and_writes_a_case_that_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("case.json"),
+        padded_brick_case().to_string(),
+    )
+    .unwrap();
+    for (budget, cut_short) in [
+        (
+            ["--steps", "3"],
+            "cut short by its step budget after 3 steps",
+        ),
+        (
+            ["--time", "0"],
+            "cut short by its time budget after 0 steps",
+        ),
+    ] {
+        let min = ctxfuzz_in(
+            dir.path(),
+            &[&["minimize", "case.json", "-o", "small.json"], &budget[..]].concat(),
+        );
+        assert_eq!(min.status.code(), Some(0), "{}", text(&min));
+        assert!(text(&min).contains(cut_short), "{}", text(&min));
+        let replay = ctxfuzz_in(dir.path(), &["replay", "small.json"]);
+        assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+    }
+    let bad = ctxfuzz_in(dir.path(), &["minimize", "case.json", "--time", "-1"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
 }
 
 #[test]

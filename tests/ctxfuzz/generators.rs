@@ -5,8 +5,11 @@ use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
+use ctxfuzz::harness::coverage;
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
+use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
+use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
 use ctxfuzz_oracles::js_value::JsValue;
 use proptest::prelude::*;
@@ -171,7 +174,7 @@ fn seeded_transcripts_are_pinned() {
         .map(|t| serde_json::to_string(t).unwrap())
         .collect();
     let hash = fingerprint(texts.iter().map(String::as_str));
-    assert_eq!((messages, hash), (4618, 12_741_993_152_679_889_288));
+    assert_eq!((messages, hash), (4633, 13_155_635_284_572_170_013));
 }
 
 /// The proptest face shrinks: a property that the pre-fix sweep breaks (it keeps a result after a
@@ -224,4 +227,74 @@ fn a_seed_builds_the_same_transcript_as_value_and_as_js_value() {
         let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
         assert_eq!(converted, as_value, "chat, seed {seed}");
     }
+}
+
+/// Every shape real programs write ([`FormatShape::listed`]) is in the stream the contract target
+/// hands a program in each format: 3,000 cases of the run seeded 0 contain each at least 10 times.
+#[test]
+fn every_listed_format_shape_is_generated() {
+    let mut rare = Vec::new();
+    for format in Format::ALL {
+        let counted = coverage::count(format, 0, 3_000);
+        println!("{counted}");
+        for shape in FormatShape::listed(format) {
+            let n = counted.shapes[&shape];
+            if n < 10 {
+                rare.push(format!("{format}: {shape} ({n})"));
+            }
+        }
+    }
+    assert!(
+        rare.is_empty(),
+        "shapes generated fewer than 10 times: {rare:?}"
+    );
+}
+
+#[test]
+fn the_format_shapes_are_read_from_the_transcript() {
+    let openai = serde_json::json!([
+        {"role": "system", "content": " \n"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "outil_é1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "outil_é1", "content": ""},
+        {"role": "assistant", "content": "done"}
+    ]);
+    let found = format_shapes(Format::OpenAi, openai.as_array().unwrap());
+    assert_eq!(
+        found.into_iter().collect::<Vec<_>>(),
+        vec![
+            FormatShape::EmptyText,
+            FormatShape::WhitespaceText,
+            FormatShape::NullContentWithCalls,
+            FormatShape::MissingOptional("assistant", "tool_calls"),
+            FormatShape::NonAsciiId,
+            FormatShape::LeadingSystem,
+        ]
+    );
+    let langchain = serde_json::json!([
+        {"type": "human", "content": "go"},
+        {"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}, "type": "tool_call"}]}
+    ]);
+    assert_eq!(
+        format_shapes(Format::LangChain, langchain.as_array().unwrap())
+            .into_iter()
+            .collect::<Vec<_>>(),
+        vec![FormatShape::EmptyText, FormatShape::EmptyContentWithCalls]
+    );
+}
+
+#[test]
+fn ctxfuzz_shapes_prints_the_count_and_fails_on_a_shape_never_generated() {
+    let out = crate::common::ctxfuzz(&["shapes", "--format", "langchain", "--cases", "400"]);
+    let text = crate::common::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("langchain: 400 generated transcripts"),
+        "{text}"
+    );
+    assert!(text.contains("%  empty-content-with-calls"), "{text}");
+    let few = crate::common::ctxfuzz(&["shapes", "--format", "openai", "--cases", "1"]);
+    assert_eq!(few.status.code(), Some(1));
+    assert!(crate::common::stdout(&few).contains("NOT GENERATED: "));
+    let unknown = crate::common::ctxfuzz(&["shapes", "--format", "xml"]);
+    assert_eq!(unknown.status.code(), Some(2));
 }

@@ -37,6 +37,7 @@ mod harness;
 mod layers;
 mod lone_surrogates;
 mod memory;
+mod minimize;
 mod mutants;
 mod mutants_verdict;
 mod mutation_gate;

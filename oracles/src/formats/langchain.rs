@@ -1,5 +1,6 @@
 //! LangChain message dicts: `{"type": "human" | "ai" | "tool" | "system", "content", ...}` with
-//! an AI message's `tool_calls: [{"id", "name", "args", "type": "tool_call"}]` and a tool
+//! an AI message's `tool_calls: [{"id", "name", "args", "type": "tool_call"}]` (absent when it
+//! calls none; its content `""` when it only calls tools) and a tool
 //! message's `tool_call_id`, `name` and `status` (`"error"` for an error result). This is the flat
 //! dict `langchain_core.messages.convert_to_messages` accepts; the reader also reads the nested
 //! shape `messages_to_dict` writes (`{"type", "data": {...}}`).
@@ -26,7 +27,7 @@ pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
                             other => parts.push(part(other)?),
                         }
                     }
-                    json!({"type": "ai", "content": parts, "tool_calls": calls})
+                    ai_message(parts, calls)
                 }
                 Message::Result { id, name, content, is_error } => json!({
                     "type": "tool", "tool_call_id": id, "name": name,
@@ -36,6 +37,22 @@ pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
             })
         })
         .collect()
+}
+
+/// An AI message as LangChain writes one: `content: ""` when the message only calls tools (the
+/// `AIMessage` a chat model returns for a tool call), and no `tool_calls` when it calls none
+/// (the field is optional in the dict `convert_to_messages` reads).
+fn ai_message(parts: Vec<Value>, calls: Vec<Value>) -> Value {
+    let content = if parts.is_empty() {
+        json!("")
+    } else {
+        Value::Array(parts)
+    };
+    let mut message = json!({"type": "ai", "content": content});
+    if !calls.is_empty() {
+        message["tool_calls"] = Value::Array(calls);
+    }
+    message
 }
 
 fn part(block: &Block) -> Result<Value, CannotExpress> {

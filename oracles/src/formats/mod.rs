@@ -10,7 +10,9 @@
 //!
 //! Every format has a reader ([`Format::view`]): per message its role, the calls it opens, the
 //! results it carries and what is left of it without those results. The wire rules
-//! ([`wire`]) and the contracts (`crate::contracts`) read only this view.
+//! ([`wire`]) and the contracts (`crate::contracts`) read only this view. The fields a format's
+//! messages always carry are checked apart ([`Format::missing_field`]): what a minimised case
+//! file must keep.
 
 mod ai_sdk;
 mod anthropic;
@@ -18,6 +20,7 @@ mod gemini;
 mod langchain;
 mod openai;
 mod pi;
+mod required;
 pub mod wire;
 
 use std::fmt;
@@ -27,6 +30,7 @@ use serde_json::{Value, json};
 
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
+pub use required::MissingField;
 
 /// A transcript format, by the name `--format` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,6 +96,12 @@ impl Format {
                 Format::LangChain => langchain::entry(message),
             })
             .collect()
+    }
+
+    /// The first field this format's messages always carry (a call's id and name, a result's
+    /// id, a block's text) that `messages` lacks: `None` for every transcript the bridge writes.
+    pub fn missing_field(self, messages: &[Value]) -> Option<MissingField> {
+        required::missing_field(self, messages)
     }
 
     /// Whether every result answering one message's calls must sit in the single message right

@@ -199,3 +199,105 @@ fn unknown_roles_are_invalid() {
         vec![(InvalidRole, 0)]
     );
 }
+
+/// The pi turn with a thinking block and an image in the user's message, in `format`.
+fn rich_turn(format: Format) -> Vec<Value> {
+    let mut pi = pi_turn();
+    pi[0]["content"] = json!([{"type": "text", "text": "see"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}]);
+    pi[1]["content"].as_array_mut().unwrap().insert(
+        0,
+        json!({"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}),
+    );
+    format.from_pi(&pi).unwrap()
+}
+
+#[test]
+fn what_a_bridge_writes_lacks_no_field_its_format_requires() {
+    for format in Format::ALL {
+        assert_eq!(format.missing_field(&rich_turn(format)), None, "{format}");
+    }
+}
+
+#[test]
+fn a_call_or_result_without_its_id_or_name_is_missing_a_field() {
+    // (format, the field removed, the field named missing)
+    for (format, removed, expected) in [
+        ("pi", "/2/toolCallId", "toolCallId"),
+        ("pi", "/1/content/2/name", "name"),
+        ("pi", "/0/content/1/mimeType", "mimeType"),
+        ("openai", "/1/tool_calls/0/function/name", "function.name"),
+        ("openai", "/3/tool_call_id", "tool_call_id"),
+        ("openai", "/0/content/1/image_url/url", "image_url.url"),
+        ("anthropic", "/2/content/1/tool_use_id", "tool_use_id"),
+        ("anthropic", "/1/content/0/signature", "signature"),
+        (
+            "gemini",
+            "/1/parts/2/functionCall/name",
+            "functionCall.name",
+        ),
+        (
+            "gemini",
+            "/2/parts/0/functionResponse/response",
+            "functionResponse.response",
+        ),
+        ("gemini", "/0/parts/1/inlineData/data", "inlineData.data"),
+        ("ai-sdk", "/1/content/2/toolCallId", "toolCallId"),
+        ("ai-sdk", "/3/content/0/output/value", "output.value"),
+        ("ai-sdk", "/1/content/0/text", "text"),
+        ("langchain", "/1/tool_calls/1/id", "id"),
+        ("langchain", "/1/content/0/thinking", "thinking"),
+        ("langchain", "/3/content", "content"),
+    ] {
+        let format: Format = format.parse().unwrap();
+        let mut messages = Value::Array(rich_turn(format));
+        let (object, field) = removed.rsplit_once('/').unwrap();
+        let holder = messages.pointer_mut(object).unwrap();
+        assert!(
+            holder.as_object_mut().unwrap().remove(field).is_some(),
+            "{format} {removed}"
+        );
+        let message: usize = removed[1..].split('/').next().unwrap().parse().unwrap();
+        assert_eq!(
+            format.missing_field(messages.as_array().unwrap()),
+            Some(MissingField {
+                message,
+                field: expected
+            }),
+            "{format} {removed}"
+        );
+    }
+}
+
+#[test]
+fn null_content_is_content_and_pi_lets_a_message_lack_it() {
+    let tools_only = json!([{"role": "assistant", "content": null, "tool_calls": []}]);
+    assert_eq!(
+        Format::OpenAi.missing_field(tools_only.as_array().unwrap()),
+        None
+    );
+    let no_content = json!([{"role": "user"}]);
+    assert_eq!(
+        Format::Pi.missing_field(no_content.as_array().unwrap()),
+        None
+    );
+    let missing = Format::OpenAi
+        .missing_field(no_content.as_array().unwrap())
+        .unwrap();
+    assert_eq!(missing.to_string(), "message 0 lacks `content`");
+}
+
+#[test]
+fn a_langchain_ai_message_that_only_calls_tools_has_empty_content_and_one_that_calls_none_no_calls()
+{
+    let pi = json!([
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "read", "arguments": {}}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+    ]);
+    assert_eq!(
+        Format::LangChain.from_pi(pi.as_array().unwrap()).unwrap(),
+        vec![
+            json!({"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "read", "args": {}, "type": "tool_call"}]}),
+            json!({"type": "ai", "content": [{"type": "text", "text": "done"}]})
+        ]
+    );
+}

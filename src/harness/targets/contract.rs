@@ -231,6 +231,23 @@ impl Target for ContractTarget {
         })
     }
 
+    /// A request the bridges could have written: no field the format's messages always carry is
+    /// missing, and a cut request's target is an index into its messages.
+    fn in_domain(&self, input: &Value) -> bool {
+        let (messages, target_fits) = match self.contract {
+            Contract::Cut => {
+                let messages = cut_messages(input);
+                let target = input.get("target").and_then(Value::as_u64);
+                let fits = messages
+                    .zip(target)
+                    .is_some_and(|(messages, target)| target <= messages.len() as u64);
+                (messages, fits)
+            }
+            _ => (input.as_array().map(Vec::as_slice), true),
+        };
+        target_fits && messages.is_some_and(|m| self.format.missing_field(m).is_none())
+    }
+
     fn judge(&self, input: &Value) -> Judgement {
         let judged = match self.contract {
             Contract::Cut => match cut_messages(input) {
