@@ -171,6 +171,7 @@ fn contracts_each_wrong_cutter_breaks_its_promise() {
     for (bug, invariant) in [
         ("out-of-range", cut::BOUNDARY_IN_RANGE),
         ("splits", NO_NEW_ORPHANS),
+        ("gives-up", cut::COMPACTS_WHEN_ASKED),
     ] {
         let outcome = fuzz(&cutter(bug), 150);
         assert!(

@@ -171,6 +171,11 @@ fn cut_messages(input: &Value) -> Option<&[Value]> {
     input.get("messages")?.as_array().map(Vec::as_slice)
 }
 
+/// The `target` of a cut input, if it is a non-negative integer.
+fn cut_target(input: &Value) -> Option<u64> {
+    input.get("target")?.as_u64()
+}
+
 impl Target for ContractTarget {
     /// The program's own format: a repair input is the message array, a cut input
     /// `{"messages", "target"}` (which is which depends on the contract).
@@ -226,7 +231,7 @@ impl Target for ContractTarget {
             Contract::Cut => match cut_messages(input) {
                 Some(messages) => self
                     .boundary(input)
-                    .map(|n| cut::check(self.format, messages, &n)),
+                    .map(|n| cut::check(self.format, messages, cut_target(input), &n)),
                 None => {
                     return Judgement::CannotJudge(
                         "a cut input is {\"messages\": [...], \"target\": T}".into(),
