@@ -239,11 +239,20 @@ mod tests {
             {"role": "tool", "tool_call_id": "b", "content": "2"},
             {"role": "tool", "tool_call_id": "c", "content": "3"}
         ]);
-        let found: Vec<(Value, Value)> =
-            check(Format::OpenAi, messages.as_array().unwrap(), Some(2), &json!(2))
-                .into_iter()
-                .map(|v| (v.evidence["result_message"].clone(), v.evidence["call_id"].clone()))
-                .collect();
+        let found: Vec<(Value, Value)> = check(
+            Format::OpenAi,
+            messages.as_array().unwrap(),
+            Some(2),
+            &json!(2),
+        )
+        .into_iter()
+        .map(|v| {
+            (
+                v.evidence["result_message"].clone(),
+                v.evidence["call_id"].clone(),
+            )
+        })
+        .collect();
         assert_eq!(
             found,
             vec![
@@ -256,11 +265,12 @@ mod tests {
 
     #[test]
     fn a_result_without_an_id_answers_a_call_without_an_id_of_its_name() {
-        let call = |function: Value| json!({"role": "model", "parts": [{"functionCall": function}]});
-        let response = json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]});
-        let orphaned = |function: Value| {
-            orphans(&Format::Gemini.view(&[call(function), response.clone()]))
-        };
+        let call =
+            |function: Value| json!({"role": "model", "parts": [{"functionCall": function}]});
+        let response =
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]});
+        let orphaned =
+            |function: Value| orphans(&Format::Gemini.view(&[call(function), response.clone()]));
         assert_eq!(orphaned(json!({"name": "f"})), vec![false, false]);
         assert_eq!(
             orphaned(json!({"name": "g"})),

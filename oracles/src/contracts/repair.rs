@@ -29,6 +29,7 @@
 use foldhash::{HashMap, HashMapExt};
 use serde_json::{Value, json};
 
+use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::js_value::{self, JsValue};
@@ -306,7 +307,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
                 continue;
             }
             if let Some(marker) = run.marker
-                && !result.value.to_string().contains(marker)
+                && !carries_marker(&result.value, marker)
             {
                 found.push(charged(
                     SYNTHETIC_RECOGNISABLE,

@@ -6,7 +6,7 @@
 //! "target"}`.
 //!
 //! The profile names everything replay needs: `contract`, `format`, `sut` (the command), `marker`
-//! (how the package marks a result it adds), and the [`Limits`] of the [`Supervisor`] that runs
+//! (how the package marks a result it adds, or a pruner its notice), and the [`Limits`] of the [`Supervisor`] that runs
 //! the program (docs/contracts.md has the protocol).
 
 use std::collections::BTreeMap;
@@ -239,9 +239,11 @@ impl Target for ContractTarget {
                 }
             },
             contract => match input.as_array() {
-                Some(messages) if contract == Contract::Prune => self
-                    .repaired(messages)
-                    .map(|output| prune::check(self.format, messages, &output)),
+                Some(messages) if contract == Contract::Prune => {
+                    self.repaired(messages).map(|output| {
+                        prune::check(self.format, messages, &output, self.marker.as_deref())
+                    })
+                }
                 Some(messages) => self.judge_repair(messages),
                 None => {
                     return Judgement::CannotJudge(
