@@ -387,6 +387,15 @@ mod tests {
         let input = json!([named]);
         named["name"] = json!("bob");
         assert_eq!(ids(input, json!([named])), vec![ONLY_REMOVES]);
+        let tagged = json!({"role": "user", "content": "go", "tags": [1, 2]});
+        assert_eq!(
+            ids(
+                json!([tagged]),
+                json!([{"role": "user", "content": "go", "tags": [1]}])
+            ),
+            vec![ONLY_REMOVES],
+            "a list the contract does not name is kept whole"
+        );
     }
 
     #[test]
