@@ -642,6 +642,16 @@ mod tests {
             "a second result for the first of two calls of one id is charged (the rule and its \
              permanent invariant), the repeated id is not"
         );
+        let two = json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "a", "name": "f", "arguments": {}},
+            {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}
+        ], "stopReason": "toolUse"});
+        let both = json!([two, result, result]);
+        assert_eq!(
+            wire_charges(Format::Pi, both.clone(), both),
+            vec![false; 4],
+            "one message calls a twice: its second result (which pi's rules charge) is no repair's doing"
+        );
         let found = ids(Format::Pi, json!([piped]), json!([piped]));
         assert!(
             !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
