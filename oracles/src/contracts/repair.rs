@@ -474,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_of_a_message_added_or_dropped_is_charged() {
+    fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
         let kind = |input: Value, output: Value| {
             check(&RepairRun {
                 format: Format::OpenAi,
@@ -493,6 +493,8 @@ mod tests {
         assert_eq!(kind(json!([x]), json!([x, x])), "changed or added");
         assert_eq!(kind(json!([x, x]), json!([x])), "lost");
         assert_eq!(kind(json!([x, y]), json!([y, x])), "reordered");
+        assert_eq!(kind(json!([x, y]), json!([y])), "lost");
+        assert_eq!(kind(json!([x]), json!([y, x])), "changed or added");
     }
 
     #[test]
