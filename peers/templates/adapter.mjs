@@ -8,8 +8,9 @@ console.log = console.error; // your code's console.log must not reach ctxfuzz
 function handle(request) {
   const { messages } = request;
   if ("target" in request) {
-    // cut: the first kept index near `target` (0: do not compact)
-    return { boundary: 0 }; // <- your compactor(messages, request.target)
+    // cut: the first kept index near `target` (0: do not compact); as copied: asked to compact
+    // (target > 0), summarise everything
+    return { boundary: request.target ? messages.length : 0 }; // <- your compactor(messages, request.target)
   }
   return { messages }; // <- your repairer or pruner(messages)
 }

@@ -9,7 +9,8 @@ answers, sys.stdout = sys.stdout, sys.stderr  # your code's print() must not rea
 def handle(request):
     messages = request["messages"]
     if "target" in request:  # cut: the first kept index near `target` (0: do not compact)
-        return {"boundary": 0}  # <- your compactor(messages, request["target"])
+        # as copied: asked to compact (target > 0), summarise everything
+        return {"boundary": len(messages) if request["target"] else 0}  # <- your compactor(messages, request["target"])
     return {"messages": messages}  # <- your repairer or pruner(messages)
 
 

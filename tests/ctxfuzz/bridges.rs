@@ -40,10 +40,12 @@ struct Tally {
 
 /// Which result answers which call, as the provider rules read `view`: every rule broken, with
 /// the call id concerned, in order (message indices differ between formats that group results
-/// differently, so they are left out).
+/// differently, so they are left out; a call id repeated among the calls is a rule of one
+/// provider, not a pairing, so it is left out too).
 fn pairing(format: Format, view: &[Entry]) -> Vec<(WireRule, Option<String>)> {
     wire::validate(format, view)
         .into_iter()
+        .filter(|v| v.rule != WireRule::DuplicateCallId)
         .map(|v| (v.rule, v.id))
         .collect()
 }

@@ -141,6 +141,7 @@ fn contracts_each_wrong_pruner_breaks_its_promise() {
     for (bug, invariant) in [
         ("adds", prune::ONLY_REMOVES),
         ("splits", prune::NO_NEW_WIRE_DAMAGE),
+        ("drops-user", prune::ONLY_REMOVES),
     ] {
         let outcome = fuzz(&pruner(bug), 150);
         assert!(
@@ -148,6 +149,24 @@ fn contracts_each_wrong_pruner_breaks_its_promise() {
             "{bug}: {:#?}",
             outcome.stats
         );
+    }
+}
+
+/// A pruner that puts one notice carrying the marker first is charged nothing, unless the notice
+/// stands in for a user's message it dropped.
+#[test]
+fn contracts_a_pruner_s_marked_notice_is_accepted_and_hides_no_loss() {
+    for (bug, charged_invariants) in [("", vec![]), ("--bug hides", vec![prune::ONLY_REMOVES.id])] {
+        let sut = program("prune.py", &format!("--notice '{MARKER}' {bug}"));
+        let target = ContractTarget::from_profile(&profile("prune", "ai-sdk", &sut)).unwrap();
+        let outcome = fuzz(&target, 150);
+        assert_eq!(
+            charged(&outcome),
+            charged_invariants,
+            "{bug}: {:#?}",
+            outcome.stats
+        );
+        assert!(outcome.stats.execs > 50, "{:#?}", outcome.stats);
     }
 }
 
@@ -171,6 +190,7 @@ fn contracts_each_wrong_cutter_breaks_its_promise() {
     for (bug, invariant) in [
         ("out-of-range", cut::BOUNDARY_IN_RANGE),
         ("splits", NO_NEW_ORPHANS),
+        ("gives-up", cut::COMPACTS_WHEN_ASKED),
     ] {
         let outcome = fuzz(&cutter(bug), 150);
         assert!(

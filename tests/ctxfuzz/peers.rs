@@ -755,8 +755,8 @@ fn peers_kept_findings_replay_through_the_installed_packages() {
 }
 
 /// The adapter templates (`peers/templates/`, docs/peers.md#your-own) run as they are: as copied,
-/// they do not compact (boundary 0) and prune nothing, which both contracts accept, and a line
-/// that is not JSON is answered with an error.
+/// they summarise everything when asked to compact (boundary len) and prune nothing, which both
+/// contracts accept, and a line that is not JSON is answered with an error.
 #[test]
 fn peers_the_adapter_templates_speak_the_protocol() {
     use ctxfuzz::harness::progress::Progress;

@@ -2,19 +2,23 @@
 """A reference pruner of AI SDK ModelMessage[] transcripts speaking ctxfuzz's prune contract, one
 JSON line each way: {"messages": [...]} in, {"messages": [...]} out (docs/contracts.md).
 
-    python3 tests/sut/prune.py [--bug NAME]
+    python3 tests/sut/prune.py [--notice MARKER] [--bug NAME]
 
 It removes every tool-call and tool-result part of the messages before the last two whose call
-id the last two do not mention, then every message left with an empty content list. With --bug it
-breaks one promise of the contract, so the tests can show each is caught:
-  adds     appends a copy of the last message
-  splits   removes the old tool-call parts but keeps their results
+id the last two do not mention, then every message left with an empty content list. With
+--notice, when it removed anything it puts one system message first, "MARKER Pruned N messages."
+With --bug it breaks one promise of the contract, so the tests can show each is caught:
+  adds        appends a copy of the last message
+  splits      removes the old tool-call parts but keeps their results
+  drops-user  drops the last user message too
+  hides       (with --notice) drops the first user message too, the notice standing in for it
 """
 import json
 import sys
 
 args = sys.argv[1:]
 bug = args[args.index("--bug") + 1] if "--bug" in args else None
+notice = args[args.index("--notice") + 1] if "--notice" in args else None
 TOOL_PARTS = ("tool-call", "tool-result")
 
 
@@ -37,6 +41,13 @@ def prune(messages):
         out.append(message)
     if bug == "adds" and out:
         out.append(out[-1])
+    users = [m for m in out if isinstance(m, dict) and m.get("role") == "user"]
+    if bug == "drops-user" and users:
+        out.remove(users[-1])
+    if bug == "hides" and users:
+        out.remove(users[0])
+    if notice and out != messages:
+        out.insert(0, {"role": "system", "content": f"{notice} Pruned {len(messages) - len(out)} messages."})
     return out
 
 

@@ -2,6 +2,13 @@
 //! kept index (`0`: do not compact). Everything before `N` is summarised away.
 //!
 //! - `cut-boundary-in-range`: `N` is an integer in `0..=len`.
+//! - `cut-compacts-when-asked`: a request whose target is in `1..=len` asks for a compaction, and
+//!   `N = 0` (summarise nothing) is then charged. A cut that keeps every call with its results
+//!   always exists there: `N = len` keeps no result at all (everything is summarised), so answering
+//!   0 is never forced. This is the AutoBot defect the project was founded on: a boundary dragged
+//!   to 0 summarised nothing, the session stayed over its limit and asked again every turn. A
+//!   target of 0 asks for no compaction; a target past the end asks for nothing this contract can
+//!   judge (the request is outside the protocol), so neither is charged.
 //! - `compaction-no-new-orphans`: no kept result loses the call it answers. The transcript may
 //!   already be damaged, so only damage the cut creates is charged: a kept result that answers no
 //!   open call in the kept suffix but did in the whole transcript (the differential rule of the
@@ -24,12 +31,23 @@ pub const BOUNDARY_IN_RANGE: Invariant = Invariant {
     id: "cut-boundary-in-range",
     statement: "the boundary is an integer from 0 to the number of messages",
 };
+pub const COMPACTS_WHEN_ASKED: Invariant = Invariant {
+    id: "cut-compacts-when-asked",
+    statement: "asked to compact (a target from 1 to the number of messages), the boundary is not \
+                0: cutting at the end always keeps every call with its results",
+};
 
 /// Every cut invariant (the compaction's own statement of `compaction-no-new-orphans` applies).
-pub const INVARIANTS: &[Invariant] = &[BOUNDARY_IN_RANGE, NO_NEW_ORPHANS];
+pub const INVARIANTS: &[Invariant] = &[BOUNDARY_IN_RANGE, COMPACTS_WHEN_ASKED, NO_NEW_ORPHANS];
 
-/// Judges one cut: `boundary` as the program answered it.
-pub fn check(format: Format, messages: &[Value], boundary: &Value) -> Vec<Violation> {
+/// Judges one cut: `boundary` as the program answered a request for `messages` with `target`
+/// (the request's `target`, if it is a non-negative integer).
+pub fn check(
+    format: Format,
+    messages: &[Value],
+    target: Option<u64>,
+    boundary: &Value,
+) -> Vec<Violation> {
     let len = messages.len();
     let Some(n) = boundary.as_u64().filter(|&n| n <= len as u64) else {
         return vec![Violation {
@@ -41,7 +59,19 @@ pub fn check(format: Format, messages: &[Value], boundary: &Value) -> Vec<Violat
     };
     let n = n as usize;
     if n == 0 {
-        return Vec::new();
+        return target
+            .filter(|target| (1..=len as u64).contains(target))
+            .map(|target| Violation {
+                invariant: COMPACTS_WHEN_ASKED,
+                cause: Cause::SystemUnderTest,
+                summary: format!(
+                    "asked to compact near {target}, the program answered 0 (summarise nothing); \
+                     cutting at {len} (summarise everything) keeps every call with its results"
+                ),
+                evidence: json!({"boundary": 0, "target": target, "messages": len}),
+            })
+            .into_iter()
+            .collect();
     }
     let view = format.view(messages);
     let before = orphans(&view);
@@ -124,7 +154,7 @@ mod tests {
     }
 
     fn ids(boundary: Value) -> Vec<Invariant> {
-        check(Format::OpenAi, &transcript(), &boundary)
+        check(Format::OpenAi, &transcript(), Some(4), &boundary)
             .iter()
             .map(|v| v.invariant)
             .collect()
@@ -132,7 +162,6 @@ mod tests {
 
     #[test]
     fn the_boundary_is_an_index_from_zero_to_the_length() {
-        assert_eq!(ids(json!(0)), Vec::<Invariant>::new());
         assert_eq!(ids(json!(4)), Vec::<Invariant>::new());
         for bad in [json!(5), json!(-1), json!(1.5), json!("2")] {
             assert_eq!(ids(bad), vec![BOUNDARY_IN_RANGE]);
@@ -149,7 +178,7 @@ mod tests {
         let messages = messages.as_array().unwrap();
         for boundary in 0..=3 {
             assert_eq!(
-                check(Format::OpenAi, messages, &json!(boundary)),
+                check(Format::OpenAi, messages, Some(0), &json!(boundary)),
                 vec![],
                 "cut at {boundary}"
             );
@@ -165,5 +194,93 @@ mod tests {
         );
         assert_eq!(ids(json!(2)), Vec::<Invariant>::new());
         assert_eq!(ids(json!(3)), vec![NO_NEW_ORPHANS]);
+    }
+
+    #[test]
+    fn asked_to_compact_answering_zero_is_charged() {
+        let asked = |target: Option<u64>| -> Vec<Invariant> {
+            check(Format::OpenAi, &transcript(), target, &json!(0))
+                .iter()
+                .map(|v| v.invariant)
+                .collect()
+        };
+        for target in [1, 4] {
+            assert_eq!(
+                asked(Some(target)),
+                vec![COMPACTS_WHEN_ASKED],
+                "target {target}"
+            );
+        }
+        for target in [None, Some(0), Some(5)] {
+            assert_eq!(asked(target), vec![], "target {target:?} asks for nothing");
+        }
+        let found = check(Format::OpenAi, &transcript(), Some(3), &json!(0));
+        assert_eq!(
+            found[0].evidence,
+            json!({"boundary": 0, "target": 3, "messages": 4})
+        );
+        assert_eq!(
+            check(Format::OpenAi, &transcript(), Some(3), &json!(2)),
+            vec![],
+            "a cut that keeps every call with its results"
+        );
+    }
+
+    #[test]
+    fn a_new_orphan_is_reported_at_its_own_index() {
+        let messages = json!([
+            {"role": "tool", "tool_call_id": "z", "content": "already alone"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "a", "function": {"name": "f"}},
+                {"id": "b", "function": {"name": "f"}},
+                {"id": "c", "function": {"name": "f"}}
+            ]},
+            {"role": "tool", "tool_call_id": "a", "content": "1"},
+            {"role": "tool", "tool_call_id": "b", "content": "2"},
+            {"role": "tool", "tool_call_id": "c", "content": "3"}
+        ]);
+        let found: Vec<(Value, Value)> = check(
+            Format::OpenAi,
+            messages.as_array().unwrap(),
+            Some(2),
+            &json!(2),
+        )
+        .into_iter()
+        .map(|v| {
+            (
+                v.evidence["result_message"].clone(),
+                v.evidence["call_id"].clone(),
+            )
+        })
+        .collect();
+        assert_eq!(
+            found,
+            vec![
+                (json!(2), json!("a")),
+                (json!(3), json!("b")),
+                (json!(4), json!("c"))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_result_without_an_id_answers_a_call_without_an_id_of_its_name() {
+        let call =
+            |function: Value| json!({"role": "model", "parts": [{"functionCall": function}]});
+        let response =
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]});
+        let orphaned =
+            |function: Value| orphans(&Format::Gemini.view(&[call(function), response.clone()]));
+        assert_eq!(orphaned(json!({"name": "f"})), vec![false, false]);
+        assert_eq!(
+            orphaned(json!({"name": "g"})),
+            vec![false, true],
+            "another name"
+        );
+        assert_eq!(
+            orphaned(json!({"id": "a", "name": "f"})),
+            vec![false, true],
+            "a call with an id is answered only by its id"
+        );
     }
 }

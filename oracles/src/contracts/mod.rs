@@ -3,7 +3,8 @@
 //!
 //! - [`repair`]: may drop tool results, add synthetic ones and move results next to their calls.
 //! - [`cut`]: returns the first kept index of a compaction.
-//! - [`prune`]: removes content parts and emptied messages, adds nothing, repairs nothing.
+//! - [`prune`]: removes calls, results, reasoning and the messages left empty, adds nothing but
+//!   one marked notice, repairs nothing.
 //!
 //! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
 //! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`,
@@ -15,7 +16,15 @@ pub mod repair;
 
 use std::str::FromStr;
 
+use serde_json::Value;
+
 use crate::invariants::Group;
+
+/// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
+/// result, a pruner's notice): looked for in the value's JSON text.
+fn carries_marker(value: &Value, marker: &str) -> bool {
+    value.to_string().contains(marker)
+}
 
 /// The invariants of each contract, and the page that explains them. (The cut contract judges
 /// the compaction's `compaction-no-new-orphans` too.)

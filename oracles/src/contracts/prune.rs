@@ -1,26 +1,45 @@
 //! The prune contract: `{"messages": [...]}` in, `{"messages": [...]}` out, in the program's
-//! format. A pruner (the AI SDK's `pruneMessages`) removes content parts (reasoning, tool calls
-//! and their results) and messages left empty; it does not repair: it adds nothing, and damage
-//! the input already had may stay.
+//! format. A pruner (the AI SDK's `pruneMessages`) removes what the contract names: tool calls,
+//! tool results and reasoning, and messages that hold nothing else (left empty by that removal,
+//! or empty already). It does not repair: it adds nothing, and damage the input already had may
+//! stay. A user's, an assistant's or a system's text (and an image, anything the contract does
+//! not name) is never lost.
 //!
-//! - `prune-only-removes`: every output message is an input message, in order, with some of its
-//!   content parts removed and every other field as it was; nothing is added or changed.
+//! What the contract names, per format ([`removable_part`], [`removable_field`]): content parts
+//! that are calls, results or reasoning (pi `toolCall`, `thinking`; Anthropic `tool_use`,
+//! `tool_result`, `thinking`, `redacted_thinking`; Gemini `functionCall`, `functionResponse`, a
+//! `thought` part; AI SDK `tool-call`, `tool-result`, the tool approval parts, `reasoning`;
+//! LangChain `tool_call`, `tool_use`, `thinking`, `reasoning`), the fields that hold calls or
+//! reasoning outside the content (chat completions' `tool_calls` and `reasoning_content`,
+//! LangChain's `tool_calls`), and messages that are only results (a `tool` message, pi's
+//! `toolResult`).
+//!
+//! - `prune-only-removes`: every output message is an input message, in order, with some of what
+//!   the contract names removed and every other field as it was; an input message missing from
+//!   the output held nothing else. With a marker (`--marker`), the output may also hold ONE
+//!   message that is no input message and carries the marker: the pruner's notice ("Skipped N
+//!   messages."), judged like a repair's synthetic result. It hides no loss: every input message
+//!   missing around it must still be one the contract lets go, so a notice never stands in for a
+//!   user's text.
 //! - `prune-no-new-wire-damage`: the output breaks no provider rule of the format
 //!   ([`crate::formats::wire`]) for a call the input kept every rule for (a call is never pruned
 //!   without its result, nor a result without its call); without a call id, no rule the input
 //!   kept. Damage the input had may change its shape (two results for one call, apart in the
-//!   input, side by side once an empty message between them is removed): it is not new.
+//!   input, side by side once an empty message between them is removed): it is not new. A notice
+//!   is a message like any other here: between a call and its results it is damage.
 
 use foldhash::HashSet;
 use serde_json::{Value, json};
 
-use crate::formats::{Format, wire};
+use super::carries_marker;
+use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation};
 use crate::wire::WireRule;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "prune-only-removes",
-    statement: "every output message is an input message, in order, with parts removed",
+    statement: "every output message is an input message, in order, with calls, results or \
+                reasoning removed; a missing message held nothing else (one marked notice may be added)",
 };
 pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
     id: "prune-no-new-wire-damage",
@@ -30,27 +49,23 @@ pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
 /// Every prune invariant.
 pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NO_NEW_WIRE_DAMAGE];
 
-/// Judges one pruning: `output` as the program answered `input`.
-pub fn check(format: Format, input: &[Value], output: &[Value]) -> Vec<Violation> {
-    let mut found = Vec::new();
-    if let Some((at, message)) = first_not_pruned_from(input, output) {
-        found.push(Violation {
-            invariant: ONLY_REMOVES,
-            cause: Cause::SystemUnderTest,
-            summary: format!(
-                "output message {at} is not an input message with parts removed (or is out of order)"
-            ),
-            evidence: json!({"output_message": at, "value": message}),
-        });
-    }
+/// Judges one pruning: `output` as the program answered `input`; `marker` is the text the
+/// pruner's notice carries, if it adds one.
+pub fn check(
+    format: Format,
+    input: &[Value],
+    output: &[Value],
+    marker: Option<&str>,
+) -> Vec<Violation> {
+    let view = format.view(input);
+    let mut found: Vec<Violation> = not_pruned(format, input, &view, output, marker)
+        .into_iter()
+        .collect();
     let damaged = |v: &wire::WireViolation| match &v.id {
         Some(id) => Damage::Call(id.clone()),
         None => Damage::Rule(v.rule),
     };
-    let before: HashSet<Damage> = wire::validate(format, &format.view(input))
-        .iter()
-        .map(damaged)
-        .collect();
+    let before: HashSet<Damage> = wire::validate(format, &view).iter().map(damaged).collect();
     for v in wire::validate(format, &format.view(output)) {
         if before.contains(&damaged(&v)) {
             continue;
@@ -77,35 +92,148 @@ enum Damage {
     Rule(WireRule),
 }
 
-/// The first output message (index, value) that matches no later input message pruned.
-fn first_not_pruned_from<'a>(input: &[Value], output: &'a [Value]) -> Option<(usize, &'a Value)> {
+/// Where the output stops being the input pruned: an output message that is not the next input
+/// message it could be (past only messages that may go) with what the contract names removed, and
+/// not the one notice; or an input message the output lost that held more than that.
+fn not_pruned(
+    format: Format,
+    input: &[Value],
+    view: &[Entry],
+    output: &[Value],
+    marker: Option<&str>,
+) -> Option<Violation> {
+    let may_go: Vec<bool> = view.iter().map(|e| holds_nothing_kept(format, e)).collect();
+    let violation = |summary: String, evidence: Value| Violation {
+        invariant: ONLY_REMOVES,
+        cause: Cause::SystemUnderTest,
+        summary,
+        evidence,
+    };
+    let mut notice = marker;
     let mut next = 0;
     for (at, message) in output.iter().enumerate() {
-        match (next..input.len()).find(|&i| pruned_from(&input[i], message)) {
-            Some(i) => next = i + 1,
-            None => return Some((at, message)),
+        let stop =
+            (next..input.len()).find(|&i| pruned_from(format, &input[i], message) || !may_go[i]);
+        match stop {
+            Some(i) if pruned_from(format, &input[i], message) => next = i + 1,
+            _ if notice.is_some_and(|marker| carries_marker(message, marker)) => notice = None,
+            Some(i) => {
+                return Some(violation(
+                    format!(
+                        "output message {at} is not input message {i} pruned, and input message \
+                         {i} holds more than calls, results and reasoning (lost or changed)"
+                    ),
+                    json!({"output_message": at, "value": message, "input_message": i, "input": input[i]}),
+                ));
+            }
+            None => {
+                return Some(violation(
+                    format!(
+                        "output message {at} is no later input message pruned (added, changed or out of order)"
+                    ),
+                    json!({"output_message": at, "value": message}),
+                ));
+            }
         }
     }
-    None
+    let lost = (next..input.len()).find(|&i| !may_go[i])?;
+    Some(violation(
+        format!("input message {lost} holds more than calls, results and reasoning, and is lost"),
+        json!({"input_message": lost, "input": input[lost]}),
+    ))
 }
 
-/// Whether `pruned` is `original` with some parts of its `content` list removed (or unchanged).
-fn pruned_from(original: &Value, pruned: &Value) -> bool {
+/// Whether the contract lets a pruner remove the message `entry` views whole: it is only results,
+/// or what is left of it holds no content but calls and reasoning (an empty list, `""`, `null`).
+/// A message without a content field holds something: pi's bash runs and summaries keep their
+/// text in other fields; in every other format, the content field is where a message's text is.
+fn holds_nothing_kept(format: Format, entry: &Entry) -> bool {
+    let Some(rest) = &entry.rest else {
+        return true;
+    };
+    match rest.get(content_key(format)) {
+        None => format != Format::Pi,
+        Some(Value::Array(parts)) => parts.iter().all(|part| removable_part(format, part)),
+        Some(content) => content.is_null() || content == "",
+    }
+}
+
+/// The field that holds a message's content parts.
+fn content_key(format: Format) -> &'static str {
+    match format {
+        Format::Gemini => "parts",
+        _ => "content",
+    }
+}
+
+/// Whether `part`, a content part of a message of `format`, is one the contract lets a pruner
+/// remove: a tool call, a tool result or reasoning.
+fn removable_part(format: Format, part: &Value) -> bool {
+    let kind = part.get("type").and_then(Value::as_str).unwrap_or("");
+    match format {
+        Format::Pi => matches!(kind, "toolCall" | "thinking"),
+        Format::OpenAi => false,
+        Format::Anthropic => matches!(
+            kind,
+            "tool_use" | "tool_result" | "thinking" | "redacted_thinking"
+        ),
+        Format::Gemini => {
+            ["functionCall", "functionResponse"]
+                .iter()
+                .any(|key| part.get(key).is_some())
+                || part.get("thought") == Some(&Value::Bool(true))
+        }
+        Format::AiSdk => matches!(
+            kind,
+            "tool-call"
+                | "tool-result"
+                | "tool-approval-request"
+                | "tool-approval-response"
+                | "reasoning"
+        ),
+        Format::LangChain => matches!(kind, "tool_call" | "tool_use" | "thinking" | "reasoning"),
+    }
+}
+
+/// Whether the field `key` of a message of `format` holds only calls or reasoning.
+fn removable_field(format: Format, key: &str) -> bool {
+    match format {
+        Format::OpenAi => matches!(key, "tool_calls" | "reasoning_content"),
+        Format::LangChain => key == "tool_calls",
+        _ => false,
+    }
+}
+
+/// Whether `pruned` is `original` with some of what the contract names removed (or unchanged):
+/// removable content parts and removable fields (or items of them), every other field as it was.
+fn pruned_from(format: Format, original: &Value, pruned: &Value) -> bool {
     let (Some(original), Some(pruned)) = (original.as_object(), pruned.as_object()) else {
         return original == pruned;
     };
-    let same_fields = original.len() == pruned.len()
-        && original
-            .iter()
-            .all(|(key, value)| key == "content" || pruned.get(key) == Some(value));
-    same_fields
-        && match (original.get("content"), pruned.get("content")) {
-            (Some(Value::Array(parts)), Some(Value::Array(kept))) => {
-                let mut parts = parts.iter();
-                kept.iter().all(|part| parts.any(|p| p == part))
+    let content = content_key(format);
+    pruned.keys().all(|key| original.contains_key(key))
+        && original.iter().all(|(key, value)| match pruned.get(key) {
+            Some(kept) if key == content => {
+                items_removed(value, kept, |part| removable_part(format, part))
             }
-            (original, pruned) => original == pruned,
-        }
+            Some(kept) if removable_field(format, key) => items_removed(value, kept, |_| true),
+            Some(kept) => kept == value,
+            None => removable_field(format, key),
+        })
+}
+
+/// Whether `kept` is `value`, or (both lists) `value` with some items `removable` allows removed.
+fn items_removed(value: &Value, kept: &Value, removable: impl Fn(&Value) -> bool) -> bool {
+    let (Value::Array(items), Value::Array(kept)) = (value, kept) else {
+        return value == kept;
+    };
+    let mut items = items.iter();
+    kept.iter().all(|part| {
+        items
+            .by_ref()
+            .find(|&item| item == part || !removable(item))
+            == Some(part)
+    }) && items.all(removable)
 }
 
 #[cfg(test)]
@@ -124,10 +252,25 @@ mod tests {
     }
 
     fn ids(input: Value, output: Value) -> Vec<Invariant> {
+        marked(None, input, output)
+    }
+
+    /// The invariants an AI SDK pruning breaks, with `marker` as its notice's marker.
+    fn marked(marker: Option<&str>, input: Value, output: Value) -> Vec<Invariant> {
+        in_format(Format::AiSdk, marker, input, output)
+    }
+
+    fn in_format(
+        format: Format,
+        marker: Option<&str>,
+        input: Value,
+        output: Value,
+    ) -> Vec<Invariant> {
         check(
-            Format::AiSdk,
+            format,
             input.as_array().unwrap(),
             output.as_array().unwrap(),
+            marker,
         )
         .iter()
         .map(|v| v.invariant)
@@ -205,6 +348,252 @@ mod tests {
             ),
             Vec::<Invariant>::new(),
             "the input's second result for a, no longer apart"
+        );
+    }
+
+    #[test]
+    fn a_message_with_text_is_never_dropped() {
+        let (first, last) = (
+            json!({"role": "user", "content": "first"}),
+            json!({"role": "user", "content": "last"}),
+        );
+        assert_eq!(
+            ids(json!([first, call("a"), result("a"), last]), json!([first])),
+            vec![ONLY_REMOVES],
+            "the last user message"
+        );
+        let found = check(
+            Format::AiSdk,
+            json!([first, call("a"), result("a"), last])
+                .as_array()
+                .unwrap(),
+            json!([last]).as_array().unwrap(),
+            None,
+        );
+        assert_eq!(found[0].evidence["input_message"], 0, "the first");
+        assert_eq!(found[0].evidence["output_message"], 0);
+        let lost = check(
+            Format::AiSdk,
+            json!([first, last]).as_array().unwrap(),
+            json!([first]).as_array().unwrap(),
+            None,
+        );
+        assert_eq!(lost[0].evidence["input_message"], 1);
+    }
+
+    #[test]
+    fn a_field_is_never_added() {
+        let mut named = json!({"role": "user", "content": "go"});
+        let input = json!([named]);
+        named["name"] = json!("bob");
+        assert_eq!(ids(input, json!([named])), vec![ONLY_REMOVES]);
+        let tagged = json!({"role": "user", "content": "go", "tags": [1, 2]});
+        assert_eq!(
+            ids(
+                json!([tagged]),
+                json!([{"role": "user", "content": "go", "tags": [1]}])
+            ),
+            vec![ONLY_REMOVES],
+            "a list the contract does not name is kept whole"
+        );
+    }
+
+    #[test]
+    fn text_before_or_after_kept_parts_is_never_removed() {
+        let message = |parts: Value| json!([{"role": "assistant", "content": parts}]);
+        let (text, reasoning) = (
+            json!({"type": "text", "text": "t"}),
+            json!({"type": "reasoning", "text": "r"}),
+        );
+        assert_eq!(
+            ids(
+                message(json!([text, reasoning])),
+                message(json!([reasoning]))
+            ),
+            vec![ONLY_REMOVES]
+        );
+        assert_eq!(
+            ids(
+                message(json!([reasoning, text])),
+                message(json!([reasoning]))
+            ),
+            vec![ONLY_REMOVES]
+        );
+        assert_eq!(
+            ids(message(json!([reasoning, text])), message(json!([text]))),
+            Vec::<Invariant>::new()
+        );
+    }
+
+    /// Per format: a message with text, reasoning and a call; the ways of pruning it (each clean);
+    /// the same message without its text, which may go whole.
+    fn formats() -> Vec<(Format, Value, Vec<Value>, Value)> {
+        vec![
+            (
+                Format::Pi,
+                json!({"role": "assistant", "content": [{"type": "text", "text": "t"}, {"type": "thinking", "thinking": "r"}, {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}]}),
+                vec![
+                    json!({"role": "assistant", "content": [{"type": "text", "text": "t"}, {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}]}),
+                    json!({"role": "assistant", "content": [{"type": "text", "text": "t"}]}),
+                ],
+                json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "r"}]}),
+            ),
+            (
+                Format::OpenAi,
+                json!({"role": "assistant", "content": "t", "reasoning_content": "r", "tool_calls": [{"id": "a", "function": {"name": "f"}}, {"id": "b", "function": {"name": "f"}}]}),
+                vec![
+                    json!({"role": "assistant", "content": "t", "tool_calls": [{"id": "a", "function": {"name": "f"}}, {"id": "b", "function": {"name": "f"}}]}),
+                    json!({"role": "assistant", "content": "t", "reasoning_content": "r", "tool_calls": [{"id": "b", "function": {"name": "f"}}]}),
+                    json!({"role": "assistant", "content": "t"}),
+                ],
+                json!({"role": "assistant", "content": null, "reasoning_content": "r"}),
+            ),
+            (
+                Format::Anthropic,
+                json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "r"}, {"type": "redacted_thinking", "data": "x"}, {"type": "text", "text": "t"}, {"type": "tool_use", "id": "a", "name": "f", "input": {}}]}),
+                vec![json!({"role": "assistant", "content": [{"type": "text", "text": "t"}]})],
+                json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "r"}, {"type": "redacted_thinking", "data": "x"}]}),
+            ),
+            (
+                Format::Gemini,
+                json!({"role": "model", "parts": [{"text": "r", "thought": true}, {"text": "t"}, {"functionCall": {"id": "a", "name": "f", "args": {}}}]}),
+                vec![
+                    json!({"role": "model", "parts": [{"text": "t"}, {"functionCall": {"id": "a", "name": "f", "args": {}}}]}),
+                    json!({"role": "model", "parts": [{"text": "r", "thought": true}, {"text": "t"}]}),
+                ],
+                json!({"role": "model", "parts": [{"text": "r", "thought": true}, {"functionCall": {"id": "a", "name": "f", "args": {}}}]}),
+            ),
+            (
+                Format::AiSdk,
+                json!({"role": "assistant", "content": [{"type": "reasoning", "text": "r"}, {"type": "text", "text": "t"}, {"type": "tool-call", "toolCallId": "a", "toolName": "f", "input": {}}, {"type": "tool-approval-request", "approvalId": "x", "toolCallId": "a"}]}),
+                vec![json!({"role": "assistant", "content": [{"type": "text", "text": "t"}]})],
+                json!({"role": "assistant", "content": []}),
+            ),
+            (
+                Format::LangChain,
+                json!({"type": "ai", "content": [{"type": "thinking", "thinking": "r"}, {"type": "text", "text": "t"}], "tool_calls": [{"id": "a", "name": "f", "args": {}}]}),
+                vec![
+                    json!({"type": "ai", "content": [{"type": "text", "text": "t"}], "tool_calls": []}),
+                    json!({"type": "ai", "content": [{"type": "text", "text": "t"}]}),
+                ],
+                json!({"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}}]}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn in_every_format_calls_results_and_reasoning_may_go_and_text_stays() {
+        let only_removes = |format, input: Value, output: Value| {
+            in_format(format, None, input, output).contains(&ONLY_REMOVES)
+        };
+        for (format, full, pruned, bare) in formats() {
+            for output in pruned {
+                assert!(
+                    !only_removes(format, json!([full]), json!([output])),
+                    "{format}: {output}"
+                );
+            }
+            assert!(
+                only_removes(format, json!([full]), json!([])),
+                "{format}: dropped"
+            );
+            assert!(
+                only_removes(format, json!([full]), json!([bare])),
+                "{format}: its text removed"
+            );
+            assert!(
+                !only_removes(format, json!([bare]), json!([])),
+                "{format}: {bare} holds nothing kept"
+            );
+        }
+    }
+
+    #[test]
+    fn results_in_a_user_message_may_go_and_its_text_stays() {
+        let user = |parts: Value| json!([{"role": "user", "content": parts}]);
+        let text = json!({"type": "text", "text": "t"});
+        let result = json!({"type": "tool_result", "tool_use_id": "a", "content": "1"});
+        let ids = |input, output| in_format(Format::Anthropic, None, input, output);
+        assert_eq!(
+            ids(user(json!([result, text])), user(json!([text]))),
+            Vec::<Invariant>::new()
+        );
+        assert_eq!(
+            ids(user(json!([result])), json!([])),
+            Vec::<Invariant>::new()
+        );
+        let text = json!({"text": "t"});
+        let response = json!({"functionResponse": {"id": "a", "name": "f", "response": {}}});
+        let ids = |input, output| in_format(Format::Gemini, None, input, output);
+        assert_eq!(
+            ids(
+                json!([{"role": "user", "parts": [response, text]}]),
+                json!([{"role": "user", "parts": [text]}])
+            ),
+            Vec::<Invariant>::new()
+        );
+        assert_eq!(
+            ids(json!([{"role": "user", "parts": [text]}]), json!([])),
+            vec![ONLY_REMOVES]
+        );
+    }
+
+    #[test]
+    fn a_message_without_content_holds_something_only_in_pi() {
+        let bash = json!({"role": "bashExecution", "command": "ls", "output": "x", "exitCode": 0});
+        assert_eq!(
+            in_format(Format::Pi, None, json!([bash]), json!([])),
+            vec![ONLY_REMOVES],
+            "a bash run's text is in other fields"
+        );
+        let calls =
+            json!({"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+        assert!(
+            !in_format(Format::OpenAi, None, json!([calls]), json!([])).contains(&ONLY_REMOVES)
+        );
+    }
+
+    #[test]
+    fn one_marked_notice_may_be_added_and_hides_no_loss() {
+        let marker = Some("[notice]");
+        let (a, b) = (
+            json!({"role": "user", "content": "a"}),
+            json!({"role": "user", "content": "b"}),
+        );
+        let notice = json!({"role": "system", "content": "[notice] Skipped 2 messages."});
+        let input = json!([a, call("x"), result("x"), b]);
+        assert_eq!(
+            marked(marker, input.clone(), json!([a, notice, b])),
+            Vec::<Invariant>::new()
+        );
+        assert_eq!(
+            marked(None, input.clone(), json!([a, notice, b])),
+            vec![ONLY_REMOVES],
+            "no marker, no notice"
+        );
+        assert_eq!(
+            marked(
+                marker,
+                input.clone(),
+                json!([a, {"role": "system", "content": "Skipped."}, b])
+            ),
+            vec![ONLY_REMOVES],
+            "a notice without the marker"
+        );
+        assert_eq!(
+            marked(marker, input.clone(), json!([notice, a, notice, b])),
+            vec![ONLY_REMOVES],
+            "two notices"
+        );
+        assert_eq!(
+            marked(marker, input, json!([notice, b])),
+            vec![ONLY_REMOVES],
+            "a user's text lost behind the notice"
+        );
+        assert_eq!(
+            marked(marker, json!([notice, a]), json!([notice, a])),
+            Vec::<Invariant>::new(),
+            "the notice of an earlier pruning is an input message"
         );
     }
 }

@@ -4,8 +4,12 @@
 //!
 //! - `repair-wire-valid`: the output breaks none of the format's provider rules
 //!   ([`crate::formats::wire`]; pi transcripts: the permanent 400s after pi's pipeline). A rule
-//!   broken by damage no repair may touch (a call id repeated among the calls, a call without an
-//!   id, a message of a role the provider refuses) is unpreventable.
+//!   broken by damage no repair may touch is unpreventable, and only that rule on that id: a call
+//!   id the input repeats among its calls (the repeated-id rule itself, on that id), an id one
+//!   input message calls more than once (a missing or a second result for it: no result can say
+//!   which of those calls it answers), a call without an id (its missing result: none can name
+//!   it), a message of a role the provider refuses. A missing result for a call whose id another
+//!   message repeats is charged: a synthetic result right after it answers it.
 //! - `repair-keeps-other-messages`: every message that is not a tool result (and what is left of
 //!   a message that also carries results) is kept, unchanged, in order (entries that are not JSON
 //!   objects are no messages; in pi transcripts an assistant message that stopped on an error or
@@ -19,16 +23,20 @@
 //!   synthetic one.
 //! - `repair-synthetic-recognisable`: every added result carries the package's marker (when the
 //!   package names one).
-//! - `repair-idempotent`: repairing the output changes nothing (unpreventable when the input
-//!   repeats a call id among its calls: which call a result answers is then ambiguous).
+//! - `repair-idempotent`: repairing the output changes nothing (unpreventable when the second
+//!   repair changes only results of a call id the input repeats among its calls: which call
+//!   those answer is ambiguous; any other change is charged).
 //!
 //! A result is real when the input holds the same result (same id, same JSON); every other result
 //! in the output was added. Ids that several input calls share are ambiguous and left out of the
 //! result rules.
 
-use foldhash::{HashMap, HashMapExt};
+use std::borrow::Cow;
+
+use foldhash::{HashMap, HashMapExt, HashSet};
 use serde_json::{Value, json};
 
+use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::js_value::{self, JsValue};
@@ -88,8 +96,18 @@ pub fn check(run: &RepairRun) -> Vec<Violation> {
     found.extend(other_messages(run.format, &input, &output));
     found.extend(results(run, &input, &output));
     if let Some(at) = first_difference(run.output, run.again) {
-        let cause = if call_counts(&input).values().any(|&n| n > 1) {
-            Cause::Unpreventable("the input repeats a call id among its calls")
+        let repeated: HashSet<&str> = call_counts(&input)
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(id, _)| id)
+            .collect();
+        let again = run.format.view(run.again);
+        let cause = if !repeated.is_empty()
+            && without_results_of(&output, &repeated) == without_results_of(&again, &repeated)
+        {
+            Cause::Unpreventable(
+                "the second repair changes only results of a call id the input repeats among its calls",
+            )
         } else {
             Cause::SystemUnderTest
         };
@@ -112,6 +130,39 @@ fn charged(invariant: Invariant, summary: String, evidence: Value) -> Violation 
     }
 }
 
+/// What is left of `view` without the results that answer one of `ids`: every message's rest and
+/// its other results, in order.
+fn without_results_of<'a>(view: &'a [Entry], ids: &HashSet<&str>) -> Vec<&'a Value> {
+    view.iter()
+        .flat_map(|entry| {
+            let results = entry
+                .results
+                .iter()
+                .filter(|result| !result.id.as_deref().is_some_and(|id| ids.contains(id)))
+                .map(|result| &result.value);
+            entry.rest.iter().chain(results)
+        })
+        .collect()
+}
+
+/// The call ids some message of `view` calls more than once (pi transcripts: as `sent` writes
+/// them).
+fn called_twice_in_one_message<'a>(
+    view: &'a [Entry],
+    sent: impl Fn(&'a str) -> Cow<'a, str>,
+) -> HashSet<Cow<'a, str>> {
+    let mut twice = HashSet::default();
+    for entry in view {
+        let mut seen = HashSet::default();
+        for id in entry.calls.iter().filter_map(|c| c.id.as_deref()) {
+            if !seen.insert(sent(id)) {
+                twice.insert(sent(id));
+            }
+        }
+    }
+    twice
+}
+
 /// How many calls of `view` carry each id.
 fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
     let mut counts = HashMap::new();
@@ -123,10 +174,25 @@ fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
     counts
 }
 
+/// Why the wire rule `rule` (its id) broken on a call id is no repair's doing, if it is not:
+/// the repeated-id rule on an id the input's calls carry `calls` times, or a missing or second
+/// result for an id one input message calls more than once (`twice`). Every other rule on such an
+/// id is charged.
+fn repeated_id_excuse(rule: &str, calls: usize, twice: bool) -> Option<&'static str> {
+    let is = |one: WireRule| rule == one.id();
+    if (is(WireRule::DuplicateCallId) || is(WireRule::DuplicateToolUseId)) && calls > 1 {
+        Some("the input repeats this call id among its calls, and a repair may not change calls")
+    } else if (is(WireRule::MissingResult) || is(WireRule::DuplicateResult)) && twice {
+        Some("one input message calls this id more than once: no result can say which it answers")
+    } else {
+        None
+    }
+}
+
 fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
     if run.format == Format::Pi {
         // pi sends a call id as Anthropic's `normalizeToolCallId` writes it, and its rules name
-        // it so: ids the input repeats, or that become one, are no repair's doing.
+        // it so: ids are compared as pi sends them.
         let mut sent: HashMap<String, usize> = HashMap::new();
         for id in input
             .iter()
@@ -137,8 +203,15 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                 .entry(normalize_tool_call_id(id).into_owned())
                 .or_insert(0) += 1;
         }
-        let repeated = |id: Option<&str>| {
-            id.is_some_and(|id| sent.get(&*normalize_tool_call_id(id)).copied().unwrap_or(0) > 1)
+        let twice = called_twice_in_one_message(input, normalize_tool_call_id);
+        let excuse = |v: &Violation| {
+            let id = normalize_tool_call_id(v.evidence["tool_use_id"].as_str()?);
+            let rule = v.evidence["rule"].as_str()?;
+            repeated_id_excuse(
+                rule,
+                sent.get(&*id).copied().unwrap_or(0),
+                twice.contains(&*id),
+            )
         };
         let model = JsValue::from(default_model());
         return match pi_wire::permanent(
@@ -148,17 +221,10 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
         ) {
             Ok(found) => found
                 .into_iter()
-                .map(|v| {
-                    let cause = if repeated(v.evidence["tool_use_id"].as_str()) {
-                        Cause::Unpreventable("the input repeats this call id among its calls")
-                    } else {
-                        v.cause
-                    };
-                    Violation {
-                        invariant: WIRE_VALID,
-                        cause,
-                        ..v
-                    }
+                .map(|v| Violation {
+                    invariant: WIRE_VALID,
+                    cause: excuse(&v).map_or(v.cause.clone(), Cause::Unpreventable),
+                    ..v
                 })
                 .collect(),
             Err(thrown) => {
@@ -179,16 +245,23 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             }
         };
     }
-    let counts = call_counts(input);
-    let repeated = |id: Option<&str>| id.is_some_and(|id| counts.get(id).copied().unwrap_or(0) > 1);
+    let calls = call_counts(input);
+    let twice = called_twice_in_one_message(input, Cow::Borrowed);
     let id_less_call = input.iter().flat_map(|e| &e.calls).any(|c| c.id.is_none());
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
         .map(|v| {
+            let excuse = v.id.as_deref().and_then(|id| {
+                repeated_id_excuse(
+                    v.rule.id(),
+                    calls.get(id).copied().unwrap_or(0),
+                    twice.contains(id),
+                )
+            });
             let cause = if v.rule == WireRule::InvalidRole {
                 Cause::Unpreventable("a repair may not change a message that is not a result")
-            } else if repeated(v.id.as_deref()) {
-                Cause::Unpreventable("the input repeats this call id among its calls")
+            } else if let Some(excuse) = excuse {
+                Cause::Unpreventable(excuse)
             } else if v.rule == WireRule::MissingResult
                 && v.id.is_none()
                 && id_less_call
@@ -242,16 +315,17 @@ fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<V
     let after = others(format, output);
     let at = (0..before.len().max(after.len()))
         .find(|&k| before.get(k).map(|b| b.1) != after.get(k).map(|a| a.1))?;
+    // A message past the other side's end is lost or added even when a copy of it is elsewhere.
     let (what, message) = match (before.get(at), after.get(at)) {
-        (Some((i, lost)), _) if !after.iter().any(|(_, a)| a == lost) => {
+        (Some((i, lost)), _) if after.len() <= at || !after.iter().any(|(_, a)| a == lost) => {
             ("lost", json!({"input_message": i, "value": lost}))
         }
-        (_, Some((o, added))) if !before.iter().any(|(_, b)| b == added) => (
+        (_, Some((o, added))) if before.len() <= at || !before.iter().any(|(_, b)| b == added) => (
             "changed or added",
             json!({"output_message": o, "value": added}),
         ),
         (Some((i, moved)), _) => ("reordered", json!({"input_message": i, "value": moved})),
-        (None, _) => unreachable!("a difference past the input's end is an addition"),
+        (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
     Some(charged(
         KEEPS_OTHER_MESSAGES,
@@ -306,7 +380,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
                 continue;
             }
             if let Some(marker) = run.marker
-                && !result.value.to_string().contains(marker)
+                && !carries_marker(&result.value, marker)
             {
                 found.push(charged(
                     SYNTHETIC_RECOGNISABLE,
@@ -397,6 +471,30 @@ mod tests {
             ),
             vec![(KEEPS_OTHER_MESSAGES, true)]
         );
+    }
+
+    #[test]
+    fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
+        let kind = |input: Value, output: Value| {
+            check(&RepairRun {
+                format: Format::OpenAi,
+                input: input.as_array().unwrap(),
+                output: output.as_array().unwrap(),
+                again: output.as_array().unwrap(),
+                marker: None,
+            })[0]
+                .evidence["kind"]
+                .clone()
+        };
+        let (x, y) = (
+            json!({"role": "user", "content": "x"}),
+            json!({"role": "user", "content": "y"}),
+        );
+        assert_eq!(kind(json!([x]), json!([x, x])), "changed or added");
+        assert_eq!(kind(json!([x, x]), json!([x])), "lost");
+        assert_eq!(kind(json!([x, y]), json!([y, x])), "reordered");
+        assert_eq!(kind(json!([x, y]), json!([y])), "lost");
+        assert_eq!(kind(json!([x]), json!([y, x])), "changed or added");
     }
 
     #[test]
@@ -540,9 +638,21 @@ mod tests {
             json!([call, result, call, result]),
             json!([call, result, result, call, result]),
         );
-        assert!(
-            !wire.is_empty() && wire.iter().all(|&charged| !charged),
-            "a second result for an id the input calls twice: {wire:?}"
+        assert_eq!(
+            wire,
+            vec![true, true, false, false],
+            "a second result for the first of two calls of one id is charged (the rule and its \
+             permanent invariant), the repeated id is not"
+        );
+        let two = json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "a", "name": "f", "arguments": {}},
+            {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}
+        ], "stopReason": "toolUse"});
+        let both = json!([two, result, result]);
+        assert_eq!(
+            wire_charges(Format::Pi, both.clone(), both),
+            vec![false; 4],
+            "one message calls a twice: its second result (which pi's rules charge) is no repair's doing"
         );
         let found = ids(Format::Pi, json!([piped]), json!([piped]));
         assert!(
@@ -567,27 +677,117 @@ mod tests {
         );
     }
 
+    /// Whether each `repair-idempotent` violation is charged, `again` being the repair of
+    /// `output`, itself the repair of `input` (OpenAI chat).
+    fn idempotence(input: &Value, output: &Value, again: &Value) -> Vec<bool> {
+        let run = RepairRun {
+            format: Format::OpenAi,
+            input: input.as_array().unwrap(),
+            output: output.as_array().unwrap(),
+            again: again.as_array().unwrap(),
+            marker: None,
+        };
+        check(&run)
+            .into_iter()
+            .filter(|v| v.invariant == IDEMPOTENT)
+            .map(|v| v.cause == Cause::SystemUnderTest)
+            .collect()
+    }
+
     #[test]
-    fn a_repair_that_is_not_idempotent_on_a_repeated_call_id_is_not_charged() {
-        let twice = json!([{"role": "assistant", "content": null, "tool_calls": [{"id": "a"}, {"id": "a"}]}]);
-        let once = json!([{"role": "assistant", "content": null, "tool_calls": [{"id": "b"}]}]);
-        let again = json!([]);
-        for (input, charged) in [(twice, false), (once, true)] {
-            let input = input.as_array().unwrap().clone();
-            let run = RepairRun {
-                format: Format::OpenAi,
-                input: &input,
-                output: &input,
-                again: again.as_array().unwrap(),
-                marker: None,
-            };
-            let idempotence: Vec<bool> = check(&run)
-                .into_iter()
-                .filter(|v| v.invariant == IDEMPOTENT)
-                .map(|v| v.cause == Cause::SystemUnderTest)
+    fn only_a_second_repair_that_changes_results_of_a_repeated_call_id_is_excused() {
+        let call = |id: &str| json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "function": {"name": "f"}}]});
+        let result =
+            |id: &str, text: &str| json!({"role": "tool", "tool_call_id": id, "content": text});
+        let twice = json!([call("a"), result("a", "1"), call("a"), result("a", "2")]);
+        let moved = json!([call("a"), result("a", "2"), call("a"), result("a", "1")]);
+        assert_eq!(idempotence(&twice, &twice, &moved), vec![false]);
+        let user = json!({"role": "user", "content": "x"});
+        let lost = json!([
+            call("a"),
+            result("a", "1"),
+            call("a"),
+            result("a", "2"),
+            user
+        ]);
+        assert_eq!(
+            idempotence(&lost, &lost, &twice),
+            vec![true],
+            "a message that is no result changes"
+        );
+        let once = json!([call("a"), result("a", "1"), call("b"), result("b", "2")]);
+        let changed = json!([call("a"), result("a", "1"), call("b"), result("b", "3")]);
+        assert_eq!(
+            idempotence(&once, &once, &changed),
+            vec![true],
+            "no id repeats"
+        );
+        let regrouped = json!([call("a"), result("a", "1"), call("a"), result("a", "2")]);
+        assert_eq!(
+            idempotence(&once, &regrouped, &once),
+            vec![true],
+            "the output repeats an id the input does not"
+        );
+    }
+
+    #[test]
+    fn a_repeated_call_id_excuses_only_the_rules_it_makes_unpreventable() {
+        let call = |ids: &[&str]| {
+            let calls: Vec<Value> = ids
+                .iter()
+                .map(|id| json!({"id": id, "function": {"name": "f"}}))
                 .collect();
-            assert_eq!(idempotence, vec![charged]);
-        }
+            json!({"role": "assistant", "content": null, "tool_calls": calls})
+        };
+        let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+        let unanswered = json!([call(&["a"]), result, call(&["a"])]);
+        assert_eq!(
+            wire_charges(Format::OpenAi, unanswered.clone(), unanswered),
+            vec![true],
+            "the second call of a is left unanswered: a synthetic result would answer it"
+        );
+        let pair = json!([call(&["a", "a"])]);
+        assert_eq!(
+            wire_charges(Format::OpenAi, pair.clone(), pair.clone()),
+            vec![false, false],
+            "one message calls a twice: missing results"
+        );
+        assert_eq!(
+            wire_charges(
+                Format::OpenAi,
+                pair,
+                json!([call(&["a", "a"]), result, result])
+            ),
+            vec![false, false],
+            "one message calls a twice: a second result"
+        );
+        let anthropic_call = |id: &str| json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "f", "input": {}}]});
+        let anthropic_result = |id: &str| json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "1"}]});
+        let repeated = json!([
+            anthropic_call("a"),
+            anthropic_result("a"),
+            anthropic_call("a"),
+            anthropic_result("a")
+        ]);
+        assert_eq!(
+            wire_charges(Format::Anthropic, repeated.clone(), repeated),
+            vec![false],
+            "the repeated id itself"
+        );
+        assert_eq!(
+            wire_charges(
+                Format::Anthropic,
+                json!([anthropic_call("a"), anthropic_result("a")]),
+                json!([
+                    anthropic_call("a"),
+                    anthropic_result("a"),
+                    anthropic_call("a"),
+                    anthropic_result("a")
+                ])
+            ),
+            vec![true],
+            "an id the input calls once, repeated by the repair"
+        );
     }
 
     #[test]

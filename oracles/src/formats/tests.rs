@@ -2,7 +2,9 @@ use serde_json::{Value, json};
 
 use super::wire;
 use super::*;
-use crate::wire::WireRule::{self, DuplicateResult, InvalidRole, MissingResult, ResultWithoutCall};
+use crate::wire::WireRule::{
+    self, DuplicateCallId, DuplicateResult, InvalidRole, MissingResult, ResultWithoutCall,
+};
 
 /// user, assistant (text + two calls), both results, a closing user message.
 fn pi_turn() -> Vec<Value> {
@@ -300,4 +302,25 @@ fn a_langchain_ai_message_that_only_calls_tools_has_empty_content_and_one_that_c
             json!({"type": "ai", "content": [{"type": "text", "text": "done"}]})
         ]
     );
+}
+
+#[test]
+fn a_call_id_repeated_among_the_calls_is_refused_by_anthropic_alone() {
+    let anthropic = json!([
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]}
+    ]);
+    assert_eq!(
+        rules(Format::Anthropic, anthropic),
+        vec![(DuplicateCallId, 2)]
+    );
+    let openai = json!([
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}
+    ]);
+    assert_eq!(rules(Format::OpenAi, openai), vec![]);
 }

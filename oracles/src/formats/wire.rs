@@ -1,23 +1,42 @@
 //! The provider rules on tool calls and results, written once over [`Entry`] views for every
 //! format but pi (pi's own request builder and the Anthropic rules judge pi transcripts).
 //!
-//! Sources of each rule, per format:
-//! - OpenAI chat completions: the API's 400s (`messages with role 'tool' must be a response to a
-//!   preceeding message with 'tool_calls'`, `An assistant message with 'tool_calls' must be
-//!   followed by tool messages responding to each 'tool_call_id'`), as in
-//!   `crate::wire::openai`.
-//! - Anthropic messages: the API's 400s (`tool_use ids were found without tool_result blocks
-//!   immediately after`, `unexpected tool_use_id found in tool_result blocks`, `tool_use ids must
-//!   be unique`), as in `crate::wire::anthropic::validate`: every result of an assistant's calls
-//!   sits in the one user message right after it.
-//! - Gemini: the API's 400s (`Please ensure that function response turn comes immediately after a
-//!   function call turn`, `Please ensure that the number of function response parts is equal to
-//!   the number of function call parts of the function call turn`). When a response carries no
-//!   `id`, it is paired with the first unanswered call of the same name in that turn (calls and
-//!   responses are matched by name and order; our bridge always writes ids).
-//! - AI SDK and LangChain: neither library validates the pairing itself; both send tool messages
-//!   one to one as chat-completions `tool` messages (AI SDK's OpenAI provider, LangChain's
-//!   `convert_message_to_dict`), so the OpenAI rules apply.
+//! A rule is applied to a format only where that format's provider (or the library that sends
+//! it) is known to refuse the request, by its error text; the sources, per format and rule:
+//! - OpenAI chat completions: `result-without-call` (`Invalid parameter: messages with role
+//!   'tool' must be a response to a preceeding message with 'tool_calls'`), `missing-result` (`An
+//!   assistant message with 'tool_calls' must be followed by tool messages responding to each
+//!   'tool_call_id'`), `duplicate-result` (`Invalid parameter: Duplicate value for
+//!   'tool_call_id' of '<id>' in messages[i] and messages[j]`), `invalid-role` (`Invalid value:
+//!   '<role>'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and
+//!   'developer'.`); as in `crate::wire::openai`.
+//! - Anthropic messages: `missing-result` (`tool_use ids were found without tool_result blocks
+//!   immediately after`), `result-without-call` (`unexpected tool_use_id found in tool_result
+//!   blocks`), `duplicate-result` (`each tool_use must have a single result. Found multiple
+//!   tool_result blocks with id`), `duplicate-call-id` (`tool_use ids must be unique`),
+//!   `invalid-role` (`messages.N.role: Input should be 'user' or 'assistant'`); as in
+//!   `crate::wire::anthropic::validate`: every result of an assistant's calls sits in the one user
+//!   message right after it.
+//! - Gemini: `result-without-call` (`Please ensure that function response turn comes immediately
+//!   after a function call turn`), `missing-result` and `duplicate-result` (`Please ensure that
+//!   the number of function response parts is equal to the number of function call parts of the
+//!   function call turn`), `invalid-role` (`@google/genai`'s `Role must be user or model, but got
+//!   <role>.`). When a response carries no `id`, it is paired with the first unanswered call of
+//!   the same name in that turn (calls and responses are matched by name and order; our bridge
+//!   always writes ids).
+//! - AI SDK: the SDK itself throws `MissingToolResultsError` (`Tool result is missing for tool
+//!   call <id>.`, `missing-result`) and `InvalidMessageRoleError` (`Invalid message role:
+//!   '<role>'`, `invalid-role`) in `convertToLanguageModelPrompt`; its OpenAI provider then sends
+//!   each result as one chat-completions `tool` message, so the OpenAI 400s above apply
+//!   (`result-without-call`, `duplicate-result`).
+//! - LangChain: `convert_to_messages` raises `Unexpected message type: '<type>'` (`invalid-role`);
+//!   `langchain-openai`'s `_convert_message_to_dict` sends each `ToolMessage` as one
+//!   chat-completions `tool` message, so the OpenAI 400s above apply (`result-without-call`,
+//!   `missing-result`, `duplicate-result`).
+//!
+//! `duplicate-call-id` is applied to Anthropic alone: no other provider here documents a refusal
+//! of two calls that share an id (OpenAI's duplicate-value error names two `tool` messages, which
+//! is `duplicate-result`).
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
@@ -112,6 +131,7 @@ pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
         for call in &entry.calls {
             if let Some(id) = &call.id
                 && !call_ids.insert(id.as_str())
+                && format == Format::Anthropic
             {
                 found.push(WireViolation {
                     rule: WireRule::DuplicateCallId,

@@ -6,7 +6,7 @@
 //! "target"}`.
 //!
 //! The profile names everything replay needs: `contract`, `format`, `sut` (the command), `marker`
-//! (how the package marks a result it adds), and the [`Limits`] of the [`Supervisor`] that runs
+//! (how the package marks a result it adds, or a pruner its notice), and the [`Limits`] of the [`Supervisor`] that runs
 //! the program (docs/contracts.md has the protocol).
 
 use std::collections::BTreeMap;
@@ -181,6 +181,11 @@ fn cut_messages(input: &Value) -> Option<&[Value]> {
     input.get("messages")?.as_array().map(Vec::as_slice)
 }
 
+/// The `target` of a cut input, if it is a non-negative integer.
+fn cut_target(input: &Value) -> Option<u64> {
+    input.get("target")?.as_u64()
+}
+
 impl Target for ContractTarget {
     /// The program's own format: a repair input is the message array, a cut input
     /// `{"messages", "target"}` (which is which depends on the contract).
@@ -253,7 +258,7 @@ impl Target for ContractTarget {
             Contract::Cut => match cut_messages(input) {
                 Some(messages) => self
                     .boundary(input)
-                    .map(|n| cut::check(self.format, messages, &n)),
+                    .map(|n| cut::check(self.format, messages, cut_target(input), &n)),
                 None => {
                     return Judgement::CannotJudge(
                         "a cut input is {\"messages\": [...], \"target\": T}".into(),
@@ -261,9 +266,11 @@ impl Target for ContractTarget {
                 }
             },
             contract => match input.as_array() {
-                Some(messages) if contract == Contract::Prune => self
-                    .repaired(messages)
-                    .map(|output| prune::check(self.format, messages, &output)),
+                Some(messages) if contract == Contract::Prune => {
+                    self.repaired(messages).map(|output| {
+                        prune::check(self.format, messages, &output, self.marker.as_deref())
+                    })
+                }
                 Some(messages) => self.judge_repair(messages),
                 None => {
                     return Judgement::CannotJudge(
