@@ -37,7 +37,7 @@ fn charged_exactly_in(program: &str, contract: &str, format: &str, expected: &[&
         "--marker",
         MARKER,
         "--runs",
-        "1500",
+        &runs.to_string(),
         "--seed",
         "7",
         "--jobs",
