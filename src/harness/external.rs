@@ -69,12 +69,25 @@ impl External {
         if rust_kept.iter().copied().eq(output) && rust.swept == swept {
             return None;
         }
-        Some(violation(
-            SUT_MATCHES_RUST,
+        let summary = if rust.swept == swept {
+            // The same results swept, yet other messages differ: say where.
+            let at = rust_kept
+                .iter()
+                .zip(output)
+                .position(|(rust, program)| *rust != program)
+                .unwrap_or(rust_kept.len().min(output.len()));
+            format!(
+                "the program swept what the Rust `{rule}` sweep sweeps ({swept:?}) but its kept message {at} differs (changed, added or lost)"
+            )
+        } else {
             format!(
                 "the program swept {swept:?} but the Rust `{rule}` sweep sweeps {:?}",
                 rust.swept
-            ),
+            )
+        };
+        Some(violation(
+            SUT_MATCHES_RUST,
+            summary,
             json!({"rule": rule.name(), "program_swept": swept, "rust_swept": rust.swept,
                    "program_kept": output.len(), "rust_kept": rust_kept.len()}),
         ))

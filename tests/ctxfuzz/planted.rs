@@ -169,3 +169,36 @@ fn planted_a_pruner_that_keeps_results_of_pruned_calls_damages_the_wire() {
         &["prune-no-new-wire-damage"],
     );
 }
+
+#[test]
+fn planted_a_sweep_that_edits_kept_messages_shows_the_edit_in_its_diff() {
+    let sut = format!(
+        "exec python3 {}/tests/sut/planted.py sweep-drops-calls",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = tempfile::tempdir().unwrap();
+    let run = ctxfuzz(&[
+        "fuzz",
+        "--target",
+        "sweep",
+        "--sut",
+        &sut,
+        "--runs",
+        "300",
+        "--seed",
+        "3",
+        "--jobs",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let text = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(text.contains("but its kept message 0 differs"), "{text}");
+    // The call the program deleted is in the diff, on the expected side.
+    assert!(
+        text.lines()
+            .any(|line| line.trim_start().starts_with('-') && line.contains("\"tool_use\"")),
+        "{text}"
+    );
+}

@@ -19,6 +19,8 @@ Cut finders (OpenAI chat messages, `{"messages", "target"}` in, `{"boundary"}` o
                            start with a tool message; 0 only when there is none
   cut-gives-up-long        careful, but answers 0 ("do not compact") above 12 messages
   cut-at-target            the target itself, whatever stands there
+Sweeps (pi messages, `{"messages"}` in, `{"messages", "swept"}` out):
+  sweep-drops-calls        sweeps nothing, and removes every tool call from assistant messages
 Pruners (AI SDK messages, `{"messages"}` in and out):
   prune-careful            drops reasoning parts, and the tool calls and results of cycles that
                            end before the last two messages; then messages left empty
@@ -127,7 +129,11 @@ def prune(messages):
 
 for line in sys.stdin:
     request = json.loads(line)
-    if program.startswith("cut-"):
+    if program == "sweep-drops-calls":
+        drop = lambda m: dict(m, content=[b for b in m["content"] if not (isinstance(b, dict) and b.get("type") == "toolCall")])
+        kept = [drop(m) if role(m) == "assistant" and isinstance(m.get("content"), list) else m for m in request["messages"]]
+        answer = {"messages": kept, "swept": []}
+    elif program.startswith("cut-"):
         answer = {"boundary": cut(request["messages"], request["target"])}
     elif program.startswith("prune-"):
         answer = {"messages": prune(request["messages"])}

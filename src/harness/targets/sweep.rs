@@ -178,16 +178,20 @@ impl Target for SweepTarget {
             .filter(|(i, _)| !predicted.contains(i))
             .map(|(_, m)| m)
             .collect();
-        let actual = match self.run(&transcript.0) {
-            Ok(run) => {
-                let output: Vec<Value> = run
-                    .output
+        // An external program's answer is shown even when it broke an invariant of its own
+        // (`sut-matches-rust`): that answer is the defect.
+        let output = match &self.external {
+            Some(external) => external.sweep(&transcript.0).map(|(output, _)| output),
+            None => self.run(&transcript.0).map(|run| {
+                run.output
                     .refs()
                     .into_iter()
                     .map(JsValue::to_value)
-                    .collect();
-                self.boundary.request_text(&output)
-            }
+                    .collect()
+            }),
+        };
+        let actual = match output {
+            Ok(output) => self.boundary.request_text(&output),
             Err(judgement) => format!("{}\n", no_answer(&judgement)),
         };
         Some(Explanation {
