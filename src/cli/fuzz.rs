@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use serde_json::{Map, Value, json};
 
 use super::exit::ExitCode;
-use crate::harness::findings::{Finding, cause_label};
+use crate::harness::findings::{self, Finding, cause_label};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, Outcome};
 use crate::harness::{Class, DynTarget, Profile, stop, targets};
@@ -261,6 +261,9 @@ fn fuzz_target(
 ) -> Result<Outcome> {
     let verbosity = args.verbosity();
     let write_errors = std::sync::Mutex::new(Vec::new());
+    // (invariant, change) of the charged findings printed in full: a later finding with the same
+    // change is the same defect in another shape, and gets one line.
+    let changes = std::sync::Mutex::new(Vec::new());
     let on_finding = |finding: &Finding, progress: &Progress| {
         let charged = finding.class == Class::Charged;
         let path = if charged || args.keep_all {
@@ -283,7 +286,27 @@ fn fuzz_target(
                 progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()))
             }
             Verbosity::Normal if charged => {
-                progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()))
+                let change = target.explain(&finding.input).map(|e| findings::change(&e));
+                let mut changes = changes.lock().expect("change list lock");
+                let seen = (finding.key.invariant, change);
+                if changes.contains(&seen) {
+                    progress.println(&format!(
+                        "finding: {} [{}] {}: the same change as a finding above, in another shape ({}){}\n",
+                        finding.target,
+                        finding.variant,
+                        finding.key.invariant,
+                        finding.key.shape,
+                        path.map(|p| format!("; case file {}", p.display()))
+                            .unwrap_or_default()
+                    ));
+                } else {
+                    changes.push(seen);
+                    progress.println(&finding.report(
+                        target,
+                        path.as_deref(),
+                        regenerate.as_deref(),
+                    ));
+                }
             }
             Verbosity::Quiet if charged => println!(
                 "charged: {} [{}] {}: {}{}",
@@ -325,7 +348,10 @@ fn brief_summary(target: &dyn DynTarget, outcome: &Outcome, args: &Args, out: &P
     if charged == 0 {
         text.push_str("  charged: none\n");
     } else {
-        let _ = writeln!(text, "  charged: {charged} finding(s), shown above");
+        let _ = writeln!(
+            text,
+            "  charged: {charged} finding(s), shown above (a finding with the same change as an earlier one is one line)"
+        );
     }
     for (class, title) in UNCHARGED {
         let counts: Vec<String> = outcome

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
-use similar::TextDiff;
+use similar::{ChangeTag, TextDiff};
 
 use super::minimize::{self, Budget, Cost};
 use super::profile::Profile;
-use super::target::{Class, DynTarget};
+use super::target::{Class, DynTarget, Explanation};
 use crate::transcript::case::CaseFile;
 
 /// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
@@ -228,6 +228,17 @@ impl Finding {
         }
         text
     }
+}
+
+/// What an explanation's diff changes: its removed and added lines, without the lines around
+/// them. Two findings of one invariant with the same change are one defect seen in two shapes.
+pub fn change(explanation: &Explanation) -> String {
+    TextDiff::from_lines(&explanation.expected, &explanation.actual)
+        .iter_all_changes()
+        .filter(|change| change.tag() != ChangeTag::Equal)
+        .map(|change| format!("{}{}", change.tag(), change.value().trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn pretty(value: &Value) -> String {

@@ -59,6 +59,44 @@ fn a_defective_rule_exits_1_with_replayable_findings() {
     );
 }
 
+/// A defect seen in several shapes that make the same change is printed in full once; the other
+/// shapes are one line each, naming their shape and case file.
+#[test]
+fn findings_with_the_same_change_are_printed_in_full_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ctxfuzz_in(
+        dir.path(),
+        &[
+            "fuzz",
+            "--target",
+            "sweep",
+            "--variant",
+            "none",
+            "--runs",
+            "20000",
+            "--seed",
+            "5",
+            "--jobs",
+            "1",
+        ],
+    );
+    let out = text(&run);
+    let full = out.matches(" (system under test)\n").count();
+    let brief: Vec<&str> = out
+        .lines()
+        .filter(|line| line.contains(": the same change as a finding above, in another shape ("))
+        .collect();
+    assert!(!brief.is_empty(), "{out}");
+    assert!(
+        brief.iter().all(|line| line.contains("; case file ")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("charged: {} finding(s)", full + brief.len())),
+        "{out}"
+    );
+}
+
 #[test]
 fn the_correct_rule_exits_0() {
     let dir = tempfile::tempdir().unwrap();
