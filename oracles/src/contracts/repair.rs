@@ -310,20 +310,78 @@ fn pi_never_sends(message: &Value) -> bool {
         )
 }
 
+/// Whether `output` is the message `input` kept: the same, or with its blank text filled in or
+/// left out (`content` or Gemini's `parts`; every other field as it was). Providers refuse empty
+/// text (Anthropic: "all messages must have non-empty content except for the optional final
+/// assistant message", "text content blocks must be non-empty"), so writing a notice into it or
+/// dropping it is a repair, not a loss: litellm writes "[System: Empty message content sanitised
+/// to satisfy protocol]" into an empty message and drops an empty text part beside tool calls.
+fn keeps(input: &Value, output: &Value) -> bool {
+    if input == output {
+        return true;
+    }
+    let (Some(input), Some(output)) = (input.as_object(), output.as_object()) else {
+        return false;
+    };
+    input.len() == output.len()
+        && input.iter().all(|(key, value)| match output.get(key) {
+            Some(kept) if key == "content" || key == "parts" => fills(value, kept),
+            kept => kept == Some(value),
+        })
+}
+
+/// Whether `filled` is `blank` (a `content` or `parts`) with each blank text filled in or left
+/// out, and everything else as it was, in order.
+fn fills(blank: &Value, filled: &Value) -> bool {
+    let blank_text = |part: &Value| text_of(part).is_some_and(|text| text.trim().is_empty());
+    match (blank, filled) {
+        (Value::String(blank), Value::String(_) | Value::Null) => blank.trim().is_empty(),
+        (Value::Array(blank), Value::Array(filled)) => {
+            // fills_from[j]: the parts of `blank` from the current one on become `filled[j..]`.
+            let mut fills_from: Vec<bool> = (0..=filled.len()).map(|j| j == filled.len()).collect();
+            for part in blank.iter().rev() {
+                let left_out = blank_text(part);
+                fills_from = (0..=filled.len())
+                    .map(|j| {
+                        let kept = filled.get(j).is_some_and(|next| {
+                            next == part || left_out && text_of(next).is_some()
+                        });
+                        kept && fills_from[j + 1] || left_out && fills_from[j]
+                    })
+                    .collect();
+            }
+            fills_from[0]
+        }
+        (blank, filled) => blank == filled,
+    }
+}
+
+/// The text of a text part (`{"type": "text", "text"}`, or Gemini's `{"text"}`).
+fn text_of(part: &Value) -> Option<&str> {
+    let typed = part.get("type").is_none_or(|kind| kind == "text");
+    part.get("text").and_then(Value::as_str).filter(|_| typed)
+}
+
 fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<Violation> {
     let before = others(format, input);
     let after = others(format, output);
-    let at = (0..before.len().max(after.len()))
-        .find(|&k| before.get(k).map(|b| b.1) != after.get(k).map(|a| a.1))?;
+    let at = (0..before.len().max(after.len())).find(|&k| match (before.get(k), after.get(k)) {
+        (Some((_, b)), Some((_, a))) => !keeps(b, a),
+        (b, a) => b.is_some() != a.is_some(),
+    })?;
     // A message past the other side's end is lost or added even when a copy of it is elsewhere.
     let (what, message) = match (before.get(at), after.get(at)) {
-        (Some((i, lost)), _) if after.len() <= at || !after.iter().any(|(_, a)| a == lost) => {
+        (Some((i, lost)), _) if after.len() <= at || !after.iter().any(|(_, a)| keeps(lost, a)) => {
             ("lost", json!({"input_message": i, "value": lost}))
         }
-        (_, Some((o, added))) if before.len() <= at || !before.iter().any(|(_, b)| b == added) => (
-            "changed or added",
-            json!({"output_message": o, "value": added}),
-        ),
+        (_, Some((o, added)))
+            if before.len() <= at || !before.iter().any(|(_, b)| keeps(b, added)) =>
+        {
+            (
+                "changed or added",
+                json!({"output_message": o, "value": added}),
+            )
+        }
         (Some((i, moved)), _) => ("reordered", json!({"input_message": i, "value": moved})),
         (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
@@ -451,6 +509,89 @@ mod tests {
             .filter(|&(invariant, _)| invariant == WIRE_VALID)
             .map(|(_, charged)| charged)
             .collect()
+    }
+
+    #[test]
+    fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
+        let kept = |input: Value, output: Value| {
+            ids(Format::OpenAi, json!([input]), json!([output]))
+                .iter()
+                .all(|&(invariant, _)| invariant != KEEPS_OTHER_MESSAGES)
+        };
+        let user = |content: Value| json!({"role": "user", "content": content});
+        let part = |text: &str| json!({"type": "text", "text": text});
+        assert!(kept(user(json!("")), user(json!("[filled]"))));
+        assert!(kept(user(json!(" \n")), user(json!("[filled]"))));
+        assert!(
+            !kept(user(json!("x")), user(json!("[filled]"))),
+            "text is never replaced"
+        );
+        assert!(!kept(
+            user(json!("")),
+            json!({"role": "assistant", "content": "[filled]"})
+        ));
+        assert!(!kept(user(json!("")), user(json!([part("[filled]")]))));
+        assert!(!kept(
+            user(json!("")),
+            json!({"role": "user", "content": "[filled]", "name": "n"})
+        ));
+        assert!(kept(
+            user(json!([part(""), part("x")])),
+            user(json!([part("[filled]"), part("x")]))
+        ));
+        assert!(!kept(
+            user(json!([part("y"), part("x")])),
+            user(json!([part("[filled]"), part("x")]))
+        ));
+        assert!(!kept(
+            user(json!([part(""), part("x")])),
+            user(json!([part("[filled]"), part("z")]))
+        ));
+        assert!(!kept(
+            user(json!([part("")])),
+            user(json!([part("a"), part("b")]))
+        ));
+        assert!(
+            kept(
+                user(json!([part(" "), part("x")])),
+                user(json!([part("x")]))
+            ),
+            "left out"
+        );
+        assert!(kept(user(json!([part("")])), user(json!([]))));
+        assert!(!kept(
+            user(json!([part("y"), part("x")])),
+            user(json!([part("x")]))
+        ));
+        assert!(kept(user(json!("")), user(Value::Null)));
+        assert!(!kept(user(json!("x")), user(Value::Null)));
+        assert!(!kept(user(json!([part("")])), user(Value::Null)));
+        assert!(!kept(user(json!(1)), user(json!(2))));
+        assert!(!kept(
+            user(json!([part("")])),
+            user(json!([{"type": "image", "text": "a"}]))
+        ));
+        assert!(!kept(
+            user(json!([{"type": "image", "text": ""}])),
+            user(json!([part("a")]))
+        ));
+        let gemini = |parts: Value| json!([{"role": "user", "parts": parts}]);
+        assert_eq!(
+            ids(
+                Format::Gemini,
+                gemini(json!([{"text": ""}])),
+                gemini(json!([{"text": "[filled]"}]))
+            ),
+            vec![]
+        );
+        assert_eq!(
+            ids(
+                Format::Gemini,
+                gemini(json!([{"text": "x"}])),
+                gemini(json!([{"text": "[filled]"}]))
+            ),
+            vec![(KEEPS_OTHER_MESSAGES, true)]
+        );
     }
 
     #[test]

@@ -349,15 +349,18 @@ impl Target for ContractTarget {
 
     /// What the program did, in the words of [`ContractTarget::words`]: for a repair or a prune,
     /// the messages it removed (`-u`) and added (`+t:r1`), each kind once, sorted (`=` when it
-    /// changed nothing); for a cut, the messages on either side of its boundary (`a:c1 | t:r1`,
-    /// `^` and `$` for the ends). Two minimised findings of one invariant with the same change are
-    /// one defect however long their transcripts; a different change is a different shape of it.
+    /// changed nothing); for a cut, the messages on either side of its boundary (`a:c1 | t:r1`),
+    /// or `no cut` (0) and `all summarised` (the end). Two minimised findings of one invariant
+    /// with the same change are one defect however long their transcripts; a different change is
+    /// a different shape of it.
     fn shape(&self, input: &Value) -> String {
         if self.contract == Contract::Cut {
             let words = self.words(cut_messages(input).unwrap_or_default());
             return match self.boundary(input) {
                 Ok(boundary) => match boundary.as_u64().map(|n| n as usize) {
-                    Some(n) if n <= words.len() => format!(
+                    Some(0) => "no cut".to_string(),
+                    Some(n) if n == words.len() => "all summarised".to_string(),
+                    Some(n) if n < words.len() => format!(
                         "{} | {}",
                         n.checked_sub(1)
                             .map_or("^", |before| words[before].as_str()),
