@@ -148,9 +148,9 @@ fn model_takes_images(model: &JsValue) -> Result<bool, Thrown> {
 /// Step 1: for a model without vision, every run of images in a user message's array content or a
 /// tool result's content becomes one placeholder text.
 ///
-/// A `null` message passes through: from 0.80.4 the content normalisation threw on it already,
-/// and before that the next step (the first pass over the messages) throws the same `role` error
-/// at the same stage.
+/// A `null` message throws here, where pi reads its `role` (from 0.80.4 the content normalisation
+/// threw on it already): before a later message of the same step can throw something else (a
+/// tool result whose content is `null` is not iterable).
 fn downgrade_images<'a>(
     messages: Vec<Cow<'a, JsValue<'a>>>,
     model: &JsValue,
@@ -161,6 +161,9 @@ fn downgrade_images<'a>(
     messages
         .into_iter()
         .map(|message| {
+            if message.is_null() {
+                return Err(throw(js::cannot_read(Some(&*message), "role")));
+            }
             let role = field(&message, "role");
             let content = field(&message, "content");
             let placeholder = if is_str(role, "user") && content.is_some_and(JsValue::is_array) {
@@ -588,6 +591,27 @@ mod tests {
                 serde_json::json!({"content": []}),
             ]
         );
+    }
+
+    /// Below 0.80.4 a `null` message throws where the image downgrade reads its role, before a
+    /// later tool result whose content is `null` can throw that it is not iterable.
+    #[test]
+    fn a_null_message_throws_before_a_later_content_is_iterated() {
+        let messages = [
+            serde_json::json!(null),
+            serde_json::json!({"role": "toolResult", "toolCallId": "a", "content": null}),
+        ];
+        let mut model = crate::pi::default_model();
+        model["input"] = serde_json::json!(["text"]);
+        let thrown =
+            crate::pi::transform_messages(&messages, &model, PiVersion::Before0804).unwrap_err();
+        assert_eq!(
+            thrown.error,
+            "TypeError: Cannot read properties of null (reading 'role')"
+        );
+        let thrown = crate::pi::transform_messages(&messages[1..], &model, PiVersion::Before0804)
+            .unwrap_err();
+        assert_eq!(thrown.error, "TypeError: content is not iterable");
     }
 
     /// Another model's tool call loses its `thoughtSignature` even when its id needs no change,
