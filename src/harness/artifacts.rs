@@ -6,15 +6,14 @@
 //! [`super::fuzz_one`] crashed on; an artifact with none "does not reproduce", with the reason,
 //! and is never replaced by another violation it happens to show.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use ctxfuzz_oracles::invariants::Judgement;
+use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::findings::{self, Finding, Key};
+use super::findings::{self, Finding};
 use super::target::{Class, DynTarget};
 
 /// The file a nightly run writes into its run directory before fuzzing.
@@ -102,10 +101,13 @@ pub fn artifact_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Judges every artifact with `target` (the run's variant) and groups its charged violations as
 /// the in-process loop groups findings: by target, variant, invariant, cause and the shape of the
-/// minimised input. Each (artifact, charged violation) is minimised once; artifacts whose
-/// minimised input lands in an existing group only add to its count.
+/// minimised input. A minimised input is filed once: an artifact's charged violation is not
+/// minimised again when an input already minimised from that artifact shows it, and a minimised
+/// input equal to an earlier group's joins that group, whatever it was minimised for (its case
+/// file's verdict lists every invariant it breaks). Artifacts whose minimised input lands in an
+/// existing group only add to its count.
 pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
-    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+    let mut groups: Vec<Group> = Vec::new();
     let mut conversion = Conversion::default();
     for artifact in artifacts {
         let input = match decode(target, artifact) {
@@ -119,7 +121,7 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
             }
         };
         let judgement = target.judge_caught(&input);
-        let charged = match &judgement {
+        let charged: Vec<&Violation> = match &judgement {
             Judgement::Fail(violations) => violations
                 .iter()
                 .filter(|v| target.class(v) == Class::Charged)
@@ -133,19 +135,34 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
             });
             continue;
         }
+        // The judgements of the inputs minimised from this artifact so far.
+        let mut minimised: Vec<Judgement> = Vec::new();
         for violation in charged {
+            if minimised.iter().any(|j| findings::shows(j, violation)) {
+                continue;
+            }
             let finding = findings::minimize(target, &input, &judgement, violation, None);
-            groups
-                .entry(finding.key.clone())
-                .or_insert_with(|| Group {
-                    finding,
-                    artifacts: Vec::new(),
-                })
-                .artifacts
-                .push(artifact.clone());
+            minimised.push(target.judge_caught(&finding.input));
+            let same = groups
+                .iter()
+                .position(|g| g.finding.key == finding.key || g.finding.input == finding.input);
+            let group = match same {
+                Some(i) => &mut groups[i],
+                None => {
+                    groups.push(Group {
+                        finding,
+                        artifacts: Vec::new(),
+                    });
+                    groups.last_mut().expect("just pushed")
+                }
+            };
+            if !group.artifacts.contains(artifact) {
+                group.artifacts.push(artifact.clone());
+            }
         }
     }
-    conversion.groups = groups.into_values().collect();
+    groups.sort_by(|a, b| a.finding.key.cmp(&b.finding.key));
+    conversion.groups = groups;
     conversion
 }
 
@@ -222,5 +239,59 @@ impl ConversionRecord {
                 e.column()
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::profile::Profile;
+    use crate::harness::targets;
+    use serde_json::json;
+
+    /// The gh-11 brick: a result duplicated across a custom message, which the `none` sweep
+    /// keeps. It breaks three invariants at once, each charged to the sweep.
+    fn brick(before: &[Value]) -> Value {
+        let mut messages = before.to_vec();
+        messages.extend([
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "b"}]}),
+            json!({"role": "custom", "content": ""}),
+            json!({"role": "toolResult", "toolCallId": "b", "content": []}),
+        ]);
+        Value::Array(messages)
+    }
+
+    #[test]
+    fn an_input_that_breaks_several_invariants_is_filed_once_however_it_was_reached() {
+        let target = targets::build("sweep", Some("none"), &Profile::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let padded = brick(&[json!({"role": "user", "content": "hi"})]);
+        let files: Vec<PathBuf> = [brick(&[]), padded]
+            .iter()
+            .enumerate()
+            .map(|(i, input)| {
+                let path = dir.path().join(format!("crash-{i}"));
+                std::fs::write(&path, serde_json::to_vec(input).unwrap()).unwrap();
+                path
+            })
+            .collect();
+        let judged = target.judge_caught(&brick(&[]));
+        assert!(judged.verdict().len() >= 3, "{:?}", judged.verdict());
+
+        let conversion = convert(target.as_ref(), &files);
+        assert!(conversion.not_reproduced.is_empty());
+        let filed: Vec<(&str, usize)> = conversion
+            .groups
+            .iter()
+            .map(|g| (g.finding.key.invariant, g.artifacts.len()))
+            .collect();
+        assert_eq!(
+            filed.len(),
+            1,
+            "one case for one minimised input: {filed:?}"
+        );
+        assert_eq!(filed[0].1, 2, "both artifacts behind it: {filed:?}");
+        assert_eq!(conversion.groups[0].finding.input, brick(&[]));
+        assert_eq!(conversion.groups[0].finding.verdict, judged.verdict());
     }
 }

@@ -72,8 +72,7 @@ pub fn minimize(
     let adopted = RefCell::new(None);
     let breaks_it = |candidate: &Value| {
         let judgement = target.judge_caught(candidate);
-        let breaks = matches!(&judgement, Judgement::Fail(found)
-            if found.iter().any(|v| same_defect(v, violation)));
+        let breaks = shows(&judgement, violation);
         if breaks {
             *adopted.borrow_mut() = Some(judgement);
         }
@@ -122,6 +121,11 @@ fn same_defect(found: &Violation, wanted: &Violation) -> bool {
     found.invariant == wanted.invariant
         && found.cause == wanted.cause
         && class(found) == class(wanted)
+}
+
+/// Whether `judgement` shows the defect `violation` does ([`same_defect`]).
+pub fn shows(judgement: &Judgement, violation: &Violation) -> bool {
+    matches!(judgement, Judgement::Fail(found) if found.iter().any(|v| same_defect(v, violation)))
 }
 
 /// `system under test` or `unpreventable: REASON`.
