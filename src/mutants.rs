@@ -99,15 +99,15 @@ pub const CATALOG: &[Defect] = &[
 
 /// How much each probe may spend before its defect counts as surviving.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub struct CatalogBudget {
     pub seed: u64,
     /// Fuzz cases per defect.
     pub runs: u64,
 }
 
-impl Default for Budget {
+impl Default for CatalogBudget {
     fn default() -> Self {
-        Budget {
+        CatalogBudget {
             seed: 1,
             runs: 200_000,
         }
@@ -130,7 +130,7 @@ pub struct Verdict {
 }
 
 /// Runs every probe of the catalog; case files of the catches go under `out`.
-pub fn run_catalog(budget: Budget, out: &Path) -> Result<Vec<Verdict>> {
+pub fn run_catalog(budget: CatalogBudget, out: &Path) -> Result<Vec<Verdict>> {
     CATALOG
         .iter()
         .map(|defect| probe(defect, budget, out))
@@ -138,7 +138,7 @@ pub fn run_catalog(budget: Budget, out: &Path) -> Result<Vec<Verdict>> {
 }
 
 /// Runs one probe.
-pub fn probe(defect: &Defect, budget: Budget, out: &Path) -> Result<Verdict> {
+pub fn probe(defect: &Defect, budget: CatalogBudget, out: &Path) -> Result<Verdict> {
     let start = Instant::now();
     let mut verdict = match defect.probe {
         Probe::Fuzz { target, variant } => {
@@ -188,7 +188,7 @@ fn survived(defect: &Defect, runs: u64) -> Verdict {
 /// and including the case it came from.
 fn first_charged_finding(
     target: &dyn crate::harness::DynTarget,
-    budget: Budget,
+    budget: CatalogBudget,
 ) -> Option<(Finding, u64)> {
     let mut first = 0;
     let mut window = 256;

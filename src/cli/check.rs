@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
-use ctxfuzz_oracles::invariants::wire::{Finding, PART_SIZE, Parts, findings};
+use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts, WireFinding, findings};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
@@ -83,12 +83,12 @@ fn judge(
 
 /// What `check` concluded about one file.
 enum Outcome {
-    Judged(Vec<Finding>),
+    Judged(Vec<WireFinding>),
     Throws(Thrown),
 }
 
 impl Outcome {
-    fn of(judged: Result<Vec<Finding>, Thrown>) -> Self {
+    fn of(judged: Result<Vec<WireFinding>, Thrown>) -> Self {
         match judged {
             Ok(found) => Outcome::Judged(found),
             Err(thrown) => Outcome::Throws(thrown),
@@ -126,7 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::found(!clean))
 }
 
-fn location(finding: &Finding) -> String {
+fn location(finding: &WireFinding) -> String {
     match finding.wire.block {
         Some(block) => format!("messages.{}.content.{block}", finding.wire.message),
         None => format!("messages.{}", finding.wire.message),
@@ -192,7 +192,7 @@ fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> V
     json!({"pi": variant.to_string(), "files": files})
 }
 
-fn finding_json(finding: &Finding) -> Value {
+fn finding_json(finding: &WireFinding) -> Value {
     let wire = &finding.wire;
     json!({
         "rule": wire.rule,

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::exit::ExitCode;
 use crate::harness::findings::{self, Finding, cause_label};
 use crate::harness::progress::Progress;
-use crate::harness::runner::{self, Config, Outcome};
+use crate::harness::runner::{self, Config, RunOutcome};
 use crate::harness::{Class, DynTarget, Profile, stop, targets};
 
 /// Seconds per target when neither `--time` nor `--runs` is given.
@@ -172,7 +172,7 @@ fn run_contract(args: &Args) -> Result<ExitCode> {
 
 /// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
 /// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
-fn finish(runs: &[(&dyn DynTarget, Outcome)], seed: u64, args: &Args, out: &Path) -> ExitCode {
+fn finish(runs: &[(&dyn DynTarget, RunOutcome)], seed: u64, args: &Args, out: &Path) -> ExitCode {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     if args.verbosity() == Verbosity::Json {
         let report = json_summary(seed, runs, args, out);
@@ -204,7 +204,7 @@ fn announce_and_fuzz(
     config: &Config,
     args: &Args,
     out: &Path,
-) -> Result<Outcome> {
+) -> Result<RunOutcome> {
     let verbosity = args.verbosity();
     if matches!(verbosity, Verbosity::Normal | Verbosity::Verbose) {
         println!(
@@ -258,7 +258,7 @@ fn fuzz_target(
     config: &Config,
     args: &Args,
     out: &std::path::Path,
-) -> Result<Outcome> {
+) -> Result<RunOutcome> {
     let verbosity = args.verbosity();
     let write_errors = std::sync::Mutex::new(Vec::new());
     // (invariant, change) of the charged findings printed in full: a later finding with the same
@@ -342,7 +342,7 @@ const UNCHARGED: [(Class, &str); 2] = [
 /// The default end of a target's run: the statistics, the charged findings' count (they were
 /// printed in full as they were found), and one line per class that is not charged: how many
 /// violations of which invariants, and one example to look at.
-fn brief_summary(target: &dyn DynTarget, outcome: &Outcome, args: &Args, out: &Path) -> String {
+fn brief_summary(target: &dyn DynTarget, outcome: &RunOutcome, args: &Args, out: &Path) -> String {
     let mut text = stats_line(target, outcome);
     let charged = outcome.charged().count();
     if charged == 0 {
@@ -393,7 +393,7 @@ fn example(finding: &Finding, args: &Args, out: &Path) -> Option<String> {
 }
 
 /// The last line of every run.
-fn verdict(runs: &[(&dyn DynTarget, Outcome)], out: &Path) -> String {
+fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], out: &Path) -> String {
     let execs: u64 = runs.iter().map(|(_, o)| o.stats.execs).sum();
     let uncharged: u64 = runs
         .iter()
@@ -421,7 +421,12 @@ fn verdict(runs: &[(&dyn DynTarget, Outcome)], out: &Path) -> String {
 }
 
 /// The whole run as one JSON document (`--json`).
-fn json_summary(seed: u64, runs: &[(&dyn DynTarget, Outcome)], args: &Args, out: &Path) -> Value {
+fn json_summary(
+    seed: u64,
+    runs: &[(&dyn DynTarget, RunOutcome)],
+    args: &Args,
+    out: &Path,
+) -> Value {
     let targets: Vec<Value> = runs
         .iter()
         .map(|(target, outcome)| {
@@ -480,7 +485,7 @@ fn class_name(class: Class) -> &'static str {
     }
 }
 
-fn stats_line(target: &dyn DynTarget, outcome: &Outcome) -> String {
+fn stats_line(target: &dyn DynTarget, outcome: &RunOutcome) -> String {
     let stats = &outcome.stats;
     format!(
         "{} [{}]: {} execs in {:.1}s ({:.0}/s), {} cannot judge, {} rejected by the generator, {} failing\n",
@@ -496,7 +501,7 @@ fn stats_line(target: &dyn DynTarget, outcome: &Outcome) -> String {
 }
 
 /// The end-of-run statistics and the findings by section.
-pub fn summary(target: &dyn DynTarget, outcome: &Outcome) -> String {
+pub fn summary(target: &dyn DynTarget, outcome: &RunOutcome) -> String {
     let stats = &outcome.stats;
     let mut text = stats_line(target, outcome);
     let sections = [

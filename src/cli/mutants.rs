@@ -3,16 +3,16 @@
 use std::path::PathBuf;
 
 use super::exit::ExitCode;
-use crate::mutants::{self, Budget};
+use crate::mutants::{self, CatalogBudget};
 
 /// Arguments of `ctxfuzz mutants`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The fixed seed every probe fuzzes from.
-    #[arg(long, default_value_t = Budget::default().seed)]
+    #[arg(long, default_value_t = CatalogBudget::default().seed)]
     seed: u64,
     /// Fuzz cases each defect may take before it counts as surviving.
-    #[arg(long, default_value_t = Budget::default().runs)]
+    #[arg(long, default_value_t = CatalogBudget::default().runs)]
     runs: u64,
     /// Where the minimised case of each catch is written.
     #[arg(long, default_value = "target/mutants-catalog")]
@@ -24,7 +24,7 @@ pub struct Args {
 
 /// Exit 0 when every defect is caught, 1 when one survives.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let budget = Budget {
+    let budget = CatalogBudget {
         seed: args.seed,
         runs: args.runs,
     };

@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use ctxfuzz_oracles::invariants::wire::{self, Finding};
+use ctxfuzz_oracles::invariants::wire::{self, WireFinding};
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::pi::session_context::MalformedLine;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde::Serialize;
 
@@ -49,7 +50,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// Everything `scan` found.
 #[derive(Debug, Default, Serialize)]
-pub struct Report {
+pub struct ScanReport {
     pub root: String,
     pub pi: String,
     pub files: FileCounts,
@@ -63,7 +64,7 @@ pub struct Report {
     pub known_failures: BTreeMap<String, usize>,
     /// The sessions the API would reject, with their first violation.
     pub rejected: Vec<Rejected>,
-    pub malformed_lines: Vec<MalformedLine>,
+    pub malformed_lines: Vec<SkippedLine>,
     /// Files that could not be judged, and why.
     pub problems: Vec<Problem>,
 }
@@ -101,12 +102,12 @@ pub struct Rejected {
     pub first: String,
 }
 
+/// A line pi skips, and the file it is in.
 #[derive(Debug, Serialize)]
-pub struct MalformedLine {
+pub struct SkippedLine {
     pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
+    #[serde(flatten)]
+    pub line: MalformedLine,
 }
 
 #[derive(Debug, Serialize)]
@@ -116,15 +117,15 @@ pub struct Problem {
 }
 
 /// Scans `dir` with the rules of `variant`.
-pub fn scan(dir: &Path, variant: PiVersion) -> Result<Report> {
+pub fn scan(dir: &Path, variant: PiVersion) -> Result<ScanReport> {
     if !dir.is_dir() {
         bail!("{}: not a directory", dir.display());
     }
-    let mut report = Report {
+    let mut report = ScanReport {
         root: dir.display().to_string(),
         pi: variant.checked_against().to_string(),
         shapes: Shape::all().iter().map(|s| (s.to_string(), 0)).collect(),
-        ..Report::default()
+        ..ScanReport::default()
     };
     let mut files = Vec::new();
     collect(dir, &mut files, &mut report.problems)?;
@@ -161,7 +162,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) ->
     Ok(())
 }
 
-impl Report {
+impl ScanReport {
     fn add(&mut self, path: &Path, variant: PiVersion) {
         let file = path.display().to_string();
         let text = match std::fs::read(path) {
@@ -178,11 +179,9 @@ impl Report {
             self.files.with_malformed_lines += 1;
         }
         self.malformed_lines
-            .extend(loaded.malformed.iter().map(|m| MalformedLine {
+            .extend(loaded.malformed.iter().map(|m| SkippedLine {
                 file: file.clone(),
-                line: m.line,
-                column: m.column,
-                message: m.message.clone(),
+                line: m.clone(),
             }));
         self.add_context(&file, loaded, variant);
     }
@@ -224,7 +223,7 @@ impl Report {
         self.add_findings(file, &findings);
     }
 
-    fn add_findings(&mut self, file: &str, findings: &[Finding]) {
+    fn add_findings(&mut self, file: &str, findings: &[WireFinding]) {
         let Some(first) = findings.first() else {
             return;
         };
@@ -341,7 +340,8 @@ impl Report {
         if !self.malformed_lines.is_empty() {
             out += "\nmalformed lines:\n";
             for m in &self.malformed_lines {
-                out += &format!("  {}:{}:{}: {}\n", m.file, m.line, m.column, m.message);
+                let l = &m.line;
+                out += &format!("  {}:{}:{}: {}\n", m.file, l.line, l.column, l.message);
             }
         }
         if !self.problems.is_empty() {

@@ -56,7 +56,7 @@ impl RunRecord {
 
 /// One distinct finding of a run: the minimised case and every artifact behind it.
 #[derive(Debug, Clone)]
-pub struct Group {
+pub struct ArtifactGroup {
     pub finding: Finding,
     pub artifacts: Vec<PathBuf>,
 }
@@ -71,7 +71,7 @@ pub struct NotReproduced {
 /// Every artifact of a run, sorted into distinct findings and artifacts that do not reproduce.
 #[derive(Debug, Default)]
 pub struct Conversion {
-    pub groups: Vec<Group>,
+    pub groups: Vec<ArtifactGroup>,
     pub not_reproduced: Vec<NotReproduced>,
 }
 
@@ -107,7 +107,7 @@ pub fn artifact_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// file's verdict lists every invariant it breaks). Artifacts whose minimised input lands in an
 /// existing group only add to its count.
 pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
-    let mut groups: Vec<Group> = Vec::new();
+    let mut groups: Vec<ArtifactGroup> = Vec::new();
     let mut conversion = Conversion::default();
     for artifact in artifacts {
         let input = match decode(target, artifact) {
@@ -149,7 +149,7 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
             let group = match same {
                 Some(i) => &mut groups[i],
                 None => {
-                    groups.push(Group {
+                    groups.push(ArtifactGroup {
                         finding,
                         artifacts: Vec::new(),
                     });

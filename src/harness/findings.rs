@@ -24,7 +24,7 @@ pub struct Origin {
 
 /// What makes two failures the same finding within one target and variant.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key {
+pub struct FindingKey {
     pub invariant: &'static str,
     pub cause: String,
     pub shape: String,
@@ -35,7 +35,7 @@ pub struct Finding {
     pub target: &'static str,
     pub variant: String,
     pub profile: Profile,
-    pub key: Key,
+    pub key: FindingKey,
     pub class: Class,
     /// The violation as judged on the minimised input.
     pub violation: Violation,
@@ -50,8 +50,8 @@ pub struct Finding {
 }
 
 /// The key of `violation` on (minimised) `input` for `target`.
-pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key {
-    Key {
+pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> FindingKey {
+    FindingKey {
         invariant: violation.invariant.id,
         cause: cause_label(&violation.cause),
         shape: target.shape(input),

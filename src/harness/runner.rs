@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use serde_json::Value;
 
-use super::findings::{self, Finding, Key, Origin};
+use super::findings::{self, Finding, FindingKey, Origin};
 use super::progress::{Progress, Snapshot};
 use super::target::{Class, DynTarget};
 use super::{bytes, stop};
@@ -76,13 +76,13 @@ impl Stats {
 }
 
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct RunOutcome {
     pub stats: Stats,
     /// Distinct findings, ordered by class then key.
     pub findings: Vec<Finding>,
 }
 
-impl Outcome {
+impl RunOutcome {
     pub fn charged(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.class == Class::Charged)
     }
@@ -92,7 +92,7 @@ impl Outcome {
 struct Found {
     /// (invariant, cause) → minimisations in a row that found no new shape.
     stale: HashMap<Coarse, u32>,
-    seen: HashSet<Key>,
+    seen: HashSet<FindingKey>,
     findings: Vec<Finding>,
 }
 
@@ -131,7 +131,7 @@ pub fn fuzz(
     config: &Config,
     progress: &mut Progress,
     on_finding: &(dyn Fn(&Finding, &Progress) + Sync),
-) -> Outcome {
+) -> RunOutcome {
     let start = Instant::now();
     let deadline = config.time.map(|t| start + t);
     let end = config
@@ -243,7 +243,7 @@ pub fn fuzz(
     progress.finish();
     let mut findings = found.into_inner().expect("findings lock").findings;
     findings.sort_by(|a, b| (a.class, &a.key).cmp(&(b.class, &b.key)));
-    Outcome {
+    RunOutcome {
         stats: Stats {
             elapsed: start.elapsed(),
             ..stats

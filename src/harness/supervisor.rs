@@ -1,5 +1,5 @@
 //! A supervisor for external programs: one JSON object per line each way, and every way a program
-//! can misbehave a typed [`Fault`] with a stable id, never a hang, a signal that kills ctxfuzz, or
+//! can misbehave a typed [`ProgramFault`] with a stable id, never a hang, a signal that kills ctxfuzz, or
 //! a process left behind.
 //!
 //! [`Supervisor::ask`] sends one request object (on one line) and reads the next line the program
@@ -8,8 +8,8 @@
 //! [`super::external`], the contracts' in [`super::targets::contract`]) accepts it or says what is
 //! wrong. Anything else (a line that is not JSON, not an object, or not of the shape) is
 //! `sut-malformed-output`, a fault like any other: the program is retired, so its next line can
-//! never be read as the answer to a later request. A caller turns a [`Fault`] into a finding with
-//! [`Fault::violation`].
+//! never be read as the answer to a later request. A caller turns a [`ProgramFault`] into a finding with
+//! [`ProgramFault::violation`].
 //!
 //! The parts, one concept each: [`fault`] (the kinds of misbehaviour and their ids), [`limits`]
 //! (what a program may take and print), [`answer`] (reading answer lines and the object each must
@@ -79,7 +79,7 @@ mod limits;
 
 pub use answer::{AnswerReader, Malformed, read_object};
 pub use fault::{
-    Failure, Fault, FaultKind, SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG,
+    Failure, FaultKind, ProgramFault, SUT_CLOSED_OUTPUT, SUT_CRASH, SUT_EXTRA_OUTPUT, SUT_HANG,
     SUT_MALFORMED, SUT_SLOW_START,
 };
 pub use limits::Limits;
@@ -142,7 +142,7 @@ impl Supervisor {
         let mut program = match pooled {
             Some(program) => program,
             None => Program::start(&self.command, &self.limits).map_err(|error| {
-                Failure::Fault(Fault {
+                Failure::Fault(ProgramFault {
                     kind: FaultKind::Crash,
                     summary: format!("cannot start `{}`: {error}", self.command),
                     evidence: json!({"command": self.command, "elapsed_ms": 0, "stderr": ""}),
@@ -266,7 +266,7 @@ impl Trouble {
             "stderr".into(),
             json!(String::from_utf8_lossy(&program.stderr_tail)),
         );
-        Failure::Fault(Fault {
+        Failure::Fault(ProgramFault {
             kind,
             summary: self.summary,
             evidence: Value::Object(evidence),

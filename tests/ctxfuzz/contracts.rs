@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use ctxfuzz::harness::progress::Progress;
-use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::runner::{self, Config, RunOutcome};
 use ctxfuzz::harness::targets::contract::ContractTarget;
 use ctxfuzz::harness::targets::contract::SUT_THREW;
 use ctxfuzz::harness::{Class, Profile, Target};
@@ -28,7 +28,7 @@ fn profile(contract: &str, format: &str, sut: &str) -> Profile {
     Profile::from_value(&json!({"contract": contract, "format": format, "sut": sut, "marker": MARKER, "sut_timeout_ms": 5_000})).unwrap()
 }
 
-fn fuzz(target: &ContractTarget, runs: u64) -> Outcome {
+fn fuzz(target: &ContractTarget, runs: u64) -> RunOutcome {
     let config = Config {
         seed: 13,
         first: 0,
@@ -53,7 +53,7 @@ fn repairer(bug: &str) -> ContractTarget {
     reference("repair", "openai", "repair.py", bug)
 }
 
-fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
+fn count(outcome: &RunOutcome, class: Class, invariant: &str) -> u64 {
     outcome
         .stats
         .violations
@@ -62,7 +62,7 @@ fn count(outcome: &Outcome, class: Class, invariant: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn charged(outcome: &Outcome) -> Vec<&'static str> {
+fn charged(outcome: &RunOutcome) -> Vec<&'static str> {
     outcome
         .stats
         .violations

@@ -4,7 +4,7 @@
 use crate::common::{charged_summaries, ctxfuzz, long_transcript_bytes, stderr, stdout};
 use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
-use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::runner::{self, Config, RunOutcome};
 use ctxfuzz::harness::supervisor::{Limits, SUT_CRASH, SUT_HANG, SUT_MALFORMED};
 use ctxfuzz::harness::{Class, Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
@@ -18,11 +18,11 @@ fn program(args: &str) -> String {
     )
 }
 
-fn fuzz(rule: &str, sut: &str, runs: u64) -> Outcome {
+fn fuzz(rule: &str, sut: &str, runs: u64) -> RunOutcome {
     fuzz_with_profile(rule, runs, json!({"sut": sut, "sut_timeout_ms": 5_000}))
 }
 
-fn fuzz_with_profile(rule: &str, runs: u64, profile: serde_json::Value) -> Outcome {
+fn fuzz_with_profile(rule: &str, runs: u64, profile: serde_json::Value) -> RunOutcome {
     let target =
         targets::build("sweep", Some(rule), &Profile::from_value(&profile).unwrap()).unwrap();
     let config = Config {
@@ -35,7 +35,7 @@ fn fuzz_with_profile(rule: &str, runs: u64, profile: serde_json::Value) -> Outco
     runner::fuzz(target.as_ref(), &config, &mut Progress::Hidden, &|_, _| {})
 }
 
-fn violations(outcome: &Outcome, invariant: &str) -> u64 {
+fn violations(outcome: &RunOutcome, invariant: &str) -> u64 {
     outcome
         .stats
         .violations

@@ -7,7 +7,7 @@ use std::time::Duration;
 use arbitrary::Unstructured;
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
-use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::runner::{self, Config, RunOutcome};
 use ctxfuzz::harness::{Class, Profile, Target, bytes, panics};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Value, json};
@@ -86,7 +86,7 @@ fn config(seed: u64, runs: u64, jobs: usize) -> Config {
     }
 }
 
-fn run(seed: u64, runs: u64, jobs: usize) -> Outcome {
+fn run(seed: u64, runs: u64, jobs: usize) -> RunOutcome {
     runner::fuzz(
         &Toy,
         &config(seed, runs, jobs),
@@ -95,7 +95,7 @@ fn run(seed: u64, runs: u64, jobs: usize) -> Outcome {
     )
 }
 
-fn finding<'a>(outcome: &'a Outcome, invariant: &str) -> &'a Finding {
+fn finding<'a>(outcome: &'a RunOutcome, invariant: &str) -> &'a Finding {
     outcome
         .findings
         .iter()
@@ -135,7 +135,7 @@ fn finds_minimizes_and_classifies_each_defect_once() {
 
 #[test]
 fn the_same_seed_gives_the_same_findings_whatever_the_thread_count() {
-    let key = |o: &Outcome| {
+    let key = |o: &RunOutcome| {
         let mut cases: Vec<_> = o
             .findings
             .iter()

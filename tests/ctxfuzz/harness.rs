@@ -4,7 +4,7 @@
 
 use ctxfuzz::harness::findings::Finding;
 use ctxfuzz::harness::progress::Progress;
-use ctxfuzz::harness::runner::{self, Config, Outcome};
+use ctxfuzz::harness::runner::{self, Config, RunOutcome};
 use ctxfuzz::harness::target::OUTSIZED_JSON_BYTES;
 use ctxfuzz::harness::{Class, DynTarget, Profile, bytes, fuzz_one, targets};
 use ctxfuzz_oracles::invariants::Judgement;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::common::{fingerprint, long_transcript_bytes};
 
-fn fuzz(target: &dyn DynTarget, seed: u64, runs: u64) -> Outcome {
+fn fuzz(target: &dyn DynTarget, seed: u64, runs: u64) -> RunOutcome {
     let config = Config {
         seed,
         first: 0,
@@ -29,7 +29,7 @@ fn sweep_target(rule: &str) -> Box<dyn DynTarget> {
 
 /// Findings whose minimised input breaks `invariant` (a minimised input is reported once, under
 /// the first invariant it was minimised for; its verdict lists every invariant it breaks).
-fn findings_of<'a>(outcome: &'a Outcome, invariant: &str) -> Vec<&'a Finding> {
+fn findings_of<'a>(outcome: &'a RunOutcome, invariant: &str) -> Vec<&'a Finding> {
     outcome
         .findings
         .iter()

@@ -1,12 +1,13 @@
 //! The known-defect catalog: every entry must be caught within the default budget. Adding an
 //! entry that nothing catches turns this red.
 
-use ctxfuzz::mutants::{self, Budget, CATALOG};
+use ctxfuzz::mutants::{self, CATALOG, CatalogBudget};
 
 #[test]
 fn every_known_defect_is_caught() {
     let out = tempfile::tempdir().expect("a temporary directory");
-    let verdicts = mutants::run_catalog(Budget::default(), out.path()).expect("the catalog runs");
+    let verdicts =
+        mutants::run_catalog(CatalogBudget::default(), out.path()).expect("the catalog runs");
     assert_eq!(verdicts.len(), CATALOG.len());
     let survivors: Vec<&str> = verdicts
         .iter()
@@ -70,7 +71,7 @@ fn each_seeded_oracle_fault_is_caught_by_a_golden_vector() {
         .iter()
         .filter(|d| matches!(d.probe, mutants::Probe::Oracle(_)))
     {
-        let verdict = mutants::probe(defect, Budget::default(), out.path()).unwrap();
+        let verdict = mutants::probe(defect, CatalogBudget::default(), out.path()).unwrap();
         let caught_by = verdict.caught_by.unwrap_or_default();
         assert!(
             caught_by.starts_with("golden vector V"),

@@ -21,7 +21,7 @@ use crate::js::{Json, field, is_str};
 use crate::js_value::{self, JsValue};
 use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
-use crate::wire::anthropic::{Request, WireViolation, validate};
+use crate::wire::anthropic::{Rejection, Request, validate};
 
 mod parts;
 
@@ -99,8 +99,8 @@ impl KnownShape {
 
 /// One wire violation with its cause and, where it is one, the known failure shape.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    pub wire: WireViolation,
+pub struct WireFinding {
+    pub wire: Rejection,
     pub cause: Cause,
     pub shape: Option<KnownShape>,
 }
@@ -111,7 +111,7 @@ pub fn findings<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
-) -> Result<Vec<Finding>, Thrown> {
+) -> Result<Vec<WireFinding>, Thrown> {
     findings_numbered(input, model, v, 0, |_, _| {})
 }
 
@@ -124,7 +124,7 @@ fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
     v: PiVersion,
     first_message: usize,
     inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
-) -> Result<Vec<Finding>, Thrown> {
+) -> Result<Vec<WireFinding>, Thrown> {
     let (rendered, wire) = render_and_validate(input, model, v, first_message, inspect)?;
     if wire.is_empty() {
         return Ok(Vec::new());
@@ -136,7 +136,7 @@ fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
         .map(|wire| {
             let cause = ids.cause(&wire, remapped);
             let shape = ids.shape(&wire, &cause);
-            Finding { wire, cause, shape }
+            WireFinding { wire, cause, shape }
         })
         .collect())
 }
@@ -211,7 +211,7 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     v: PiVersion,
     first_message: usize,
     inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
-) -> Result<(pi::RenderedBorrowed<'a>, Vec<WireViolation>), Thrown> {
+) -> Result<(pi::RenderedBorrowed<'a>, Vec<Rejection>), Thrown> {
     let rendered = pi::render_borrowed(input, model, v)?;
     let request = rendered.request(model, v)?;
     inspect(&rendered.llm, &request);
@@ -222,7 +222,7 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
 }
 
 /// The invariants one finding breaks.
-fn violations(finding: &Finding) -> Vec<Violation> {
+fn violations(finding: &WireFinding) -> Vec<Violation> {
     let wire = &finding.wire;
     let evidence = json!({
         "rule": wire.rule,
@@ -331,7 +331,7 @@ impl<'r, 'm> IdProvenance<'r, 'm> {
         })
     }
 
-    fn cause(&self, wire: &WireViolation, remapped: &HashSet<String>) -> Cause {
+    fn cause(&self, wire: &Rejection, remapped: &HashSet<String>) -> Cause {
         let id = wire.tool_use_id.as_deref().unwrap_or_default();
         match wire.rule {
             WireRule::InvalidToolUseId => Cause::Unpreventable(REFUSED_ID),
@@ -383,7 +383,7 @@ impl<'r, 'm> IdProvenance<'r, 'm> {
             .map_or(self.messages.len(), |offset| index + 1 + offset)
     }
 
-    fn shape(&self, wire: &WireViolation, cause: &Cause) -> Option<KnownShape> {
+    fn shape(&self, wire: &Rejection, cause: &Cause) -> Option<KnownShape> {
         if matches!(cause, Cause::Unpreventable(_)) {
             return Some(KnownShape::IdCollisionOrRefusedId);
         }
@@ -451,8 +451,8 @@ pub fn judge_chat<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<Violation> {
 mod tests {
     use super::*;
 
-    fn violation(rule: WireRule, tool_use_id: Option<&str>) -> WireViolation {
-        WireViolation {
+    fn violation(rule: WireRule, tool_use_id: Option<&str>) -> Rejection {
+        Rejection {
             rule,
             message: 1,
             block: Some(0),

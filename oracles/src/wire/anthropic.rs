@@ -23,9 +23,9 @@ mod request;
 
 pub use request::{Block, Content, ImageSource, Message, Request, Role};
 
-/// One broken rule.
+/// One rule the request breaks, and the error text the API rejects it with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WireViolation {
+pub struct Rejection {
     /// One of `OrphanResult`, `MissingResult`, `DuplicateToolUseId`, `DuplicateResult`,
     /// `ResultsNotFirst`, `InvalidToolUseId`.
     pub rule: WireRule,
@@ -107,7 +107,7 @@ impl<'r, 'a> Turn<'r, 'a> {
 /// The request's messages are numbered from `first_message` in the locations: 0 for a whole
 /// request, the messages before it when the request is one part of a longer one
 /// (`crate::invariants::wire::Parts`).
-pub fn validate(request: &Request<'_>, first_message: usize) -> Vec<WireViolation> {
+pub fn validate(request: &Request<'_>, first_message: usize) -> Vec<Rejection> {
     let mut violations = Vec::new();
     // Sized once for every block of the assistant messages (the tool uses are among them): a
     // set grown from empty rehashed its way up on a long transcript.
@@ -182,8 +182,8 @@ fn violation(
     block: &Located<'_, '_>,
     id: Option<Cow<'_, str>>,
     text: String,
-) -> WireViolation {
-    WireViolation {
+) -> Rejection {
+    Rejection {
         rule,
         message: block.message,
         block: block.block,
@@ -195,7 +195,7 @@ fn violation(
 fn check_tool_uses<'a>(
     turn: &Turn<'_, 'a>,
     seen: &mut HashSet<Cow<'a, str>>,
-    out: &mut Vec<WireViolation>,
+    out: &mut Vec<Rejection>,
 ) {
     for (block, raw) in tool_uses(turn) {
         let id = id_text(raw);
@@ -268,7 +268,7 @@ impl Ids<'_> {
     }
 }
 
-fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Vec<WireViolation>) {
+fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Vec<Rejection>) {
     let answered = ids_of(next, Role::User);
     for (block, raw) in tool_uses(turn) {
         let id = id_text(raw);
@@ -285,11 +285,7 @@ fn check_answered(turn: &Turn<'_, '_>, next: Option<&Turn<'_, '_>>, out: &mut Ve
     }
 }
 
-fn check_results(
-    turn: &Turn<'_, '_>,
-    previous: Option<&Turn<'_, '_>>,
-    out: &mut Vec<WireViolation>,
-) {
+fn check_results(turn: &Turn<'_, '_>, previous: Option<&Turn<'_, '_>>, out: &mut Vec<Rejection>) {
     let calls = ids_of(previous, Role::Assistant);
     let mut answered = HashSet::new();
     let mut other_content_seen = false;

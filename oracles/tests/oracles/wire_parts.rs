@@ -3,7 +3,7 @@
 //! (`finish` gives `None`), one test per reason.
 
 use ctxfuzz_oracles::invariants::Cause;
-use ctxfuzz_oracles::invariants::wire::{self, Finding, Parts};
+use ctxfuzz_oracles::invariants::wire::{self, Parts, WireFinding};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, Thrown, default_model};
 use ctxfuzz_oracles::wire::WireRule;
@@ -34,19 +34,19 @@ fn in_parts(
     input: &[Value],
     v: PiVersion,
     part_size: usize,
-) -> Option<Result<Vec<Finding>, Thrown>> {
+) -> Option<Result<Vec<WireFinding>, Thrown>> {
     let model = JsValue::from(default_model());
     let mut parts = Parts::new(&model, v, part_size);
     input.iter().for_each(|m| parts.push(JsValue::from(m)));
     parts.finish()
 }
 
-fn whole(input: &[Value], v: PiVersion) -> Vec<Finding> {
+fn whole(input: &[Value], v: PiVersion) -> Vec<WireFinding> {
     let input: Vec<JsValue> = input.iter().map(JsValue::from).collect();
     wire::findings(&input, &JsValue::from(default_model()), v).expect("pi does not throw")
 }
 
-fn rules(found: &[Finding]) -> Vec<(WireRule, usize)> {
+fn rules(found: &[WireFinding]) -> Vec<(WireRule, usize)> {
     found
         .iter()
         .map(|f| (f.wire.rule, f.wire.message))

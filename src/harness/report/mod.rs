@@ -31,7 +31,7 @@ use libfuzzer_log::LogStats;
 pub const PEERS: &str = "peers.json";
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Report {
+pub struct NightlyReport {
     pub findings: Vec<FindingRow>,
     pub not_reproduced: Vec<NotReproduced>,
     pub runs: Vec<Run>,
@@ -95,8 +95,8 @@ pub struct PeerRow {
 }
 
 /// Builds the report from every run, case file and peer matrix under `paths`.
-pub fn collect(paths: &[PathBuf]) -> Result<Report> {
-    let mut report = Report::default();
+pub fn collect(paths: &[PathBuf]) -> Result<NightlyReport> {
+    let mut report = NightlyReport::default();
     let mut groups: BTreeMap<PathBuf, GroupRecord> = BTreeMap::new();
     let mut cases = Vec::new();
     for file in files(paths)? {

@@ -8,23 +8,23 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use super::libfuzzer_log::Sample;
-use super::{Report, Run};
+use super::{NightlyReport, Run};
 
 const HTML: &str = include_str!("templates/report.html");
 const MARKDOWN: &str = include_str!("templates/summary.md");
 
 /// The report as pretty JSON, ending in a newline.
-pub fn json(report: &Report) -> String {
+pub fn json(report: &NightlyReport) -> String {
     let mut text = serde_json::to_string_pretty(report).expect("a report always serialises");
     text.push('\n');
     text
 }
 
-pub fn markdown(report: &Report) -> Result<String> {
+pub fn markdown(report: &NightlyReport) -> Result<String> {
     render("summary.md", MARKDOWN, report, Vec::new())
 }
 
-pub fn html(report: &Report) -> Result<String> {
+pub fn html(report: &NightlyReport) -> Result<String> {
     let plots = report.runs.iter().map(plots).collect::<Result<Vec<_>>>()?;
     render("report.html", HTML, report, plots)
 }
@@ -81,7 +81,7 @@ fn plot(title: &str, samples: &[Sample], value: impl Fn(&Sample) -> u64) -> Resu
     Ok(svg)
 }
 
-fn render(name: &str, template: &str, report: &Report, plots: Vec<Plots>) -> Result<String> {
+fn render(name: &str, template: &str, report: &NightlyReport, plots: Vec<Plots>) -> Result<String> {
     let mut env = Environment::new();
     // A Markdown table cell: one line, no column separator.
     env.add_filter("cell", |text: String| {

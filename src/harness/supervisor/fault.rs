@@ -56,13 +56,13 @@ impl FaultKind {
 /// A program's misbehaviour: what happened, for people, and the evidence (always `command`,
 /// `elapsed_ms` and `stderr`; `status` once the program exited; more per kind).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
+pub struct ProgramFault {
     pub kind: FaultKind,
     pub summary: String,
     pub evidence: Value,
 }
 
-impl Fault {
+impl ProgramFault {
     /// The fault as a violation charged to the system under test, named by its id.
     pub fn violation(&self) -> Violation {
         Violation {
@@ -78,7 +78,7 @@ impl Fault {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
     /// The program misbehaved: a finding.
-    Fault(Fault),
+    Fault(ProgramFault),
     /// The wait was cut short by the caller (a signal, the run's end, a budget): not a finding.
     Stopped(String),
 }

@@ -22,7 +22,7 @@ fn ask(supervisor: &Supervisor, text: &str) -> Result<String, Failure> {
     })
 }
 
-fn fault<T: std::fmt::Debug>(result: Result<T, Failure>) -> Fault {
+fn fault<T: std::fmt::Debug>(result: Result<T, Failure>) -> ProgramFault {
     match result {
         Err(Failure::Fault(fault)) => fault,
         other => panic!("expected a fault, got {other:?}"),

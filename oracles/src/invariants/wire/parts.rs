@@ -31,7 +31,7 @@ use std::hash::BuildHasher;
 use foldhash::fast::FixedState;
 use foldhash::{HashSet, HashSetExt};
 
-use super::{Finding, findings, findings_numbered};
+use super::{WireFinding, findings, findings_numbered};
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
 use crate::pi::{PiVersion, Thrown, normalize_tool_call_id};
@@ -52,7 +52,7 @@ pub struct Parts<'t, 'm> {
     request_messages: usize,
     /// The hashed ids of every part judged so far.
     ids: HashSet<u64>,
-    findings: Vec<Finding>,
+    findings: Vec<WireFinding>,
     /// Whether every part so far stood alone; once one did not, messages are dropped unread.
     standing: bool,
     /// Whether the transcript was cut: until it is, the part in hand is the whole of it.
@@ -91,7 +91,7 @@ impl<'t, 'm> Parts<'t, 'm> {
     /// The judgement of the transcript, as [`super::findings`] gives it; `None` when it was cut
     /// into parts and one did not stand alone, or pi throws on one: the transcript is then to
     /// be judged whole. A transcript never cut is one part, judged as the whole it is.
-    pub fn finish(mut self) -> Option<Result<Vec<Finding>, Thrown>> {
+    pub fn finish(mut self) -> Option<Result<Vec<WireFinding>, Thrown>> {
         if !self.cut {
             return Some(findings(&self.part, self.model, self.v));
         }
