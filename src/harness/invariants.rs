@@ -64,3 +64,29 @@ pub fn find(id: &str) -> Option<(Invariant, Vec<&'static Group>)> {
     let invariant = *owners.first()?.invariants.iter().find(|i| i.id == id)?;
     Some((invariant, owners))
 }
+
+/// The marker a docs page puts before the table of `group`'s invariants; the table ends at
+/// [`TABLE_END`]. The statements are written once, in code: the page shows them as rendered here
+/// (`tests/ctxfuzz/explain.rs` checks every page; `CTXFUZZ_BLESS=1` rewrites the tables).
+pub fn table_start(group: &Group) -> String {
+    format!(
+        "<!-- invariants of {}: generated from the code -->",
+        group.name
+    )
+}
+
+/// The line after a generated table.
+pub const TABLE_END: &str = "<!-- end of the generated table -->";
+
+/// `group`'s invariants as a Markdown table: id and statement, one row each.
+pub fn table(group: &Group) -> String {
+    let mut table = String::from("| invariant | what it promises |\n|---|---|\n");
+    for invariant in group.invariants {
+        table.push_str(&format!(
+            "| `{}` | {} |\n",
+            invariant.id,
+            invariant.statement.replace('|', "\\|")
+        ));
+    }
+    table
+}

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use ctxfuzz::harness::invariants;
+use ctxfuzz_oracles::invariants::Group;
 
 use crate::common::{ctxfuzz, stderr, stdout};
 
@@ -114,22 +115,68 @@ fn section(page: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{file} has no heading with the anchor #{wanted}"))
 }
 
+/// The generated table of `group` as its page holds it: from its marker line to the end line.
+fn generated_block(group: &Group) -> String {
+    format!(
+        "{}\n{}{}\n",
+        invariants::table_start(group),
+        invariants::table(group),
+        invariants::TABLE_END
+    )
+}
+
+/// `text` with the block that starts with `start` replaced by `block` (None: no such block).
+fn replace_block(text: &str, start: &str, block: &str) -> Option<String> {
+    let from = text.find(start)?;
+    let to = from + text[from..].find(invariants::TABLE_END)? + invariants::TABLE_END.len() + 1;
+    Some(format!(
+        "{}{block}{}",
+        &text[..from],
+        &text[to.min(text.len())..]
+    ))
+}
+
+/// Each invariant is stated once, in code; its group's page shows the statements as
+/// `invariants::table` renders them, in the section the registry names. `CTXFUZZ_BLESS=1`
+/// rewrites the tables of pages that already carry the marker.
 #[test]
-fn explain_every_registered_invariant_is_stated_on_its_group_s_page() {
+fn explain_every_group_s_page_shows_its_statements_as_the_code_states_them() {
+    let bless = std::env::var_os("CTXFUZZ_BLESS").is_some();
     let mut problems = Vec::new();
     for group in invariants::groups() {
+        let block = generated_block(group);
         match section(group.page) {
             Err(problem) => problems.push(problem),
-            Ok(text) => problems.extend(
-                group
-                    .invariants
-                    .iter()
-                    .filter(|invariant| !text.contains(&format!("`{}`", invariant.id)))
-                    .map(|invariant| format!("`{}` is not on {}", invariant.id, group.page)),
-            ),
+            Ok(text) if text.contains(&block) => {}
+            Ok(_) => {
+                let file = group.page.split('#').next().unwrap();
+                let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+                let page = std::fs::read_to_string(&path).unwrap();
+                match replace_block(&page, &invariants::table_start(group), &block) {
+                    Some(blessed) if bless => std::fs::write(&path, blessed).unwrap(),
+                    _ => problems.push(format!(
+                        "{} does not show the statements of {} as the code states them \
+                         (CTXFUZZ_BLESS=1 rewrites a table that has its marker); expected:\n{block}",
+                        group.page, group.name
+                    )),
+                }
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn explain_a_generated_table_is_replaced_from_its_marker_to_its_end() {
+    let group = invariants::groups().next().unwrap();
+    let start = invariants::table_start(group);
+    let old = format!(
+        "intro\n{start}\n| old |\n{}\nafter\n",
+        invariants::TABLE_END
+    );
+    let new = replace_block(&old, &start, "NEW\n").unwrap();
+    assert_eq!(new, "intro\nNEW\nafter\n");
+    assert_eq!(replace_block("no marker", &start, "NEW\n"), None);
 }
 
 #[test]

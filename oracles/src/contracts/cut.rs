@@ -1,16 +1,18 @@
 //! The cut contract: `{"messages": [...], "target": T}` in, `{"boundary": N}` out, `N` the first
 //! kept index (`0`: do not compact). Everything before `N` is summarised away.
 //!
-//! - `cut-boundary-in-range`: `N` is an integer in `0..=len`.
-//! - `cut-compacts-when-asked`: a request whose target is in `1..=len` asks for a compaction, and
+//! Each invariant's promise is its constant's statement (what `ctxfuzz explain` and the docs show);
+//! here is how each is judged.
+//!
+//! - [`BOUNDARY_IN_RANGE`]: `N` is an integer in `0..=len`.
+//! - [`COMPACTS_WHEN_ASKED`]: a request whose target is in `1..=len` asks for a compaction, and
 //!   `N = 0` (summarise nothing) is then charged. A cut that keeps every call with its results
 //!   always exists there: `N = len` keeps no result at all (everything is summarised), so answering
 //!   0 is never forced. This is the AutoBot defect the project was founded on: a boundary dragged
 //!   to 0 summarised nothing, the session stayed over its limit and asked again every turn. A
 //!   target of 0 asks for no compaction; a target past the end asks for nothing this contract can
 //!   judge (the request is outside the protocol), so neither is charged.
-//! - `compaction-no-new-orphans`: no kept result loses the call it answers. The transcript may
-//!   already be damaged, so only damage the cut creates is charged: a kept result that answers no
+//! - [`NO_NEW_ORPHANS`]: the transcript may already be damaged, so only damage the cut creates is charged: a kept result that answers no
 //!   open call in the kept suffix but did in the whole transcript (the differential rule of the
 //!   compaction target). A result answers an open call when the latest assistant message before
 //!   it holds its id (Gemini without ids: an unanswered call of its name) and no other message

@@ -14,19 +14,18 @@
 //! LangChain's `tool_calls`), and messages that are only results (a `tool` message, pi's
 //! `toolResult`).
 //!
-//! - `prune-only-removes`: every output message is an input message, in order, with some of what
-//!   the contract names removed and every other field as it was; an input message missing from
-//!   the output held nothing else. With a marker (`--marker`), the output may also hold ONE
-//!   message that is no input message and carries the marker: the pruner's notice ("Skipped N
-//!   messages."), judged like a repair's synthetic result. It hides no loss: every input message
-//!   missing around it must still be one the contract lets go, so a notice never stands in for a
-//!   user's text.
-//! - `prune-no-new-wire-damage`: the output breaks no provider rule of the format
-//!   ([`crate::formats::wire`]) for a call the input kept every rule for (a call is never pruned
-//!   without its result, nor a result without its call); without a call id, no rule the input
-//!   kept. Damage the input had may change its shape (two results for one call, apart in the
-//!   input, side by side once an empty message between them is removed): it is not new. A notice
-//!   is a message like any other here: between a call and its results it is damage.
+//! Each invariant's promise is its constant's statement (what `ctxfuzz explain` and the docs show);
+//! here is how each is judged.
+//!
+//! - [`ONLY_REMOVES`]: the notice (with `--marker`) is ONE message that is no input message and
+//!   carries the marker ("Skipped N messages."), judged like a repair's synthetic result. It hides
+//!   no loss: every input message missing around it must still be one the contract lets go, so a
+//!   notice never stands in for a user's text.
+//! - [`NO_NEW_WIRE_DAMAGE`]: the rules are [`crate::formats::wire`]'s; a call is never pruned
+//!   without its result, nor a result without its call. Damage the input had may change its shape
+//!   (two results for one call, apart in the input, side by side once an empty message between
+//!   them is removed): it is not new. A notice is a message like any other here: between a call
+//!   and its results it is damage.
 
 use foldhash::HashSet;
 use serde_json::{Value, json};
@@ -39,11 +38,13 @@ use crate::wire::WireRule;
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "prune-only-removes",
     statement: "every output message is an input message, in order, with calls, results or \
-                reasoning removed; a missing message held nothing else (one marked notice may be added)",
+                reasoning removed and its other fields as they were; a missing input message held \
+                nothing else; the only message added is one marked notice",
 };
 pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
     id: "prune-no-new-wire-damage",
-    statement: "the output breaks no provider rule the input kept",
+    statement: "the output breaks no provider rule of its format for a call the input kept every \
+                rule for (without a call id: no rule the input kept)",
 };
 
 /// Every prune invariant.

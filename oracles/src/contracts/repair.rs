@@ -2,30 +2,26 @@
 //! format. A repair may drop tool results, add synthetic results and move results next to their
 //! calls; nothing else.
 //!
-//! - `repair-wire-valid`: the output breaks none of the format's provider rules
-//!   ([`crate::formats::wire`]; pi transcripts: the permanent 400s after pi's pipeline). A rule
-//!   broken by damage no repair may touch is unpreventable, and only that rule on that id: a call
-//!   id the input repeats among its calls (the repeated-id rule itself, on that id), an id one
-//!   input message calls more than once (a missing or a second result for it: no result can say
-//!   which of those calls it answers), a call without an id (its missing result: none can name
-//!   it), a message of a role the provider refuses. A missing result for a call whose id another
-//!   message repeats is charged: a synthetic result right after it answers it.
-//! - `repair-keeps-other-messages`: every message that is not a tool result (and what is left of
-//!   a message that also carries results) is kept, unchanged, in order (entries that are not JSON
-//!   objects are no messages; in pi transcripts an assistant message that stopped on an error or
-//!   an abort is none either: pi never sends it, so dropping it changes no request).
-//! - `repair-keeps-real-results`: a real result that answers its call in place (after the call,
-//!   with nothing but results between them) is not dropped while its call is still there and no
-//!   real result answers it.
-//! - `repair-no-extra-result`: no result is added for a call the input answers in place. A result
-//!   placed before its call, or after another message (a user's steering message, another
-//!   assistant turn), answers nothing on the wire: a repair may move it, or drop it and add a
-//!   synthetic one.
-//! - `repair-synthetic-recognisable`: every added result carries the package's marker (when the
-//!   package names one).
-//! - `repair-idempotent`: repairing the output changes nothing (unpreventable when the second
-//!   repair changes only results of a call id the input repeats among its calls: which call
-//!   those answer is ambiguous; any other change is charged).
+//! Each invariant's promise is its constant's statement (what `ctxfuzz explain` and the docs show);
+//! here is how each is judged.
+//!
+//! - [`WIRE_VALID`]: the rules are [`crate::formats::wire`]'s. A rule broken by damage no repair
+//!   may touch is unpreventable, and only that rule on that id: a call id the input repeats among
+//!   its calls (the repeated-id rule itself, on that id), an id one input message calls more than
+//!   once (a missing or a second result for it: no result can say which of those calls it
+//!   answers), a call without an id (its missing result: none can name it), a message of a role
+//!   the provider refuses. A missing result for a call whose id another message repeats is
+//!   charged: a synthetic result right after it answers it.
+//! - [`KEEPS_OTHER_MESSAGES`]: entries that are not JSON objects are no messages; in pi
+//!   transcripts an assistant message that stopped on an error or an abort is none either (pi
+//!   never sends it, so dropping it changes no request).
+//! - [`KEEPS_REAL_RESULTS`], [`NO_EXTRA_RESULT`]: a result answers its call in place when it
+//!   follows the call with nothing but results between them. A result placed before its call, or
+//!   after another message (a user's steering message, another assistant turn), answers nothing
+//!   on the wire: a repair may move it, or drop it and add a synthetic one.
+//! - [`IDEMPOTENT`]: unpreventable when the second repair changes only results of a call id the
+//!   input repeats among its calls (which call those answer is ambiguous); any other change is
+//!   charged.
 //!
 //! A result is real when the input holds the same result (same id, same JSON); every other result
 //! in the output was added. Ids that several input calls share are ambiguous and left out of the
@@ -45,23 +41,26 @@ use crate::wire::WireRule;
 
 pub const WIRE_VALID: Invariant = Invariant {
     id: "repair-wire-valid",
-    statement: "the output breaks none of the format's provider rules",
+    statement: "the output breaks none of the provider rules of its format; a pi transcript gets no \
+                permanent 400 after pi's own pipeline and pi does not throw on it",
 };
 pub const KEEPS_OTHER_MESSAGES: Invariant = Invariant {
     id: "repair-keeps-other-messages",
-    statement: "every message that is not a tool result is kept, unchanged, in order",
+    statement: "every message that is not a tool result (and what is left of a message that also \
+                carries results) is kept, unchanged, in order",
 };
 pub const KEEPS_REAL_RESULTS: Invariant = Invariant {
     id: "repair-keeps-real-results",
-    statement: "a real result is not dropped while its call is there and unanswered",
+    statement: "a real result that answers its call in place is not dropped while its call is in \
+                the output and no real result answers it",
 };
 pub const NO_EXTRA_RESULT: Invariant = Invariant {
     id: "repair-no-extra-result",
-    statement: "no result is added for a call that already had a real one",
+    statement: "no result is added for a call the input already answers in place",
 };
 pub const SYNTHETIC_RECOGNISABLE: Invariant = Invariant {
     id: "repair-synthetic-recognisable",
-    statement: "every added result carries the package's marker",
+    statement: "every added result contains the marker (only with `--marker`)",
 };
 pub const IDEMPOTENT: Invariant = Invariant {
     id: "repair-idempotent",
