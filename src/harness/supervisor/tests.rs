@@ -4,6 +4,7 @@
 use super::*;
 use crate::harness::profile::Profile;
 use ctxfuzz_oracles::invariants::Cause;
+use std::time::Duration;
 
 fn quick() -> Limits {
     Limits {
