@@ -324,6 +324,18 @@ mod tests {
     }
 
     #[test]
+    fn two_halves_of_the_same_kind_never_join() {
+        let lows = [JsChar::Lone(0xDE00), JsChar::Lone(0xDE01)];
+        assert_eq!(collect(lows), format!("{}{}", lone(0xDE00), lone(0xDE01)));
+        let highs = [JsChar::Lone(0xD83D), JsChar::Lone(0xD83E)];
+        assert_eq!(collect(highs), format!("{}{}", lone(0xD83D), lone(0xD83E)));
+        let mut builder = Builder::default();
+        builder.push(JsChar::Lone(0xDE00));
+        builder.push(JsChar::Scalar('a'));
+        assert_eq!(builder.finish(), format!("{}a", lone(0xDE00)));
+    }
+
+    #[test]
     fn halves_that_meet_are_one_character() {
         let joined = format!("{}{}", lone(0xD83D), lone(0xDE00));
         assert_eq!(chars(&joined).collect::<Vec<_>>(), [JsChar::Scalar('😀')]);
