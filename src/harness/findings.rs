@@ -12,7 +12,8 @@ use similar::{ChangeTag, TextDiff};
 
 use super::minimize::{self, Budget, Cost};
 use super::profile::Profile;
-use super::target::{Class, DynTarget, Explanation};
+use super::supervisor::FaultKind;
+use super::target::{Class, DynTarget, Explanation, NO_ANSWER};
 use crate::transcript::case::CaseFile;
 
 /// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
@@ -49,12 +50,17 @@ pub struct Finding {
     pub input: Value,
 }
 
-/// The key of `violation` on (minimised) `input` for `target`.
+/// The key of `violation` on (minimised) `input` for `target`. A fault's shape is [`NO_ANSWER`]
+/// without asking the program again: the question would cost the fault's deadline once more,
+/// and a program that answers it this time would give the finding a shape it never had.
 pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> Key {
     Key {
         invariant: violation.invariant.id,
         cause: cause_label(&violation.cause),
-        shape: target.shape(input),
+        shape: match FaultKind::of(violation) {
+            Some(_) => NO_ANSWER.to_string(),
+            None => target.shape(input),
+        },
     }
 }
 
@@ -179,8 +185,19 @@ impl Finding {
         Ok(path)
     }
 
+    /// The two sides its diff shows ([`DynTarget::explain`]); none for a fault, whose evidence
+    /// is what the program did: asked again, it may answer, and the diff would show an answer
+    /// the finding never had (see [`key`]).
+    pub fn explanation(&self, target: &dyn DynTarget) -> Option<Explanation> {
+        match FaultKind::of(&self.violation) {
+            Some(_) => None,
+            None => target.explain(&self.input),
+        }
+    }
+
     /// What a person reads: the violation, where the case file is, the commands that replay and
-    /// regenerate it, the minimised input, and the diff that explains it.
+    /// regenerate it, the minimised input, and the diff that explains it (for a fault, the
+    /// evidence does).
     pub fn report(
         &self,
         target: &dyn DynTarget,
@@ -214,7 +231,7 @@ impl Finding {
         }
         let _ = writeln!(text, "  input:");
         indent(&mut text, &pretty(&self.input));
-        match target.explain(&self.input) {
+        match self.explanation(target) {
             Some(e) => {
                 let diff = TextDiff::from_lines(&e.expected, &e.actual);
                 let _ = writeln!(text, "  diff:");
@@ -224,6 +241,12 @@ impl Finding {
                     .header(&e.expected_label, &e.actual_label)
                     .to_string();
                 indent(&mut text, &unified);
+            }
+            None if FaultKind::of(&self.violation).is_some() => {
+                let _ = writeln!(
+                    text,
+                    "  output: {NO_ANSWER} (the evidence above is what the program did)"
+                );
             }
             None => {
                 let _ = writeln!(text, "  output:");
