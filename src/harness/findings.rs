@@ -272,9 +272,18 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).expect("a JSON value always serialises")
 }
 
+/// Lines of an input, a diff or an output a report prints: a finding whose minimisation was cut
+/// short may hold 10,000 messages (230,000 lines printed); its case file holds them all.
+const SHOWN_LINES: usize = 200;
+
 fn indent(text: &mut String, block: &str) {
-    for line in block.lines() {
+    let mut lines = block.lines();
+    for line in lines.by_ref().take(SHOWN_LINES) {
         let _ = writeln!(text, "    {line}");
+    }
+    let more = lines.count();
+    if more > 0 {
+        let _ = writeln!(text, "    ... {more} more line(s) not shown");
     }
 }
 
@@ -291,6 +300,22 @@ mod tests {
             summary: String::new(),
             evidence,
         }
+    }
+
+    #[test]
+    fn a_report_shows_at_most_its_share_of_lines_and_counts_the_rest() {
+        let block = |n: usize| (0..n).map(|i| format!("{i}\n")).collect::<String>();
+        let mut all = String::new();
+        indent(&mut all, &block(SHOWN_LINES));
+        assert_eq!(all.lines().count(), SHOWN_LINES);
+        assert!(
+            all.ends_with(&format!("    {}\n", SHOWN_LINES - 1)),
+            "{all}"
+        );
+        let mut cut = String::new();
+        indent(&mut cut, &block(SHOWN_LINES + 3));
+        assert_eq!(cut.lines().count(), SHOWN_LINES + 1);
+        assert!(cut.ends_with("    ... 3 more line(s) not shown\n"), "{cut}");
     }
 
     #[test]
