@@ -286,7 +286,7 @@ fn fuzz_target(
                 progress.println(&finding.report(target, path.as_deref(), regenerate.as_deref()))
             }
             Verbosity::Normal if charged => {
-                let change = target.explain(&finding.input).map(|e| findings::change(&e));
+                let change = finding.explanation(target).map(|e| findings::change(&e));
                 let mut changes = changes.lock().expect("change list lock");
                 let seen = (finding.key.invariant, change);
                 if changes.contains(&seen) {

@@ -12,7 +12,8 @@ use similar::{ChangeTag, TextDiff};
 
 use super::minimize::{self, Budget, Cost};
 use super::profile::Profile;
-use super::target::{Class, DynTarget, Explanation};
+use super::supervisor::FaultKind;
+use super::target::{Class, DynTarget, Explanation, NO_ANSWER};
 use crate::transcript::case::CaseFile;
 
 /// Which generated case a finding came from: `ctxfuzz fuzz --seed SEED --case CASE` regenerates it.
@@ -49,12 +50,17 @@ pub struct Finding {
     pub input: Value,
 }
 
-/// The key of `violation` on (minimised) `input` for `target`.
+/// The key of `violation` on (minimised) `input` for `target`. A fault's shape is [`NO_ANSWER`]
+/// without asking the program again: the question would cost the fault's deadline once more,
+/// and a program that answers it this time would give the finding a shape it never had.
 pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> FindingKey {
     FindingKey {
         invariant: violation.invariant.id,
         cause: cause_label(&violation.cause),
-        shape: target.shape(input),
+        shape: match FaultKind::of(violation) {
+            Some(_) => NO_ANSWER.to_string(),
+            None => target.shape(input),
+        },
     }
 }
 
@@ -179,8 +185,19 @@ impl Finding {
         Ok(path)
     }
 
+    /// The two sides its diff shows ([`DynTarget::explain`]); none for a fault, whose evidence
+    /// is what the program did: asked again, it may answer, and the diff would show an answer
+    /// the finding never had (see [`key`]).
+    pub fn explanation(&self, target: &dyn DynTarget) -> Option<Explanation> {
+        match FaultKind::of(&self.violation) {
+            Some(_) => None,
+            None => target.explain(&self.input),
+        }
+    }
+
     /// What a person reads: the violation, where the case file is, the commands that replay and
-    /// regenerate it, the minimised input, and the diff that explains it.
+    /// regenerate it, the minimised input, and the diff that explains it (for a fault, the
+    /// evidence does).
     pub fn report(
         &self,
         target: &dyn DynTarget,
@@ -214,7 +231,7 @@ impl Finding {
         }
         let _ = writeln!(text, "  input:");
         indent(&mut text, &pretty(&self.input));
-        match target.explain(&self.input) {
+        match self.explanation(target) {
             Some(e) => {
                 let diff = TextDiff::from_lines(&e.expected, &e.actual);
                 let _ = writeln!(text, "  diff:");
@@ -224,6 +241,12 @@ impl Finding {
                     .header(&e.expected_label, &e.actual_label)
                     .to_string();
                 indent(&mut text, &unified);
+            }
+            None if FaultKind::of(&self.violation).is_some() => {
+                let _ = writeln!(
+                    text,
+                    "  output: {NO_ANSWER} (the evidence above is what the program did)"
+                );
             }
             None => {
                 let _ = writeln!(text, "  output:");
@@ -249,9 +272,18 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).expect("a JSON value always serialises")
 }
 
+/// Lines of an input, a diff or an output a report prints: a finding whose minimisation was cut
+/// short may hold 10,000 messages (230,000 lines printed); its case file holds them all.
+const SHOWN_LINES: usize = 200;
+
 fn indent(text: &mut String, block: &str) {
-    for line in block.lines() {
+    let mut lines = block.lines();
+    for line in lines.by_ref().take(SHOWN_LINES) {
         let _ = writeln!(text, "    {line}");
+    }
+    let more = lines.count();
+    if more > 0 {
+        let _ = writeln!(text, "    ... {more} more line(s) not shown");
     }
 }
 
@@ -268,6 +300,22 @@ mod tests {
             summary: String::new(),
             evidence,
         }
+    }
+
+    #[test]
+    fn a_report_shows_at_most_its_share_of_lines_and_counts_the_rest() {
+        let block = |n: usize| (0..n).map(|i| format!("{i}\n")).collect::<String>();
+        let mut all = String::new();
+        indent(&mut all, &block(SHOWN_LINES));
+        assert_eq!(all.lines().count(), SHOWN_LINES);
+        assert!(
+            all.ends_with(&format!("    {}\n", SHOWN_LINES - 1)),
+            "{all}"
+        );
+        let mut cut = String::new();
+        indent(&mut cut, &block(SHOWN_LINES + 3));
+        assert_eq!(cut.lines().count(), SHOWN_LINES + 1);
+        assert!(cut.ends_with("    ... 3 more line(s) not shown\n"), "{cut}");
     }
 
     #[test]

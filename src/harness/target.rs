@@ -21,6 +21,10 @@ use serde_json::{Value, json};
 use super::panics;
 use super::profile::Profile;
 
+/// The shape ([`Target::shape`]) of a finding whose program gave no answer: a fault of an external
+/// program, whose shape is drawn without asking it again ([`super::findings::key`]).
+pub const NO_ANSWER: &str = "no answer";
+
 pub trait Target: Send + Sync {
     /// One case of this target, as a case file's `input` holds it.
     type Input: Serialize + DeserializeOwned;

@@ -6,6 +6,7 @@ use ctxfuzz::harness::external::SUT_MATCHES_RUST;
 use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config, RunOutcome};
 use ctxfuzz::harness::supervisor::{Limits, SUT_CRASH, SUT_HANG, SUT_MALFORMED};
+use ctxfuzz::harness::target::NO_ANSWER;
 use ctxfuzz::harness::{Class, Profile, targets};
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
@@ -114,6 +115,38 @@ fn external_a_hang_is_a_finding_within_the_timeout() {
         outcome.stats
     );
     assert!(started.elapsed().as_secs() < 120);
+}
+
+#[test]
+fn external_a_fault_is_explained_by_its_evidence_not_by_asking_the_program_again() {
+    // `prune.py --hang-first FILE` never answers the first request it reads; every program after
+    // it answers. Asked again for the finding's shape or diff, it would answer: a hang finding
+    // must not show, nor be grouped by, an answer it never had.
+    let dir = tempfile::tempdir().unwrap();
+    let sut = format!(
+        "exec python3 {}/tests/sut/prune.py --hang-first {}",
+        env!("CARGO_MANIFEST_DIR"),
+        dir.path().join("hung").display()
+    );
+    let profile =
+        json!({"contract": "prune", "format": "ai-sdk", "sut": sut, "sut_timeout_ms": 1_000});
+    let target = targets::build("contract", None, &Profile::from_value(&profile).unwrap()).unwrap();
+    let config = Config {
+        seed: 1,
+        first: 0,
+        runs: Some(20),
+        time: None,
+        jobs: 1,
+    };
+    let outcome = runner::fuzz(target.as_ref(), &config, &mut Progress::Hidden, &|_, _| {});
+    let hang = outcome
+        .charged()
+        .find(|f| f.key.invariant == SUT_HANG.id)
+        .unwrap_or_else(|| panic!("{:#?}", outcome.stats));
+    assert_eq!(hang.key.shape, NO_ANSWER);
+    let report = hang.report(target.as_ref(), None, None);
+    assert!(report.contains("output: no answer"), "{report}");
+    assert!(!report.contains("the program's answer"), "{report}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 """A reference pruner of AI SDK ModelMessage[] transcripts speaking ctxfuzz's prune contract, one
 JSON line each way: {"messages": [...]} in, {"messages": [...]} out (docs/contracts.md).
 
-    python3 tests/sut/prune.py [--notice MARKER] [--bug NAME]
+    python3 tests/sut/prune.py [--notice MARKER] [--bug NAME] [--hang-first FILE]
 
 It removes every tool-call and tool-result part of the messages before the last two whose call
 id the last two do not mention, then every message left with an empty content list. With
@@ -12,13 +12,17 @@ With --bug it breaks one promise of the contract, so the tests can show each is 
   splits      removes the old tool-call parts but keeps their results
   drops-user  drops the last user message too
   hides       (with --notice) drops the first user message too, the notice standing in for it
+With --hang-first FILE, the first request any copy of it reads (FILE does not exist yet: it
+creates it) is never answered; every later one is, so a program asked again answers.
 """
 import json
+import os
 import sys
 
 args = sys.argv[1:]
 bug = args[args.index("--bug") + 1] if "--bug" in args else None
 notice = args[args.index("--notice") + 1] if "--notice" in args else None
+hang_first = args[args.index("--hang-first") + 1] if "--hang-first" in args else None
 TOOL_PARTS = ("tool-call", "tool-result")
 
 
@@ -52,4 +56,7 @@ def prune(messages):
 
 
 for line in sys.stdin:
+    if hang_first and not os.path.exists(hang_first):
+        open(hang_first, "w").close()
+        sys.stdin.read()
     print(json.dumps({"messages": prune(json.loads(line)["messages"])}, separators=(",", ":")), flush=True)

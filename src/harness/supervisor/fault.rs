@@ -41,6 +41,22 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    pub(super) const ALL: [FaultKind; 6] = [
+        FaultKind::Crash,
+        FaultKind::ClosedOutput,
+        FaultKind::Hang,
+        FaultKind::SlowStart,
+        FaultKind::Malformed,
+        FaultKind::ExtraOutput,
+    ];
+
+    /// The kind of fault `violation` is, if it is one: the program gave no answer to judge.
+    pub fn of(violation: &Violation) -> Option<FaultKind> {
+        FaultKind::ALL
+            .into_iter()
+            .find(|kind| kind.invariant().id == violation.invariant.id)
+    }
+
     pub fn invariant(self) -> Invariant {
         match self {
             FaultKind::Crash => SUT_CRASH,

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::harness::profile::Profile;
-use ctxfuzz_oracles::invariants::Cause;
+use ctxfuzz_oracles::invariants::{Cause, Violation};
 use std::time::Duration;
 
 fn quick() -> Limits {
@@ -450,4 +450,23 @@ fn the_reader_refuses_bytes_that_are_not_utf8() {
         Some(Err(Malformed::NotUtf8 { valid_up_to: 2 }))
     );
     assert_eq!(reader.next_answer(), Some(Ok("ok".into())));
+}
+
+#[test]
+fn every_fault_is_known_by_its_invariant_and_nothing_else_is_a_fault() {
+    for kind in FaultKind::ALL {
+        let fault = ProgramFault {
+            kind,
+            summary: String::new(),
+            evidence: Value::Null,
+        };
+        assert_eq!(FaultKind::of(&fault.violation()), Some(kind));
+    }
+    let judged = Violation {
+        invariant: ctxfuzz_oracles::contracts::prune::ONLY_REMOVES,
+        cause: Cause::SystemUnderTest,
+        summary: String::new(),
+        evidence: Value::Null,
+    };
+    assert_eq!(FaultKind::of(&judged), None, "a judged answer is no fault");
 }

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_SLOW_START, Supervisor};
-use crate::harness::target::{Class, DynTarget, Explanation, Target};
+use crate::harness::target::{Class, DynTarget, Explanation, NO_ANSWER, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
@@ -368,12 +368,12 @@ impl Target for ContractTarget {
                     ),
                     _ => format!("boundary {boundary}"),
                 },
-                Err(_) => "no answer".to_string(),
+                Err(_) => NO_ANSWER.to_string(),
             };
         }
         let messages = input.as_array().map(Vec::as_slice).unwrap_or_default();
         let Ok(output) = self.repaired(messages) else {
-            return "no answer".to_string();
+            return NO_ANSWER.to_string();
         };
         let (before, after) = (self.words(messages), self.words(&output));
         let mut change = std::collections::BTreeSet::new();
