@@ -171,7 +171,8 @@ fn run_contract(args: &Args) -> Result<ExitCode> {
 }
 
 /// Prints the verdict line (or the `--json` document) and returns the exit code: 1 when anything
-/// was charged, 128 + the signal when a signal stopped the run (the summary is the run so far).
+/// was charged or a target judged none of its cases (a green run must have judged something),
+/// 128 + the signal when a signal stopped the run (the summary is the run so far).
 fn finish(runs: &[(&dyn DynTarget, RunOutcome)], seed: u64, args: &Args, out: &Path) -> ExitCode {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     if args.verbosity() == Verbosity::Json {
@@ -188,7 +189,7 @@ fn finish(runs: &[(&dyn DynTarget, RunOutcome)], seed: u64, args: &Args, out: &P
             eprintln!("ctxfuzz: stopped by signal {signal}: the summary is the run so far");
             ExitCode::Stopped(signal)
         }
-        None => ExitCode::found(charged > 0),
+        None => ExitCode::found(charged > 0 || !unjudged(runs).is_empty()),
     }
 }
 
@@ -406,7 +407,13 @@ fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], out: &Path) -> String {
         .filter(|(_, o)| o.charged().next().is_some())
         .map(|(t, o)| format!("{} [{}] {}", t.name(), t.variant(), o.charged().count()))
         .collect();
-    if charged.is_empty() {
+    let unjudged = unjudged(runs);
+    if charged.is_empty() && !unjudged.is_empty() {
+        format!(
+            "verdict: NOTHING JUDGED in {}: every case ended without an answer to judge or beyond judging (see the classes above); nothing was charged, nothing was shown to hold",
+            unjudged.join(", ")
+        )
+    } else if charged.is_empty() {
         format!(
             "verdict: clean: nothing charged in {} target(s), {execs} execs ({uncharged} violation(s) not charged)",
             runs.len()
@@ -418,6 +425,14 @@ fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], out: &Path) -> String {
             out.display()
         )
     }
+}
+
+/// The targets that ran cases and judged none of them: `TARGET [VARIANT] (N cases)`.
+fn unjudged(runs: &[(&dyn DynTarget, RunOutcome)]) -> Vec<String> {
+    runs.iter()
+        .filter(|(_, o)| o.stats.execs > 0 && o.stats.judged() == 0)
+        .map(|(t, o)| format!("{} [{}] ({} cases)", t.name(), t.variant(), o.stats.execs))
+        .collect()
 }
 
 /// The whole run as one JSON document (`--json`).
@@ -460,6 +475,8 @@ fn json_summary(
                 "seconds": stats.elapsed.as_secs_f64(),
                 "execs_per_second": stats.execs_per_second(),
                 "cannot_judge": stats.cannot_judge,
+                "unanswered": stats.unanswered,
+                "judged": stats.judged(),
                 "rejected": stats.rejected,
                 "failing": stats.failing,
                 "cannot_express": target.cannot_express(),
@@ -471,7 +488,11 @@ fn json_summary(
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     json!({
         "seed": seed,
-        "verdict": if charged == 0 { "clean" } else { "failed" },
+        "verdict": match (charged, unjudged(runs).is_empty()) {
+            (0, true) => "clean",
+            (0, false) => "nothing-judged",
+            _ => "failed",
+        },
         "charged": charged,
         "targets": targets,
     })

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::findings::{self, Finding, FindingKey, Origin};
 use super::progress::{Progress, Snapshot};
+use super::supervisor::FaultKind;
 use super::target::{Class, DynTarget};
 use super::{bytes, stop};
 
@@ -54,6 +55,8 @@ pub struct Stats {
     pub cannot_judge: u64,
     /// Execs with at least one violation.
     pub failing: u64,
+    /// Execs an external program gave no answer for (a fault, a slow start): nothing was judged.
+    pub unanswered: u64,
     /// Violations per (class, invariant) over every exec, duplicates included.
     pub violations: BTreeMap<(Class, &'static str), u64>,
     pub elapsed: Duration,
@@ -65,9 +68,15 @@ impl Stats {
         self.rejected += other.rejected;
         self.cannot_judge += other.cannot_judge;
         self.failing += other.failing;
+        self.unanswered += other.unanswered;
         for (key, count) in other.violations {
             *self.violations.entry(key).or_default() += count;
         }
+    }
+
+    /// Execs whose output the oracle judged: not rejected, not beyond judging, answered.
+    pub fn judged(&self) -> u64 {
+        self.execs - self.rejected - self.cannot_judge - self.unanswered
     }
 
     pub fn execs_per_second(&self) -> f64 {
@@ -272,6 +281,9 @@ fn record(
         Judgement::Pass => return Vec::new(),
     };
     stats.failing += 1;
+    if violations.iter().any(|v| FaultKind::of(v).is_some()) {
+        stats.unanswered += 1;
+    }
     let mut new = Vec::new();
     for violation in violations {
         *stats

@@ -47,7 +47,8 @@ const FAULTS: [(&str, Invariant, &str); 13] = [
 ];
 
 /// A program that takes 8 s to start, under a start-up allowance of 3 s: reported in its own
-/// class, not charged (exit 0), with the flag that raises the allowance.
+/// class, not charged, with the flag that raises the allowance; the run judged nothing, which
+/// its verdict says (exit 1: a run that judged nothing must not pass).
 const SLOW_START: (&str, Invariant, &str) = ("slow-start", SUT_SLOW_START, "--sut-startup-ms");
 
 /// The promise for `--time 5`.
@@ -157,7 +158,7 @@ fn check_fault(fault: &str, id: &str, words: &str, charged: bool) -> Result<(), 
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let context = || format!("{fault}: after {elapsed:?}\n{stdout}\nstderr:\n{stderr}");
-    let code = i32::from(charged);
+    let code = 1;
     if output.status.code() != Some(code) {
         return Err(format!(
             "exit {:?}, not {code}: {}",
@@ -167,6 +168,9 @@ fn check_fault(fault: &str, id: &str, words: &str, charged: bool) -> Result<(), 
     }
     if elapsed > WITHIN {
         return Err(format!("ran longer than {WITHIN:?}: {}", context()));
+    }
+    if !charged && !stdout.contains("verdict: NOTHING JUDGED in sweep [strict]") {
+        return Err(format!("no verdict that nothing was judged: {}", context()));
     }
     let heading = format!("finding: sweep [strict] {id} (system under test)");
     if !stdout.contains(&heading) || !stdout.contains(words) {
