@@ -26,7 +26,6 @@ use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
 
 use super::exit::ExitCode;
-use crate::cli::render::parse_variant;
 use crate::transcript::{io, session_file};
 
 /// Arguments of `ctxfuzz check`.
@@ -36,7 +35,7 @@ pub struct Args {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// pi version whose behaviour to model (any version string).
-    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// Print one JSON document (scriptable) instead of text.
     #[arg(long)]

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["file", "stage"])]
     pub batch: bool,
     /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::PiVersion`).
-    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.
     #[arg(long, value_enum)]
@@ -45,11 +45,6 @@ pub enum StageArg {
     Transformed,
     #[default]
     Anthropic,
-}
-
-/// `--pi` values: any pi version string.
-pub fn parse_variant(version: &str) -> std::result::Result<PiVersion, String> {
-    PiVersion::from_version(version)
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {

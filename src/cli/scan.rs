@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let variant = PiVersion::from_version(&args.pi).map_err(anyhow::Error::msg)?;
+    let variant = PiVersion::from_version(&args.pi)?;
     let report = scan(&args.dir, variant)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

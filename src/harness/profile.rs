@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::Error;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct Profile {
@@ -65,11 +67,11 @@ pub struct Profile {
 impl Profile {
     /// A case file's `profile` (absent or `null`: every default); the error says which field is
     /// wrong.
-    pub fn from_value(value: &Value) -> Result<Profile, String> {
+    pub fn from_value(value: &Value) -> Result<Profile, Error> {
         if value.is_null() {
             return Ok(Profile::default());
         }
-        Profile::deserialize(value).map_err(|e| format!("not a profile: {e}"))
+        Profile::deserialize(value).map_err(Error::NotAProfile)
     }
 
     /// The JSON object a case file records (keys sorted, unset fields left out).

@@ -72,6 +72,7 @@ use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use serde_json::{Map, Value, json};
 
 use super::stop;
+use crate::error::Error;
 
 mod answer;
 mod fault;
@@ -130,7 +131,7 @@ impl Supervisor {
     pub fn ask<T>(
         &self,
         request: &Value,
-        shape: impl FnOnce(Map<String, Value>) -> Result<T, String>,
+        shape: impl FnOnce(Map<String, Value>) -> Result<T, Error>,
     ) -> Result<T, Failure> {
         if stop::over() {
             return Err(Failure::Stopped(
@@ -169,7 +170,7 @@ impl Supervisor {
     }
 }
 
-fn malformed_answer(why: &str, line: &str) -> Trouble {
+fn malformed_answer(why: &Error, line: &str) -> Trouble {
     Trouble::fault(FaultKind::Malformed, format!("malformed answer: {why}")).with(
         "answer",
         json!(line.chars().take(SHOWN_BYTES).collect::<String>()),

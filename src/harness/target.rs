@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::panics;
 use super::profile::Profile;
+use crate::error::Error;
 
 pub trait Target: Send + Sync {
     /// One case of this target, as a case file's `input` holds it.
@@ -172,8 +173,11 @@ fn is_outsized(input: &impl Serialize) -> bool {
 }
 
 /// `input` read as `T`'s input, or why it is not one.
-fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, String> {
-    T::Input::deserialize(input).map_err(|e| format!("not a {} input: {e}", target.name()))
+fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, Error> {
+    T::Input::deserialize(input).map_err(|source| Error::NotAnInput {
+        target: target.name(),
+        source,
+    })
 }
 
 fn to_json(input: &impl Serialize) -> Value {
@@ -200,14 +204,14 @@ impl<T: Target> DynTarget for T {
     fn judge(&self, input: &Value) -> Judgement {
         match typed(self, input) {
             Ok(input) => Target::judge(self, &input),
-            Err(reason) => Judgement::CannotJudge(reason),
+            Err(reason) => Judgement::CannotJudge(reason.to_string()),
         }
     }
 
     fn output(&self, input: &Value) -> Value {
         match typed(self, input) {
             Ok(input) => Target::output(self, &input),
-            Err(reason) => json!({ "error": reason }),
+            Err(reason) => json!({ "error": reason.to_string() }),
         }
     }
 

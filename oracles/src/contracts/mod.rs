@@ -18,6 +18,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::error::{Error, by_name};
 use crate::invariants::Group;
 
 /// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
@@ -56,6 +57,13 @@ pub enum Contract {
 }
 
 impl Contract {
+    pub const ALL: [Contract; 4] = [
+        Contract::Sweep,
+        Contract::Repair,
+        Contract::Cut,
+        Contract::Prune,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Contract::Sweep => "sweep",
@@ -67,17 +75,9 @@ impl Contract {
 }
 
 impl FromStr for Contract {
-    type Err = String;
+    type Err = Error;
 
-    fn from_str(name: &str) -> Result<Self, String> {
-        match name {
-            "sweep" => Ok(Contract::Sweep),
-            "repair" => Ok(Contract::Repair),
-            "cut" => Ok(Contract::Cut),
-            "prune" => Ok(Contract::Prune),
-            _ => Err(format!(
-                "unknown contract `{name}` (known: sweep, repair, cut, prune)"
-            )),
-        }
+    fn from_str(name: &str) -> Result<Self, Error> {
+        Ok(by_name("contract", name, &Contract::ALL, Contract::name)?)
     }
 }

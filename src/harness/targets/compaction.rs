@@ -139,9 +139,9 @@ pub struct OverflowSpec {
 pub struct ScenarioInput(pub Scenario);
 
 impl TryFrom<Value> for ScenarioInput {
-    type Error = String;
+    type Error = serde_json::Error;
 
-    fn try_from(input: Value) -> Result<ScenarioInput, String> {
+    fn try_from(input: Value) -> Result<ScenarioInput, serde_json::Error> {
         match input {
             Value::Array(messages) => Ok(ScenarioInput(Scenario {
                 rounds: vec![RoundSpec {
@@ -152,7 +152,7 @@ impl TryFrom<Value> for ScenarioInput {
             })),
             other => Scenario::deserialize(other)
                 .map(ScenarioInput)
-                .map_err(|e| format!("not a compaction scenario: {e}")),
+                .map_err(|e| serde::de::Error::custom(format!("not a compaction scenario: {e}"))),
         }
     }
 }

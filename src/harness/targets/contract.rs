@@ -19,6 +19,7 @@ use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Map, Value, json};
 
+use crate::error::Error;
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_SLOW_START, Supervisor};
@@ -101,8 +102,10 @@ impl ContractTarget {
             }
             match answer.remove(field) {
                 Some(value) if value.is_array() || field == "boundary" => Ok(Ok(value)),
-                _ if field == "messages" => Err("no `messages` array".into()),
-                _ => Err(format!("no `{field}`")),
+                _ => Err(Error::AnswerLacks {
+                    field,
+                    array: field == "messages",
+                }),
             }
         };
         let fail = |violation| Judgement::Fail(vec![violation]);

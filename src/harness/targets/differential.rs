@@ -18,6 +18,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js::Json;
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::pi::Thrown;
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, Transcript, against_rule, generate, parse_rule, shape};
@@ -78,7 +79,7 @@ impl Differential {
         index: usize,
         sweeper: BarrierRule,
         keeper: BarrierRule,
-    ) -> Result<Violation, String> {
+    ) -> Result<Violation, Thrown> {
         let after_sweep = without(messages, swept);
         let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
         let with_result = without(messages, &put_back);
@@ -152,7 +153,7 @@ impl Target for Differential {
         for (index, swept, sweeper, keeper) in differences {
             match self.classify(messages, swept, index, sweeper, keeper) {
                 Ok(violation) => violations.push(violation),
-                Err(reason) => return Judgement::CannotJudge(reason),
+                Err(thrown) => return Judgement::CannotJudge(thrown.to_string()),
             }
         }
         Judgement::from_violations(violations)

@@ -6,7 +6,7 @@
 //! is explained by a diff of the variant's trace against its counterpart's (the fix, or for the fix
 //! the original wiring).
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{self, Judgement};
 use serde_json::Value;
@@ -23,7 +23,7 @@ pub struct GuardTarget {
 /// profile has no options (everything lives in the schedule).
 pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let variant = match variant {
-        Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
+        Some(name) => name.parse()?,
         None => GuardWiring::default(),
     };
     Ok(Box::new(GuardTarget { variant }))

@@ -65,6 +65,6 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box
 
 /// Builds the target a case file names, with the profile it records, for `variant`.
 pub fn for_case(case: &CaseFile, variant: Option<&str>) -> Result<Box<dyn DynTarget>> {
-    let profile = Profile::from_value(&case.profile).map_err(anyhow::Error::msg)?;
+    let profile = Profile::from_value(&case.profile)?;
     build(&case.target, variant, &profile)
 }

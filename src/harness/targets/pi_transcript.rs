@@ -9,7 +9,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{self, PiVersion};
+use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -21,12 +21,10 @@ use crate::transcript::shapes;
 
 /// A barrier rule by name (`None`: the default, `strict`).
 pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
-    name.map_or(Ok(BarrierRule::default()), |n| {
-        n.parse().map_err(anyhow::Error::msg)
-    })
+    name.map_or(Ok(BarrierRule::default()), |n| Ok(n.parse()?))
 }
 
-/// The provider boundary a target judges against: pi's behaviour variant and the model.
+/// The provider boundary a target judges against: the pi version and the model.
 pub(super) struct Boundary {
     pub pi: PiVersion,
     pub version: Option<String>,
@@ -38,7 +36,7 @@ impl Boundary {
     pub fn from_profile(profile: &Profile) -> Result<Self> {
         let version = profile.pi.clone();
         let pi = match &version {
-            Some(v) => PiVersion::from_version(v).map_err(anyhow::Error::msg)?,
+            Some(v) => PiVersion::from_version(v)?,
             None => PiVersion::default(),
         };
         Ok(Boundary {
@@ -53,7 +51,7 @@ impl Boundary {
     pub fn contract_violations<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
-    ) -> Result<Vec<Violation>, String> {
+    ) -> Result<Vec<Violation>, Thrown> {
         wire::permanent(messages, &self.model, self.pi)
     }
 
@@ -62,7 +60,7 @@ impl Boundary {
     pub fn permanent_400s<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
-    ) -> Result<usize, String> {
+    ) -> Result<usize, Thrown> {
         wire::permanent_count(messages, &self.model, self.pi)
     }
 

@@ -139,7 +139,9 @@ impl Target for SweepTarget {
         });
         match self.boundary.contract_violations(&output) {
             Ok(wire) => violations.extend(wire),
-            Err(reason) if violations.is_empty() => return Judgement::CannotJudge(reason),
+            Err(thrown) if violations.is_empty() => {
+                return Judgement::CannotJudge(thrown.to_string());
+            }
             Err(_) => {}
         }
         Judgement::from_violations(violations)
