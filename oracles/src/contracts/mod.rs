@@ -14,6 +14,7 @@ pub mod cut;
 pub mod prune;
 pub mod repair;
 
+use std::fmt;
 use std::str::FromStr;
 
 use serde_json::Value;
@@ -71,6 +72,12 @@ impl Contract {
             Contract::Cut => "cut",
             Contract::Prune => "prune",
         }
+    }
+}
+
+impl fmt::Display for Contract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -60,23 +60,15 @@ pub struct ContractTarget {
 impl ContractTarget {
     /// The target the profile describes (`contract`, `format`, `sut`, optional `marker`).
     pub fn from_profile(profile: &Profile) -> Result<ContractTarget> {
-        let contract: Contract = profile
+        let contract = profile
             .contract
-            .as_deref()
-            .context("the contract target needs a contract (--contract repair|cut)")?
-            .parse()
-            .map_err(anyhow::Error::msg)?;
+            .context("the contract target needs a contract (--contract repair|cut)")?;
         if contract == Contract::Sweep {
             bail!(
                 "the sweep contract is the `sweep` target (ctxfuzz fuzz --target sweep --sut CMD)"
             );
         }
-        let format: Format = profile
-            .format
-            .as_deref()
-            .unwrap_or("pi")
-            .parse()
-            .map_err(anyhow::Error::msg)?;
+        let format = profile.format.unwrap_or(Format::Pi);
         let command = profile
             .sut
             .as_deref()
@@ -204,8 +196,8 @@ impl Target for ContractTarget {
 
     fn profile(&self) -> Profile {
         let mut profile = Profile {
-            contract: Some(self.contract.name().to_string()),
-            format: Some(self.format.name().to_string()),
+            contract: Some(self.contract),
+            format: Some(self.format),
             marker: self.marker.clone(),
             peer: self.peer.as_ref().map(|(peer, _)| peer.clone()),
             package: self.peer.as_ref().map(|(_, package)| package.clone()),

@@ -21,7 +21,7 @@ use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::Thrown;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, Transcript, against_rule, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, generate, parse_rule, shape};
 use crate::harness::profile::Profile;
 use crate::harness::target::{Class, DynTarget, Explanation, Target};
 use crate::sweep::{BarrierRule, swept_positions};
@@ -49,8 +49,8 @@ pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
 pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     Ok(Box::new(Differential {
         rule: parse_rule(variant)?,
-        against: against_rule(profile, DEFAULT_AGAINST)?,
-        boundary: Boundary::from_profile(profile)?,
+        against: profile.against.unwrap_or(DEFAULT_AGAINST),
+        boundary: Boundary::from_profile(profile),
     }))
 }
 
@@ -127,7 +127,7 @@ impl Target for Differential {
 
     fn profile(&self) -> Profile {
         Profile {
-            against: Some(self.against.name().to_string()),
+            against: Some(self.against),
             ..self.boundary.profile()
         }
     }

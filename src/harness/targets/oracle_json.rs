@@ -34,7 +34,7 @@ pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarg
         anyhow::bail!("target oracle-json has one variant, `check` (got `{other}`)");
     }
     Ok(Box::new(OracleJson {
-        boundary: Boundary::from_profile(profile)?,
+        boundary: Boundary::from_profile(profile),
     }))
 }
 

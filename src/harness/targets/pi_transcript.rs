@@ -4,7 +4,7 @@
 
 use std::borrow::Borrow;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::generators::pi as pi_generator;
-use crate::harness::profile::Profile;
+use crate::harness::profile::{PiRelease, Profile};
 use crate::sweep::BarrierRule;
 use crate::transcript::build::Build;
 use crate::transcript::shapes;
@@ -27,23 +27,22 @@ pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
 /// The provider boundary a target judges against: the pi version and the model.
 pub(super) struct Boundary {
     pub pi: PiVersion,
-    pub version: Option<String>,
+    /// The release `--pi` named, recorded back (`None`: the oracle's default).
+    pub release: Option<PiRelease>,
     /// Read once for the oracle, which takes it for every case.
     pub model: JsValue<'static>,
 }
 
 impl Boundary {
-    pub fn from_profile(profile: &Profile) -> Result<Self> {
-        let version = profile.pi.clone();
-        let pi = match &version {
-            Some(v) => PiVersion::from_version(v)?,
-            None => PiVersion::default(),
-        };
-        Ok(Boundary {
-            pi,
-            version,
+    pub fn from_profile(profile: &Profile) -> Self {
+        Boundary {
+            pi: profile
+                .pi
+                .as_ref()
+                .map_or_else(PiVersion::default, PiRelease::version),
+            release: profile.pi.clone(),
             model: JsValue::from(pi::default_model()),
-        })
+        }
     }
 
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
@@ -76,7 +75,7 @@ impl Boundary {
 
     pub fn profile(&self) -> Profile {
         Profile {
-            pi: self.version.clone(),
+            pi: self.release.clone(),
             ..Profile::default()
         }
     }
@@ -116,9 +115,4 @@ pub(super) fn shape(messages: &[Value]) -> String {
         .map(ToString::to_string)
         .collect();
     names.join(",")
-}
-
-/// Reads the rule the `differential` target compares against.
-pub(super) fn against_rule(profile: &Profile, default: BarrierRule) -> Result<BarrierRule> {
-    parse_rule(Some(profile.against.as_deref().unwrap_or(default.name()))).context("--against")
 }

@@ -31,7 +31,7 @@ const OUTSIDE_THE_SWEEP: WireRule = WireRule::DuplicateToolUseId;
 
 pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let rule = parse_rule(variant)?;
-    let boundary = Boundary::from_profile(profile)?;
+    let boundary = Boundary::from_profile(profile);
     let external = profile
         .sut
         .as_deref()
