@@ -14,6 +14,9 @@ pub enum Error {
     /// A format, contract or pi version the oracle crate does not know.
     #[error(transparent)]
     Oracle(#[from] ctxfuzz_oracles::Error),
+    /// A contract target's variant that is not `CONTRACT:FORMAT`.
+    #[error("`{0}` is not CONTRACT:FORMAT (such as cut:openai)")]
+    NotContractFormat(String),
     /// A case file's `profile` that is not one (the reason names the field).
     #[error("not a profile: {0}")]
     NotAProfile(serde_json::Error),

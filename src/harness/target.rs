@@ -10,7 +10,9 @@
 //! diff explains them, how libFuzzer bytes become an input).
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io;
+use std::str::FromStr;
 
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
@@ -26,12 +28,22 @@ pub trait Target: Send + Sync {
     /// One case of this target, as a case file's `input` holds it.
     type Input: Serialize + DeserializeOwned;
 
+    /// The configuration of the system under test an instance runs (a sweep rule, a compaction
+    /// configuration, a guard wiring), read from its name (`--variant`, the key of a case file's
+    /// `verdicts`) by the registry ([`super::targets`]) and written back as the same name.
+    type Variant: FromStr<Err: Into<anyhow::Error>> + fmt::Display;
+
+    /// The target for `variant` (`None`: the target's default) and the options of `profile` it
+    /// reads (the others are ignored).
+    fn build(variant: Option<Self::Variant>, profile: &Profile) -> anyhow::Result<Self>
+    where
+        Self: Sized;
+
     /// The target's name as given to `ctxfuzz fuzz --target`.
     fn name(&self) -> &'static str;
 
-    /// The variant of the system under test this instance runs (a sweep rule, a compaction
-    /// configuration, a guard wiring): the key of a case file's `verdicts`.
-    fn variant(&self) -> String;
+    /// The configuration this instance runs.
+    fn variant(&self) -> Self::Variant;
 
     /// The configuration a case file records so replay rebuilds this exact target.
     fn profile(&self) -> Profile;
@@ -106,6 +118,7 @@ pub trait Target: Send + Sync {
 /// command line hold (`&dyn DynTarget`). Implemented for every target.
 pub trait DynTarget: Send + Sync {
     fn name(&self) -> &'static str;
+    /// [`Target::variant`] by its name.
     fn variant(&self) -> String;
     fn profile(&self) -> Profile;
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value>;
@@ -190,7 +203,7 @@ impl<T: Target> DynTarget for T {
     }
 
     fn variant(&self) -> String {
-        Target::variant(self)
+        Target::variant(self).to_string()
     }
 
     fn profile(&self) -> Profile {

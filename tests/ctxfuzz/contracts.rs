@@ -273,7 +273,7 @@ fn contracts_a_finding_is_a_case_file_replay_reproduces() {
 #[test]
 fn contracts_the_target_records_what_replay_needs() {
     let target = cutter("");
-    assert_eq!(target.variant(), "cut:openai");
+    assert_eq!(target.variant().to_string(), "cut:openai");
     let recorded = target.profile().to_value();
     assert_eq!(recorded["contract"], "cut");
     assert_eq!(recorded["marker"], MARKER);

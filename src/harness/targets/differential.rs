@@ -21,9 +21,9 @@ use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::Thrown;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, Transcript, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::profile::Profile;
-use crate::harness::target::{Class, DynTarget, Explanation, Target};
+use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, swept_positions};
 
 pub const OVER_SWEEP: Invariant = Invariant {
@@ -46,15 +46,7 @@ pub const AGAINST_KEEPS_REJECTED: Invariant = Invariant {
 /// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
 pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    Ok(Box::new(Differential {
-        rule: parse_rule(variant)?,
-        against: profile.against.unwrap_or(DEFAULT_AGAINST),
-        boundary: Boundary::from_profile(profile),
-    }))
-}
-
-struct Differential {
+pub(super) struct Differential {
     rule: BarrierRule,
     against: BarrierRule,
     boundary: Boundary,
@@ -116,13 +108,22 @@ impl Differential {
 
 impl Target for Differential {
     type Input = Transcript;
+    type Variant = BarrierRule;
+
+    fn build(rule: Option<BarrierRule>, profile: &Profile) -> Result<Differential> {
+        Ok(Differential {
+            rule: rule.unwrap_or_default(),
+            against: profile.against.unwrap_or(DEFAULT_AGAINST),
+            boundary: Boundary::from_profile(profile),
+        })
+    }
 
     fn name(&self) -> &'static str {
         "differential"
     }
 
-    fn variant(&self) -> String {
-        self.rule.name().to_string()
+    fn variant(&self) -> BarrierRule {
+        self.rule
     }
 
     fn profile(&self) -> Profile {

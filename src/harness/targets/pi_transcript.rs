@@ -15,14 +15,8 @@ use serde_json::Value;
 
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::{PiRelease, Profile};
-use crate::sweep::BarrierRule;
 use crate::transcript::build::Build;
 use crate::transcript::shapes;
-
-/// A barrier rule by name (`None`: the default, `strict`).
-pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
-    name.map_or(Ok(BarrierRule::default()), |n| Ok(n.parse()?))
-}
 
 /// The provider boundary a target judges against: the pi version and the model.
 pub(super) struct Boundary {

@@ -19,34 +19,17 @@ use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
-use super::compaction::generate_transcript;
+use super::compaction::{NamedConfig, generate_transcript};
 use super::pi_transcript::Transcript;
-use crate::compaction::{Compaction, CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use crate::compaction::{Compaction, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::{PiRelease, Profile, SweepAfter};
-use crate::harness::target::{DynTarget, Target};
+use crate::harness::target::Target;
 use crate::sweep::{BarrierRule, Message as Swept, sweep};
 
 pub const NAME: &str = "pipeline";
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    let variant = variant.unwrap_or("cycle-safe");
-    Ok(Box::new(PipelineTarget {
-        variant: variant.to_string(),
-        config: CompactionConfig::named(variant)?,
-        pi: profile
-            .pi
-            .clone()
-            .unwrap_or_else(|| PiRelease::checked_against(PiVersion::default())),
-        model: JsValue::from(default_model()),
-        sweep: profile
-            .sweep
-            .unwrap_or(SweepAfter::Rule(BarrierRule::Strict)),
-    }))
-}
-
-struct PipelineTarget {
-    variant: String,
-    config: CompactionConfig,
+pub(super) struct PipelineTarget {
+    variant: NamedConfig,
     pi: PiRelease,
     /// pi's default model, read once instead of once a case.
     model: JsValue<'static>,
@@ -64,7 +47,7 @@ impl PipelineTarget {
         let result = compact(
             messages,
             family,
-            &self.config,
+            &self.variant.config,
             &Scripted::Digest,
             Faults::default(),
             &mut Tracker::default(),
@@ -97,12 +80,27 @@ impl PipelineTarget {
 
 impl Target for PipelineTarget {
     type Input = Transcript;
+    type Variant = NamedConfig;
+
+    fn build(variant: Option<NamedConfig>, profile: &Profile) -> Result<PipelineTarget> {
+        Ok(PipelineTarget {
+            variant: variant.unwrap_or_default(),
+            pi: profile
+                .pi
+                .clone()
+                .unwrap_or_else(|| PiRelease::checked_against(PiVersion::default())),
+            model: JsValue::from(default_model()),
+            sweep: profile
+                .sweep
+                .unwrap_or(SweepAfter::Rule(BarrierRule::Strict)),
+        })
+    }
 
     fn name(&self) -> &'static str {
         NAME
     }
 
-    fn variant(&self) -> String {
+    fn variant(&self) -> NamedConfig {
         self.variant.clone()
     }
 
