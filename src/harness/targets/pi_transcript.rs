@@ -1,6 +1,6 @@
-//! What every target over a pi transcript shares: the provider boundary it judges against (pi's
-//! release line and the model), how an input is read as a transcript, how one is generated, the
-//! key of its shapes (for de-duplicating findings), and the barrier rules named in a profile.
+//! What every target over a pi transcript shares: the provider boundary it judges against (the pi
+//! version and the model), how an input is read as a transcript, how one is generated, and the
+//! key of its shapes (for de-duplicating findings).
 
 use std::borrow::Borrow;
 
