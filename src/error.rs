@@ -1,7 +1,7 @@
 //! The root package's errors, one enum, so a caller can tell the kinds apart and every message
 //! stays the one a user reads: an unknown name lists the accepted ones, a case file's profile or
 //! input that is not one says which field is wrong, an external program's answer that is not of
-//! the protocol's shape says what is missing. `anyhow` wraps these only at the command line.
+//! the protocol's shape says what is missing. The command line adds context with `anyhow`.
 
 use ctxfuzz_oracles::error::UnknownName;
 

@@ -1,6 +1,6 @@
 //! `ctxfuzz check FILE... [--pi V] [--json]`: would the provider accept these transcripts?
 //!
-//! Each file is rendered through pi's pipeline (variant from `--pi`, default 1.6.0) and the
+//! Each file is rendered through pi's pipeline (the pi version `--pi` picks, default 1.6.0) and the
 //! Anthropic request is checked against the API's rules. Every violation is printed with its rule
 //! id, its location in the request (`messages.N.content.M`), the error text the API returns, the
 //! known failure shape (docs/oracle.md#known-failure-shapes) it is (when it is one) and who could
@@ -132,21 +132,24 @@ fn location(finding: &Finding) -> String {
     }
 }
 
-fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> String {
+fn text_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> String {
     let mut out = String::new();
     for (file, outcome) in files.iter().zip(outcomes) {
         let file = file.display();
         match outcome {
             Outcome::Throws(thrown) => {
-                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {variant})");
+                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {pi_version})");
             }
             Outcome::Judged(found) if found.is_empty() => {
-                let _ = writeln!(out, "{file}: ok (pi {variant}: the request breaks no rule)");
+                let _ = writeln!(
+                    out,
+                    "{file}: ok (pi {pi_version}: the request breaks no rule)"
+                );
             }
             Outcome::Judged(found) => {
                 let _ = writeln!(
                     out,
-                    "{file}: {} violation(s), the API would answer 400 (pi {variant})",
+                    "{file}: {} violation(s), the API would answer 400 (pi {pi_version})",
                     found.len()
                 );
                 for finding in found {
@@ -170,7 +173,7 @@ fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> S
     out
 }
 
-fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> Value {
+fn json_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> Value {
     let files: Vec<Value> = files
         .iter()
         .zip(outcomes)
@@ -188,7 +191,7 @@ fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> V
             }),
         })
         .collect();
-    json!({"pi": variant.to_string(), "files": files})
+    json!({"pi": pi_version.to_string(), "files": files})
 }
 
 fn finding_json(finding: &Finding) -> Value {

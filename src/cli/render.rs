@@ -77,13 +77,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The batch protocol: one answer line per input line, until end of input.
-fn batch(variant: PiVersion) -> Result<ExitCode> {
+fn batch(pi_version: PiVersion) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {
         let line = line?;
         let answer = match parse_line(&line, index + 1) {
-            Ok(input) => pi::run_vector_input(&input, variant),
+            Ok(input) => pi::run_vector_input(&input, pi_version),
             Err(error) => json!({"error": error, "stage": "input"}),
         };
         json_text::to_writer(&mut stdout, &answer)?;
