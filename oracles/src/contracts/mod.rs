@@ -88,3 +88,19 @@ impl FromStr for Contract {
         Ok(by_name("contract", name, &Contract::ALL, Contract::name)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_contract_reads_back_from_its_name_and_an_unknown_one_lists_them() {
+        for contract in Contract::ALL {
+            assert_eq!(contract.to_string().parse(), Ok(contract));
+        }
+        assert_eq!(
+            "trim".parse::<Contract>().unwrap_err().to_string(),
+            "unknown contract `trim` (known: sweep, repair, cut, prune)"
+        );
+    }
+}
