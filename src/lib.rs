@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod compaction;
+pub mod error;
 pub mod generators;
 pub mod guard;
 pub mod harness;

@@ -217,7 +217,7 @@ fn first_charged_finding(
     None
 }
 
-/// The golden vectors, verified against the real pi packages: (variant, name, input, output).
+/// The golden vectors, verified against the real pi packages: (pi version, name, input, output).
 fn golden_vectors() -> Vec<(PiVersion, String, Value, Value)> {
     include_str!("../oracles/tests/data/vectors.expected.jsonl")
         .lines()
@@ -225,12 +225,10 @@ fn golden_vectors() -> Vec<(PiVersion, String, Value, Value)> {
         .map(|line| {
             let vector: Value =
                 serde_json::from_str(line).expect("the embedded vectors file is valid JSON");
-            let variant = match vector["variant"].as_str() {
-                Some("0.81.1") => PiVersion::From0804,
-                _ => PiVersion::From130,
-            };
+            let pi_version = PiVersion::of_vector(vector["variant"].as_str().unwrap_or_default())
+                .expect("every embedded vector names its pi version");
             (
-                variant,
+                pi_version,
                 vector["name"].as_str().unwrap_or_default().to_string(),
                 vector["input"].clone(),
                 vector["output"].clone(),

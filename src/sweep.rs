@@ -19,12 +19,14 @@ use std::io;
 use std::ops::Range;
 use std::str::FromStr;
 
+use ctxfuzz_oracles::error::by_name;
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::error::Error;
 use crate::transcript::js;
 
 pub mod streamed;
@@ -87,15 +89,15 @@ impl fmt::Display for BarrierRule {
 }
 
 impl FromStr for BarrierRule {
-    type Err = String;
+    type Err = Error;
 
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        BarrierRule::ALL
-            .into_iter()
-            .find(|rule| rule.name() == text)
-            .ok_or_else(|| {
-                format!("unknown barrier rule `{text}` (expected none, allowlist, all-other-roles or strict)")
-            })
+    fn from_str(text: &str) -> Result<Self, Error> {
+        Ok(by_name(
+            "barrier rule",
+            text,
+            &BarrierRule::ALL,
+            BarrierRule::name,
+        )?)
     }
 }
 

@@ -11,6 +11,7 @@
 //! their strings from the text they were read from (`js_value`).
 
 pub mod contracts;
+pub mod error;
 pub mod formats;
 pub mod invariants;
 pub mod js;
@@ -19,3 +20,5 @@ pub mod js_value;
 pub mod json_text;
 pub mod pi;
 pub mod wire;
+
+pub use error::Error;

@@ -1,6 +1,6 @@
 //! `ctxfuzz check FILE... [--pi V] [--json]`: would the provider accept these transcripts?
 //!
-//! Each file is rendered through pi's pipeline (variant from `--pi`, default 1.6.0) and the
+//! Each file is rendered through pi's pipeline (the pi version `--pi` picks, default 1.6.0) and the
 //! Anthropic request is checked against the API's rules. Every violation is printed with its rule
 //! id, its location in the request (`messages.N.content.M`), the error text the API returns, the
 //! known failure shape (docs/oracle.md#known-failure-shapes) it is (when it is one) and who could
@@ -26,7 +26,6 @@ use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
 
 use super::exit::ExitCode;
-use crate::cli::render::parse_variant;
 use crate::transcript::{io, session_file};
 
 /// Arguments of `ctxfuzz check`.
@@ -36,7 +35,7 @@ pub struct Args {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// pi version whose behaviour to model (any version string).
-    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// Print one JSON document (scriptable) instead of text.
     #[arg(long)]
@@ -133,21 +132,24 @@ fn location(finding: &WireFinding) -> String {
     }
 }
 
-fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> String {
+fn text_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> String {
     let mut out = String::new();
     for (file, outcome) in files.iter().zip(outcomes) {
         let file = file.display();
         match outcome {
             Outcome::Throws(thrown) => {
-                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {variant})");
+                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {pi_version})");
             }
             Outcome::Judged(found) if found.is_empty() => {
-                let _ = writeln!(out, "{file}: ok (pi {variant}: the request breaks no rule)");
+                let _ = writeln!(
+                    out,
+                    "{file}: ok (pi {pi_version}: the request breaks no rule)"
+                );
             }
             Outcome::Judged(found) => {
                 let _ = writeln!(
                     out,
-                    "{file}: {} violation(s), the API would answer 400 (pi {variant})",
+                    "{file}: {} violation(s), the API would answer 400 (pi {pi_version})",
                     found.len()
                 );
                 for finding in found {
@@ -171,7 +173,7 @@ fn text_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> S
     out
 }
 
-fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> Value {
+fn json_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> Value {
     let files: Vec<Value> = files
         .iter()
         .zip(outcomes)
@@ -189,7 +191,7 @@ fn json_report(files: &[PathBuf], outcomes: &[Outcome], variant: PiVersion) -> V
             }),
         })
         .collect();
-    json!({"pi": variant.to_string(), "files": files})
+    json!({"pi": pi_version.to_string(), "files": files})
 }
 
 fn finding_json(finding: &WireFinding) -> Value {

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::formats::Format;
 use serde_json::{Map, Value, json};
 
 use super::exit::ExitCode;
@@ -108,9 +110,9 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let names: Vec<String> = match (&args.target, args.profile.contract.as_deref()) {
-        (_, Some("sweep")) => match args.profile.format.as_deref() {
-            None | Some("pi") => vec!["sweep".to_string()],
+    let names: Vec<String> = match (&args.target, args.profile.contract) {
+        (_, Some(Contract::Sweep)) => match args.profile.format {
+            None | Some(Format::Pi) => vec!["sweep".to_string()],
             Some(other) => bail!("the sweep contract speaks pi messages, not `{other}`"),
         },
         (_, Some(_)) => return run_contract(&args),

@@ -1,6 +1,7 @@
 //! `ctxfuzz guard --variant V --schedule FILE`: the event trace of one turn-end guard schedule.
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use anyhow::{Result, anyhow};
 use ctxfuzz_oracles::invariants::{self, Judgement};
@@ -13,7 +14,7 @@ use crate::transcript::io;
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
     /// The guard wiring: settled (the original), end-no-release, end-release (the fix).
-    #[arg(long, default_value = "end-release", value_parser = parse_variant)]
+    #[arg(long, default_value = "end-release", value_parser = GuardWiring::from_str)]
     pub variant: GuardWiring,
     /// A schedule (JSON), or a `guard` case file (its `input` is the schedule).
     #[arg(long)]
@@ -22,12 +23,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "against")]
     pub json: bool,
     /// Also run this variant and print a diff of the two traces.
-    #[arg(long, value_parser = parse_variant)]
+    #[arg(long, value_parser = GuardWiring::from_str)]
     pub against: Option<GuardWiring>,
-}
-
-fn parse_variant(name: &str) -> Result<GuardWiring, String> {
-    name.parse()
 }
 
 /// Prints the trace and the invariants it breaks; exit 1 when it breaks any.

@@ -19,11 +19,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::Judgement;
 use serde::{Deserialize, Serialize};
 
 use super::exit::ExitCode;
 use crate::harness::findings::{self, Finding};
+use crate::harness::profile::as_text;
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config};
 use crate::harness::targets::contract::ContractTarget;
@@ -74,8 +77,10 @@ pub struct Manifest {
     pub version: String,
     pub registry: String,
     pub license: String,
-    pub contract: String,
-    pub format: String,
+    #[serde(deserialize_with = "as_text::required")]
+    pub contract: Contract,
+    #[serde(deserialize_with = "as_text::required")]
+    pub format: Format,
     /// Run from the repository root by `sh -c`.
     pub command: String,
     /// How the package marks a result it adds (absent: it adds none).
@@ -98,8 +103,8 @@ impl Manifest {
     /// The contract target's profile for this peer.
     pub fn profile(&self) -> Profile {
         Profile {
-            contract: Some(self.contract.clone()),
-            format: Some(self.format.clone()),
+            contract: Some(self.contract),
+            format: Some(self.format),
             sut: Some(self.command.clone()),
             peer: Some(self.id.clone()),
             package: Some(format!("{}@{}", self.package, self.version)),
@@ -222,8 +227,8 @@ fn fuzz_peer(args: &Args, id: &str, seed: u64, out: &Path) -> Result<Row> {
     let mut row = Row {
         peer: manifest.id.clone(),
         package: format!("{}@{}", manifest.package, manifest.version),
-        contract: manifest.contract.clone(),
-        format: manifest.format.clone(),
+        contract: manifest.contract.to_string(),
+        format: manifest.format.to_string(),
         ..Row::default()
     };
     if let Some(error) = manifest.not_installed() {

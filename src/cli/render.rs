@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["file", "stage"])]
     pub batch: bool,
     /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::PiVersion`).
-    #[arg(long, default_value = "1.6.0", value_parser = parse_variant)]
+    #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.
     #[arg(long, value_enum)]
@@ -45,11 +45,6 @@ pub enum StageArg {
     Transformed,
     #[default]
     Anthropic,
-}
-
-/// `--pi` values: any pi version string.
-pub fn parse_variant(version: &str) -> std::result::Result<PiVersion, String> {
-    PiVersion::from_version(version)
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -82,13 +77,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The batch protocol: one answer line per input line, until end of input.
-fn batch(variant: PiVersion) -> Result<ExitCode> {
+fn batch(pi_version: PiVersion) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {
         let line = line?;
         let answer = match parse_line(&line, index + 1) {
-            Ok(input) => pi::run_vector_input(&input, variant),
+            Ok(input) => pi::run_vector_input(&input, pi_version),
             Err(error) => json!({"error": error, "stage": "input"}),
         };
         json_text::to_writer(&mut stdout, &answer)?;

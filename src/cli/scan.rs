@@ -29,17 +29,16 @@ use crate::transcript::shapes::{Shape, shapes};
 pub struct Args {
     /// The directory to scan (recursively) for pi session files (`*.jsonl`).
     pub dir: PathBuf,
-    /// pi version whose rules apply (any version; picks one of the four behaviour variants).
-    #[arg(long = "pi", default_value = "1.6.0")]
-    pub pi: String,
+    /// pi version whose rules apply (any version; picks one of the four pi versions modelled).
+    #[arg(long = "pi", default_value = "1.6.0", value_parser = PiVersion::from_version)]
+    pub pi: PiVersion,
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let variant = PiVersion::from_version(&args.pi).map_err(anyhow::Error::msg)?;
-    let report = scan(&args.dir, variant)?;
+    let report = scan(&args.dir, args.pi)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -116,14 +115,14 @@ pub struct Problem {
     pub problem: String,
 }
 
-/// Scans `dir` with the rules of `variant`.
-pub fn scan(dir: &Path, variant: PiVersion) -> Result<ScanReport> {
+/// Scans `dir` with the rules of `pi_version`.
+pub fn scan(dir: &Path, pi_version: PiVersion) -> Result<ScanReport> {
     if !dir.is_dir() {
         bail!("{}: not a directory", dir.display());
     }
     let mut report = ScanReport {
         root: dir.display().to_string(),
-        pi: variant.checked_against().to_string(),
+        pi: pi_version.checked_against().to_string(),
         shapes: Shape::all().iter().map(|s| (s.to_string(), 0)).collect(),
         ..ScanReport::default()
     };
@@ -132,7 +131,7 @@ pub fn scan(dir: &Path, variant: PiVersion) -> Result<ScanReport> {
     files.sort();
     for path in files {
         report.files.found += 1;
-        report.add(&path, variant);
+        report.add(&path, pi_version);
     }
     Ok(report)
 }
@@ -163,7 +162,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) ->
 }
 
 impl ScanReport {
-    fn add(&mut self, path: &Path, variant: PiVersion) {
+    fn add(&mut self, path: &Path, pi_version: PiVersion) {
         let file = path.display().to_string();
         let text = match std::fs::read(path) {
             // pi decodes with a StringDecoder, which replaces invalid UTF-8 the same way.
@@ -174,7 +173,7 @@ impl ScanReport {
                 return;
             }
         };
-        let loaded = session_file::load(&text, variant);
+        let loaded = session_file::load(&text, pi_version);
         if !loaded.malformed.is_empty() {
             self.files.with_malformed_lines += 1;
         }
@@ -183,10 +182,10 @@ impl ScanReport {
                 file: file.clone(),
                 line: m.clone(),
             }));
-        self.add_context(&file, loaded, variant);
+        self.add_context(&file, loaded, pi_version);
     }
 
-    fn add_context(&mut self, file: &str, loaded: SessionFile, variant: PiVersion) {
+    fn add_context(&mut self, file: &str, loaded: SessionFile, pi_version: PiVersion) {
         let context = match loaded.context {
             None => {
                 self.files.not_sessions += 1;
@@ -204,7 +203,7 @@ impl ScanReport {
             Some(Ok(context)) => context,
         };
         let model = JsValue::from(default_model());
-        let findings = match wire::findings(&context.messages, &model, variant) {
+        let findings = match wire::findings(&context.messages, &model, pi_version) {
             Ok(findings) => findings,
             Err(thrown) => {
                 self.sessions.pi_fails += 1;

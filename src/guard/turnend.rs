@@ -8,8 +8,11 @@
 use std::fmt;
 use std::str::FromStr;
 
+use ctxfuzz_oracles::error::by_name;
+
 use super::schedule::{Deliver, GUARD, Hook};
 use super::trace::Did;
+use crate::error::Error;
 
 /// Which events the guard is wired to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -47,15 +50,15 @@ impl fmt::Display for GuardWiring {
 }
 
 impl FromStr for GuardWiring {
-    type Err = String;
+    type Err = Error;
 
-    fn from_str(name: &str) -> Result<GuardWiring, String> {
-        GuardWiring::ALL
-            .into_iter()
-            .find(|variant| variant.name() == name)
-            .ok_or_else(|| {
-                format!("unknown guard variant `{name}` (expected settled, end-no-release or end-release)")
-            })
+    fn from_str(name: &str) -> Result<GuardWiring, Error> {
+        Ok(by_name(
+            "guard variant",
+            name,
+            &GuardWiring::ALL,
+            GuardWiring::name,
+        )?)
     }
 }
 

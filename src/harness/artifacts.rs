@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::findings::{self, Finding};
 use super::target::{Class, DynTarget};
+use crate::error::Error;
 
 /// The file a nightly run writes into its run directory before fuzzing.
 pub const RUN_RECORD: &str = "run.json";
@@ -115,7 +116,7 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
             Err(reason) => {
                 conversion.not_reproduced.push(NotReproduced {
                     artifact: artifact.clone(),
-                    reason,
+                    reason: reason.to_string(),
                 });
                 continue;
             }
@@ -166,11 +167,12 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
     conversion
 }
 
-fn decode(target: &dyn DynTarget, artifact: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(artifact).map_err(|e| format!("cannot read: {e}"))?;
-    target
-        .decode(&bytes)
-        .map_err(|e| format!("target `{}` cannot decode it: {e}", target.name()))
+fn decode(target: &dyn DynTarget, artifact: &Path) -> Result<Value, Error> {
+    let bytes = std::fs::read(artifact).map_err(Error::CannotRead)?;
+    target.decode(&bytes).map_err(|source| Error::CannotDecode {
+        target: target.name(),
+        source,
+    })
 }
 
 /// Why a judgement is not a crash of `target`'s variant.

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::profile::Profile;
 use super::supervisor::{AnswerReader, Failure, Limits, Malformed, Supervisor, read_object};
+use crate::error::Error;
 use crate::sweep::{BarrierRule, Message, sweep};
 
 pub const SUT_MATCHES_RUST: Invariant = Invariant {
@@ -136,17 +137,25 @@ pub fn fuzz_answer_reader(bytes: &[u8]) {
 
 /// The kept messages and swept ids of `{"messages": [...], "swept": [strings]}`, or what is
 /// missing (the supervisor makes that a `sut-malformed-output` fault).
-fn sweep_answer(mut answer: Map<String, Value>) -> Result<(Vec<Value>, Vec<String>), String> {
+fn sweep_answer(mut answer: Map<String, Value>) -> Result<(Vec<Value>, Vec<String>), Error> {
     let Some(Value::Array(messages)) = answer.remove("messages") else {
-        return Err("no `messages` array".into());
+        return Err(Error::AnswerLacks {
+            field: "messages",
+            array: true,
+        });
     };
     let swept = match answer.get("swept") {
         Some(Value::Array(ids)) => ids
             .iter()
             .map(|id| id.as_str().map(String::from))
             .collect::<Option<Vec<_>>>()
-            .ok_or("`swept` holds a non-string")?,
-        _ => return Err("no `swept` array".into()),
+            .ok_or(Error::AnswerNotStrings("swept"))?,
+        _ => {
+            return Err(Error::AnswerLacks {
+                field: "swept",
+                array: true,
+            });
+        }
     };
     Ok((messages, swept))
 }

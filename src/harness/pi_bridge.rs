@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 /// The command that installs the pinned packages, from the repository root.
 pub const INSTALL: &str = "npm ci --prefix oracles/conformance";
 
-/// The versions the bridge loads (one per behaviour variant).
+/// The versions the bridge loads (one per pi version modelled).
 pub const VERSIONS: [&str; 4] = ["0.79.0", "0.81.1", "0.87.1", "1.6.0"];
 
 /// `oracles/conformance` of this repository.

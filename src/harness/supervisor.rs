@@ -67,6 +67,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::stop;
+use crate::error::Error;
 
 mod answer;
 mod fault;
@@ -113,7 +114,7 @@ impl Supervisor {
     pub fn ask<T>(
         &self,
         request: &Value,
-        shape: impl FnOnce(Map<String, Value>) -> Result<T, String>,
+        shape: impl FnOnce(Map<String, Value>) -> Result<T, Error>,
     ) -> Result<T, Failure> {
         if stop::over() {
             return Err(Failure::Stopped(
@@ -152,7 +153,7 @@ impl Supervisor {
     }
 }
 
-fn malformed_answer(why: &str, line: &str) -> Trouble {
+fn malformed_answer(why: &Error, line: &str) -> Trouble {
     Trouble::fault(FaultKind::Malformed, format!("malformed answer: {why}")).with(
         "answer",
         json!(line.chars().take(SHOWN_BYTES).collect::<String>()),

@@ -10,7 +10,9 @@
 //! diff explains them, how libFuzzer bytes become an input).
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io;
+use std::str::FromStr;
 
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
@@ -20,6 +22,7 @@ use serde_json::{Value, json};
 
 use super::panics;
 use super::profile::Profile;
+use crate::error::Error;
 
 /// The shape ([`Target::shape`]) of a finding whose program gave no answer: a fault of an external
 /// program, whose shape is drawn without asking it again ([`super::findings::key`]).
@@ -29,12 +32,22 @@ pub trait Target: Send + Sync {
     /// One case of this target, as a case file's `input` holds it.
     type Input: Serialize + DeserializeOwned;
 
+    /// The configuration of the system under test an instance runs (a sweep rule, a compaction
+    /// configuration, a guard wiring), read from its name (`--variant`, the key of a case file's
+    /// `verdicts`) by the registry ([`super::targets`]) and written back as the same name.
+    type Variant: FromStr<Err: Into<anyhow::Error>> + fmt::Display;
+
+    /// The target for `variant` (`None`: the target's default) and the options of `profile` it
+    /// reads (the others are ignored).
+    fn build(variant: Option<Self::Variant>, profile: &Profile) -> anyhow::Result<Self>
+    where
+        Self: Sized;
+
     /// The target's name as given to `ctxfuzz fuzz --target`.
     fn name(&self) -> &'static str;
 
-    /// The variant of the system under test this instance runs (a sweep rule, a compaction
-    /// configuration, a guard wiring): the key of a case file's `verdicts`.
-    fn variant(&self) -> String;
+    /// The configuration this instance runs.
+    fn variant(&self) -> Self::Variant;
 
     /// The configuration a case file records so replay rebuilds this exact target.
     fn profile(&self) -> Profile;
@@ -109,6 +122,7 @@ pub trait Target: Send + Sync {
 /// command line hold (`&dyn DynTarget`). Implemented for every target.
 pub trait DynTarget: Send + Sync {
     fn name(&self) -> &'static str;
+    /// [`Target::variant`] by its name.
     fn variant(&self) -> String;
     fn profile(&self) -> Profile;
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value>;
@@ -176,8 +190,11 @@ fn is_outsized(input: &impl Serialize) -> bool {
 }
 
 /// `input` read as `T`'s input, or why it is not one.
-fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, String> {
-    T::Input::deserialize(input).map_err(|e| format!("not a {} input: {e}", target.name()))
+fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, Error> {
+    T::Input::deserialize(input).map_err(|source| Error::NotAnInput {
+        target: target.name(),
+        source,
+    })
 }
 
 fn to_json(input: &impl Serialize) -> Value {
@@ -190,7 +207,7 @@ impl<T: Target> DynTarget for T {
     }
 
     fn variant(&self) -> String {
-        Target::variant(self)
+        Target::variant(self).to_string()
     }
 
     fn profile(&self) -> Profile {
@@ -204,14 +221,14 @@ impl<T: Target> DynTarget for T {
     fn judge(&self, input: &Value) -> Judgement {
         match typed(self, input) {
             Ok(input) => Target::judge(self, &input),
-            Err(reason) => Judgement::CannotJudge(reason),
+            Err(reason) => Judgement::CannotJudge(reason.to_string()),
         }
     }
 
     fn output(&self, input: &Value) -> Value {
         match typed(self, input) {
             Ok(input) => Target::output(self, &input),
-            Err(reason) => json!({ "error": reason }),
+            Err(reason) => json!({ "error": reason.to_string() }),
         }
     }
 

@@ -353,7 +353,7 @@ fn the_input_is_never_mutated() {
 #[test]
 fn rules_parse_and_print_by_name() {
     for rule in BarrierRule::ALL {
-        assert_eq!(rule.to_string().parse::<BarrierRule>(), Ok(rule));
+        assert_eq!(rule.to_string().parse::<BarrierRule>().unwrap(), rule);
     }
     assert_eq!(BarrierRule::default(), BarrierRule::Strict);
     assert!("pi-condense".parse::<BarrierRule>().is_err());

@@ -47,7 +47,7 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
         .is_ok_and(|entry| session_context::has_session_header(std::slice::from_ref(&entry)))
 }
 
-/// Reads a session file's text with the rules of pi variant `v` (lines as `JSON.parse` reads
+/// Reads a session file's text with the rules of pi version `v` (lines as `JSON.parse` reads
 /// them: lone surrogate escapes are kept).
 pub fn load(text: &str, v: PiVersion) -> SessionFile<'_> {
     // A text holding characters the string representation reserves (rare) is decoded into a

@@ -3,7 +3,7 @@
 //!
 //! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
-//! Rust model of the matching behaviour variant, and `llm`, `transformed`, the Anthropic request's
+//! Rust model of the matching pi version, and `llm`, `transformed`, the Anthropic request's
 //! `messages` and `system`, the session context, and any thrown error are compared field by field
 //! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
 //! diffs with the command that replays the run.
@@ -11,7 +11,7 @@
 //! Inputs: (a) every reference vector (message and session mode) against all four versions, and
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
-//! variant (default 5,000 transcripts and a quarter as many session files). A third of them have
+//! pi version (default 5,000 transcripts and a quarter as many session files). A third of them have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
@@ -39,7 +39,7 @@ fn ask_real_pi(requests: Vec<Value>) -> Vec<Value> {
 /// One input and where it came from (printed with a mismatch).
 struct Case {
     origin: String,
-    variant: PiVersion,
+    pi_version: PiVersion,
     input: Value,
 }
 
@@ -147,13 +147,13 @@ fn unified_diff(real: Option<&Value>, model: Option<&Value>) -> String {
 fn check(name: &str, cases: Vec<Case>, replay: &str) {
     let requests: Vec<Value> = cases
         .iter()
-        .map(|c| json!({"pi": c.variant.checked_against(), "input": c.input}))
+        .map(|c| json!({"pi": c.pi_version.checked_against(), "input": c.input}))
         .collect();
     let responses = ask_real_pi(requests.clone());
     let mut report = String::new();
     let mut mismatched = 0;
     for (index, (case, real)) in cases.iter().zip(&responses).enumerate() {
-        let model = run_vector_input(&case.input, case.variant);
+        let model = run_vector_input(&case.input, case.pi_version);
         let mismatches = compare(real, &model);
         if mismatches.is_empty() {
             continue;
@@ -165,7 +165,7 @@ fn check(name: &str, cases: Vec<Case>, replay: &str) {
             report += &format!(
                 "\n--- {} (pi {}): {} differ\ninput: {}\nfull request: {}\n",
                 case.origin,
-                case.variant.checked_against(),
+                case.pi_version.checked_against(),
                 fields.join(", "),
                 truncate(&input, 2000),
                 save_request(name, mismatched, &requests[index]),
@@ -241,17 +241,13 @@ fn conformance_reference_vectors_all_versions() {
         .iter()
         .map(|v| Case {
             origin: v["name"].as_str().unwrap_or("?").to_string(),
-            variant: if v["variant"] == "current" {
-                PiVersion::From130
-            } else {
-                PiVersion::From0804
-            },
+            pi_version: PiVersion::of_vector(v["variant"].as_str().unwrap()).unwrap(),
             input: v["input"].clone(),
         })
         .collect();
     let requests = recorded
         .iter()
-        .map(|c| json!({"pi": c.variant.checked_against(), "input": c.input}))
+        .map(|c| json!({"pi": c.pi_version.checked_against(), "input": c.input}))
         .collect();
     let responses = ask_real_pi(requests);
     for ((case, vector), real) in recorded.iter().zip(&vectors).zip(&responses) {
@@ -262,11 +258,11 @@ fn conformance_reference_vectors_all_versions() {
         );
     }
     let mut cases = Vec::new();
-    for variant in PiVersion::ALL {
+    for pi_version in PiVersion::ALL {
         for v in vectors.iter().filter(|v| v["variant"] == "current") {
             cases.push(Case {
                 origin: v["name"].as_str().unwrap_or("?").to_string(),
-                variant,
+                pi_version,
                 input: v["input"].clone(),
             });
         }
@@ -290,7 +286,7 @@ fn run_seed() -> u64 {
     }
 }
 
-fn cases_per_variant() -> usize {
+fn cases_per_pi_version() -> usize {
     std::env::var("CTXFUZZ_CONFORMANCE_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -512,15 +508,15 @@ fn lone_half(rng: &mut fastrand::Rng) -> String {
     js_string::lone(LONE_UNITS[rng.usize(..LONE_UNITS.len())])
 }
 
-fn generated(variant: PiVersion) {
+fn generated(pi_version: PiVersion) {
     let seed = run_seed();
-    let count = cases_per_variant();
+    let count = cases_per_pi_version();
     let mut cases = Vec::with_capacity(count + count / 4);
     for i in 0..count as u64 {
         let case_seed = seed.wrapping_add(i);
         cases.push(Case {
             origin: format!("transcript of seed {case_seed}"),
-            variant,
+            pi_version,
             input: message_input(case_seed),
         });
     }
@@ -528,13 +524,16 @@ fn generated(variant: PiVersion) {
         let case_seed = seed.wrapping_add(i);
         cases.push(Case {
             origin: format!("session of seed {case_seed}"),
-            variant,
+            pi_version,
             input: session_input(case_seed),
         });
     }
-    let test = format!("conformance_generated_{}", test_suffix(variant));
+    let test = format!("conformance_generated_{}", test_suffix(pi_version));
     check(
-        &format!("generated, pi {} (seed {seed})", variant.checked_against()),
+        &format!(
+            "generated, pi {} (seed {seed})",
+            pi_version.checked_against()
+        ),
         cases,
         &format!(
             "CTXFUZZ_CONFORMANCE_SEED={seed} cargo test --release --test ctxfuzz conformance::{test}"
@@ -542,8 +541,8 @@ fn generated(variant: PiVersion) {
     );
 }
 
-fn test_suffix(variant: PiVersion) -> &'static str {
-    match variant {
+fn test_suffix(pi_version: PiVersion) -> &'static str {
+    match pi_version {
         PiVersion::Before0804 => "0_79",
         PiVersion::From0804 => "0_81",
         PiVersion::From086 => "0_87",

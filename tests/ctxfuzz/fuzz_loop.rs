@@ -27,6 +27,11 @@ struct Toy;
 
 impl Target for Toy {
     type Input = Value;
+    type Variant = String;
+
+    fn build(_: Option<String>, _: &Profile) -> anyhow::Result<Toy> {
+        Ok(Toy)
+    }
 
     fn name(&self) -> &'static str {
         "toy"

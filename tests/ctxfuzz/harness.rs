@@ -258,3 +258,46 @@ fn a_case_is_judged_alike_in_its_own_type_and_from_its_json() {
     }
     assert!(failing > 50, "only {failing} failing cases compared");
 }
+
+/// A target's variant is read from its name once, where the registry builds the target, and
+/// written back as the same name; a name the target does not know is refused, naming it.
+#[test]
+fn harness_every_targets_variant_reads_back_from_its_name() {
+    let contract =
+        Profile::from_value(&json!({"contract": "cut", "format": "openai", "sut": "true"}))
+            .unwrap();
+    for name in targets::names() {
+        let profile = if name == "contract" {
+            contract.clone()
+        } else {
+            Profile::default()
+        };
+        let default = targets::build(name, None, &profile).unwrap();
+        let again = targets::build(name, Some(&default.variant()), &profile).unwrap();
+        assert_eq!(again.variant(), default.variant(), "{name}");
+        let refused = targets::build(name, Some("bogus"), &profile).err().unwrap();
+        assert!(refused.to_string().contains("`bogus`"), "{name}: {refused}");
+    }
+    for (name, variant) in [
+        ("sweep", "allowlist"),
+        ("differential", "none"),
+        ("compaction", "no-state"),
+        ("pipeline", "floor-0"),
+        ("guard", "settled"),
+        ("oracle-json", "check"),
+    ] {
+        let built = targets::build(name, Some(variant), &Profile::default()).unwrap();
+        assert_eq!(built.variant(), variant);
+    }
+    assert_eq!(
+        targets::build("oracle-json", Some("bogus"), &Profile::default())
+            .err()
+            .unwrap()
+            .to_string(),
+        "unknown oracle-json variant `bogus` (known: check)"
+    );
+    let other = targets::build("contract", Some("repair:openai"), &contract)
+        .err()
+        .unwrap();
+    assert!(other.to_string().contains("not `repair:openai`"), "{other}");
+}

@@ -2,11 +2,11 @@
 //!
 //! Root package, top to bottom: `cli` -> `harness` (and the known-defect catalog `mutants`) ->
 //! the systems under test (`sweep`, `compaction`, `guard`) and `generators` -> `transcript`
-//! (the transcript model and io). The oracle package: `contracts` (for external programs) ->
+//! (the transcript model and io) and `error` (the package's error enum). The oracle package: `contracts` (for external programs) ->
 //! `invariants` and `formats` (the transcript formats other programs speak) -> `pi` (pi's pipeline
 //! and its request builder) and `wire` (the providers' rules) -> `json_text` (JSON text as
 //! JavaScript reads and writes it) -> `js` (JavaScript's reading of a value) -> `js_value` (the
-//! value, borrowed from the text) and `js_string`; it never imports the root
+//! value, borrowed from the text), `js_string` and `error`; it never imports the root
 //! package. Benchmarks and fuzz targets call library code, never the command line.
 //!
 //! The check reads every `use` line and every `crate::` path in code (comments are skipped),
@@ -25,7 +25,7 @@ const ROOT_LAYERS: &[&[&str]] = &[
     &["cli"],
     &["harness", "mutants"],
     &["sweep", "compaction", "guard", "generators"],
-    &["transcript"],
+    &["transcript", "error"],
 ];
 
 /// The layers of the oracle package, highest first.
@@ -35,7 +35,7 @@ const ORACLE_LAYERS: &[&[&str]] = &[
     &["pi", "wire"],
     &["json_text"],
     &["js"],
-    &["js_value", "js_string"],
+    &["js_value", "js_string", "error"],
 ];
 
 #[test]

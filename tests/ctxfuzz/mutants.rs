@@ -35,13 +35,10 @@ fn the_correct_oracle_reproduces_every_golden_vector() {
         if vector["input"].get("messages").is_none() {
             continue;
         }
-        let variant = if vector["variant"] == "0.81.1" {
-            ctxfuzz_oracles::pi::PiVersion::From0804
-        } else {
-            ctxfuzz_oracles::pi::PiVersion::From130
-        };
+        let pi_version =
+            ctxfuzz_oracles::pi::PiVersion::of_vector(vector["variant"].as_str().unwrap()).unwrap();
         assert_eq!(
-            ctxfuzz_oracles::pi::run_vector_input_with_fault(&vector["input"], variant, None),
+            ctxfuzz_oracles::pi::run_vector_input_with_fault(&vector["input"], pi_version, None),
             vector["output"],
             "{}",
             vector["name"]

@@ -3,6 +3,10 @@
 
 use clap::Parser;
 use ctxfuzz::harness::Profile;
+use ctxfuzz::harness::profile::SweepAfter;
+use ctxfuzz::sweep::BarrierRule;
+use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::formats::Format;
 use serde_json::json;
 
 use crate::common::ctxfuzz_in;
@@ -17,14 +21,14 @@ struct Flags {
 /// Every field set (a new field must be added here, and so gets its flag checked).
 fn every_field() -> Profile {
     Profile {
-        pi: Some("0.87.1".into()),
-        against: Some("allowlist".into()),
-        sweep: Some("off".into()),
+        pi: Some("0.87.1".parse().unwrap()),
+        against: Some(BarrierRule::Allowlist),
+        sweep: Some(SweepAfter::Off),
         sut: Some("python3 tests/sut/sweep.py".into()),
         sut_timeout_ms: Some(900),
         sut_startup_ms: Some(50),
-        contract: Some("repair".into()),
-        format: Some("openai".into()),
+        contract: Some(Contract::Repair),
+        format: Some(Format::OpenAi),
         marker: Some("[synthetic]".into()),
         peer: Some("example".into()),
         package: Some("example@1.0.0".into()),
@@ -56,22 +60,60 @@ fn a_case_files_profile_reads_and_writes_back_unchanged() {
         json!({}),
         json!({"pi": "1.6.0"}),
         json!({"pi": "1.6.0", "sweep": "off"}),
+        json!({"pi": "v0.87.1", "against": "all-other-roles", "sweep": "allowlist"}),
+        json!({"contract": "cut", "format": "ai-sdk", "sut": "python3 x.py"}),
         json!({"sut": "python3 x.py", "sut_startup_ms": 5000, "sut_timeout_ms": 2000}),
     ] {
         let profile = Profile::from_value(&recorded).unwrap();
         assert_eq!(profile.to_value(), recorded);
     }
-    assert_eq!(Profile::from_value(&json!(null)), Ok(Profile::default()));
+    assert_eq!(
+        Profile::from_value(&json!(null)).unwrap(),
+        Profile::default()
+    );
     // Keys no target knows are ignored, so newer case files still replay.
     assert_eq!(
         Profile::from_value(&json!({"pi": "1.6.0", "later": true})).unwrap(),
         Profile::from_value(&json!({"pi": "1.6.0"})).unwrap()
     );
-    let wrong = Profile::from_value(&json!({"pi": 5})).unwrap_err();
+    let wrong = Profile::from_value(&json!({"pi": 5}))
+        .unwrap_err()
+        .to_string();
     assert!(
         wrong.contains("not a profile") && wrong.contains("string"),
         "{wrong}"
     );
+}
+
+/// A field with a finite set of values is parsed where the case file is read: a name it does not
+/// know is refused there, with the names it knows.
+#[test]
+fn a_case_files_unknown_name_is_refused_with_the_known_ones() {
+    for (recorded, expected) in [
+        (
+            json!({"format": "xml"}),
+            "not a profile: unknown format `xml` (known: pi, openai",
+        ),
+        (
+            json!({"against": "loose"}),
+            "not a profile: unknown barrier rule `loose` (known: none, allowlist",
+        ),
+        (
+            json!({"sweep": "sideways"}),
+            "not a profile: unknown barrier rule `sideways`",
+        ),
+        (
+            json!({"contract": "trim"}),
+            "not a profile: unknown contract `trim` (known: sweep, repair, cut, prune)",
+        ),
+        (
+            json!({"pi": "latest"}),
+            "not a profile: invalid pi version \"latest\"",
+        ),
+    ] {
+        let wrong = Profile::from_value(&recorded).unwrap_err().to_string();
+        assert!(wrong.starts_with(expected), "{wrong}");
+    }
 }
 
 /// The `pipeline` target's sweep rule has a flag, and a finding's regenerate line carries it.

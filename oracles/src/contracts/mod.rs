@@ -14,10 +14,12 @@ pub mod cut;
 pub mod prune;
 pub mod repair;
 
+use std::fmt;
 use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::error::{Error, by_name};
 use crate::invariants::Group;
 
 /// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
@@ -56,6 +58,13 @@ pub enum Contract {
 }
 
 impl Contract {
+    pub const ALL: [Contract; 4] = [
+        Contract::Sweep,
+        Contract::Repair,
+        Contract::Cut,
+        Contract::Prune,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Contract::Sweep => "sweep",
@@ -66,18 +75,32 @@ impl Contract {
     }
 }
 
-impl FromStr for Contract {
-    type Err = String;
+impl fmt::Display for Contract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
-    fn from_str(name: &str) -> Result<Self, String> {
-        match name {
-            "sweep" => Ok(Contract::Sweep),
-            "repair" => Ok(Contract::Repair),
-            "cut" => Ok(Contract::Cut),
-            "prune" => Ok(Contract::Prune),
-            _ => Err(format!(
-                "unknown contract `{name}` (known: sweep, repair, cut, prune)"
-            )),
+impl FromStr for Contract {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self, Error> {
+        Ok(by_name("contract", name, &Contract::ALL, Contract::name)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_contract_reads_back_from_its_name_and_an_unknown_one_lists_them() {
+        for contract in Contract::ALL {
+            assert_eq!(contract.to_string().parse(), Ok(contract));
         }
+        assert_eq!(
+            "trim".parse::<Contract>().unwrap_err().to_string(),
+            "unknown contract `trim` (known: sweep, repair, cut, prune)"
+        );
     }
 }

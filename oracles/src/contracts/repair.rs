@@ -239,7 +239,7 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                     invariant: WIRE_VALID,
                     cause,
                     summary: format!("pi throws on the output: {thrown}"),
-                    evidence: json!({"thrown": thrown}),
+                    evidence: json!({"thrown": thrown.to_string()}),
                 }]
             }
         };

@@ -28,6 +28,7 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
+use crate::error::{Error, by_name};
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
 pub use required::MissingField;
@@ -118,16 +119,10 @@ impl fmt::Display for Format {
 }
 
 impl FromStr for Format {
-    type Err = String;
+    type Err = Error;
 
-    fn from_str(name: &str) -> Result<Self, String> {
-        Format::ALL
-            .into_iter()
-            .find(|format| format.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown format `{name}` (known: {})", known.join(", "))
-            })
+    fn from_str(name: &str) -> Result<Self, Error> {
+        Ok(by_name("format", name, &Format::ALL, Format::name)?)
     }
 }
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation, same_message};
+use crate::error::{Error, by_name};
 use crate::js::{Json, View};
 
 pub const ONLY_REMOVES: Invariant = Invariant {
@@ -78,16 +79,15 @@ impl fmt::Display for TwinRule {
 }
 
 impl FromStr for TwinRule {
-    type Err = String;
+    type Err = Error;
 
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "none" => Ok(TwinRule::None),
-            "allowlist" => Ok(TwinRule::Allowlist),
-            "all-other-roles" => Ok(TwinRule::AllOtherRoles),
-            "strict" => Ok(TwinRule::Strict),
-            other => Err(format!("unknown barrier rule `{other}`")),
-        }
+    fn from_str(text: &str) -> Result<Self, Error> {
+        Ok(by_name(
+            "barrier rule",
+            text,
+            &TwinRule::ALL,
+            TwinRule::name,
+        )?)
     }
 }
 

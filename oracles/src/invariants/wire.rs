@@ -176,8 +176,8 @@ pub fn permanent<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
-) -> Result<Vec<Violation>, String> {
-    let findings = findings(input, model, v).map_err(|thrown| thrown.to_string())?;
+) -> Result<Vec<Violation>, Thrown> {
+    let findings = findings(input, model, v)?;
     Ok(findings
         .iter()
         .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
@@ -193,9 +193,8 @@ pub fn permanent_count<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
-) -> Result<usize, String> {
-    let (_, wire) =
-        render_and_validate(input, model, v, 0, |_, _| {}).map_err(|thrown| thrown.to_string())?;
+) -> Result<usize, Thrown> {
+    let (_, wire) = render_and_validate(input, model, v, 0, |_, _| {})?;
     Ok(wire
         .iter()
         .filter(|wire| permanent_invariant(wire.rule).is_some())

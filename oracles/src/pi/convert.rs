@@ -18,7 +18,7 @@ pub const BRANCH_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 pub const BRANCH_SUFFIX: &str = "</summary>";
 
-/// `convertToLlm(messages)` for variant `v`, borrowing every message it passes through. The
+/// `convertToLlm(messages)` for pi version `v`, borrowing every message it passes through. The
 /// messages may be references (`M = &JsValue`): a caller judging several subsets of one transcript
 /// converts it to [`JsValue`]s once.
 pub(crate) fn convert<'a, M: Borrow<JsValue<'a>>>(

@@ -1,4 +1,4 @@
-//! Models of pi's `convertToLlm` and `transformMessages`, per behaviour variant, and the whole
+//! Models of pi's `convertToLlm` and `transformMessages`, per pi version, and the whole
 //! render pipeline up to the Anthropic request body.
 //!
 //! The models read [`JsValue`]s the way the JavaScript reads objects, and report the inputs on

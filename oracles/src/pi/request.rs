@@ -1,5 +1,5 @@
 //! pi-ai's Anthropic request builder (`buildParams` / `convertMessages` of
-//! `api/anthropic-messages.js`), per variant. The API's 400 rules on the body it builds are the
+//! `api/anthropic-messages.js`), per pi version. The API's 400 rules on the body it builds are the
 //! provider's, in [`crate::wire::anthropic`].
 //!
 //! What the builder does to the transformed messages:

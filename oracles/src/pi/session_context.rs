@@ -26,7 +26,7 @@ pub use key::Key;
 pub use migrate::migrate;
 
 /// Which `buildSessionContext` a pi release has. The boundaries differ from the message-pipeline
-/// variants: sessions changed at 0.80.4 and at 0.87.0.
+/// pi versions: sessions changed at 0.80.4 and at 0.87.0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SessionRules {
     /// Before 0.80.4 (checked against 0.79.0): entries used as they are; an older compaction
@@ -43,7 +43,7 @@ pub enum SessionRules {
 impl SessionRules {
     pub const ALL: [SessionRules; 3] = [Self::Legacy, Self::Split, Self::Canonical];
 
-    /// The session rules of a behaviour variant, by the release it is checked against. `From086`
+    /// The session rules of a pi version, by the release it is checked against. `From086`
     /// also covers 0.86.x, which still read sessions like 0.81 (docs/pi-versions.md).
     pub fn of(v: PiVersion) -> SessionRules {
         match v {

@@ -1,5 +1,5 @@
 //! pi-ai's `transformMessages(messages, model, normalizeToolCallId)` with the Anthropic id
-//! normaliser, per variant.
+//! normaliser, per pi version.
 //!
 //! Four steps, as in the JavaScript: (0, from 0.80.4) `null`/missing content becomes `[]`;
 //! (1) images become placeholders for a model without vision; (2) assistants from another model

@@ -1,6 +1,9 @@
-//! The four behaviour variants of pi's provider boundary, and how a version string picks one.
+//! The four pi versions whose provider boundary behaves differently, and how a version string
+//! picks one.
 
 use std::fmt;
+
+use crate::error::Error;
 
 /// A range of pi versions whose `convertToLlm` / `transformMessages` / Anthropic conversion behave
 /// the same. Ordered oldest first, so `v >= PiVersion::From086` reads "0.86 or later".
@@ -18,7 +21,7 @@ pub enum PiVersion {
 }
 
 impl PiVersion {
-    /// Every variant, oldest first.
+    /// Every pi version, oldest first.
     pub const ALL: [PiVersion; 4] = [
         PiVersion::Before0804,
         PiVersion::From0804,
@@ -26,18 +29,14 @@ impl PiVersion {
         PiVersion::From130,
     ];
 
-    /// Picks the variant of any pi version: `1.6.0`, `v0.87.1`, `0.81`, `1.3.0-beta.1`.
+    /// Picks the [`PiVersion`] of any pi release: `1.6.0`, `v0.87.1`, `0.81`, `1.3.0-beta.1`.
     ///
     /// A leading `v`, missing minor/patch components (read as 0) and a `+build` suffix are
     /// accepted. A `-prerelease` sorts before its release, as in semver, so `1.3.0-beta.1` is a
-    /// 1.2.x-era build and gets that variant. Anything else is an error naming the input.
-    pub fn from_version(version: &str) -> Result<PiVersion, String> {
-        let (major, minor, patch, prerelease) = parse_version(version).ok_or_else(|| {
-            format!(
-                "invalid pi version {version:?}: expected MAJOR.MINOR.PATCH such as 1.6.0 \
-                 (a leading `v` and a -prerelease or +build suffix are allowed)"
-            )
-        })?;
+    /// 1.2.x-era build and gets that pi version. Anything else is an error naming the input.
+    pub fn from_version(version: &str) -> Result<PiVersion, Error> {
+        let (major, minor, patch, prerelease) =
+            parse_version(version).ok_or_else(|| Error::InvalidPiVersion(version.to_string()))?;
         // A prerelease of X.Y.Z sorts just below X.Y.Z: compare against (X.Y.Z, 0) vs (X.Y.Z, 1).
         let key = (major, minor, patch, u8::from(!prerelease));
         Ok(if key >= (1, 3, 0, 1) {
@@ -51,7 +50,18 @@ impl PiVersion {
         })
     }
 
-    /// The published version this variant's model is checked against by the conformance test.
+    /// The pi version of a golden vector, by the `"variant"` key of `vectors.expected.jsonl`:
+    /// `current` (the release the vectors were last verified against) or a version such as
+    /// `0.81.1`; anything else is an error naming it. Every reader of the vectors file picks the
+    /// model through this.
+    pub fn of_vector(name: &str) -> Result<PiVersion, Error> {
+        if name == "current" {
+            return Ok(PiVersion::From130);
+        }
+        PiVersion::from_version(name)
+    }
+
+    /// The published version this pi version's model is checked against by the conformance test.
     pub fn checked_against(self) -> &'static str {
         match self {
             PiVersion::Before0804 => "0.79.0",
@@ -126,8 +136,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn versions_pick_their_variant_at_the_changelog_boundaries() {
-        for (version, variant) in [
+    fn versions_pick_their_pi_version_at_the_changelog_boundaries() {
+        for (version, pi_version) in [
             ("0.73.1", PiVersion::Before0804),
             ("0.79.0", PiVersion::Before0804),
             ("0.80.3", PiVersion::Before0804),
@@ -145,7 +155,11 @@ mod tests {
             ("1.3.1-rc.1", PiVersion::From130),
             ("0.86.0+build.5", PiVersion::From086),
         ] {
-            assert_eq!(PiVersion::from_version(version), Ok(variant), "{version}");
+            assert_eq!(
+                PiVersion::from_version(version),
+                Ok(pi_version),
+                "{version}"
+            );
         }
     }
 
@@ -154,20 +168,30 @@ mod tests {
         for bad in [
             "", "latest", "1.x", "1.2.3.4", "1..2", "-1.0", "1.0-", "v", "1.+2",
         ] {
-            let error = PiVersion::from_version(bad).unwrap_err();
+            let error = PiVersion::from_version(bad).unwrap_err().to_string();
             assert!(error.contains(&format!("{bad:?}")), "{error}");
         }
     }
 
     #[test]
-    fn each_variant_is_checked_against_a_version_it_selects() {
-        for variant in PiVersion::ALL {
+    fn each_pi_version_is_checked_against_a_version_it_selects() {
+        for pi_version in PiVersion::ALL {
             assert_eq!(
-                PiVersion::from_version(variant.checked_against()),
-                Ok(variant)
+                PiVersion::from_version(pi_version.checked_against()),
+                Ok(pi_version)
             );
         }
         assert_eq!(PiVersion::default(), PiVersion::From130);
         assert_eq!(PiVersion::From130.to_string(), "1.3.0+");
+    }
+
+    #[test]
+    fn a_golden_vector_names_its_pi_version() {
+        assert_eq!(PiVersion::of_vector("current"), Ok(PiVersion::From130));
+        assert_eq!(PiVersion::of_vector("0.81.1"), Ok(PiVersion::From0804));
+        assert_eq!(
+            PiVersion::of_vector("newest"),
+            Err(Error::InvalidPiVersion("newest".into()))
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The reference vectors (`tests/data/vectors.expected.jsonl`, produced by running the real pi
 //! 1.6.0 and 0.81.1): every message-mode vector must be reproduced exactly by
-//! `run_vector_input`, for both variants.
+//! `run_vector_input`, for both pi versions.
 //!
 //! Session-mode vectors (input with `entries` or `jsonl`: V27 to V31) belong to the session-file
 //! model and are checked by its own test; they are skipped here by their input shape, and the test
@@ -10,7 +10,7 @@ use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
 use serde_json::Value;
 
 struct Vector {
-    variant: PiVersion,
+    pi_version: PiVersion,
     name: String,
     input: Value,
     output: Value,
@@ -22,13 +22,10 @@ fn vectors() -> Vec<Vector> {
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
             let mut record: Value = serde_json::from_str(line).expect("a vector is valid JSON");
-            let variant = match record["variant"].as_str() {
-                Some("current") => PiVersion::From130,
-                Some("0.81.1") => PiVersion::From0804,
-                other => panic!("unknown vector variant {other:?}"),
-            };
+            let pi_version = PiVersion::of_vector(record["variant"].as_str().unwrap_or_default())
+                .expect("a vector names its pi version");
             Vector {
-                variant,
+                pi_version,
                 name: record["name"].as_str().unwrap_or_default().to_string(),
                 input: record["input"].take(),
                 output: record["output"].take(),
@@ -44,22 +41,22 @@ fn is_session_mode(input: &Value) -> bool {
 #[test]
 fn every_message_mode_vector_is_reproduced_exactly() {
     let vectors = vectors();
-    assert_eq!(vectors.len(), 66, "33 vectors x 2 variants");
+    assert_eq!(vectors.len(), 66, "33 vectors x 2 pi versions");
     let mut checked = 0;
     let mut failures = Vec::new();
     for vector in vectors.iter().filter(|v| !is_session_mode(&v.input)) {
         checked += 1;
-        let actual = run_vector_input(&vector.input, vector.variant);
+        let actual = run_vector_input(&vector.input, vector.pi_version);
         if actual != vector.output {
             failures.push(format!(
                 "[{}] {}\n  expected: {}\n  actual:   {}",
-                vector.variant, vector.name, vector.output, actual
+                vector.pi_version, vector.name, vector.output, actual
             ));
         }
     }
     assert_eq!(
         checked, 56,
-        "28 message-mode vectors x 2 variants (V27-V31 are session mode)"
+        "28 message-mode vectors x 2 pi versions (V27-V31 are session mode)"
     );
     assert!(
         failures.is_empty(),
@@ -100,8 +97,8 @@ fn the_borrowing_pipeline_renders_what_render_does() {
             }
         }
         let skip_convert = vector.input["skipConvert"] == true;
-        for variant in PiVersion::ALL {
-            let Ok(rendered) = render(messages, &model, variant) else {
+        for pi_version in PiVersion::ALL {
+            let Ok(rendered) = render(messages, &model, pi_version) else {
                 continue;
             };
             if skip_convert {
@@ -109,11 +106,11 @@ fn the_borrowing_pipeline_renders_what_render_does() {
             }
             let input = js_value::borrow_all(messages);
             let borrowed =
-                convert_and_transform(&input, &JsValue::from(&model), variant).expect("renders");
+                convert_and_transform(&input, &JsValue::from(&model), pi_version).expect("renders");
             assert_eq!(
                 borrowed.iter().map(|m| m.to_value()).collect::<Vec<_>>(),
                 rendered.transformed,
-                "[{variant}] {}: the borrowing pipeline renders what `render` does",
+                "[{pi_version}] {}: the borrowing pipeline renders what `render` does",
                 vector.name
             );
             compared += 1;

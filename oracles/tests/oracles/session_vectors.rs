@@ -2,6 +2,7 @@
 //! 0.81.1, reproduced by the session model.
 
 use ctxfuzz_oracles::js_value::{self, JsValue};
+use ctxfuzz_oracles::pi::PiVersion;
 use ctxfuzz_oracles::pi::session_context::{self, SessionRules};
 use serde_json::Value;
 
@@ -13,11 +14,9 @@ fn session_vectors() -> Vec<(SessionRules, String, Value, Value)> {
         .map(|line| serde_json::from_str::<Value>(line).expect("vector line"))
         .filter(|v| v["input"].get("entries").is_some() || v["input"].get("jsonl").is_some())
         .map(|v| {
-            let rules = match v["variant"].as_str() {
-                Some("current") => SessionRules::Canonical,
-                Some("0.81.1") => SessionRules::Split,
-                other => panic!("unknown variant {other:?}"),
-            };
+            let pi_version = PiVersion::of_vector(v["variant"].as_str().unwrap_or_default())
+                .expect("a vector names its pi version");
+            let rules = SessionRules::of(pi_version);
             let name = v["name"].as_str().unwrap_or_default().to_string();
             (
                 rules,

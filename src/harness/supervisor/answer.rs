@@ -4,12 +4,14 @@
 
 use serde_json::{Map, Value};
 
+use crate::error::Error;
+
 /// The JSON object an answer line holds, or why it holds none.
-pub fn read_object(line: &str) -> Result<Map<String, Value>, String> {
+pub fn read_object(line: &str) -> Result<Map<String, Value>, Error> {
     match serde_json::from_str(line) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(error) => Err(format!("not JSON ({error})")),
+        Ok(_) => Err(Error::AnswerNotAnObject),
+        Err(error) => Err(Error::AnswerNotJson(error)),
     }
 }
 

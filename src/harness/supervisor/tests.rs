@@ -102,10 +102,10 @@ fn an_answer_that_is_not_one_object_of_the_shape_retires_the_program() {
     );
     let other = Supervisor::new(&command, quick());
     let shape = |object: Map<String, Value>| {
-        object
-            .get("wanted")
-            .cloned()
-            .ok_or("no `wanted`".to_string())
+        object.get("wanted").cloned().ok_or(Error::AnswerLacks {
+            field: "wanted",
+            array: false,
+        })
     };
     for _ in 0..2 {
         let refused = fault(other.ask(&json!({}), shape));

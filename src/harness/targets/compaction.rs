@@ -16,6 +16,8 @@
 //! ([`CompactionConfig::named`]); the knobs override only the user's settings, never a variant's defect.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
@@ -27,46 +29,70 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typed_arena::Arena;
 
+use crate::compaction::config::UnknownCompactionConfig;
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
 use crate::compaction::{
     Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
 use crate::generators;
 use crate::harness::profile::Profile;
-use crate::harness::target::{DynTarget, Target};
+use crate::harness::target::Target;
 use crate::transcript::build::Build;
 
 use super::pi_transcript::Transcript;
 
 pub const NAME: &str = "compaction";
 
-pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    Ok(Box::new(CompactionTarget::new(
-        variant.unwrap_or("cycle-safe"),
-    )?))
+/// A compaction configuration by its name ([`CompactionConfig::named`]): the variant of the
+/// compaction and pipeline targets.
+#[derive(Debug, Clone)]
+pub struct NamedConfig {
+    name: String,
+    pub config: CompactionConfig,
+}
+
+impl Default for NamedConfig {
+    /// `cycle-safe`, the default configuration.
+    fn default() -> NamedConfig {
+        NamedConfig {
+            name: "cycle-safe".to_string(),
+            config: CompactionConfig::default(),
+        }
+    }
+}
+
+impl FromStr for NamedConfig {
+    type Err = UnknownCompactionConfig;
+
+    fn from_str(name: &str) -> Result<NamedConfig, UnknownCompactionConfig> {
+        Ok(NamedConfig {
+            config: CompactionConfig::named(name)?,
+            name: name.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for NamedConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
 }
 
 pub struct CompactionTarget {
-    variant: String,
-    config: CompactionConfig,
-    /// The oracle's reading of `config`, made once: a case changes only the family and the knobs,
-    /// which [`CompactionTarget::contract`] sets on a copy. Serialising the configuration for the
+    variant: NamedConfig,
+    /// The oracle's reading of the configuration, made once: a case changes only the family and
+    /// the knobs, which [`CompactionTarget::contract`] sets on a copy. Serialising the configuration for the
     /// oracle to read back was 4.6% of a case (docs/figures.md, session 20).
     contract: Contract,
 }
 
 impl CompactionTarget {
-    pub fn new(variant: &str) -> Result<CompactionTarget> {
-        let config = CompactionConfig::named(variant)?;
+    pub fn new(variant: NamedConfig) -> CompactionTarget {
         let contract = Contract::from_json(
             "",
-            &serde_json::to_value(&config).expect("a configuration serialises"),
+            &serde_json::to_value(&variant.config).expect("a configuration serialises"),
         );
-        Ok(CompactionTarget {
-            variant: variant.to_string(),
-            config,
-            contract,
-        })
+        CompactionTarget { variant, contract }
     }
 
     /// The contract a case runs under: `config` is the target's with the case's knobs applied.
@@ -139,9 +165,9 @@ pub struct OverflowSpec {
 pub struct ScenarioInput(pub Scenario);
 
 impl TryFrom<Value> for ScenarioInput {
-    type Error = String;
+    type Error = serde_json::Error;
 
-    fn try_from(input: Value) -> Result<ScenarioInput, String> {
+    fn try_from(input: Value) -> Result<ScenarioInput, serde_json::Error> {
         match input {
             Value::Array(messages) => Ok(ScenarioInput(Scenario {
                 rounds: vec![RoundSpec {
@@ -152,7 +178,7 @@ impl TryFrom<Value> for ScenarioInput {
             })),
             other => Scenario::deserialize(other)
                 .map(ScenarioInput)
-                .map_err(|e| format!("not a compaction scenario: {e}")),
+                .map_err(|e| serde::de::Error::custom(format!("not a compaction scenario: {e}"))),
         }
     }
 }
@@ -303,12 +329,17 @@ pub fn run<'s>(
 
 impl Target for CompactionTarget {
     type Input = ScenarioInput;
+    type Variant = NamedConfig;
+
+    fn build(variant: Option<NamedConfig>, _profile: &Profile) -> Result<CompactionTarget> {
+        Ok(CompactionTarget::new(variant.unwrap_or_default()))
+    }
 
     fn name(&self) -> &'static str {
         NAME
     }
 
-    fn variant(&self) -> String {
+    fn variant(&self) -> NamedConfig {
         self.variant.clone()
     }
 
@@ -322,13 +353,13 @@ impl Target for CompactionTarget {
 
     fn judge(&self, ScenarioInput(scenario): &ScenarioInput) -> Judgement {
         let made = Arena::new();
-        let (config, family, runs) = run(&self.config, scenario, &made);
+        let (config, family, runs) = run(&self.variant.config, scenario, &made);
         Judgement::from_violations(judge_runs(&self.contract(&config, family), &runs))
     }
 
     fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> Value {
         let made = Arena::new();
-        let (_, _, runs) = run(&self.config, scenario, &made);
+        let (_, _, runs) = run(&self.variant.config, scenario, &made);
         let rounds: Vec<Value> = runs.iter().map(round_output).collect();
         json!({"rounds": rounds})
     }

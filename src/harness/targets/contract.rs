@@ -10,6 +10,8 @@
 //! the program (docs/contracts.md has the protocol).
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
@@ -19,10 +21,11 @@ use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Map, Value, json};
 
+use crate::error::Error;
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::{Failure, Limits, SUT_SLOW_START, Supervisor};
-use crate::harness::target::{Class, DynTarget, Explanation, NO_ANSWER, Target};
+use crate::harness::target::{Class, Explanation, NO_ANSWER, Target};
 
 /// The program answered `{"error": "..."}`: it refused or threw. Reported in its own class: no
 /// contract promises that a package never refuses.
@@ -31,17 +34,31 @@ pub const SUT_THREW: Invariant = Invariant {
     statement: "the program answers instead of refusing with `{\"error\": ...}` (informational)",
 };
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    let target = ContractTarget::from_profile(profile)?;
-    if let Some(variant) = variant
-        && variant != Target::variant(&target)
-    {
-        bail!(
-            "the contract target's variant is `{}` (from the profile), not `{variant}`",
-            Target::variant(&target)
-        );
+/// The contract target's variant, `CONTRACT:FORMAT` (`cut:openai`): what the profile sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContractFormat {
+    pub contract: Contract,
+    pub format: Format,
+}
+
+impl FromStr for ContractFormat {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<ContractFormat, Error> {
+        let (contract, format) = text
+            .split_once(':')
+            .ok_or_else(|| Error::NotContractFormat(text.to_string()))?;
+        Ok(ContractFormat {
+            contract: contract.parse()?,
+            format: format.parse()?,
+        })
     }
-    Ok(Box::new(target))
+}
+
+impl fmt::Display for ContractFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.contract, self.format)
+    }
 }
 
 pub struct ContractTarget {
@@ -59,23 +76,15 @@ pub struct ContractTarget {
 impl ContractTarget {
     /// The target the profile describes (`contract`, `format`, `sut`, optional `marker`).
     pub fn from_profile(profile: &Profile) -> Result<ContractTarget> {
-        let contract: Contract = profile
+        let contract = profile
             .contract
-            .as_deref()
-            .context("the contract target needs a contract (--contract repair|cut)")?
-            .parse()
-            .map_err(anyhow::Error::msg)?;
+            .context("the contract target needs a contract (--contract repair|cut)")?;
         if contract == Contract::Sweep {
             bail!(
                 "the sweep contract is the `sweep` target (ctxfuzz fuzz --target sweep --sut CMD)"
             );
         }
-        let format: Format = profile
-            .format
-            .as_deref()
-            .unwrap_or("pi")
-            .parse()
-            .map_err(anyhow::Error::msg)?;
+        let format = profile.format.unwrap_or(Format::Pi);
         let command = profile
             .sut
             .as_deref()
@@ -101,8 +110,10 @@ impl ContractTarget {
             }
             match answer.remove(field) {
                 Some(value) if value.is_array() || field == "boundary" => Ok(Ok(value)),
-                _ if field == "messages" => Err("no `messages` array".into()),
-                _ => Err(format!("no `{field}`")),
+                _ => Err(Error::AnswerLacks {
+                    field,
+                    array: field == "messages",
+                }),
             }
         };
         let fail = |violation| Judgement::Fail(vec![violation]);
@@ -190,19 +201,37 @@ impl Target for ContractTarget {
     /// The program's own format: a repair input is the message array, a cut input
     /// `{"messages", "target"}` (which is which depends on the contract).
     type Input = Value;
+    type Variant = ContractFormat;
+
+    /// The target the profile describes; a variant, if given, must be the profile's.
+    fn build(variant: Option<ContractFormat>, profile: &Profile) -> Result<ContractTarget> {
+        let target = ContractTarget::from_profile(profile)?;
+        if let Some(variant) = variant
+            && variant != target.variant()
+        {
+            bail!(
+                "the contract target's variant is `{}` (from the profile), not `{variant}`",
+                target.variant()
+            );
+        }
+        Ok(target)
+    }
 
     fn name(&self) -> &'static str {
         "contract"
     }
 
-    fn variant(&self) -> String {
-        format!("{}:{}", self.contract.name(), self.format)
+    fn variant(&self) -> ContractFormat {
+        ContractFormat {
+            contract: self.contract,
+            format: self.format,
+        }
     }
 
     fn profile(&self) -> Profile {
         let mut profile = Profile {
-            contract: Some(self.contract.name().to_string()),
-            format: Some(self.format.name().to_string()),
+            contract: Some(self.contract),
+            format: Some(self.format),
             marker: self.marker.clone(),
             peer: self.peer.as_ref().map(|(peer, _)| peer.clone()),
             package: self.peer.as_ref().map(|(_, package)| package.clone()),

@@ -18,11 +18,12 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js::Json;
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::pi::Thrown;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, Transcript, against_rule, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::profile::Profile;
-use crate::harness::target::{Class, DynTarget, Explanation, Target};
+use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, swept_positions};
 
 pub const OVER_SWEEP: Invariant = Invariant {
@@ -45,15 +46,7 @@ pub const AGAINST_KEEPS_REJECTED: Invariant = Invariant {
 /// The rule compared with when `--against` is not given: the design the gh-11 fix rejected.
 pub const DEFAULT_AGAINST: BarrierRule = BarrierRule::Allowlist;
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    Ok(Box::new(Differential {
-        rule: parse_rule(variant)?,
-        against: against_rule(profile, DEFAULT_AGAINST)?,
-        boundary: Boundary::from_profile(profile)?,
-    }))
-}
-
-struct Differential {
+pub(super) struct Differential {
     rule: BarrierRule,
     against: BarrierRule,
     boundary: Boundary,
@@ -78,7 +71,7 @@ impl Differential {
         index: usize,
         sweeper: BarrierRule,
         keeper: BarrierRule,
-    ) -> Result<Violation, String> {
+    ) -> Result<Violation, Thrown> {
         let after_sweep = without(messages, swept);
         let put_back: Vec<usize> = swept.iter().copied().filter(|&i| i != index).collect();
         let with_result = without(messages, &put_back);
@@ -115,18 +108,27 @@ impl Differential {
 
 impl Target for Differential {
     type Input = Transcript;
+    type Variant = BarrierRule;
+
+    fn build(rule: Option<BarrierRule>, profile: &Profile) -> Result<Differential> {
+        Ok(Differential {
+            rule: rule.unwrap_or_default(),
+            against: profile.against.unwrap_or(DEFAULT_AGAINST),
+            boundary: Boundary::from_profile(profile),
+        })
+    }
 
     fn name(&self) -> &'static str {
         "differential"
     }
 
-    fn variant(&self) -> String {
-        self.rule.name().to_string()
+    fn variant(&self) -> BarrierRule {
+        self.rule
     }
 
     fn profile(&self) -> Profile {
         Profile {
-            against: Some(self.against.name().to_string()),
+            against: Some(self.against),
             ..self.boundary.profile()
         }
     }
@@ -152,7 +154,7 @@ impl Target for Differential {
         for (index, swept, sweeper, keeper) in differences {
             match self.classify(messages, swept, index, sweeper, keeper) {
                 Ok(violation) => violations.push(violation),
-                Err(reason) => return Judgement::CannotJudge(reason),
+                Err(thrown) => return Judgement::CannotJudge(thrown.to_string()),
             }
         }
         Judgement::from_violations(violations)

@@ -6,38 +6,36 @@
 //! is explained by a diff of the variant's trace against its counterpart's (the fix, or for the fix
 //! the original wiring).
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{self, Judgement};
 use serde_json::Value;
 
 use crate::guard::{self, GuardWiring, Schedule, compare, generate};
 use crate::harness::profile::Profile;
-use crate::harness::target::{DynTarget, Explanation, Target};
+use crate::harness::target::{Explanation, Target};
 
 pub struct GuardTarget {
     variant: GuardWiring,
 }
 
-/// Registry builder: `variant` is `settled`, `end-no-release` or `end-release` (default); the
-/// profile has no options (everything lives in the schedule).
-pub fn build(variant: Option<&str>, _profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    let variant = match variant {
-        Some(name) => name.parse().map_err(|e: String| anyhow!(e))?,
-        None => GuardWiring::default(),
-    };
-    Ok(Box::new(GuardTarget { variant }))
-}
-
 impl Target for GuardTarget {
     type Input = Schedule;
+    type Variant = GuardWiring;
+
+    /// The profile has no options (everything lives in the schedule).
+    fn build(variant: Option<GuardWiring>, _profile: &Profile) -> Result<GuardTarget> {
+        Ok(GuardTarget {
+            variant: variant.unwrap_or_default(),
+        })
+    }
 
     fn name(&self) -> &'static str {
         "guard"
     }
 
-    fn variant(&self) -> String {
-        self.variant.name().to_string()
+    fn variant(&self) -> GuardWiring {
+        self.variant
     }
 
     fn profile(&self) -> Profile {

@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::profile::Profile;
-use super::target::DynTarget;
+use super::target::{DynTarget, Target};
 use crate::transcript::case::CaseFile;
 
 mod compaction;
@@ -19,20 +19,29 @@ mod sweep;
 /// For tests that judge a compaction by hand.
 pub use compaction::observed_tracker_calls;
 
-/// Builds a target from a variant of its system under test (`None`: the target's default) and a
-/// profile (the options it reads; the others are ignored).
+/// Builds a target from the name of a variant of its system under test (`None`: the target's
+/// default), read into the target's own type ([`Target::Variant`]), and a profile.
 pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
 const REGISTRY: &[(&str, Builder)] = &[
-    ("sweep", sweep::build),
-    ("oracle-json", oracle_json::build),
-    ("differential", differential::build),
-    ("compaction", compaction::build),
-    ("pipeline", pipeline::build),
-    ("guard", guard::build),
-    ("contract", contract::build),
+    ("sweep", built::<sweep::SweepTarget>),
+    ("oracle-json", built::<oracle_json::OracleJson>),
+    ("differential", built::<differential::Differential>),
+    ("compaction", built::<compaction::CompactionTarget>),
+    ("pipeline", built::<pipeline::PipelineTarget>),
+    ("guard", built::<guard::GuardTarget>),
+    ("contract", built::<contract::ContractTarget>),
 ];
+
+/// The [`Builder`] of `T`: the variant's name is read here, the one place it is parsed.
+fn built<T: Target + 'static>(
+    variant: Option<&str>,
+    profile: &Profile,
+) -> Result<Box<dyn DynTarget>> {
+    let variant = variant.map(str::parse).transpose().map_err(Into::into)?;
+    Ok(Box::new(T::build(variant, profile)?))
+}
 
 /// Targets that fuzz an external program and so need one (`--sut`): not run by default.
 const NEED_A_PROGRAM: &[&str] = &["contract"];
@@ -65,6 +74,6 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box
 
 /// Builds the target a case file names, with the profile it records, for `variant`.
 pub fn for_case(case: &CaseFile, variant: Option<&str>) -> Result<Box<dyn DynTarget>> {
-    let profile = Profile::from_value(&case.profile).map_err(anyhow::Error::msg)?;
+    let profile = Profile::from_value(&case.profile)?;
     build(&case.target, variant, &profile)
 }

@@ -7,18 +7,22 @@
 //! parser and the oracle both see hostile input that is close to real. A case file holds the file
 //! as `{"file": TEXT}`, or `{"file_bytes": [..]}` when it is not UTF-8.
 
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
+use ctxfuzz_oracles::error::by_name;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
 use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
+use crate::error::Error;
 use crate::harness::profile::Profile;
-use crate::harness::target::{DynTarget, Target};
+use crate::harness::target::Target;
 use crate::transcript::io;
 
 pub const ERROR_NAMES_POSITION: Invariant = Invariant {
@@ -29,16 +33,25 @@ pub const ERROR_NAMES_POSITION: Invariant = Invariant {
 /// The name the input file is judged under (what error messages must start with).
 const FILE_NAME: &str = "input.json";
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    if let Some(other) = variant.filter(|v| *v != "check") {
-        anyhow::bail!("target oracle-json has one variant, `check` (got `{other}`)");
+/// The target's one variant: `check`, the oracle as `ctxfuzz check` runs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Check;
+
+impl FromStr for Check {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Check, Error> {
+        Ok(by_name("oracle-json variant", name, &[Check], |_| "check")?)
     }
-    Ok(Box::new(OracleJson {
-        boundary: Boundary::from_profile(profile)?,
-    }))
 }
 
-struct OracleJson {
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("check")
+    }
+}
+
+pub(super) struct OracleJson {
     boundary: Boundary,
 }
 
@@ -113,13 +126,20 @@ impl OracleJson {
 
 impl Target for OracleJson {
     type Input = InputFile;
+    type Variant = Check;
+
+    fn build(_check: Option<Check>, profile: &Profile) -> anyhow::Result<OracleJson> {
+        Ok(OracleJson {
+            boundary: Boundary::from_profile(profile),
+        })
+    }
 
     fn name(&self) -> &'static str {
         "oracle-json"
     }
 
-    fn variant(&self) -> String {
-        "check".to_string()
+    fn variant(&self) -> Check {
+        Check
     }
 
     fn profile(&self) -> Profile {

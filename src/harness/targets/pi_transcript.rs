@@ -1,51 +1,42 @@
-//! What every target over a pi transcript shares: the provider boundary it judges against (pi's
-//! release line and the model), how an input is read as a transcript, how one is generated, the
-//! key of its shapes (for de-duplicating findings), and the barrier rules named in a profile.
+//! What every target over a pi transcript shares: the provider boundary it judges against (the pi
+//! version and the model), how an input is read as a transcript, how one is generated, and the
+//! key of its shapes (for de-duplicating findings).
 
 use std::borrow::Borrow;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{self, PiVersion};
+use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::generators::pi as pi_generator;
-use crate::harness::profile::Profile;
-use crate::sweep::BarrierRule;
+use crate::harness::profile::{PiRelease, Profile};
 use crate::transcript::build::Build;
 use crate::transcript::shapes;
 
-/// A barrier rule by name (`None`: the default, `strict`).
-pub(super) fn parse_rule(name: Option<&str>) -> Result<BarrierRule> {
-    name.map_or(Ok(BarrierRule::default()), |n| {
-        n.parse().map_err(anyhow::Error::msg)
-    })
-}
-
-/// The provider boundary a target judges against: pi's behaviour variant and the model.
+/// The provider boundary a target judges against: the pi version and the model.
 pub(super) struct Boundary {
     pub pi: PiVersion,
-    pub version: Option<String>,
+    /// The release `--pi` named, recorded back (`None`: the oracle's default).
+    pub release: Option<PiRelease>,
     /// Read once for the oracle, which takes it for every case.
     pub model: JsValue<'static>,
 }
 
 impl Boundary {
-    pub fn from_profile(profile: &Profile) -> Result<Self> {
-        let version = profile.pi.clone();
-        let pi = match &version {
-            Some(v) => PiVersion::from_version(v).map_err(anyhow::Error::msg)?,
-            None => PiVersion::default(),
-        };
-        Ok(Boundary {
-            pi,
-            version,
+    pub fn from_profile(profile: &Profile) -> Self {
+        Boundary {
+            pi: profile
+                .pi
+                .as_ref()
+                .map_or_else(PiVersion::default, PiRelease::version),
+            release: profile.pi.clone(),
             model: JsValue::from(pi::default_model()),
-        })
+        }
     }
 
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
@@ -53,7 +44,7 @@ impl Boundary {
     pub fn contract_violations<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
-    ) -> Result<Vec<Violation>, String> {
+    ) -> Result<Vec<Violation>, Thrown> {
         wire::permanent(messages, &self.model, self.pi)
     }
 
@@ -62,7 +53,7 @@ impl Boundary {
     pub fn permanent_400s<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
-    ) -> Result<usize, String> {
+    ) -> Result<usize, Thrown> {
         wire::permanent_count(messages, &self.model, self.pi)
     }
 
@@ -78,7 +69,7 @@ impl Boundary {
 
     pub fn profile(&self) -> Profile {
         Profile {
-            pi: self.version.clone(),
+            pi: self.release.clone(),
             ..Profile::default()
         }
     }
@@ -118,9 +109,4 @@ pub(super) fn shape(messages: &[Value]) -> String {
         .map(ToString::to_string)
         .collect();
     names.join(",")
-}
-
-/// Reads the rule the `differential` target compares against.
-pub(super) fn against_rule(profile: &Profile, default: BarrierRule) -> Result<BarrierRule> {
-    parse_rule(Some(profile.against.as_deref().unwrap_or(default.name()))).context("--against")
 }

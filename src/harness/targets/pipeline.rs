@@ -12,53 +12,28 @@
 use std::borrow::Borrow;
 use std::collections::HashSet;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
-use super::compaction::generate_transcript;
+use super::compaction::{NamedConfig, generate_transcript};
 use super::pi_transcript::Transcript;
-use crate::compaction::{Compaction, CompactionConfig, Family, Faults, Scripted, Tracker, compact};
-use crate::harness::profile::Profile;
-use crate::harness::target::{DynTarget, Target};
+use crate::compaction::{Compaction, Family, Faults, Scripted, Tracker, compact};
+use crate::harness::profile::{PiRelease, Profile, SweepAfter};
+use crate::harness::target::Target;
 use crate::sweep::{BarrierRule, Message as Swept, sweep};
 
 pub const NAME: &str = "pipeline";
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    let variant = variant.unwrap_or("cycle-safe");
-    let pi = profile.pi.as_deref().unwrap_or("1.6.0").to_string();
-    let sweep = match profile.sweep.as_deref().unwrap_or("strict") {
-        "off" => None,
-        rule => Some(
-            rule.parse::<BarrierRule>()
-                .map_err(|e| anyhow::anyhow!("{e}"))?,
-        ),
-    };
-    let Ok(pi_variant) = PiVersion::from_version(&pi) else {
-        bail!("unknown pi version `{pi}`");
-    };
-    Ok(Box::new(PipelineTarget {
-        variant: variant.to_string(),
-        config: CompactionConfig::named(variant)?,
-        pi,
-        pi_variant,
-        model: JsValue::from(default_model()),
-        sweep,
-    }))
-}
-
-struct PipelineTarget {
-    variant: String,
-    config: CompactionConfig,
-    pi: String,
-    pi_variant: PiVersion,
+pub(super) struct PipelineTarget {
+    variant: NamedConfig,
+    pi: PiRelease,
     /// pi's default model, read once instead of once a case.
     model: JsValue<'static>,
-    sweep: Option<BarrierRule>,
+    sweep: SweepAfter,
 }
 
 /// A message of a generated transcript: the oracle's own type, which the compaction, the sweep and
@@ -72,7 +47,7 @@ impl PipelineTarget {
         let result = compact(
             messages,
             family,
-            &self.config,
+            &self.variant.config,
             &Scripted::Digest,
             Faults::default(),
             &mut Tracker::default(),
@@ -83,8 +58,8 @@ impl PipelineTarget {
     /// What is sent after the sweep (if any), borrowed from `messages`.
     fn swept<'m, M: Swept<Json = Message>>(&self, messages: &'m [M]) -> Vec<&'m Message> {
         match self.sweep {
-            Some(rule) => sweep(messages, rule).messages.refs(),
-            None => messages.iter().map(Swept::json).collect(),
+            SweepAfter::Rule(rule) => sweep(messages, rule).messages.refs(),
+            SweepAfter::Off => messages.iter().map(Swept::json).collect(),
         }
     }
 
@@ -95,7 +70,9 @@ impl PipelineTarget {
         messages: &[M],
     ) -> Judgement {
         match family {
-            Family::Pi => wire::judge_borrowed(&self.swept(messages), &self.model, self.pi_variant),
+            Family::Pi => {
+                wire::judge_borrowed(&self.swept(messages), &self.model, self.pi.version())
+            }
             Family::Chat => Judgement::from_violations(wire::judge_chat::<Message, M>(messages)),
         }
     }
@@ -103,19 +80,34 @@ impl PipelineTarget {
 
 impl Target for PipelineTarget {
     type Input = Transcript;
+    type Variant = NamedConfig;
+
+    fn build(variant: Option<NamedConfig>, profile: &Profile) -> Result<PipelineTarget> {
+        Ok(PipelineTarget {
+            variant: variant.unwrap_or_default(),
+            pi: profile
+                .pi
+                .clone()
+                .unwrap_or_else(|| PiRelease::checked_against(PiVersion::default())),
+            model: JsValue::from(default_model()),
+            sweep: profile
+                .sweep
+                .unwrap_or(SweepAfter::Rule(BarrierRule::Strict)),
+        })
+    }
 
     fn name(&self) -> &'static str {
         NAME
     }
 
-    fn variant(&self) -> String {
+    fn variant(&self) -> NamedConfig {
         self.variant.clone()
     }
 
     fn profile(&self) -> Profile {
         Profile {
             pi: Some(self.pi.clone()),
-            sweep: Some(self.sweep.map_or("off", BarrierRule::name).to_string()),
+            sweep: Some(self.sweep),
             ..Profile::default()
         }
     }

@@ -18,32 +18,18 @@ use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
-use super::pi_transcript::{Boundary, Transcript, generate, parse_rule, shape};
+use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::external::External;
 use crate::harness::profile::Profile;
 use crate::harness::supervisor::SUT_SLOW_START;
-use crate::harness::target::{Class, DynTarget, Explanation, Target};
+use crate::harness::target::{Class, Explanation, Target};
 use crate::sweep::{BarrierRule, Kept, sweep, swept_ids};
 
 /// A `tool_use` id repeated across the request: it sits in the assistants, which a sweep never
 /// touches, so the sweep target reports it in its own section instead of charging the sweep.
 const OUTSIDE_THE_SWEEP: WireRule = WireRule::DuplicateToolUseId;
 
-pub fn build(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
-    let rule = parse_rule(variant)?;
-    let boundary = Boundary::from_profile(profile)?;
-    let external = profile
-        .sut
-        .as_deref()
-        .map(|command| External::from_profile(command, profile));
-    Ok(Box::new(SweepTarget {
-        rule,
-        boundary,
-        external,
-    }))
-}
-
-struct SweepTarget {
+pub(super) struct SweepTarget {
     rule: BarrierRule,
     boundary: Boundary,
     external: Option<External>,
@@ -102,13 +88,25 @@ impl SweepTarget {
 
 impl Target for SweepTarget {
     type Input = Transcript;
+    type Variant = BarrierRule;
+
+    fn build(rule: Option<BarrierRule>, profile: &Profile) -> Result<SweepTarget> {
+        Ok(SweepTarget {
+            rule: rule.unwrap_or_default(),
+            boundary: Boundary::from_profile(profile),
+            external: profile
+                .sut
+                .as_deref()
+                .map(|command| External::from_profile(command, profile)),
+        })
+    }
 
     fn name(&self) -> &'static str {
         "sweep"
     }
 
-    fn variant(&self) -> String {
-        self.rule.name().to_string()
+    fn variant(&self) -> BarrierRule {
+        self.rule
     }
 
     fn profile(&self) -> Profile {
@@ -139,7 +137,9 @@ impl Target for SweepTarget {
         });
         match self.boundary.contract_violations(&output) {
             Ok(wire) => violations.extend(wire),
-            Err(reason) if violations.is_empty() => return Judgement::CannotJudge(reason),
+            Err(thrown) if violations.is_empty() => {
+                return Judgement::CannotJudge(thrown.to_string());
+            }
             Err(_) => {}
         }
         Judgement::from_violations(violations)
