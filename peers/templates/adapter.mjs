@@ -1,5 +1,5 @@
 // ctxfuzz adapter template (docs/peers.md#your-own): copy it, call your function where marked,
-// then `ctxfuzz fuzz --contract repair|cut|prune --format FORMAT --sut "node adapter.mjs"`.
+// then `ctxfuzz fuzz --contract repair|cut|prune|trim --format FORMAT --sut "node adapter.mjs"`.
 import { createInterface } from "node:readline";
 
 const answer = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -12,7 +12,7 @@ function handle(request) {
     // (target > 0), summarise everything
     return { boundary: request.target ? messages.length : 0 }; // <- your compactor(messages, request.target)
   }
-  return { messages }; // <- your repairer or pruner(messages)
+  return { messages }; // <- your repairer, pruner or trimmer(messages)
 }
 
 for await (const line of createInterface({ input: process.stdin })) {

@@ -1,5 +1,5 @@
 """ctxfuzz adapter template (docs/peers.md#your-own): copy it, call your function where marked,
-then `ctxfuzz fuzz --contract repair|cut|prune --format FORMAT --sut "python3 adapter.py"`."""
+then `ctxfuzz fuzz --contract repair|cut|prune|trim --format FORMAT --sut "python3 adapter.py"`."""
 import json
 import sys
 
@@ -11,7 +11,7 @@ def handle(request):
     if "target" in request:  # cut: the first kept index near `target` (0: do not compact)
         # as copied: asked to compact (target > 0), summarise everything
         return {"boundary": len(messages) if request["target"] else 0}  # <- your compactor(messages, request["target"])
-    return {"messages": messages}  # <- your repairer or pruner(messages)
+    return {"messages": messages}  # <- your repairer, pruner or trimmer(messages)
 
 
 for line in sys.stdin:

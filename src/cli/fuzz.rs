@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
 use serde_json::{Map, Value, json};
 
@@ -111,7 +111,7 @@ fn shell_quote(word: &str) -> String {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let names: Vec<String> = match (&args.target, args.profile.contract) {
-        (_, Some(Contract::Sweep)) => match args.profile.format {
+        (_, Some(ContractKind::Sweep)) => match args.profile.format {
             None | Some(Format::Pi) => vec!["sweep".to_string()],
             Some(other) => bail!("the sweep contract speaks pi messages, not `{other}`"),
         },

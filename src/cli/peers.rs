@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::Judgement;
 use serde::{Deserialize, Serialize};
@@ -78,7 +78,7 @@ pub struct Manifest {
     pub registry: String,
     pub license: String,
     #[serde(deserialize_with = "as_text::required")]
-    pub contract: Contract,
+    pub contract: ContractKind,
     #[serde(deserialize_with = "as_text::required")]
     pub format: Format,
     /// Run from the repository root by `sh -c`.

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::pi::PiVersion;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -55,7 +55,7 @@ pub struct Profile {
     /// (docs/contracts.md).
     #[arg(long, requires = "sut", value_name = "CONTRACT")]
     #[serde(with = "as_text", skip_serializing_if = "Option::is_none")]
-    pub contract: Option<Contract>,
+    pub contract: Option<ContractKind>,
     /// The transcript format the program speaks: pi, openai, anthropic, gemini, ai-sdk,
     /// langchain [default: pi].
     #[arg(long, requires = "contract", value_name = "FORMAT")]

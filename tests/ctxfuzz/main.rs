@@ -41,6 +41,7 @@ mod minimize;
 mod mutants;
 mod mutants_verdict;
 mod mutation_gate;
+mod names;
 mod nightly;
 mod peers;
 mod planted;

@@ -13,6 +13,11 @@ const ALLOWED: &[(&str, &str)] = &[
         "one subcommand's command-line arguments, one per file of src/cli/ (clap's convention)",
     ),
     (
+        "Error",
+        "each package's one error enum, as arbitrary's `error.rs`: what can go wrong in that \
+         package, which its callers branch on",
+    ),
+    (
         "Message",
         "a message of one representation: the sweep's, the compaction's and the twin's bound on the \
          JSON they read (the twin is a deliberate re-statement), pi's LLM message and the Anthropic \

@@ -5,7 +5,7 @@ use clap::Parser;
 use ctxfuzz::harness::Profile;
 use ctxfuzz::harness::profile::SweepAfter;
 use ctxfuzz::sweep::BarrierRule;
-use ctxfuzz_oracles::contracts::Contract;
+use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
 use serde_json::json;
 
@@ -27,7 +27,7 @@ fn every_field() -> Profile {
         sut: Some("python3 tests/sut/sweep.py".into()),
         sut_timeout_ms: Some(900),
         sut_startup_ms: Some(50),
-        contract: Some(Contract::Repair),
+        contract: Some(ContractKind::Repair),
         format: Some(Format::OpenAi),
         marker: Some("[synthetic]".into()),
         peer: Some("example".into()),
@@ -103,8 +103,8 @@ fn a_case_files_unknown_name_is_refused_with_the_known_ones() {
             "not a profile: unknown barrier rule `sideways`",
         ),
         (
-            json!({"contract": "trim"}),
-            "not a profile: unknown contract `trim` (known: sweep, repair, cut, prune)",
+            json!({"contract": "window"}),
+            "not a profile: unknown contract `window` (known: sweep, repair, cut, prune, trim)",
         ),
         (
             json!({"pi": "latest"}),

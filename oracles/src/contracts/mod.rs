@@ -5,6 +5,7 @@
 //! - [`cut`]: returns the first kept index of a compaction.
 //! - [`prune`]: removes calls, results, reasoning and the messages left empty, adds nothing but
 //!   one marked notice, repairs nothing.
+//! - [`trim`]: a window: as a prune, and whole messages of any role may go too.
 //!
 //! (The sweep contract, removal only, is `crate::invariants::sweep`.) Every check returns
 //! `Vec<Violation>` (empty = holds); the ids are stable and listed in each module's `INVARIANTS`,
@@ -13,6 +14,7 @@
 pub mod cut;
 pub mod prune;
 pub mod repair;
+pub mod trim;
 
 use std::fmt;
 use std::str::FromStr;
@@ -42,6 +44,11 @@ pub const ALL: &[Group] = &[
         invariants: prune::INVARIANTS,
     },
     Group {
+        name: "the trim contract",
+        page: "docs/contracts.md#the-trim-contract-oraclessrccontractstrimrs",
+        invariants: trim::INVARIANTS,
+    },
+    Group {
         name: "the cut contract",
         page: "docs/contracts.md#the-cut-contract-oraclessrccontractscutrs",
         invariants: cut::INVARIANTS,
@@ -50,42 +57,50 @@ pub const ALL: &[Group] = &[
 
 /// A contract, by the name `--contract` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Contract {
+pub enum ContractKind {
     Sweep,
     Repair,
     Cut,
     Prune,
+    Trim,
 }
 
-impl Contract {
-    pub const ALL: [Contract; 4] = [
-        Contract::Sweep,
-        Contract::Repair,
-        Contract::Cut,
-        Contract::Prune,
+impl ContractKind {
+    pub const ALL: [ContractKind; 5] = [
+        ContractKind::Sweep,
+        ContractKind::Repair,
+        ContractKind::Cut,
+        ContractKind::Prune,
+        ContractKind::Trim,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Contract::Sweep => "sweep",
-            Contract::Repair => "repair",
-            Contract::Cut => "cut",
-            Contract::Prune => "prune",
+            ContractKind::Sweep => "sweep",
+            ContractKind::Repair => "repair",
+            ContractKind::Cut => "cut",
+            ContractKind::Prune => "prune",
+            ContractKind::Trim => "trim",
         }
     }
 }
 
-impl fmt::Display for Contract {
+impl fmt::Display for ContractKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl FromStr for Contract {
+impl FromStr for ContractKind {
     type Err = Error;
 
     fn from_str(name: &str) -> Result<Self, Error> {
-        Ok(by_name("contract", name, &Contract::ALL, Contract::name)?)
+        Ok(by_name(
+            "contract",
+            name,
+            &ContractKind::ALL,
+            ContractKind::name,
+        )?)
     }
 }
 
@@ -95,12 +110,12 @@ mod tests {
 
     #[test]
     fn a_contract_reads_back_from_its_name_and_an_unknown_one_lists_them() {
-        for contract in Contract::ALL {
+        for contract in ContractKind::ALL {
             assert_eq!(contract.to_string().parse(), Ok(contract));
         }
         assert_eq!(
-            "trim".parse::<Contract>().unwrap_err().to_string(),
-            "unknown contract `trim` (known: sweep, repair, cut, prune)"
+            "window".parse::<ContractKind>().unwrap_err().to_string(),
+            "unknown contract `window` (known: sweep, repair, cut, prune, trim)"
         );
     }
 }

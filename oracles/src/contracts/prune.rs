@@ -58,10 +58,38 @@ pub fn check(
     output: &[Value],
     marker: Option<&str>,
 ) -> Vec<Violation> {
+    let invariants = (ONLY_REMOVES, NO_NEW_WIRE_DAMAGE);
+    judge(format, input, output, marker, Removes::Parts, invariants)
+}
+
+/// What a rewriter that only removes may take out of a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Removes {
+    /// Calls, results and reasoning, and the messages they leave empty: a pruner.
+    Parts,
+    /// Those, and whole messages of any kind: a trimmer ([`super::trim`]).
+    WholeMessages,
+}
+
+/// Judges one removal of what `removes` names: `output` as the program answered `input`. The
+/// findings carry the contract's ids: (only removes, no new wire damage).
+pub(super) fn judge(
+    format: Format,
+    input: &[Value],
+    output: &[Value],
+    marker: Option<&str>,
+    removes: Removes,
+    (only_removes, no_new_wire_damage): (Invariant, Invariant),
+) -> Vec<Violation> {
     let view = format.view(input);
-    let mut found: Vec<Violation> = not_pruned(format, input, &view, output, marker)
-        .into_iter()
+    let may_go: Vec<bool> = view
+        .iter()
+        .map(|e| removes == Removes::WholeMessages || holds_nothing_kept(format, e))
         .collect();
+    let mut found: Vec<Violation> =
+        not_pruned(format, input, &may_go, output, marker, only_removes)
+            .into_iter()
+            .collect();
     let damaged = |v: &wire::WireViolation| match &v.id {
         Some(id) => Damage::Call(id.clone()),
         None => Damage::Rule(v.rule),
@@ -72,7 +100,7 @@ pub fn check(
             continue;
         }
         found.push(Violation {
-            invariant: NO_NEW_WIRE_DAMAGE,
+            invariant: no_new_wire_damage,
             cause: Cause::SystemUnderTest,
             summary: format!(
                 "{}: message {} (call {}), which the input did not break",
@@ -99,13 +127,13 @@ enum Damage {
 fn not_pruned(
     format: Format,
     input: &[Value],
-    view: &[Entry],
+    may_go: &[bool],
     output: &[Value],
     marker: Option<&str>,
+    invariant: Invariant,
 ) -> Option<Violation> {
-    let may_go: Vec<bool> = view.iter().map(|e| holds_nothing_kept(format, e)).collect();
     let violation = |summary: String, evidence: Value| Violation {
-        invariant: ONLY_REMOVES,
+        invariant,
         cause: Cause::SystemUnderTest,
         summary,
         evidence,

@@ -39,7 +39,15 @@ pub fn check(
     output: &[Value],
     marker: Option<&str>,
 ) -> Vec<Violation> {
-    prune::judge(format, input, output, marker, Removes::WholeMessages)
+    let invariants = (ONLY_REMOVES, NO_NEW_WIRE_DAMAGE);
+    prune::judge(
+        format,
+        input,
+        output,
+        marker,
+        Removes::WholeMessages,
+        invariants,
+    )
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! Target `contract`: an external program (`--sut`) judged under a contract (`repair`, `cut`,
-//! `prune`) in its own format (`--format`). Generated pi transcripts are written in the format by the oracle's
+//! `prune`, `trim`) in its own format (`--format`). Generated pi transcripts are written in the format by the oracle's
 //! bridges; a transcript the format cannot express is skipped and counted by reason
 //! ([`ContractTarget::skipped`]), never altered. Inputs, findings and case files are in the
-//! program's format: a repair or prune input is the message array, a cut input `{"messages",
+//! program's format: a repair, prune or trim input is the message array, a cut input `{"messages",
 //! "target"}`.
 //!
 //! The profile names everything replay needs: `contract`, `format`, `sut` (the command), `marker`
-//! (how the package marks a result it adds, or a pruner its notice), and the [`Limits`] of the [`Supervisor`] that runs
+//! (how the package marks a result it adds, or a pruner or trimmer its notice), and the [`Limits`] of the [`Supervisor`] that runs
 //! the program (docs/contracts.md has the protocol).
 
 use std::collections::BTreeMap;
@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::contracts::{Contract, cut, prune, repair};
+use ctxfuzz_oracles::contracts::{ContractKind, cut, prune, repair, trim};
 use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use serde_json::{Map, Value, json};
@@ -37,7 +37,7 @@ pub const SUT_THREW: Invariant = Invariant {
 /// The contract target's variant, `CONTRACT:FORMAT` (`cut:openai`): what the profile sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContractFormat {
-    pub contract: Contract,
+    pub contract: ContractKind,
     pub format: Format,
 }
 
@@ -62,7 +62,7 @@ impl fmt::Display for ContractFormat {
 }
 
 pub struct ContractTarget {
-    contract: Contract,
+    contract: ContractKind,
     format: Format,
     marker: Option<String>,
     /// The published package this program adapts (`peer` and `package` of the profile), if any:
@@ -79,7 +79,7 @@ impl ContractTarget {
         let contract = profile
             .contract
             .context("the contract target needs a contract (--contract repair|cut)")?;
-        if contract == Contract::Sweep {
+        if contract == ContractKind::Sweep {
             bail!(
                 "the sweep contract is the `sweep` target (ctxfuzz fuzz --target sweep --sut CMD)"
             );
@@ -257,7 +257,7 @@ impl Target for ContractTarget {
             }
         };
         Ok(match self.contract {
-            Contract::Cut => {
+            ContractKind::Cut => {
                 let target = u.int_in_range(0..=messages.len())?;
                 json!({"messages": messages, "target": target})
             }
@@ -269,7 +269,7 @@ impl Target for ContractTarget {
     /// missing, and a cut request's target is an index into its messages.
     fn in_domain(&self, input: &Value) -> bool {
         let (messages, target_fits) = match self.contract {
-            Contract::Cut => {
+            ContractKind::Cut => {
                 let messages = cut_messages(input);
                 let target = input.get("target").and_then(Value::as_u64);
                 let fits = messages
@@ -284,7 +284,7 @@ impl Target for ContractTarget {
 
     fn judge(&self, input: &Value) -> Judgement {
         let judged = match self.contract {
-            Contract::Cut => match cut_messages(input) {
+            ContractKind::Cut => match cut_messages(input) {
                 Some(messages) => self
                     .boundary(input)
                     .map(|n| cut::check(self.format, messages, cut_target(input), &n)),
@@ -295,15 +295,20 @@ impl Target for ContractTarget {
                 }
             },
             contract => match input.as_array() {
-                Some(messages) if contract == Contract::Prune => {
+                Some(messages) if contract == ContractKind::Prune => {
                     self.repaired(messages).map(|output| {
                         prune::check(self.format, messages, &output, self.marker.as_deref())
+                    })
+                }
+                Some(messages) if contract == ContractKind::Trim => {
+                    self.repaired(messages).map(|output| {
+                        trim::check(self.format, messages, &output, self.marker.as_deref())
                     })
                 }
                 Some(messages) => self.judge_repair(messages),
                 None => {
                     return Judgement::CannotJudge(
-                        "a repair or prune input is a JSON array of messages".into(),
+                        "a repair, prune or trim input is a JSON array of messages".into(),
                     );
                 }
             },
@@ -313,7 +318,7 @@ impl Target for ContractTarget {
 
     fn output(&self, input: &Value) -> Value {
         let answer = match self.contract {
-            Contract::Cut => self.boundary(input).map(|n| json!({"boundary": n})),
+            ContractKind::Cut => self.boundary(input).map(|n| json!({"boundary": n})),
             _ => match input.as_array() {
                 Some(messages) => self.repaired(messages).map(|m| json!({"messages": m})),
                 None => return Value::Null,
@@ -345,7 +350,7 @@ impl Target for ContractTarget {
         };
         let refused =
             |judgement: Judgement| format!("(no answer: {})\n", judgement.verdict().join(", "));
-        if self.contract == Contract::Cut {
+        if self.contract == ContractKind::Cut {
             let messages = cut_messages(input)?;
             let target = input.get("target").cloned().unwrap_or(Value::Null);
             let mark = |at: &Value, label: String| at.as_u64().map(|at| (at as usize, label));
@@ -383,7 +388,7 @@ impl Target for ContractTarget {
     /// with the same change are one defect however long their transcripts; a different change is
     /// a different shape of it.
     fn shape(&self, input: &Value) -> String {
-        if self.contract == Contract::Cut {
+        if self.contract == ContractKind::Cut {
             let words = self.words(cut_messages(input).unwrap_or_default());
             return match self.boundary(input) {
                 Ok(boundary) => match boundary.as_u64().map(|n| n as usize) {

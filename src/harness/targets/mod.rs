@@ -21,10 +21,10 @@ pub use compaction::observed_tracker_calls;
 
 /// Builds a target from the name of a variant of its system under test (`None`: the target's
 /// default), read into the target's own type ([`Target::Variant`]), and a profile.
-pub type Builder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
+pub type TargetBuilder = fn(variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>>;
 
 /// Every registered target, in the order `ctxfuzz fuzz` with no arguments runs them.
-const REGISTRY: &[(&str, Builder)] = &[
+const REGISTRY: &[(&str, TargetBuilder)] = &[
     ("sweep", built::<sweep::SweepTarget>),
     ("oracle-json", built::<oracle_json::OracleJson>),
     ("differential", built::<differential::Differential>),
@@ -34,7 +34,7 @@ const REGISTRY: &[(&str, Builder)] = &[
     ("contract", built::<contract::ContractTarget>),
 ];
 
-/// The [`Builder`] of `T`: the variant's name is read here, the one place it is parsed.
+/// The [`TargetBuilder`] of `T`: the variant's name is read here, the one place it is parsed.
 fn built<T: Target + 'static>(
     variant: Option<&str>,
     profile: &Profile,
