@@ -171,6 +171,36 @@ fn planted_a_pruner_that_keeps_results_of_pruned_calls_damages_the_wire() {
 }
 
 #[test]
+fn planted_a_careful_trimmer_is_charged_nothing() {
+    charged_exactly("trim-careful", "trim", "openai", &[]);
+}
+
+#[test]
+fn planted_a_trimmer_that_keeps_a_result_without_its_call_damages_the_wire() {
+    charged_exactly(
+        "trim-keeps-orphan",
+        "trim",
+        "openai",
+        &["trim-no-new-wire-damage"],
+    );
+}
+
+#[test]
+fn planted_a_trimmer_that_shortens_what_it_keeps_changes_it() {
+    charged_exactly(
+        "trim-shortens-kept",
+        "trim",
+        "openai",
+        &["trim-only-removes"],
+    );
+}
+
+#[test]
+fn planted_a_careful_trimmer_judged_as_a_pruner_loses_messages() {
+    charged_exactly("trim-careful", "prune", "openai", &["prune-only-removes"]);
+}
+
+#[test]
 fn planted_a_sweep_that_edits_kept_messages_shows_the_edit_in_its_diff() {
     let sut = format!(
         "exec python3 {}/tests/sut/planted.py sweep-drops-calls",

@@ -26,6 +26,12 @@ Pruners (AI SDK messages, `{"messages"}` in and out):
                            end before the last two messages; then messages left empty
   prune-drops-last-user    careful, but also drops the last user message ("the prompt is re-sent")
   prune-keeps-results      drops tool calls before the last two messages but keeps their results
+Trimmers (OpenAI chat messages, `{"messages"}` in and out; the notice carries MARKER):
+  trim-careful             keeps a leading system message and the last six messages, less the
+                           tool messages at the start of that window (their calls are gone), with
+                           one notice after the system message when anything was dropped
+  trim-keeps-orphan        careful, but a window that starts with a tool message keeps it
+  trim-shortens-kept       careful, but cuts the text of every kept user message to 20 characters
 """
 import json
 import sys
@@ -127,6 +133,19 @@ def prune(messages):
     return out
 
 
+def trim(messages):
+    head = messages[:1] if messages and role(messages[0]) == "system" else []
+    window = messages[max(len(head), len(messages) - 6):]
+    if program != "trim-keeps-orphan":
+        while window and role(window[0]) == "tool":
+            window = window[1:]
+    if program == "trim-shortens-kept":
+        window = [dict(m, content=m["content"][:20]) if role(m) == "user" and isinstance(m.get("content"), str) else m for m in window]
+    dropped = len(messages) - len(head) - len(window)
+    notice = [{"role": "user", "content": f"{MARKER} Skipped {dropped} messages."}] if dropped else []
+    return head + notice + window
+
+
 for line in sys.stdin:
     request = json.loads(line)
     if program == "sweep-drops-calls":
@@ -137,6 +156,8 @@ for line in sys.stdin:
         answer = {"boundary": cut(request["messages"], request["target"])}
     elif program.startswith("prune-"):
         answer = {"messages": prune(request["messages"])}
+    elif program.startswith("trim-"):
+        answer = {"messages": trim(request["messages"])}
     else:
         if program == "repair-chatty" and len(request["messages"]) > 4:
             print(f"repairing {len(request['messages'])} messages", flush=True)
