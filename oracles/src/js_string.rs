@@ -329,6 +329,11 @@ mod tests {
         assert_eq!(collect(lows), format!("{}{}", lone(0xDE00), lone(0xDE01)));
         let highs = [JsChar::Lone(0xD83D), JsChar::Lone(0xD83E)];
         assert_eq!(collect(highs), format!("{}{}", lone(0xD83D), lone(0xD83E)));
+        let two_highs = format!("{}{}", lone(0xD83D), lone(0xD83E));
+        assert_eq!(
+            chars(&two_highs).collect::<Vec<_>>(),
+            [JsChar::Lone(0xD83D), JsChar::Lone(0xD83E)]
+        );
         let mut builder = Builder::default();
         builder.push(JsChar::Lone(0xDE00));
         builder.push(JsChar::Scalar('a'));

@@ -639,6 +639,18 @@ mod tests {
     }
 
     #[test]
+    fn a_key_borrowed_or_owned_is_found_in_a_map_by_its_text() {
+        let mut map = std::collections::HashMap::new();
+        map.insert(Str::from("borrowed"), 1);
+        map.insert(Str::from(String::from("owned")), 2);
+        assert_eq!(
+            (map.get("borrowed"), map.get("owned")),
+            (Some(&1), Some(&2))
+        );
+        assert_eq!(map.get("other"), None);
+    }
+
+    #[test]
     fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
         let pair = parse(r#"{"a": 1, "a": 2}"#);
         assert_eq!(pair.as_object().unwrap().len(), 1, "every key the same");

@@ -28,6 +28,19 @@ fn pi_turn() -> Vec<Value> {
 fn every_format_keeps_roles_ids_and_order_and_is_wire_valid() {
     let pi = pi_turn();
     let expected = skeleton(&Format::Pi.view(&pi));
+    let id = |id: &str| Some(id.to_string());
+    assert_eq!(
+        expected,
+        [
+            Item::Message(Role::User),
+            Item::Message(Role::Assistant),
+            Item::Call(id("a")),
+            Item::Call(id("b")),
+            Item::Result(id("a")),
+            Item::Result(id("b")),
+            Item::Message(Role::User),
+        ]
+    );
     for format in Format::ALL {
         let written = format.from_pi(&pi).unwrap();
         let view = format.view(&written);
@@ -323,4 +336,44 @@ fn a_call_id_repeated_among_the_calls_is_refused_by_anthropic_alone() {
         {"role": "tool", "tool_call_id": "a", "content": "1"}
     ]);
     assert_eq!(rules(Format::OpenAi, openai), vec![]);
+}
+
+#[test]
+fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
+    for format in Format::ALL {
+        assert_eq!(format.to_string(), format.name());
+        assert_eq!(format.name().parse(), Ok(format));
+    }
+    for (reason, key, text) in [
+        (
+            CannotExpress::PiThrows("boom".into()),
+            "pi-throws",
+            "pi's convertToLlm throws: boom",
+        ),
+        (
+            CannotExpress::Role("bash".into()),
+            "role:bash",
+            "no rendering for a `bash` message",
+        ),
+        (
+            CannotExpress::Block("an image".into()),
+            "block:an image",
+            "no rendering for an image",
+        ),
+        (
+            CannotExpress::Content,
+            "content",
+            "content that is neither text nor blocks",
+        ),
+        (
+            CannotExpress::Id,
+            "id",
+            "a call or result without a string id or name",
+        ),
+    ] {
+        assert_eq!(
+            (reason.key(), reason.to_string()),
+            (key.to_string(), text.to_string())
+        );
+    }
 }
