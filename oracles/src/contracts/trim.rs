@@ -22,10 +22,10 @@ pub const ONLY_REMOVES: Invariant = Invariant {
     statement: "every output message is an input message, in order, unchanged but for calls, \
                 results or reasoning removed; the only message added is one marked notice",
 };
+/// The prune contract's promise, under the trim contract's id.
 pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
     id: "trim-no-new-wire-damage",
-    statement: "the output breaks no provider rule of its format for a call the input kept every \
-                rule for (without a call id: no rule the input kept)",
+    statement: prune::NO_NEW_WIRE_DAMAGE.statement,
 };
 
 /// Every trim invariant.
