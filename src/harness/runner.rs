@@ -74,9 +74,10 @@ impl Stats {
         }
     }
 
-    /// Execs whose output the oracle judged: not rejected, not beyond judging, answered.
+    /// Execs whose output the oracle judged: not beyond judging, answered (rejected bytes are
+    /// no exec).
     pub fn judged(&self) -> u64 {
-        self.execs - self.rejected - self.cannot_judge - self.unanswered
+        self.execs - self.cannot_judge - self.unanswered
     }
 
     pub fn execs_per_second(&self) -> f64 {
@@ -320,4 +321,28 @@ fn record(
         }
     }
     new
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_judged_execs_are_those_answered_and_judgeable_and_rejected_bytes_are_no_exec() {
+        let stats = Stats {
+            execs: 10,
+            rejected: 20,
+            cannot_judge: 3,
+            unanswered: 2,
+            ..Stats::default()
+        };
+        assert_eq!(stats.judged(), 5);
+        let nothing = Stats {
+            execs: 4,
+            cannot_judge: 1,
+            unanswered: 3,
+            ..Stats::default()
+        };
+        assert_eq!(nothing.judged(), 0);
+    }
 }
