@@ -345,3 +345,55 @@ fn a_page_no_link_reaches_is_not_reachable() {
         BTreeSet::from(["README.md", "docs/one.md", "docs/two.md"].map(PathBuf::from))
     );
 }
+
+/// The marker before the provider rules' table in docs/contracts.md; the table ends at
+/// `invariants::TABLE_END`.
+const RULES_START: &str = "<!-- provider rules and their sources: generated from the code -->";
+
+/// `formats::wire::SOURCES` as docs/contracts.md shows it: a rule a row, a format a column.
+fn rules_table() -> String {
+    use ctxfuzz_oracles::formats::{Format, wire};
+    let header = |format: Format| match format {
+        Format::OpenAi => "OpenAI chat",
+        Format::Anthropic => "Anthropic",
+        Format::Gemini => "Gemini",
+        Format::AiSdk => "AI SDK",
+        Format::LangChain => "LangChain",
+        Format::Pi => "pi",
+    };
+    let columns: Vec<&str> = wire::SOURCE_FORMATS.into_iter().map(header).collect();
+    let mut table = format!(
+        "| rule | {} |\n|---{}|\n",
+        columns.join(" | "),
+        "|---".repeat(5)
+    );
+    for (rule, texts) in wire::SOURCES {
+        let cells: Vec<&str> = texts.iter().map(|t| t.unwrap_or("not applied")).collect();
+        table.push_str(&format!("| `{rule}` | {} |\n", cells.join(" | ")));
+    }
+    table
+}
+
+/// The provider rules' error texts are written once, in `formats::wire::SOURCES` (which also
+/// decides where a rule is applied); docs/contracts.md shows them as generated here
+/// (`CTXFUZZ_BLESS=1` rewrites the table).
+#[test]
+fn the_provider_rules_table_is_the_code_s() {
+    use ctxfuzz::harness::invariants::TABLE_END;
+    let path = root().join("docs/contracts.md");
+    let page = fs::read_to_string(&path).unwrap();
+    let block = format!("{RULES_START}\n{}{TABLE_END}\n", rules_table());
+    if page.contains(&block) {
+        return;
+    }
+    let from = page
+        .find(RULES_START)
+        .expect("docs/contracts.md has the rules' marker");
+    let to = from + page[from..].find(TABLE_END).unwrap() + TABLE_END.len() + 1;
+    assert!(
+        std::env::var_os("CTXFUZZ_BLESS").is_some(),
+        "docs/contracts.md's provider rules differ from formats::wire::SOURCES \
+         (CTXFUZZ_BLESS=1 rewrites them); expected:\n{block}"
+    );
+    fs::write(&path, format!("{}{block}{}", &page[..from], &page[to..])).unwrap();
+}

@@ -377,3 +377,28 @@ fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
         );
     }
 }
+
+#[test]
+fn every_rule_but_the_repeated_call_id_is_refused_in_every_format() {
+    for (rule, texts) in wire::SOURCES {
+        let named: Vec<bool> = texts.iter().map(Option::is_some).collect();
+        let expected = if rule == DuplicateCallId {
+            vec![false, true, false, false, false]
+        } else {
+            vec![true; 5]
+        };
+        assert_eq!(named, expected, "{rule}");
+        for (at, format) in wire::SOURCE_FORMATS.into_iter().enumerate() {
+            assert_eq!(
+                wire::applies(format, rule),
+                expected[at],
+                "{rule} in {format}"
+            );
+        }
+    }
+    assert!(!wire::applies(Format::Pi, DuplicateCallId));
+    assert!(!wire::applies(
+        Format::OpenAi,
+        crate::wire::WireRule::OrphanResult
+    ));
+}

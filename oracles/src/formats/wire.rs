@@ -2,41 +2,17 @@
 //! format but pi (pi's own request builder and the Anthropic rules judge pi transcripts).
 //!
 //! A rule is applied to a format only where that format's provider (or the library that sends
-//! it) is known to refuse the request, by its error text; the sources, per format and rule:
-//! - OpenAI chat completions: `result-without-call` (`Invalid parameter: messages with role
-//!   'tool' must be a response to a preceeding message with 'tool_calls'`), `missing-result` (`An
-//!   assistant message with 'tool_calls' must be followed by tool messages responding to each
-//!   'tool_call_id'`), `duplicate-result` (`Invalid parameter: Duplicate value for
-//!   'tool_call_id' of '<id>' in messages[i] and messages[j]`), `invalid-role` (`Invalid value:
-//!   '<role>'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and
-//!   'developer'.`); as in `crate::wire::openai`.
-//! - Anthropic messages: `missing-result` (`tool_use ids were found without tool_result blocks
-//!   immediately after`), `result-without-call` (`unexpected tool_use_id found in tool_result
-//!   blocks`), `duplicate-result` (`each tool_use must have a single result. Found multiple
-//!   tool_result blocks with id`), `duplicate-call-id` (`tool_use ids must be unique`),
-//!   `invalid-role` (`messages.N.role: Input should be 'user' or 'assistant'`); as in
-//!   `crate::wire::anthropic::validate`: every result of an assistant's calls sits in the one user
-//!   message right after it.
-//! - Gemini: `result-without-call` (`Please ensure that function response turn comes immediately
-//!   after a function call turn`), `missing-result` and `duplicate-result` (`Please ensure that
-//!   the number of function response parts is equal to the number of function call parts of the
-//!   function call turn`), `invalid-role` (`@google/genai`'s `Role must be user or model, but got
-//!   <role>.`). When a response carries no `id`, it is paired with the first unanswered call of
-//!   the same name in that turn (calls and responses are matched by name and order; our bridge
-//!   always writes ids).
-//! - AI SDK: the SDK itself throws `MissingToolResultsError` (`Tool result is missing for tool
-//!   call <id>.`, `missing-result`) and `InvalidMessageRoleError` (`Invalid message role:
-//!   '<role>'`, `invalid-role`) in `convertToLanguageModelPrompt`; its OpenAI provider then sends
-//!   each result as one chat-completions `tool` message, so the OpenAI 400s above apply
-//!   (`result-without-call`, `duplicate-result`).
-//! - LangChain: `convert_to_messages` raises `Unexpected message type: '<type>'` (`invalid-role`);
-//!   `langchain-openai`'s `_convert_message_to_dict` sends each `ToolMessage` as one
-//!   chat-completions `tool` message, so the OpenAI 400s above apply (`result-without-call`,
-//!   `missing-result`, `duplicate-result`).
-//!
-//! `duplicate-call-id` is applied to Anthropic alone: no other provider here documents a refusal
-//! of two calls that share an id (OpenAI's duplicate-value error names two `tool` messages, which
-//! is `duplicate-result`).
+//! it) is known to refuse the request: [`SOURCES`] names, per rule and format, the error text it
+//! answers with (or the path by which another provider's applies). Every rule but
+//! `duplicate-call-id` has a source in every format (a test holds it to that), and `validate`
+//! applies `duplicate-call-id` only where its source is named. `docs/contracts.md` shows the table
+//! as generated from it. When a
+//! Gemini response carries no `id`, it is paired with the first unanswered call of the same name in
+//! that turn (calls and responses are matched by name and order; our bridge always writes ids).
+//! Every result of an Anthropic assistant's calls sits in the one user message right after it, as
+//! in `crate::wire::anthropic::validate`. `duplicate-call-id` is applied to Anthropic alone: no
+//! other provider here documents a refusal of two calls that share an id (OpenAI's duplicate-value
+//! error names two `tool` messages, which is `duplicate-result`).
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
@@ -53,6 +29,97 @@ pub struct WireViolation {
     pub message: usize,
     /// The call id concerned, if any.
     pub id: Option<String>,
+}
+
+/// The formats [`SOURCES`] has a column for, in its order.
+pub const SOURCE_FORMATS: [Format; 5] = [
+    Format::OpenAi,
+    Format::Anthropic,
+    Format::Gemini,
+    Format::AiSdk,
+    Format::LangChain,
+];
+
+/// Per rule, what each format of [`SOURCE_FORMATS`] answers when the rule is broken: its error
+/// text (as users reported it, or as the library throws it), or how another's applies; `None`:
+/// no refusal is known, and the rule is not applied to that format.
+pub const SOURCES: [(WireRule, [Option<&str>; 5]); 5] = [
+    (
+        WireRule::ResultWithoutCall,
+        [
+            Some(
+                "`Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'`",
+            ),
+            Some("`unexpected tool_use_id found in tool_result blocks`"),
+            Some(
+                "`Please ensure that function response turn comes immediately after a function call turn`",
+            ),
+            Some("OpenAI's, through its OpenAI provider (one `tool` message per result)"),
+            Some("OpenAI's, through `langchain-openai`'s `_convert_message_to_dict`"),
+        ],
+    ),
+    (
+        WireRule::MissingResult,
+        [
+            Some(
+                "`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'`",
+            ),
+            Some("`tool_use ids were found without tool_result blocks immediately after`"),
+            Some(
+                "`Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn`",
+            ),
+            Some(
+                "its own `MissingToolResultsError` in `convertToLanguageModelPrompt` (`Tool result is missing for tool call <id>.`)",
+            ),
+            Some("OpenAI's, through `langchain-openai`"),
+        ],
+    ),
+    (
+        WireRule::DuplicateResult,
+        [
+            Some(
+                "`Invalid parameter: Duplicate value for 'tool_call_id' of '<id>' in messages[i] and messages[j]`",
+            ),
+            Some(
+                "`each tool_use must have a single result. Found multiple tool_result blocks with id`",
+            ),
+            Some("the number of parts, as for `missing-result`"),
+            Some("OpenAI's, through its OpenAI provider"),
+            Some("OpenAI's, through `langchain-openai`"),
+        ],
+    ),
+    (
+        WireRule::DuplicateCallId,
+        [
+            None,
+            Some("`tool_use ids must be unique`"),
+            None,
+            None,
+            None,
+        ],
+    ),
+    (
+        WireRule::InvalidRole,
+        [
+            Some(
+                "`Invalid value: '<role>'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`",
+            ),
+            Some("`messages.N.role: Input should be 'user' or 'assistant'`"),
+            Some("`@google/genai`'s `Role must be user or model, but got <role>.`"),
+            Some("its own `InvalidMessageRoleError` (`Invalid message role: '<role>'`)"),
+            Some("`convert_to_messages`: `Unexpected message type: '<type>'`"),
+        ],
+    ),
+];
+
+/// Whether [`SOURCES`] knows `format`'s provider to refuse a request that breaks `rule`.
+pub fn applies(format: Format, rule: WireRule) -> bool {
+    let column = SOURCE_FORMATS.iter().position(|&f| f == format);
+    SOURCES
+        .iter()
+        .find(|(r, _)| *r == rule)
+        .zip(column)
+        .is_some_and(|((_, texts), at)| texts[at].is_some())
 }
 
 /// The calls of one message whose results are being read.
@@ -131,7 +198,7 @@ pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
         for call in &entry.calls {
             if let Some(id) = &call.id
                 && !call_ids.insert(id.as_str())
-                && format == Format::Anthropic
+                && applies(format, WireRule::DuplicateCallId)
             {
                 found.push(WireViolation {
                     rule: WireRule::DuplicateCallId,
