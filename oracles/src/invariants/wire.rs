@@ -479,4 +479,29 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_count_of_permanent_400s_is_one_per_broken_rule_instance() {
+        let model = JsValue::from(pi::default_model());
+        let values = [
+            serde_json::json!({"role": "user", "content": "go"}),
+            serde_json::json!({"role": "toolResult", "toolCallId": "x", "toolName": "f", "content": []}),
+            serde_json::json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}
+            ]}),
+            serde_json::json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": []}),
+            serde_json::json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": []}),
+        ];
+        let messages: Vec<JsValue<'_>> = values.iter().map(JsValue::from).collect();
+        let v = PiVersion::default();
+        let count = permanent_count(&messages, &model, v).unwrap();
+        let permanent_findings = findings(&messages, &model, v)
+            .unwrap()
+            .iter()
+            .filter(|f| permanent_invariant(f.wire.rule).is_some())
+            .count();
+        assert_eq!(count, permanent_findings);
+        assert_eq!(count, 2, "the orphan result and the second result of `a`");
+        assert_eq!(permanent_count(&messages[..1], &model, v).unwrap(), 0);
+    }
 }
