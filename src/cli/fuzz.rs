@@ -177,21 +177,22 @@ fn run_contract(args: &Args) -> Result<ExitCode> {
 /// 128 + the signal when a signal stopped the run (the summary is the run so far).
 fn finish(runs: &[(&dyn DynTarget, RunOutcome)], seed: u64, args: &Args, out: &Path) -> ExitCode {
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
+    let unjudged = unjudged(runs);
     if args.verbosity() == Verbosity::Json {
-        let report = json_summary(seed, runs, args, out);
+        let report = json_summary(seed, runs, &unjudged, args, out);
         println!(
             "{}",
             serde_json::to_string(&report).expect("a JSON value always serialises")
         );
     } else {
-        println!("{}", verdict(runs, out));
+        println!("{}", verdict(runs, &unjudged, out));
     }
     match stop::requested() {
         Some(signal) => {
             eprintln!("ctxfuzz: stopped by signal {signal}: the summary is the run so far");
             ExitCode::Stopped(signal)
         }
-        None => ExitCode::found(charged > 0 || !unjudged(runs).is_empty()),
+        None => ExitCode::found(charged > 0 || !unjudged.is_empty()),
     }
 }
 
@@ -396,7 +397,8 @@ fn example(finding: &Finding, args: &Args, out: &Path) -> Option<String> {
 }
 
 /// The last line of every run.
-fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], out: &Path) -> String {
+/// `unjudged`: the targets that judged none of their cases ([`unjudged`]).
+fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], unjudged: &[String], out: &Path) -> String {
     let execs: u64 = runs.iter().map(|(_, o)| o.stats.execs).sum();
     let uncharged: u64 = runs
         .iter()
@@ -409,7 +411,6 @@ fn verdict(runs: &[(&dyn DynTarget, RunOutcome)], out: &Path) -> String {
         .filter(|(_, o)| o.charged().next().is_some())
         .map(|(t, o)| format!("{} [{}] {}", t.name(), t.variant(), o.charged().count()))
         .collect();
-    let unjudged = unjudged(runs);
     if charged.is_empty() && !unjudged.is_empty() {
         format!(
             "verdict: NOTHING JUDGED in {}: every case ended without an answer to judge or beyond judging (see the classes above); nothing was charged, nothing was shown to hold",
@@ -441,6 +442,7 @@ fn unjudged(runs: &[(&dyn DynTarget, RunOutcome)]) -> Vec<String> {
 fn json_summary(
     seed: u64,
     runs: &[(&dyn DynTarget, RunOutcome)],
+    unjudged: &[String],
     args: &Args,
     out: &Path,
 ) -> Value {
@@ -490,7 +492,7 @@ fn json_summary(
     let charged: usize = runs.iter().map(|(_, o)| o.charged().count()).sum();
     json!({
         "seed": seed,
-        "verdict": match (charged, unjudged(runs).is_empty()) {
+        "verdict": match (charged, unjudged.is_empty()) {
             (0, true) => "clean",
             (0, false) => "nothing-judged",
             _ => "failed",
