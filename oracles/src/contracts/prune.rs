@@ -58,36 +58,39 @@ pub fn check(
     output: &[Value],
     marker: Option<&str>,
 ) -> Vec<Violation> {
-    let invariants = (ONLY_REMOVES, NO_NEW_WIRE_DAMAGE);
-    judge(format, input, output, marker, Removes::Parts, invariants)
+    judge(format, input, output, marker, &PRUNE)
 }
 
-/// What a rewriter that only removes may take out of a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Removes {
-    /// Calls, results and reasoning, and the messages they leave empty: a pruner.
-    Parts,
-    /// Those, and whole messages of any kind: a trimmer ([`super::trim`]).
-    WholeMessages,
+/// A contract of a rewriter that only removes: what may go, and the ids its findings carry.
+pub(super) struct Removal {
+    /// Whether whole messages of any kind may go (a trimmer, [`super::trim`]), or only calls,
+    /// results and reasoning and the messages they leave empty (a pruner).
+    pub(super) whole_messages: bool,
+    pub(super) only_removes: Invariant,
+    pub(super) no_new_wire_damage: Invariant,
 }
 
-/// Judges one removal of what `removes` names: `output` as the program answered `input`. The
-/// findings carry the contract's ids: (only removes, no new wire damage).
+const PRUNE: Removal = Removal {
+    whole_messages: false,
+    only_removes: ONLY_REMOVES,
+    no_new_wire_damage: NO_NEW_WIRE_DAMAGE,
+};
+
+/// Judges one removal under `removal`: `output` as the program answered `input`.
 pub(super) fn judge(
     format: Format,
     input: &[Value],
     output: &[Value],
     marker: Option<&str>,
-    removes: Removes,
-    (only_removes, no_new_wire_damage): (Invariant, Invariant),
+    removal: &Removal,
 ) -> Vec<Violation> {
     let view = format.view(input);
     let may_go: Vec<bool> = view
         .iter()
-        .map(|e| removes == Removes::WholeMessages || holds_nothing_kept(format, e))
+        .map(|e| removal.whole_messages || holds_nothing_kept(format, e))
         .collect();
     let mut found: Vec<Violation> =
-        not_pruned(format, input, &may_go, output, marker, only_removes)
+        not_pruned(format, input, &may_go, output, marker, removal.only_removes)
             .into_iter()
             .collect();
     let damaged = |v: &wire::WireViolation| match &v.id {
@@ -100,7 +103,7 @@ pub(super) fn judge(
             continue;
         }
         found.push(Violation {
-            invariant: no_new_wire_damage,
+            invariant: removal.no_new_wire_damage,
             cause: Cause::SystemUnderTest,
             summary: format!(
                 "{}: message {} (call {}), which the input did not break",

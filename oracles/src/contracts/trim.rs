@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::prune::{self, Removes};
+use super::prune::{self, Removal};
 use crate::formats::Format;
 use crate::invariants::{Invariant, Violation};
 
@@ -31,6 +31,12 @@ pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
 /// Every trim invariant.
 pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NO_NEW_WIRE_DAMAGE];
 
+const TRIM: Removal = Removal {
+    whole_messages: true,
+    only_removes: ONLY_REMOVES,
+    no_new_wire_damage: NO_NEW_WIRE_DAMAGE,
+};
+
 /// Judges one trimming: `output` as the program answered `input`; `marker` is the text the
 /// trimmer's notice carries, if it adds one.
 pub fn check(
@@ -39,15 +45,7 @@ pub fn check(
     output: &[Value],
     marker: Option<&str>,
 ) -> Vec<Violation> {
-    let invariants = (ONLY_REMOVES, NO_NEW_WIRE_DAMAGE);
-    prune::judge(
-        format,
-        input,
-        output,
-        marker,
-        Removes::WholeMessages,
-        invariants,
-    )
+    prune::judge(format, input, output, marker, &TRIM)
 }
 
 #[cfg(test)]
