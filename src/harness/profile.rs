@@ -51,7 +51,7 @@ pub struct Profile {
     #[arg(long, requires = "sut", value_name = "MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sut_startup_ms: Option<u64>,
-    /// Judge the external program (`--sut`) under a contract: `repair`, `cut`, `prune` or `sweep`
+    /// Judge the external program (`--sut`) under a contract: `repair`, `cut`, `prune`, `trim` or `sweep`
     /// (docs/contracts.md).
     #[arg(long, requires = "sut", value_name = "CONTRACT")]
     #[serde(with = "as_text", skip_serializing_if = "Option::is_none")]

@@ -387,7 +387,7 @@ fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<V
     Some(charged(
         KEEPS_OTHER_MESSAGES,
         format!(
-            "a message that is not a tool result was {what} (the {}th of them)",
+            "a message that is not a tool result was {what} (number {} of them)",
             at + 1
         ),
         json!({"kind": what, "position": at, "message": message}),
