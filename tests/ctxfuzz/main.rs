@@ -3,6 +3,7 @@
 //! (the real-pi conformance runs, the fuzz loops, soaks, the known-defect catalog) are listed in
 //! `.config/nextest.toml` so they start last under nextest.
 
+mod action;
 mod bridges;
 mod check_in_parts;
 mod cli_check_session;
