@@ -49,11 +49,19 @@ in_diff() {
     fail "the base $base is not a commit of this clone (a shallow clone? fetch the whole history: git fetch --unshallow)"
   git merge-base --is-ancestor "$base" HEAD ||
     fail "the base $base is not an ancestor of HEAD"
-  git diff "$base" -- . >"$out/diff"
+  # Lines the submission only moved (a function into a file of its own, unchanged) are examined
+  # where they were written, not again: git marks them, ci/mutants_diff.py leaves them out
+  # (docs/mutation.md#moved-lines). Added lines git calls moved are blue, every other one green.
+  local colours=(-c color.diff.new=green)
+  for kind in newMoved newMovedAlternative newMovedDimmed newMovedAlternativeDimmed; do
+    colours+=(-c "color.diff.$kind=blue")
+  done
+  git "${colours[@]}" diff --no-ext-diff --color=always --color-moved=blocks \
+    --color-moved-ws=allow-indentation-change "$base" -- . | python3 ci/mutants_diff.py >"$out/diff"
   printf 'mutants: examining every line changed since %s (%s commits)\n' \
     "$(git rev-parse --short "$base")" "$(git rev-list --count "$base..HEAD")"
   if [ ! -s "$out/diff" ]; then
-    echo "mutants: 0 (no change since $base)"
+    echo "mutants: 0 (no change since $base other than moved lines)"
     exit 0
   fi
   args+=(--in-diff "$out/diff")

@@ -1,6 +1,7 @@
 //! `ci/mutants.sh`, the mutation step of `.ci/run`, run for real (cargo-mutants on a scratch
 //! crate in a scratch repository): it examines every commit of a submission, not only the last,
-//! and refuses to pass when it cannot find the submission's base.
+//! leaves out what the submission only moved, and refuses to pass when it cannot find the
+//! submission's base.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -27,11 +28,21 @@ mod tests {
 /// A scratch repository holding the mutation scripts and a one-function crate, with one commit
 /// (what landed before the submission).
 fn scratch() -> TempDir {
+    scratch_with(LANDED)
+}
+
+/// [`scratch`], with `landed` as the crate's one file.
+fn scratch_with(landed: &str) -> TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let root = dir.path();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::create_dir_all(root.join("ci")).unwrap();
-    for script in ["mutants.sh", "lib.sh", "mutants_verdict.py"] {
+    for script in [
+        "mutants.sh",
+        "lib.sh",
+        "mutants_verdict.py",
+        "mutants_diff.py",
+    ] {
         std::fs::copy(repo.join("ci").join(script), root.join("ci").join(script)).unwrap();
     }
     std::fs::create_dir_all(root.join(".cargo")).unwrap();
@@ -46,7 +57,7 @@ fn scratch() -> TempDir {
     )
     .unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), LANDED).unwrap();
+    std::fs::write(root.join("src/lib.rs"), landed).unwrap();
     std::fs::write(root.join(".gitignore"), "target/\nCargo.lock\n").unwrap();
     git(root, &["init", "-q"]);
     commit(root, "landed");
@@ -138,6 +149,51 @@ fn a_submission_whose_first_commit_adds_an_untested_branch_fails_until_it_is_tes
     let out = text(&gate);
     assert!(gate.status.success(), "{out}");
     assert!(out.contains("missed: 0  timeouts: 0"), "{out}");
+}
+
+/// Code that landed with a branch no test reaches (a survivor of the backlog, examined where it
+/// was written): moving it unchanged into a file of its own is not a change the gate examines
+/// again; a line changed on the way is.
+#[test]
+fn a_function_moved_unchanged_is_not_examined_again_and_a_line_changed_in_it_is() {
+    let label = "pub fn label(n: i64) -> &'static str {
+    if n > 100 {
+        return \"large\";
+    }
+    \"small\"
+}
+";
+    let dir = scratch_with(&format!("{LANDED}\n{label}"));
+    let root = dir.path();
+    assert!(mutants(root, &["--record-base"]).status.success());
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        format!(
+            "mod label;\npub use label::label;\n\n{}",
+            lib.replace(&format!("\n{label}"), "")
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("src/label.rs"), label).unwrap();
+    commit(root, "label in its own file");
+
+    let gate = mutants(root, &["--submission"]);
+    let out = text(&gate);
+    assert!(gate.status.success(), "{out}");
+    assert!(
+        out.contains("mutants: 6 moved line(s) not examined again"),
+        "{out}"
+    );
+    assert!(!out.contains("MissedMutant"), "{out}");
+
+    let path = root.join("src/label.rs");
+    std::fs::write(&path, label.replace("n > 100", "n > 1000")).unwrap();
+    commit(root, "a changed bound");
+    let gate = mutants(root, &["--submission"]);
+    let out = text(&gate);
+    assert_eq!(gate.status.code(), Some(1), "{out}");
+    assert!(out.contains("MissedMutant: src/label.rs:2:"), "{out}");
 }
 
 #[test]
