@@ -1,0 +1,464 @@
+use super::*;
+
+fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
+    let (input, output) = (
+        input.as_array().unwrap().clone(),
+        output.as_array().unwrap().clone(),
+    );
+    let run = RepairRun {
+        format,
+        input: &input,
+        output: &output,
+        again: &output,
+        marker: Some("[syn]"),
+    };
+    check(&run)
+        .into_iter()
+        .map(|v| (v.invariant, v.cause == Cause::SystemUnderTest))
+        .collect()
+}
+
+/// Whether each `repair-wire-valid` violation of `ids` is charged.
+fn wire_charges(format: Format, input: Value, output: Value) -> Vec<bool> {
+    ids(format, input, output)
+        .into_iter()
+        .filter(|&(invariant, _)| invariant == WIRE_VALID)
+        .map(|(_, charged)| charged)
+        .collect()
+}
+
+#[test]
+fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
+    let kept = |input: Value, output: Value| {
+        ids(Format::OpenAi, json!([input]), json!([output]))
+            .iter()
+            .all(|&(invariant, _)| invariant != KEEPS_OTHER_MESSAGES)
+    };
+    let user = |content: Value| json!({"role": "user", "content": content});
+    let part = |text: &str| json!({"type": "text", "text": text});
+    assert!(kept(user(json!("")), user(json!("[filled]"))));
+    assert!(kept(user(json!(" \n")), user(json!("[filled]"))));
+    assert!(
+        !kept(user(json!("x")), user(json!("[filled]"))),
+        "text is never replaced"
+    );
+    assert!(!kept(
+        user(json!("")),
+        json!({"role": "assistant", "content": "[filled]"})
+    ));
+    assert!(!kept(user(json!("")), user(json!([part("[filled]")]))));
+    assert!(!kept(
+        user(json!("")),
+        json!({"role": "user", "content": "[filled]", "name": "n"})
+    ));
+    assert!(kept(
+        user(json!([part(""), part("x")])),
+        user(json!([part("[filled]"), part("x")]))
+    ));
+    assert!(!kept(
+        user(json!([part("y"), part("x")])),
+        user(json!([part("[filled]"), part("x")]))
+    ));
+    assert!(!kept(
+        user(json!([part(""), part("x")])),
+        user(json!([part("[filled]"), part("z")]))
+    ));
+    assert!(!kept(
+        user(json!([part("")])),
+        user(json!([part("a"), part("b")]))
+    ));
+    assert!(
+        kept(
+            user(json!([part(" "), part("x")])),
+            user(json!([part("x")]))
+        ),
+        "left out"
+    );
+    assert!(kept(user(json!([part("")])), user(json!([]))));
+    assert!(!kept(
+        user(json!([part("y"), part("x")])),
+        user(json!([part("x")]))
+    ));
+    assert!(kept(user(json!("")), user(Value::Null)));
+    assert!(!kept(user(json!("x")), user(Value::Null)));
+    assert!(!kept(user(json!([part("")])), user(Value::Null)));
+    assert!(!kept(user(json!(1)), user(json!(2))));
+    assert!(!kept(
+        user(json!([part("")])),
+        user(json!([{"type": "image", "text": "a"}]))
+    ));
+    assert!(!kept(
+        user(json!([{"type": "image", "text": ""}])),
+        user(json!([part("a")]))
+    ));
+    let gemini = |parts: Value| json!([{"role": "user", "parts": parts}]);
+    assert_eq!(
+        ids(
+            Format::Gemini,
+            gemini(json!([{"text": ""}])),
+            gemini(json!([{"text": "[filled]"}]))
+        ),
+        vec![]
+    );
+    assert_eq!(
+        ids(
+            Format::Gemini,
+            gemini(json!([{"text": "x"}])),
+            gemini(json!([{"text": "[filled]"}]))
+        ),
+        vec![(KEEPS_OTHER_MESSAGES, true)]
+    );
+}
+
+#[test]
+fn dropping_an_entry_that_is_no_object_is_not_charged() {
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([0, {"role": "user", "content": "x"}]),
+            json!([{"role": "user", "content": "x"}])
+        ),
+        vec![]
+    );
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([{"role": "user", "content": "x"}]),
+            json!([])
+        ),
+        vec![(KEEPS_OTHER_MESSAGES, true)]
+    );
+}
+
+#[test]
+fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
+    let kind = |input: Value, output: Value| {
+        check(&RepairRun {
+            format: Format::OpenAi,
+            input: input.as_array().unwrap(),
+            output: output.as_array().unwrap(),
+            again: output.as_array().unwrap(),
+            marker: None,
+        })[0]
+            .evidence["kind"]
+            .clone()
+    };
+    let (x, y) = (
+        json!({"role": "user", "content": "x"}),
+        json!({"role": "user", "content": "y"}),
+    );
+    assert_eq!(kind(json!([x]), json!([x, x])), "changed or added");
+    assert_eq!(kind(json!([x, x]), json!([x])), "lost");
+    assert_eq!(kind(json!([x, y]), json!([y, x])), "reordered");
+    assert_eq!(kind(json!([x, y]), json!([y])), "lost");
+    assert_eq!(kind(json!([x]), json!([y, x])), "changed or added");
+}
+
+#[test]
+fn a_role_the_provider_refuses_is_no_repair_s_fault() {
+    assert_eq!(
+        ids(
+            Format::AiSdk,
+            json!([{"role": "robot"}]),
+            json!([{"role": "robot"}])
+        ),
+        vec![(WIRE_VALID, false)]
+    );
+}
+
+#[test]
+fn pi_throwing_on_the_input_too_is_unpreventable() {
+    let broken = json!([{"role": "assistant", "content": [{"type": "toolCall"}]}]);
+    assert_eq!(
+        ids(Format::Pi, broken.clone(), broken.clone()),
+        vec![(WIRE_VALID, false)]
+    );
+    assert_eq!(
+        ids(Format::Pi, json!([]), broken),
+        vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)]
+    );
+}
+
+#[test]
+fn a_result_before_its_call_answers_nothing_so_replacing_it_is_allowed() {
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+    let early = json!({"role": "tool", "tool_call_id": "a", "content": "early"});
+    let synthetic = json!({"role": "tool", "tool_call_id": "a", "content": "[syn]"});
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([early, call]),
+            json!([call, synthetic])
+        ),
+        vec![]
+    );
+    let late = json!({"role": "tool", "tool_call_id": "a", "content": "late"});
+    let steering = json!({"role": "user", "content": "wait"});
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([call, steering, late]),
+            json!([call, synthetic, steering])
+        ),
+        vec![],
+        "a result after a user message answers nothing in place"
+    );
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([early, call, late]),
+            json!([call, synthetic])
+        ),
+        vec![(NO_EXTRA_RESULT, true), (KEEPS_REAL_RESULTS, true)],
+        "a result right after the call answers it"
+    );
+}
+
+#[test]
+fn a_result_without_an_id_kept_as_it_was_is_not_an_added_one() {
+    let idless = json!([{"role": "user", "content": "x"}, {"role": "tool", "content": "r"}]);
+    assert_eq!(
+        ids(Format::OpenAi, idless.clone(), idless),
+        vec![(WIRE_VALID, true)]
+    );
+}
+
+#[test]
+fn wire_damage_to_a_call_the_input_has_once_is_charged() {
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+    let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+    assert_eq!(
+        ids(Format::OpenAi, json!([call, result]), json!([call])),
+        vec![(WIRE_VALID, true), (KEEPS_REAL_RESULTS, true)]
+    );
+    let orphan = json!({"role": "tool", "tool_call_id": "z", "content": "[syn]"});
+    assert_eq!(
+        ids(
+            Format::OpenAi,
+            json!([call, result]),
+            json!([call, result, orphan])
+        ),
+        vec![(WIRE_VALID, true)],
+        "a call the input lacks"
+    );
+    let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
+    let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+    let charged = wire_charges(
+        Format::Pi,
+        json!([call, result]),
+        json!([call, result, result]),
+    );
+    assert!(
+        !charged.is_empty() && charged.iter().all(|&c| c),
+        "{charged:?}"
+    );
+    let orphan = json!({"role": "toolResult", "toolCallId": "z", "toolName": "f", "content": [], "isError": false});
+    let charged = wire_charges(
+        Format::Pi,
+        json!([call, result]),
+        json!([call, result, orphan]),
+    );
+    assert!(
+        !charged.is_empty() && charged.iter().all(|&c| c),
+        "a call the input lacks: {charged:?}"
+    );
+}
+
+#[test]
+fn only_a_missing_result_is_excused_by_a_call_without_an_id() {
+    let idless_call =
+        json!({"role": "assistant", "content": null, "tool_calls": [{"function": {"name": "f"}}]});
+    let idless_result = json!({"role": "tool", "content": "r"});
+    let user = json!({"role": "user", "content": "x"});
+    let transcript = json!([user, idless_result, idless_call]);
+    assert_eq!(
+        ids(Format::OpenAi, transcript.clone(), transcript),
+        vec![(WIRE_VALID, true), (WIRE_VALID, false)],
+        "the result without a call is charged, the call's missing result is not"
+    );
+}
+
+#[test]
+fn a_pi_call_id_the_input_repeats_is_no_repair_s_fault() {
+    let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
+    let twice = json!([call, call]);
+    assert_eq!(
+        ids(Format::Pi, twice.clone(), twice),
+        vec![(WIRE_VALID, false), (WIRE_VALID, false)]
+    );
+    let piped = json!({"role": "assistant", "content": [
+        {"type": "toolCall", "id": "c|0", "name": "f", "arguments": {}},
+        {"type": "toolCall", "id": "c_0", "name": "f", "arguments": {}}
+    ], "stopReason": "toolUse"});
+    let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+    let wire = wire_charges(
+        Format::Pi,
+        json!([call, result, call, result]),
+        json!([call, result, result, call, result]),
+    );
+    assert_eq!(
+        wire,
+        vec![true, true, false, false],
+        "a second result for the first of two calls of one id is charged (the rule and its \
+         permanent invariant), the repeated id is not"
+    );
+    let two = json!({"role": "assistant", "content": [
+        {"type": "toolCall", "id": "a", "name": "f", "arguments": {}},
+        {"type": "toolCall", "id": "a", "name": "f", "arguments": {}}
+    ], "stopReason": "toolUse"});
+    let both = json!([two, result, result]);
+    assert_eq!(
+        wire_charges(Format::Pi, both.clone(), both),
+        vec![false; 4],
+        "one message calls a twice: its second result (which pi's rules charge) is no repair's doing"
+    );
+    let found = ids(Format::Pi, json!([piped]), json!([piped]));
+    assert!(
+        !found.is_empty() && found.iter().all(|&(_, charged)| !charged),
+        "ids pi sends as one: {found:?}"
+    );
+}
+
+#[test]
+fn dropping_a_pi_assistant_turn_that_pi_never_sends_loses_nothing() {
+    let user = json!({"role": "user", "content": "go", "timestamp": 1});
+    let failed = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "error"});
+    let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+    assert_eq!(
+        ids(Format::Pi, json!([user, failed, result]), json!([user])),
+        vec![]
+    );
+    let done = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"});
+    assert_eq!(
+        ids(Format::Pi, json!([user, done]), json!([user])),
+        vec![(KEEPS_OTHER_MESSAGES, true)]
+    );
+}
+
+/// Whether each `repair-idempotent` violation is charged, `again` being the repair of
+/// `output`, itself the repair of `input` (OpenAI chat).
+fn idempotence(input: &Value, output: &Value, again: &Value) -> Vec<bool> {
+    let run = RepairRun {
+        format: Format::OpenAi,
+        input: input.as_array().unwrap(),
+        output: output.as_array().unwrap(),
+        again: again.as_array().unwrap(),
+        marker: None,
+    };
+    check(&run)
+        .into_iter()
+        .filter(|v| v.invariant == IDEMPOTENT)
+        .map(|v| v.cause == Cause::SystemUnderTest)
+        .collect()
+}
+
+#[test]
+fn only_a_second_repair_that_changes_results_of_a_repeated_call_id_is_excused() {
+    let call = |id: &str| json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "function": {"name": "f"}}]});
+    let result =
+        |id: &str, text: &str| json!({"role": "tool", "tool_call_id": id, "content": text});
+    let twice = json!([call("a"), result("a", "1"), call("a"), result("a", "2")]);
+    let moved = json!([call("a"), result("a", "2"), call("a"), result("a", "1")]);
+    assert_eq!(idempotence(&twice, &twice, &moved), vec![false]);
+    let user = json!({"role": "user", "content": "x"});
+    let lost = json!([
+        call("a"),
+        result("a", "1"),
+        call("a"),
+        result("a", "2"),
+        user
+    ]);
+    assert_eq!(
+        idempotence(&lost, &lost, &twice),
+        vec![true],
+        "a message that is no result changes"
+    );
+    let once = json!([call("a"), result("a", "1"), call("b"), result("b", "2")]);
+    let changed = json!([call("a"), result("a", "1"), call("b"), result("b", "3")]);
+    assert_eq!(
+        idempotence(&once, &once, &changed),
+        vec![true],
+        "no id repeats"
+    );
+    let regrouped = json!([call("a"), result("a", "1"), call("a"), result("a", "2")]);
+    assert_eq!(
+        idempotence(&once, &regrouped, &once),
+        vec![true],
+        "the output repeats an id the input does not"
+    );
+}
+
+#[test]
+fn a_repeated_call_id_excuses_only_the_rules_it_makes_unpreventable() {
+    let call = |ids: &[&str]| {
+        let calls: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "function": {"name": "f"}}))
+            .collect();
+        json!({"role": "assistant", "content": null, "tool_calls": calls})
+    };
+    let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+    let unanswered = json!([call(&["a"]), result, call(&["a"])]);
+    assert_eq!(
+        wire_charges(Format::OpenAi, unanswered.clone(), unanswered),
+        vec![true],
+        "the second call of a is left unanswered: a synthetic result would answer it"
+    );
+    let pair = json!([call(&["a", "a"])]);
+    assert_eq!(
+        wire_charges(Format::OpenAi, pair.clone(), pair.clone()),
+        vec![false, false],
+        "one message calls a twice: missing results"
+    );
+    assert_eq!(
+        wire_charges(
+            Format::OpenAi,
+            pair,
+            json!([call(&["a", "a"]), result, result])
+        ),
+        vec![false, false],
+        "one message calls a twice: a second result"
+    );
+    let anthropic_call = |id: &str| json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "f", "input": {}}]});
+    let anthropic_result = |id: &str| json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "1"}]});
+    let repeated = json!([
+        anthropic_call("a"),
+        anthropic_result("a"),
+        anthropic_call("a"),
+        anthropic_result("a")
+    ]);
+    assert_eq!(
+        wire_charges(Format::Anthropic, repeated.clone(), repeated),
+        vec![false],
+        "the repeated id itself"
+    );
+    assert_eq!(
+        wire_charges(
+            Format::Anthropic,
+            json!([anthropic_call("a"), anthropic_result("a")]),
+            json!([
+                anthropic_call("a"),
+                anthropic_result("a"),
+                anthropic_call("a"),
+                anthropic_result("a")
+            ])
+        ),
+        vec![true],
+        "an id the input calls once, repeated by the repair"
+    );
+}
+
+#[test]
+fn a_real_result_replaced_by_an_unmarked_synthetic_one_breaks_three_promises() {
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a", "function": {"name": "f"}}]});
+    let input = json!([call, {"role": "tool", "tool_call_id": "a", "content": "real"}]);
+    let output = json!([call, {"role": "tool", "tool_call_id": "a", "content": "made up"}]);
+    assert_eq!(
+        ids(Format::OpenAi, input, output),
+        vec![
+            (SYNTHETIC_RECOGNISABLE, true),
+            (NO_EXTRA_RESULT, true),
+            (KEEPS_REAL_RESULTS, true)
+        ]
+    );
+}

@@ -1,0 +1,228 @@
+use serde_json::json;
+
+use super::*;
+use crate::js_string::{from_text, lone};
+
+/// A text ending in a backslash is an error, never a panic (found by the `oracle-json`
+/// target: the scan stepped past the end).
+#[test]
+fn a_trailing_backslash_is_an_error() {
+    for text in ["\\", "[\"\\", "\"\\ud83d\\"] {
+        assert!(parse(text).is_err(), "{text}");
+    }
+}
+
+#[test]
+fn a_lone_surrogate_escape_is_read_and_written_back() {
+    let value = parse(r#"{"id": "a\ud83d", "\udc00": ["\uDFFF x"]}"#).unwrap();
+    let key = lone(0xDC00);
+    assert_eq!(
+        value,
+        json!({"id": format!("a{}", lone(0xD83D)), key.clone(): [format!("{} x", lone(0xDFFF))]})
+    );
+    assert_eq!(
+        to_string(&value).unwrap(),
+        r#"{"id":"a\ud83d","\udc00":["\udfff x"]}"#
+    );
+}
+
+#[test]
+fn without_lone_surrogates_serde_json_parses_alone() {
+    assert!(rewrite(r#"{"a": "\ud83d\ude00 \u00e9 \\ud800 \ufdd0"}"#).is_none());
+    assert_eq!(
+        parse(r#"["\ud83d\ude00", "\\ud800"]"#).unwrap(),
+        json!(["😀", "\\ud800"])
+    );
+}
+
+#[test]
+fn pairs_stay_characters_and_halves_out_of_order_stay_lone() {
+    let value = parse(r#"["\ud83d\ud83d\ude00", "\ude00\ud83d", "\ud83d\u0041"]"#).unwrap();
+    assert_eq!(
+        value,
+        json!([
+            format!("{}😀", lone(0xD83D)),
+            format!("{}{}", lone(0xDE00), lone(0xD83D)),
+            format!("{}A", lone(0xD83D))
+        ])
+    );
+}
+
+#[test]
+fn the_placeholder_and_reserved_characters_in_the_text_keep_their_meaning() {
+    let text = from_text("[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\"]");
+    let value = parse(&text).unwrap();
+    let real_max = from_text("\u{10FFFF}");
+    let real_marker = from_text("\u{10F7FF}");
+    assert_eq!(
+        value,
+        json!([
+            format!("\u{FDD0}{}\u{FDD0}", lone(0xD800)),
+            format!("{real_max}{real_max}{real_marker}")
+        ])
+    );
+    assert_eq!(
+        to_string(&value).unwrap(),
+        "[\"\u{FDD0}\\ud800\u{FDD0}\",\"\u{10FFFF}\u{10FFFF}\u{10F7FF}\"]"
+    );
+}
+
+#[test]
+fn a_raw_lone_unit_in_a_javascript_text_meets_an_escaped_half() {
+    let text = format!("[\"{}\\ude00\"]", lone(0xD83D));
+    assert_eq!(parse(&text).unwrap(), json!(["😀"]));
+}
+
+#[test]
+fn errors_keep_their_positions_after_a_rewrite() {
+    let error = parse("[\"\\ud800\",\n  \"\\ud800\" x]").unwrap_err();
+    assert_eq!((error.line(), error.column()), (2, 12));
+    assert!(
+        error.to_string().starts_with("expected `,` or `]`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn duplicate_keys_keep_the_last_value_in_the_first_place() {
+    let value = parse(r#"{"a": "\ud800", "b": "\ud801", "a": "\ud802"}"#).unwrap();
+    assert_eq!(to_string(&value).unwrap(), r#"{"a":"\ud802","b":"\ud801"}"#);
+    let text = r#"{"b": "\ud801", "a": "\ud800", "b": "\ud802"}"#;
+    let value = parse_borrowed(text).unwrap();
+    assert_eq!(to_string(&value).unwrap(), r#"{"b":"\ud802","a":"\ud800"}"#);
+}
+
+/// A text with a lone surrogate escape is read with its fields in the text's order, as every
+/// other text is (`JSON.parse` keeps them so; `JSON.stringify` writes them so), and every kind
+/// of value as serde_json reads it.
+#[test]
+fn a_rewritten_text_keeps_its_field_order() {
+    let text = r#"[{"role": "user", "content": "cut \ud83d", "timestamp": 1,
+                    "n": [-2, 2.5, true, false, null, {}]}]"#;
+    let written =
+        r#"[{"role":"user","content":"cut \ud83d","timestamp":1,"n":[-2,2.5,true,false,null,{}]}]"#;
+    assert_eq!(to_string(&parse_borrowed(text).unwrap()).unwrap(), written);
+    let sorted =
+        r#"[{"content":"cut \ud83d","n":[-2,2.5,true,false,null,{}],"role":"user","timestamp":1}]"#;
+    assert_eq!(to_string(&parse(text).unwrap()).unwrap(), sorted);
+}
+
+/// An array read item by item gives the items `parse_borrowed` gives, with and without a
+/// rewrite; a document that is not an array is not read; an error is `parse_borrowed`'s.
+#[test]
+fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
+    for text in [
+        r#" [{"role": "user", "content": "go"}, 7, null, [1, {"a": "b"}]]"#,
+        r#"[{"role": "user", "content": "cut \ud83d"}, "\ufdd0", {"k": "\ud800\udc00"}]"#,
+        "[]",
+    ] {
+        let mut items = Vec::new();
+        let read = for_each_item_where(
+            text,
+            |_| true,
+            |_, item| {
+                items.push(item);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(read.unwrap(), Some(items.len()));
+        let whole = parse_borrowed(text).unwrap();
+        assert_eq!(
+            to_string(&items).unwrap(),
+            to_string(&whole).unwrap(),
+            "{text}"
+        );
+    }
+    for text in [r#"{"messages": []}"#, "7", ""] {
+        let mut read = 0;
+        let items = for_each_item_where(
+            text,
+            |_| true,
+            |_, _| {
+                read += 1;
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(items.unwrap(), None);
+        assert_eq!(read, 0);
+    }
+    let broken = "[1,\n 2,\n oops]";
+    let mut read = 0;
+    let error = for_each_item_where(
+        broken,
+        |_| true,
+        |_, _| {
+            read += 1;
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap_err();
+    assert_eq!(read, 2);
+    assert_eq!(
+        error.to_string(),
+        parse_borrowed(broken).unwrap_err().to_string()
+    );
+}
+
+/// Items `wanted` refuses are passed over (and counted), and a break stops the read there,
+/// with and without a rewrite; the count is of the items passed.
+#[test]
+fn items_not_wanted_are_passed_over_and_a_break_stops_the_read() {
+    use std::ops::ControlFlow::{Break, Continue};
+    for text in [
+        r#"[0, {"a": 1}, "two", [3], null, 5]"#,
+        r#"["\ud83d", {"a": "\ud800"}, "two", [3], null, 5]"#,
+    ] {
+        let whole = parse_borrowed(text).unwrap();
+        let all = whole.as_array().unwrap();
+        let mut read = Vec::new();
+        let passed = for_each_item_where(
+            text,
+            |at| at % 2 == 1,
+            |at, item| {
+                read.push((at, to_string(&item).unwrap()));
+                Continue(())
+            },
+        );
+        assert_eq!(passed.unwrap(), Some(6), "{text}");
+        let odd: Vec<_> = [1, 3, 5]
+            .map(|at| (at, to_string(&all[at]).unwrap()))
+            .into();
+        assert_eq!(read, odd, "{text}");
+        // The last item passed over is counted too.
+        let even = for_each_item_where(text, |at| at % 2 == 0, |_, _| Continue(()));
+        assert_eq!(even.unwrap(), Some(6), "{text}");
+        let mut read = Vec::new();
+        let passed = for_each_item_where(
+            text,
+            |at| at >= 2,
+            |at, _| {
+                read.push(at);
+                if at == 3 { Break(()) } else { Continue(()) }
+            },
+        );
+        assert_eq!(passed.unwrap(), Some(4), "{text}");
+        assert_eq!(read, [2, 3], "{text}");
+    }
+    let not_an_array = for_each_item_where("{}", |_| true, |_, _| Continue(()));
+    assert_eq!(not_an_array.unwrap(), None);
+    // A break ends the read before an error past it; without one, the error is met.
+    let broken = "[1, 2, oops]";
+    let stop_at_two = |at, _| if at == 1 { Break(()) } else { Continue(()) };
+    assert_eq!(
+        for_each_item_where(broken, |_| true, stop_at_two).unwrap(),
+        Some(2)
+    );
+    assert!(for_each_item_where(broken, |_| false, |_, _| Continue(())).is_err());
+}
+
+#[test]
+fn the_pretty_layout_is_serde_jsons() {
+    let value = json!({"a": [1, {"b": lone(0xDBFF)}]});
+    assert_eq!(
+        to_string_pretty(&value).unwrap(),
+        serde_json::to_string_pretty(&json!({"a": [1, {"b": "X"}]}))
+            .unwrap()
+            .replace('X', "\\udbff")
+    );
+}
