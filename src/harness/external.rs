@@ -8,7 +8,7 @@
 //! failure: the program is killed and the next case starts a fresh one. See
 //! docs/external-programs.md.
 
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -86,7 +86,7 @@ impl External {
                 rust.swept
             )
         };
-        Some(violation(
+        Some(Violation::charged(
             SUT_MATCHES_RUST,
             summary,
             json!({"rule": rule.name(), "program_swept": swept, "rust_swept": rust.swept,
@@ -158,13 +158,4 @@ fn sweep_answer(mut answer: Map<String, Value>) -> Result<(Vec<Value>, Vec<Strin
         }
     };
     Ok((messages, swept))
-}
-
-fn violation(invariant: Invariant, summary: String, evidence: Value) -> Violation {
-    Violation {
-        invariant,
-        cause: Cause::SystemUnderTest,
-        summary,
-        evidence,
-    }
 }

@@ -120,15 +120,6 @@ pub fn check(run: &RepairRun) -> Vec<Violation> {
     found
 }
 
-fn charged(invariant: Invariant, summary: String, evidence: Value) -> Violation {
-    Violation {
-        invariant,
-        cause: Cause::SystemUnderTest,
-        summary,
-        evidence,
-    }
-}
-
 /// What is left of `view` without the results that answer one of `ids`: every message's rest and
 /// its other results, in order.
 fn without_results_of<'a>(view: &'a [Entry], ids: &HashSet<&str>) -> Vec<&'a Value> {
@@ -384,7 +375,7 @@ fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<V
         (Some((i, moved)), _) => ("reordered", json!({"input_message": i, "value": moved})),
         (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
-    Some(charged(
+    Some(Violation::charged(
         KEEPS_OTHER_MESSAGES,
         format!(
             "a message that is not a tool result was {what} (number {} of them)",
@@ -439,7 +430,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
             if let Some(marker) = run.marker
                 && !carries_marker(&result.value, marker)
             {
-                found.push(charged(
+                found.push(Violation::charged(
                     SYNTHETIC_RECOGNISABLE,
                     format!("the result at {o} is not in the input and does not carry the marker {marker:?}"),
                     json!({"output_message": o, "call_id": id, "result": result.value, "marker": marker}),
@@ -449,7 +440,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
                 && unambiguous(id)
                 && let Some(answer) = answer_at(id)
             {
-                found.push(charged(
+                found.push(Violation::charged(
                     NO_EXTRA_RESULT,
                     format!("a result for call {id} was added at {o} although the input answers it at {answer}"),
                     json!({"output_message": o, "call_id": id, "input_result_message": answer, "added": result.value}),
@@ -465,7 +456,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
         .collect();
     dropped.sort_by_key(|&(_, at)| at);
     found.extend(dropped.into_iter().map(|(id, at)| {
-        charged(
+        Violation::charged(
             KEEPS_REAL_RESULTS,
             format!("the real result at {at} was dropped although call {id} is still there and no real result answers it"),
             json!({"call_id": id, "input_result_message": at}),

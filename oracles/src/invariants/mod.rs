@@ -95,6 +95,18 @@ pub struct Violation {
     pub evidence: Value,
 }
 
+impl Violation {
+    /// A violation the system under test could have prevented.
+    pub fn charged(invariant: Invariant, summary: String, evidence: Value) -> Violation {
+        Violation {
+            invariant,
+            cause: Cause::SystemUnderTest,
+            summary,
+            evidence,
+        }
+    }
+}
+
 /// What an oracle says about one input (after wasmtime's explicit oracle outcomes).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Judgement {

@@ -12,7 +12,7 @@ use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Cause, Invariant, Violation, same_message};
+use super::{Invariant, Violation, same_message};
 use crate::error::{Error, by_name};
 use crate::js::{Json, View};
 
@@ -139,7 +139,7 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
         } else if role_of(message) == Some("toolResult") {
             removed.push(index);
         } else {
-            return vec![violation(
+            return vec![Violation::charged(
                 ONLY_REMOVES,
                 format!(
                     "input message {index} (role {}) is missing or changed in the output",
@@ -151,7 +151,7 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
         }
     }
     if next < output.len() {
-        return vec![violation(
+        return vec![Violation::charged(
             ONLY_REMOVES,
             format!("output message {next} is not in the input (added or reordered)"),
             json!({"output_index": next, "output_message": output[next].borrow()}),
@@ -159,7 +159,7 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
     }
     let removed_ids: Vec<String> = removed.iter().map(|&i| reported_id(&input[i])).collect();
     if removed_ids != swept {
-        return vec![violation(
+        return vec![Violation::charged(
             ONLY_REMOVES,
             format!(
                 "removed {} tool result(s) but reported {} swept id(s)",
@@ -175,12 +175,12 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
 /// `sweep-noop-identity`.
 pub fn noop_identity(swept: &[String], returned_input: bool) -> Vec<Violation> {
     match (swept.is_empty(), returned_input) {
-        (true, false) => vec![violation(
+        (true, false) => vec![Violation::charged(
             NOOP_IDENTITY,
             "nothing was swept, yet the sweep returned a copy instead of the input itself".into(),
             json!({"swept": swept, "returned_input": false}),
         )],
-        (false, true) => vec![violation(
+        (false, true) => vec![Violation::charged(
             NOOP_IDENTITY,
             format!(
                 "{} result(s) swept, yet the input itself was returned",
@@ -197,7 +197,7 @@ pub fn idempotent(second_swept: &[String]) -> Vec<Violation> {
     if second_swept.is_empty() {
         return Vec::new();
     }
-    vec![violation(
+    vec![Violation::charged(
         IDEMPOTENT,
         format!(
             "sweeping the output again swept {} more result(s)",
@@ -222,7 +222,7 @@ pub fn matches_twin<J: Message>(input: &[J], swept: &[String], rule: TwinRule) -
         .zip(swept)
         .position(|(p, s)| p != s)
         .unwrap_or(predicted.len().min(swept.len()));
-    vec![violation(
+    vec![Violation::charged(
         MATCHES_TWIN,
         format!(
             "swept {:?} but the `{rule}` rule sweeps {:?}",
@@ -326,15 +326,6 @@ fn reported_id<J: Message>(result: &J) -> String {
             _ => serde_json::to_string(id).expect("a JSON value always serialises"),
         },
         None => String::from("null"),
-    }
-}
-
-fn violation(invariant: Invariant, summary: String, evidence: Value) -> Violation {
-    Violation {
-        invariant,
-        cause: Cause::SystemUnderTest,
-        summary,
-        evidence,
     }
 }
 

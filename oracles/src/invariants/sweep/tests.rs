@@ -1,6 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::invariants::Cause;
 
 fn a(ids: &[&str]) -> Value {
     let calls: Vec<Value> = ids
