@@ -60,6 +60,26 @@ impl Runner {
         command.output().expect("ci/action.sh runs")
     }
 
+    /// The `run` step fuzzing a planted repairer for `runs` cases from seed 1; asserts its exit code.
+    fn fuzz_planted(&self, program: &str, runs: u32, exit_code: i32) {
+        let command = format!("exec python3 {ROOT}/tests/sut/planted.py {program}");
+        let runs = runs.to_string();
+        let inputs = [
+            ("command", command.as_str()),
+            ("runs", &runs),
+            ("seed", "1"),
+            ("marker", MARKER),
+        ];
+        let run = self.step("run", &inputs);
+        assert_eq!(
+            run.status.code(),
+            Some(exit_code),
+            "{}{}",
+            stdout(&run),
+            stderr(&run)
+        );
+    }
+
     fn read(&self, name: &str) -> String {
         std::fs::read_to_string(self.path(name)).unwrap()
     }
@@ -73,30 +93,10 @@ fn which(program: &str) -> PathBuf {
     PathBuf::from(String::from_utf8(found.stdout).unwrap().trim())
 }
 
-fn planted(program: &str) -> String {
-    format!("exec python3 {ROOT}/tests/sut/planted.py {program}")
-}
-
 #[test]
 fn action_a_defective_program_fails_the_step_with_its_finding_in_the_summary() {
     let runner = Runner::new(true);
-    let command = planted("repair-drops-blank");
-    let run = runner.step(
-        "run",
-        &[
-            ("command", &command),
-            ("runs", "600"),
-            ("seed", "1"),
-            ("marker", MARKER),
-        ],
-    );
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{}{}",
-        stdout(&run),
-        stderr(&run)
-    );
+    runner.fuzz_planted("repair-drops-blank", 600, 1);
     let summary = runner.read("summary.md");
     assert!(
         summary.starts_with("## ctxfuzz: FAILED: charged findings in contract [repair:openai]"),
@@ -128,23 +128,7 @@ fn action_a_defective_program_fails_the_step_with_its_finding_in_the_summary() {
 #[test]
 fn action_a_careful_program_passes_and_sets_no_findings() {
     let runner = Runner::new(true);
-    let command = planted("repair-careful");
-    let run = runner.step(
-        "run",
-        &[
-            ("command", &command),
-            ("runs", "300"),
-            ("seed", "1"),
-            ("marker", MARKER),
-        ],
-    );
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&run),
-        stderr(&run)
-    );
+    runner.fuzz_planted("repair-careful", 300, 0);
     let summary = runner.read("summary.md");
     assert!(
         summary.starts_with("## ctxfuzz: clean: nothing charged"),
