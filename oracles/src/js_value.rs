@@ -18,8 +18,6 @@
 mod builder;
 mod object;
 mod packed_str;
-#[cfg(test)]
-mod tests;
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -240,3 +238,6 @@ impl Serialize for JsValue<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

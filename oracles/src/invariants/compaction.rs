@@ -5,8 +5,6 @@
 
 mod reader;
 mod summary;
-#[cfg(test)]
-mod tests;
 
 use std::borrow::Borrow;
 
@@ -436,3 +434,6 @@ fn reset_delivered<J: Json, M: Borrow<J>>(
 fn estimate(text: &str) -> u64 {
     (text.chars().count() / 4) as u64
 }
+
+#[cfg(test)]
+mod tests;
