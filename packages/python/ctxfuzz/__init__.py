@@ -1,0 +1,26 @@
+"""ctxfuzz from Python: fuzz a transcript rewriter of your own code inside your test suite.
+
+    import ctxfuzz
+    from myagent.history import repair
+
+    def test_repair_keeps_the_contract():
+        ctxfuzz.fuzz(repair, contract="repair", format="openai", seconds=10)
+
+`fuzz` runs the `ctxfuzz` binary installed with this package (`ctxfuzz fuzz --contract ...
+--sut CMD`), where CMD is `python -m ctxfuzz.serve` importing your function by name: the CLI
+supervises your function in a process of its own, so a crash, a hang or an exception in it is
+reported exactly as the CLI reports any program's. A charged finding raises `FuzzFailure` (an
+`AssertionError`) with the CLI's own report; a clean run returns a `Summary`. docs/python.md.
+"""
+
+from importlib import metadata as _metadata
+
+from ._report import FuzzFailure, Summary
+from ._run import CtxfuzzError, fuzz
+
+try:
+    __version__ = _metadata.version("ctxfuzz")
+except _metadata.PackageNotFoundError:  # imported from the source tree (the tests), not installed
+    __version__ = None
+
+__all__ = ["CtxfuzzError", "FuzzFailure", "Summary", "fuzz"]
