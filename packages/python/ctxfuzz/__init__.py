@@ -23,4 +23,8 @@ try:
 except _metadata.PackageNotFoundError:  # imported from the source tree (the tests), not installed
     __version__ = None
 
+# Shown by their public names in tracebacks and pytest's reports (ctxfuzz.FuzzFailure).
+for _public in (CtxfuzzError, FuzzFailure, Summary):
+    _public.__module__ = __name__
+
 __all__ = ["CtxfuzzError", "FuzzFailure", "Summary", "fuzz"]
