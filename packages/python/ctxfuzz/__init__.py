@@ -13,15 +13,21 @@ reported exactly as the CLI reports any program's. A charged finding raises `Fuz
 `AssertionError`) with the CLI's own report; a clean run returns a `Summary`. docs/python.md.
 """
 
-from importlib import metadata as _metadata
-
 from ._report import FuzzFailure, Summary
 from ._run import CtxfuzzError, fuzz
 
-try:
-    __version__ = _metadata.version("ctxfuzz")
-except _metadata.PackageNotFoundError:  # imported from the source tree (the tests), not installed
-    __version__ = None
+
+def __getattr__(name):
+    """`__version__`, the installed wheel's, read when asked: importlib.metadata costs every
+    process that imports ctxfuzz (each child the CLI starts does) about 10 ms."""
+    if name != "__version__":
+        raise AttributeError(f"module 'ctxfuzz' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        return metadata.version("ctxfuzz")
+    except metadata.PackageNotFoundError:  # imported from the source tree (the tests), not installed
+        return None
 
 # Shown by their public names in tracebacks and pytest's reports (ctxfuzz.FuzzFailure).
 for _public in (CtxfuzzError, FuzzFailure, Summary):
