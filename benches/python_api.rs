@@ -55,12 +55,17 @@ fn python_api(c: &mut Criterion) {
     let binary = binary();
     let python = python();
     let scratch = tempfile::tempdir().unwrap();
-    let adapter = format!("exec {python} {}", root.join("tests/sut/careful_adapter.py").display());
+    let adapter = format!(
+        "exec {python} {}",
+        root.join("tests/sut/careful_adapter.py").display()
+    );
     let cli = || {
         let mut command = Command::new(&binary);
         command
             .args(["fuzz", "--contract", "repair", "--format", "openai"])
-            .args(["--marker", MARKER, "--runs", RUNS, "--seed", "1", "--jobs", "1"])
+            .args([
+                "--marker", MARKER, "--runs", RUNS, "--seed", "1", "--jobs", "1",
+            ])
             .args(["--sut", &adapter])
             .current_dir(scratch.path());
         command
@@ -70,11 +75,8 @@ fn python_api(c: &mut Criterion) {
             .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
     )
     .unwrap();
-    let source = std::env::join_paths([
-        root.join("packages/python"),
-        root.join("examples/python"),
-    ])
-    .unwrap();
+    let source =
+        std::env::join_paths([root.join("packages/python"), root.join("examples/python")]).unwrap();
     let script = format!(
         "import ctxfuzz; ctxfuzz.fuzz('repairers:careful_repair', 'repair', 'openai', \
          runs={RUNS}, seed=1, jobs=1, marker={MARKER:?})"

@@ -80,7 +80,12 @@ fn venv_with_wheel(dir: &Path, wheel: &Path, requirements: Option<&Path>) -> Pat
         .env("PATH", &path));
     let pip = |args: &[&std::ffi::OsStr]| {
         run(Command::new(bin.join("pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "--no-index"])
+            .args([
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-index",
+            ])
             .args(args)
             .env("PATH", &path));
     };
@@ -134,7 +139,9 @@ fn junit_outcomes(report: &str) -> Vec<(String, Option<String>)> {
         .skip(1)
         .map(|case| {
             let attribute = |text: &str, name: &str| {
-                let start = text.find(&format!(" {name}=\"")).map(|i| i + name.len() + 3)?;
+                let start = text
+                    .find(&format!(" {name}=\""))
+                    .map(|i| i + name.len() + 3)?;
                 Some(text[start..start + text[start..].find('"')?].to_string())
             };
             let name = attribute(case, "name").unwrap();
@@ -164,7 +171,11 @@ fn the_example_suite_fails_on_the_lossy_repairer_and_litellm_with_the_finding_an
     // litellm comes from the peers' venv (the pinned 1.110.2, same interpreter): a .pth file adds
     // its site-packages after the fresh venv's own, so nothing is installed twice.
     let site = dir.path().join("venv/lib/python3.11/site-packages");
-    std::fs::write(site.join("ctxfuzz-example-peers.pth"), peers.to_str().unwrap()).unwrap();
+    std::fs::write(
+        site.join("ctxfuzz-example-peers.pth"),
+        peers.to_str().unwrap(),
+    )
+    .unwrap();
 
     let report = dir.path().join("report.xml");
     let output = Command::new(bin.join("pytest"))
@@ -193,7 +204,9 @@ fn the_example_suite_fails_on_the_lossy_repairer_and_litellm_with_the_finding_an
     );
     assert_eq!(outcomes[0].1, None, "{context}");
     for (name, failure) in &outcomes[1..] {
-        let failure = failure.as_deref().unwrap_or_else(|| panic!("{name} passed"));
+        let failure = failure
+            .as_deref()
+            .unwrap_or_else(|| panic!("{name} passed"));
         for words in [
             "ctxfuzz.FuzzFailure",
             "repair-keeps-other-messages: every message that is not a tool result",
@@ -202,7 +215,10 @@ fn the_example_suite_fails_on_the_lossy_repairer_and_litellm_with_the_finding_an
             "replay:     ctxfuzz replay findings/",
             "diff:",
         ] {
-            assert!(failure.contains(words), "{name}: no {words:?} in\n{failure}");
+            assert!(
+                failure.contains(words),
+                "{name}: no {words:?} in\n{failure}"
+            );
         }
     }
     // The case files are where the CLI keeps them: findings/ under the directory it ran in.
@@ -213,9 +229,7 @@ fn the_example_suite_fails_on_the_lossy_repairer_and_litellm_with_the_finding_an
 /// and this test build's binary first on PATH: its outcome, read.
 fn scenario(name: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
-    let output = api_run(name, dir.path())
-        .output()
-        .expect("python3 runs");
+    let output = api_run(name, dir.path()).output().expect("python3 runs");
     let context = format!("{}\n{}", stdout(&output), stderr(&output));
     assert!(output.status.success(), "{name}: {context}");
     assert!(!stderr(&output).contains("Traceback"), "{name}: {context}");
@@ -253,8 +267,16 @@ fn text(outcome: &Value, key: &str) -> String {
 #[test]
 fn a_crash_a_hang_and_an_exception_in_the_function_are_reported_as_the_cli_reports_them() {
     for (name, invariant, words) in [
-        ("crash", "sut-crash", "the program exited (exit status 3) instead of answering"),
-        ("hang", "sut-hang", "no answer within 300 ms of reading the request"),
+        (
+            "crash",
+            "sut-crash",
+            "the program exited (exit status 3) instead of answering",
+        ),
+        (
+            "hang",
+            "sut-hang",
+            "no answer within 300 ms of reading the request",
+        ),
     ] {
         let outcome = scenario(name);
         assert_eq!(outcome["outcome"], "failure", "{outcome}");
@@ -288,16 +310,35 @@ fn a_clean_run_returns_the_cli_summary_and_bad_arguments_are_the_cli_error() {
     let output = crate::common::ctxfuzz_in(
         dir.path(),
         &[
-            "fuzz", "--contract", "repair", "--format", "openai", "--runs", "300", "--seed", "1",
-            "--json", "--sut", &sut,
+            "fuzz",
+            "--contract",
+            "repair",
+            "--format",
+            "openai",
+            "--runs",
+            "300",
+            "--seed",
+            "1",
+            "--json",
+            "--sut",
+            &sut,
         ],
     );
     let cli: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let target = &cli["targets"][0];
     assert_eq!(outcome["execs"], target["execs"], "{outcome}\n{cli}");
-    assert_eq!(outcome["skipped"], target["cannot_express"], "{outcome}\n{cli}");
-    assert_eq!(outcome["classes"]["unpreventable"], target["violations"]["unpreventable"]);
-    assert!(text(&outcome, "verdict").starts_with("clean: "), "{outcome}");
+    assert_eq!(
+        outcome["skipped"], target["cannot_express"],
+        "{outcome}\n{cli}"
+    );
+    assert_eq!(
+        outcome["classes"]["unpreventable"],
+        target["violations"]["unpreventable"]
+    );
+    assert!(
+        text(&outcome, "verdict").starts_with("clean: "),
+        "{outcome}"
+    );
 
     let outcome = scenario("unknown-format");
     assert_eq!(outcome["outcome"], "CtxfuzzError", "{outcome}");
@@ -334,13 +375,24 @@ fn every_contract_and_format_of_the_cli_is_spoken() {
 fn a_function_a_child_cannot_import_by_name_is_refused_before_anything_runs() {
     for (name, error, words) in [
         ("lambda", "TypeError", "is a lambda and has none"),
-        ("closure", "TypeError", "is a function defined inside another"),
-        ("main", "TypeError", "defined in the script being run (__main__)"),
+        (
+            "closure",
+            "TypeError",
+            "is a function defined inside another",
+        ),
+        (
+            "main",
+            "TypeError",
+            "defined in the script being run (__main__)",
+        ),
         ("no-module", "ValueError", "no module 'no_such_module'"),
     ] {
         let outcome = scenario(name);
         assert_eq!(outcome["outcome"], error, "{name}: {outcome}");
-        assert!(text(&outcome, "message").contains(words), "{name}: {outcome}");
+        assert!(
+            text(&outcome, "message").contains(words),
+            "{name}: {outcome}"
+        );
         assert_eq!(outcome["findings_dir"], false, "{name}: {outcome}");
     }
 }
@@ -370,7 +422,10 @@ fn ctrl_c_during_a_run_stops_the_cli_and_leaves_no_process_behind() {
         if let Some(line) = text.lines().next() {
             break line.to_string();
         }
-        assert!(started.elapsed() < Duration::from_secs(60), "no case started");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no case started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     let (function, binary) = line.split_once(' ').unwrap();
@@ -391,7 +446,10 @@ fn ctrl_c_during_a_run_stops_the_cli_and_leaves_no_process_behind() {
     let outcome: Value = serde_json::from_str(&stdout(&output))
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&output), stderr(&output)));
     assert_eq!(outcome["outcome"], "interrupted", "{outcome}");
-    let left: Vec<&str> = [function, binary].into_iter().filter(|pid| running(pid)).collect();
+    let left: Vec<&str> = [function, binary]
+        .into_iter()
+        .filter(|pid| running(pid))
+        .collect();
     for pid in &left {
         // SAFETY: kill(2) of a process this test's run started, so that a failure leaves nothing.
         unsafe { libc::kill(pid.parse().unwrap(), libc::SIGKILL) };
