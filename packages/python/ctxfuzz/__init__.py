@@ -13,7 +13,7 @@ reported exactly as the CLI reports any program's. A charged finding raises `Fuz
 `AssertionError`) with the CLI's own report; a clean run returns a `Summary`. docs/python.md.
 """
 
-from ._report import FuzzFailure, Summary
+from ._report import Finding, FuzzFailure, Summary
 from ._run import CtxfuzzError, fuzz
 
 
@@ -30,7 +30,7 @@ def __getattr__(name):
         return None
 
 # Shown by their public names in tracebacks and pytest's reports (ctxfuzz.FuzzFailure).
-for _public in (CtxfuzzError, FuzzFailure, Summary):
+for _public in (CtxfuzzError, Finding, FuzzFailure, Summary):
     _public.__module__ = __name__
 
-__all__ = ["CtxfuzzError", "FuzzFailure", "Summary", "fuzz"]
+__all__ = ["CtxfuzzError", "Finding", "FuzzFailure", "Summary", "fuzz"]

@@ -17,6 +17,8 @@ _STATS = re.compile(
     r"^\S+ \[[^\]]*\]: (\d+) execs in ([\d.]+)s \(\d+/s\), (\d+) cannot judge, "
     r"(\d+) rejected by the generator, (\d+) failing$"
 )
+# The periodic progress line the CLI prints when its stdout is no terminal (src/harness/progress.rs).
+_PROGRESS = re.compile(r"^\S+ \[[^\]]*\]: execs \d+  execs/s ")
 _SKIPPED = re.compile(r"^  cannot express in \S+: \d+ generated transcript\(s\) skipped(?: \((.*)\))?$")
 # The class lines of the summary, by the title the CLI prints, named as its --json names them.
 _CLASSES = {"reported in their own class": "informational", "unpreventable": "unpreventable"}
@@ -81,7 +83,8 @@ def read_run(output, target, explain):
         parts.append(finding.report)
     counted = f"{len(findings)} charged finding(s)" if findings else "nothing judged"
     head = f"ctxfuzz: {counted} in {target} (seed {summary.seed})"
-    message = "\n".join([head, "", *parts, "", *[line for line in rest if not _HEADER.match(line)]])
+    summary_lines = [line for line in rest if not (_HEADER.match(line) or _PROGRESS.match(line))]
+    message = "\n".join([head, "", *parts, "", *summary_lines])
     return summary, FuzzFailure(message, findings, summary)
 
 
