@@ -33,6 +33,11 @@ in_background "npm ci (the real pi packages, for the conformance tests)" \
   npm ci --prefix oracles/conformance --no-audit --no-fund --loglevel=error
 # The peers:: tests run the published peers at their pinned versions (skipped when installed).
 in_background "ci/peers-install.sh (the published peers)" bash ci/peers-install.sh
+# --- Python package (docs/python.md) ---
+# tests/ctxfuzz/package_python.rs builds the wheel from the test build's binary
+# (ci/package-python.sh) and installs it with pytest into fresh venvs, from this local cache.
+in_background "ci/python-test-wheels.sh (pytest, for the Python example suite)" bash ci/python-test-wheels.sh
+# --- end of the Python package ---
 if ! command -v chromium >/dev/null; then
   # tests/ctxfuzz/report.rs looks at the report page in a browser.
   in_background "apt-get install chromium" \
