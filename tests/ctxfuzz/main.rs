@@ -43,6 +43,7 @@ mod mutants_verdict;
 mod mutation_gate;
 mod names;
 mod nightly;
+mod package_npm;
 mod peers;
 mod planted;
 mod profile;

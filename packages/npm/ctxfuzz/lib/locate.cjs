@@ -1,7 +1,8 @@
 // A function value, as the module and export name it can be imported by: the child process the
 // CLI supervises imports it there (docs/decisions.md: the caller's function never runs in the
 // caller's process). V8 knows where a function was defined (`[[FunctionLocation]]`, read through
-// the in-process inspector); the export is the one of that module holding this very function.
+// the in-process inspector); the export is the one of that module holding this very function (or,
+// where the test runner loaded the module its own way, the function of the same name).
 "use strict";
 
 const inspector = require("node:inspector");
@@ -17,31 +18,60 @@ async function definingScript(fn) {
     );
   const scripts = new Map();
   session.on("Debugger.scriptParsed", ({ params }) => scripts.set(params.scriptId, params.url));
+  // The function is reached through this global of ours, which is the main context's, or a
+  // sandbox's (jest runs each test file in a vm context of its own).
+  const contexts = [];
+  session.on("Runtime.executionContextCreated", ({ params }) => contexts.push(params.context.id));
   const key = `__ctxfuzz_locate_${process.pid}`;
   globalThis[key] = fn;
   try {
     await post("Debugger.enable"); // reports every script already parsed
-    const { result } = await post("Runtime.evaluate", { expression: `globalThis[${JSON.stringify(key)}]` });
-    const { internalProperties = [] } = await post("Runtime.getProperties", {
-      objectId: result.objectId,
-      ownProperties: true,
-    });
+    await post("Runtime.enable"); // reports every context
+    let objectId;
+    for (const contextId of contexts) {
+      const { result } = await post("Runtime.evaluate", { expression: `globalThis[${JSON.stringify(key)}]`, contextId });
+      objectId ??= result.type === "function" ? result.objectId : undefined;
+    }
+    if (!objectId) return undefined;
+    const { internalProperties = [] } = await post("Runtime.getProperties", { objectId, ownProperties: true });
     const location = internalProperties.find((p) => p.name === "[[FunctionLocation]]");
     return location && scripts.get(location.value.value.scriptId);
   } finally {
     delete globalThis[key];
+    await post("Runtime.disable").catch(() => {});
     await post("Debugger.disable").catch(() => {});
     session.disconnect();
   }
 }
 
-/** The module exports of `url` as this process loaded them (so identity holds). */
-async function loaded(url) {
+/**
+ * The exports of the module at `url` as this process loaded them (so identity holds). The module
+ * is loaded already (it defined `fn`), so the import settles at once, unless the module is still
+ * evaluating: a top-level `await fuzz(...)` of a function it defines itself, which would wait for
+ * itself forever.
+ */
+async function loaded(url, label) {
+  let timer;
+  const waiting = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`ctxfuzz: the module that defines ${label} is still evaluating (a top-level await in it?): move the function to a module of its own`)),
+      2000,
+    );
+  });
   try {
-    return require(fileURLToPath(url)); // CommonJS, through the caller's require cache
+    return await Promise.race([importOrRequire(url), waiting]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** import() where the runtime has it; require() where it does not (jest's CommonJS sandbox). */
+async function importOrRequire(url) {
+  try {
+    return await import(url);
   } catch (error) {
-    if (error.code !== "ERR_REQUIRE_ESM") throw error;
-    return import(url);
+    if (!/ERR_VM_DYNAMIC_IMPORT|dynamic import/i.test(`${error.code} ${error.message}`)) throw error;
+    return require(fileURLToPath(url));
   }
 }
 
@@ -56,12 +86,16 @@ async function locate(fn) {
         "export it from a module, or pass fuzz(new URL('./file.mjs', import.meta.url), { export: 'name', ... })",
     );
   }
-  const exports = await loaded(url);
+  const exports = await loaded(url, label);
   if (exports === fn) return { module: url, name: "default" }; // module.exports = fn
   const candidates = [...Object.entries(exports)];
   if (exports.default && typeof exports.default === "object") candidates.push(...Object.entries(exports.default));
   if (exports.default === fn) return { module: url, name: "default" };
-  const found = candidates.find(([, value]) => value === fn);
+  // A runner with a module loader of its own (vitest) holds another instance of the module than
+  // node's import() gives here: then the export is the function of the same name from that file.
+  const found =
+    candidates.find(([, value]) => value === fn) ??
+    (fn.name ? candidates.find(([, value]) => typeof value === "function" && value.name === fn.name) : undefined);
   if (!found) {
     throw new Error(
       `ctxfuzz: ${label} is not exported by ${fileURLToPath(url)}: export it (the child process ctxfuzz supervises imports it by name), ` +

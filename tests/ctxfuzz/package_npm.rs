@@ -1,0 +1,364 @@
+//! The npm packages (docs/javascript.md), as a user gets them: `ci/package-npm.sh` packs the binary
+//! these tests run, the tarballs install from the files into a fresh npm project with no registry
+//! (an empty cache, `--offline`) and no Rust toolchain on PATH, and then:
+//! - `npx ctxfuzz --version` runs, and each tarball is under 15 MB;
+//! - examples/js/repair.test.mjs under `node --test`: the lossy repairer fails with the finding as
+//!   its message, the careful one passes, and the case file is where the CLI writes it;
+//! - `fuzz()` from ESM and CommonJS: a crash, a synchronous infinite loop and a throw in the
+//!   caller's function are the CLI's findings (`sut-crash`, `sut-hang`, `sut-threw`), bad options
+//!   are the CLI's error, a function no module exports is a readable error;
+//! - a signal during a run (Ctrl-C to the terminal's group, or to the test's process alone)
+//!   leaves no process behind.
+//!
+//! The tests are named `external_*`: process plumbing that mutation runs skip (.cargo/mutants.toml).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const REPOSITORY: &str = env!("CARGO_MANIFEST_DIR");
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const LIMIT_BYTES: u64 = 15 * 1024 * 1024;
+
+/// A fresh npm project with the packages installed, and the PATH it was installed with.
+struct Project {
+    dir: tempfile::TempDir,
+    path: String,
+}
+
+/// A directory holding `node`, `npm`, `npx` and `sh` only: a machine with Node and no Rust.
+fn node_only_path(dir: &Path) -> String {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["node", "npm", "npx", "sh"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let target = String::from_utf8(found.stdout).unwrap();
+        assert!(found.status.success(), "{tool} is not installed");
+        std::os::unix::fs::symlink(target.trim(), bin.join(tool)).unwrap();
+    }
+    for tool in ["cargo", "rustc"] {
+        assert!(!bin.join(tool).exists());
+    }
+    bin.display().to_string()
+}
+
+/// Packs the binary under test into `dir/packages` (the tarballs' paths, main package first).
+fn pack(dir: &Path) -> Vec<PathBuf> {
+    let out = dir.join("packages");
+    let output = Command::new("bash")
+        .arg(Path::new(REPOSITORY).join("ci/package-npm.sh"))
+        .arg("--out")
+        .arg(&out)
+        .arg(format!("linux-x64={}", env!("CARGO_BIN_EXE_ctxfuzz")))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "ci/package-npm.sh: {}", text(&output));
+    let tarballs: Vec<PathBuf> = stdout(&output).lines().map(PathBuf::from).collect();
+    assert_eq!(
+        tarballs,
+        [
+            out.join(format!("ctxfuzz-{VERSION}.tgz")),
+            out.join(format!("ctxfuzz-linux-x64-{VERSION}.tgz"))
+        ]
+    );
+    tarballs
+}
+
+impl Project {
+    /// `npm install` of freshly packed tarballs into an empty project, offline, from an empty
+    /// cache: nothing comes from a registry.
+    fn install() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let tarballs = pack(dir.path());
+        let path = node_only_path(dir.path());
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("package.json"), r#"{"private": true}"#).unwrap();
+        let output = Command::new("npm")
+            .args(["install", "--offline", "--no-audit", "--no-fund", "--cache"])
+            .arg(dir.path().join("empty-cache"))
+            .args(&tarballs)
+            .current_dir(&project)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "npm install: {}", text(&output));
+        Project { dir, path }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command.current_dir(self.root()).env("PATH", &self.path);
+        command
+    }
+
+    fn node(&self, args: &[&str]) -> Output {
+        self.command("node").args(args).output().unwrap()
+    }
+
+    fn write(&self, name: &str, contents: &str) {
+        std::fs::write(self.root().join(name), contents).unwrap();
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}\n{}",
+        output.status,
+        stdout(output),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn external_npm_tarballs_install_offline_and_run_without_a_rust_toolchain() {
+    let project = Project::install();
+    for tarball in std::fs::read_dir(project.dir.path().join("packages")).unwrap() {
+        let tarball = tarball.unwrap();
+        let size = tarball.metadata().unwrap().len();
+        assert!(size < LIMIT_BYTES, "{:?}: {size} bytes", tarball.path());
+    }
+    let platform: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.root().join("node_modules/@ctxfuzz/linux-x64/package.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(platform["os"], serde_json::json!(["linux"]));
+    assert_eq!(platform["cpu"], serde_json::json!(["x64"]));
+    let main: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.root().join("node_modules/ctxfuzz/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(main["version"], VERSION, "the version is Cargo.toml's");
+    assert_eq!(main["optionalDependencies"]["@ctxfuzz/linux-x64"], VERSION);
+    for launcher in [&["npx", "ctxfuzz", "--version"][..], &["node_modules/.bin/ctxfuzz", "--version"]] {
+        let output = project.command(launcher[0]).args(&launcher[1..]).output().unwrap();
+        assert!(output.status.success(), "{launcher:?}: {}", text(&output));
+        assert_eq!(stdout(&output).trim(), format!("ctxfuzz {VERSION}"));
+    }
+    // The launcher passes the exit code on: a bad input is exit 2 with the CLI's own line.
+    let output = project.command("npx").args(["ctxfuzz", "check", "missing.json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+}
+
+#[test]
+fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_passes_on_the_careful_one() {
+    let project = Project::install();
+    for file in ["careful.mjs", "lossy.mjs", "repair.test.mjs"] {
+        std::fs::copy(
+            Path::new(REPOSITORY).join("examples/js").join(file),
+            project.root().join(file),
+        )
+        .unwrap();
+    }
+    let output = project.node(&["--test", "--test-reporter=tap", "repair.test.mjs"]);
+    let tap = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(tap.contains("\nok 1 - the careful repairer keeps the repair contract"), "{tap}");
+    assert!(tap.contains("\nnot ok 2 - the lossy repairer keeps the repair contract"), "{tap}");
+    let failure = tap.split("not ok 2").nth(1).unwrap();
+    // The CLI's report of the finding, in full: invariant, explanation, input, diff, case file, replay.
+    for words in [
+        "repair-keeps-other-messages",
+        "a message that is not a tool result was lost",
+        "input:",
+        "-{\"content\":",
+        "case file:  findings/contract-repair-openai-repair-keeps-other-messages-",
+        "replay:     ctxfuzz replay findings/",
+        "name: 'FuzzFailure'",
+    ] {
+        assert!(failure.contains(words), "no {words:?} in {failure}");
+    }
+    // The case file is where the CLI writes it, and replays through the installed package.
+    let case = failure
+        .split("replay:     ctxfuzz replay ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap();
+    assert!(project.root().join(case).is_file(), "{case}");
+    let replay = project.command("npx").args(["ctxfuzz", "replay", case]).output().unwrap();
+    assert_eq!(replay.status.code(), Some(1), "the finding replays: {}", text(&replay));
+}
+
+/// The caller's functions, each misbehaving its own way; `stamp` writes this process's pid.
+const FAULTS: &str = r#"
+import { writeFileSync } from "node:fs";
+if (process.env.PIDS) writeFileSync(`${process.env.PIDS}/${process.pid}`, "");
+export const crashes = () => process.exit(3);
+export const loops = () => { for (;;) {} };
+export const throws = () => { throw new TypeError("no messages today"); };
+export const slow = (messages) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); return messages; };
+"#;
+
+/// Runs each case of `ESM_CASES` and prints one JSON line per case: how `fuzz()` settled.
+const ESM_CASES: &str = r#"
+import { fuzz, FuzzFailure } from "ctxfuzz";
+import * as faults from "./faults.mjs";
+import * as inline from "./inline.mjs";
+const quick = { contract: "repair", format: "openai", runs: 20, jobs: 1, seed: 7, sutTimeoutMs: 500 };
+const settle = (promise) => promise.then(
+  (summary) => ({ resolved: summary }),
+  (error) => ({ rejected: { name: error.name, message: error.message, caseFiles: error.caseFiles } }),
+);
+const cases = {
+  crash: () => fuzz(faults.crashes, quick),
+  hang: () => fuzz(faults.loops, quick),
+  throw: () => fuzz(faults.throws, quick),
+  badContract: () => fuzz(faults.throws, { ...quick, contract: "mend" }),
+  badFormat: () => fuzz(faults.throws, { ...quick, format: "cobol" }),
+  notExported: () => inline.fuzzInline(quick),
+  stillEvaluating: () => fuzz((messages) => messages, quick),
+  byUrl: () => fuzz(new URL("./faults.mjs", import.meta.url), { ...quick, export: "throws" }),
+};
+for (const [name, run] of Object.entries(cases)) {
+  console.log(JSON.stringify({ name, ...(await settle(run())) }));
+}
+"#;
+
+/// A function no module exports (its module has no top-level await: its import settles).
+const INLINE: &str = r#"
+import { fuzz } from "ctxfuzz";
+export const fuzzInline = (options) => fuzz((messages) => messages, options);
+"#;
+
+/// The same API through `require`, on a CommonJS module's function (`module.exports = fn`).
+const CJS_CASE: &str = r#"
+const { fuzz } = require("ctxfuzz");
+const refuse = require("./refuse.cjs");
+fuzz(refuse, { contract: "repair", format: "anthropic", runs: 30, jobs: 1, seed: 3 })
+  .then((summary) => console.log(JSON.stringify(summary)), (error) => { console.error(error); process.exit(1); });
+"#;
+
+fn settled(lines: &str) -> std::collections::BTreeMap<String, Value> {
+    lines
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .map(|v| (v["name"].as_str().unwrap().to_string(), v))
+        .collect()
+}
+
+#[test]
+fn external_npm_fuzz_reports_a_crash_a_hang_and_a_throw_as_the_cli_does() {
+    let project = Project::install();
+    project.write("faults.mjs", FAULTS);
+    project.write("inline.mjs", INLINE);
+    project.write("cases.mjs", ESM_CASES);
+    let started = Instant::now();
+    let output = project.node(&["cases.mjs"]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(started.elapsed() < Duration::from_secs(60), "a hang held the caller");
+    let cases = settled(&stdout(&output));
+    let message = |name: &str| cases[name]["rejected"]["message"].as_str().unwrap_or("").to_string();
+    for (name, id) in [("crash", "sut-crash"), ("hang", "sut-hang")] {
+        assert_eq!(cases[name]["rejected"]["name"], "FuzzFailure", "{:?}", cases[name]);
+        assert!(message(name).contains(&format!("finding: contract [repair:openai] {id}")), "{}", message(name));
+        assert!(!message(name).contains("faults.mjs:"), "no stack of the caller's code: {}", message(name));
+        let files = cases[name]["rejected"]["caseFiles"].as_array().unwrap();
+        assert!(!files.is_empty() && files.iter().all(|f| Path::new(f.as_str().unwrap()).is_file()));
+    }
+    // A throw is a refusal, reported in its own class and never charged: the run is clean.
+    for name in ["throw", "byUrl"] {
+        let summary = &cases[name]["resolved"];
+        assert!(summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0), "{:?}", cases[name]);
+        assert!(summary["execs"].as_u64() > Some(0) && summary["seed"] == "7", "{summary:?}");
+        assert!(summary["skipped"]["total"].is_u64(), "{summary:?}");
+    }
+    // Bad options: the CLI's own error line.
+    assert!(message("badContract").contains("mend"), "{}", message("badContract"));
+    assert!(message("badFormat").contains("cobol"), "{}", message("badFormat"));
+    assert!(message("notExported").contains("is not exported by"), "{}", message("notExported"));
+    assert!(message("notExported").contains("inline.mjs"), "{}", message("notExported"));
+    assert!(
+        message("stillEvaluating").contains("is still evaluating"),
+        "{}",
+        message("stillEvaluating")
+    );
+
+    project.write("refuse.cjs", "module.exports = () => { throw new Error(\"no\"); };\n");
+    project.write("case.cjs", CJS_CASE);
+    let output = project.node(&["case.cjs"]);
+    assert!(output.status.success(), "CommonJS: {}", text(&output));
+    let summary: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert!(summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0), "{summary}");
+    assert!(summary["skipped"]["reasons"]["role:system"].as_u64() > Some(0), "{summary}");
+}
+
+/// Processes whose pid is a file name in `pids`, or that are children of them, still running.
+fn running(pids: &[i32]) -> Vec<i32> {
+    pids.iter()
+        .copied()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| stat.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// The pids of the processes whose parent is `parent`.
+fn children(parent: i32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|pid| pid.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn external_npm_a_signal_during_a_run_leaves_no_process_behind() {
+    let project = Project::install();
+    project.write("faults.mjs", FAULTS);
+    project.write(
+        "long.mjs",
+        r#"import { fuzz } from "ctxfuzz";
+import { slow } from "./faults.mjs";
+await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 });
+"#,
+    );
+    // Ctrl-C in a terminal signals the whole foreground group; `kill -INT` the test's process alone.
+    for to_group in [true, false] {
+        let pids = tempfile::tempdir().unwrap();
+        let mut command = project.command("node");
+        command.arg("long.mjs").env("PIDS", pids.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut node = command.spawn().unwrap();
+        let node_pid = node.id() as i32;
+        let started = Instant::now();
+        while std::fs::read_dir(pids.path()).unwrap().count() < 2 {
+            assert!(started.elapsed() < Duration::from_secs(30), "the children never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let cli = children(node_pid);
+        let sut: Vec<i32> = std::fs::read_dir(pids.path())
+            .unwrap()
+            .map(|f| f.unwrap().file_name().to_string_lossy().parse().unwrap())
+            .collect();
+        assert_eq!(cli.len(), 1, "node runs the CLI: {cli:?}");
+        // SAFETY: kill(2) on a process (group) this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(if to_group { -node_pid } else { node_pid }, libc::SIGINT) }, 0);
+        let status = node.wait().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(40), "the run did not stop");
+        let mut all = cli.clone();
+        all.extend(&sut);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !running(&all).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(running(&all), Vec::<i32>::new(), "left behind (group: {to_group}; node: {status})");
+        assert!(!status.success(), "{status}");
+    }
+}
