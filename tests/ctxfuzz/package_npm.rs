@@ -7,6 +7,10 @@
 //! - `fuzz()` from ESM and CommonJS: a crash, a synchronous infinite loop and a throw in the
 //!   caller's function are the CLI's findings (`sut-crash`, `sut-hang`, `sut-threw`), bad options
 //!   are the CLI's error, a function no module exports is a readable error;
+//! - under vitest and jest (tests/npm-runners/, pinned by its lockfile: the one install here that
+//!   needs the registry, or npm's cache), the same: the lossy repairer fails with the finding,
+//!   the careful one passes, a function of a CommonJS module in jest's sandbox is found; and the
+//!   type declarations check under tsc, from ESM and CommonJS;
 //! - a signal during a run (Ctrl-C to the terminal's group, or to the test's process alone)
 //!   leaves no process behind.
 //!
@@ -57,7 +61,11 @@ fn pack(dir: &Path) -> Vec<PathBuf> {
         .arg(format!("linux-x64={}", env!("CARGO_BIN_EXE_ctxfuzz")))
         .output()
         .unwrap();
-    assert!(output.status.success(), "ci/package-npm.sh: {}", text(&output));
+    assert!(
+        output.status.success(),
+        "ci/package-npm.sh: {}",
+        text(&output)
+    );
     let tarballs: Vec<PathBuf> = stdout(&output).lines().map(PathBuf::from).collect();
     assert_eq!(
         tarballs,
@@ -132,8 +140,12 @@ fn external_npm_tarballs_install_offline_and_run_without_a_rust_toolchain() {
         assert!(size < LIMIT_BYTES, "{:?}: {size} bytes", tarball.path());
     }
     let platform: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.root().join("node_modules/@ctxfuzz/linux-x64/package.json"))
-            .unwrap(),
+        &std::fs::read_to_string(
+            project
+                .root()
+                .join("node_modules/@ctxfuzz/linux-x64/package.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(platform["os"], serde_json::json!(["linux"]));
@@ -144,18 +156,30 @@ fn external_npm_tarballs_install_offline_and_run_without_a_rust_toolchain() {
     .unwrap();
     assert_eq!(main["version"], VERSION, "the version is Cargo.toml's");
     assert_eq!(main["optionalDependencies"]["@ctxfuzz/linux-x64"], VERSION);
-    for launcher in [&["npx", "ctxfuzz", "--version"][..], &["node_modules/.bin/ctxfuzz", "--version"]] {
-        let output = project.command(launcher[0]).args(&launcher[1..]).output().unwrap();
+    for launcher in [
+        &["npx", "ctxfuzz", "--version"][..],
+        &["node_modules/.bin/ctxfuzz", "--version"],
+    ] {
+        let output = project
+            .command(launcher[0])
+            .args(&launcher[1..])
+            .output()
+            .unwrap();
         assert!(output.status.success(), "{launcher:?}: {}", text(&output));
         assert_eq!(stdout(&output).trim(), format!("ctxfuzz {VERSION}"));
     }
     // The launcher passes the exit code on: a bad input is exit 2 with the CLI's own line.
-    let output = project.command("npx").args(["ctxfuzz", "check", "missing.json"]).output().unwrap();
+    let output = project
+        .command("npx")
+        .args(["ctxfuzz", "check", "missing.json"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", text(&output));
 }
 
 #[test]
-fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_passes_on_the_careful_one() {
+fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_passes_on_the_careful_one()
+ {
     let project = Project::install();
     for file in ["careful.mjs", "lossy.mjs", "repair.test.mjs"] {
         std::fs::copy(
@@ -167,8 +191,14 @@ fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_p
     let output = project.node(&["--test", "--test-reporter=tap", "repair.test.mjs"]);
     let tap = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    assert!(tap.contains("\nok 1 - the careful repairer keeps the repair contract"), "{tap}");
-    assert!(tap.contains("\nnot ok 2 - the lossy repairer keeps the repair contract"), "{tap}");
+    assert!(
+        tap.contains("\nok 1 - the careful repairer keeps the repair contract"),
+        "{tap}"
+    );
+    assert!(
+        tap.contains("\nnot ok 2 - the lossy repairer keeps the repair contract"),
+        "{tap}"
+    );
     let failure = tap.split("not ok 2").nth(1).unwrap();
     // The CLI's report of the finding, in full: invariant, explanation, input, diff, case file, replay.
     for words in [
@@ -189,8 +219,22 @@ fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_p
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap();
     assert!(project.root().join(case).is_file(), "{case}");
-    let replay = project.command("npx").args(["ctxfuzz", "replay", case]).output().unwrap();
-    assert_eq!(replay.status.code(), Some(1), "the finding replays: {}", text(&replay));
+    let replay = project
+        .command("npx")
+        .args(["ctxfuzz", "replay", case])
+        .output()
+        .unwrap();
+    // A replay judges the case again and exits 0 when it gets the verdict the file records.
+    assert!(
+        replay.status.success(),
+        "the finding replays: {}",
+        text(&replay)
+    );
+    assert!(
+        stdout(&replay).contains("1 verdict(s) judged, 0 mismatch(es)"),
+        "{}",
+        text(&replay)
+    );
 }
 
 /// The caller's functions, each misbehaving its own way; `stamp` writes this process's pid.
@@ -200,6 +244,9 @@ if (process.env.PIDS) writeFileSync(`${process.env.PIDS}/${process.pid}`, "");
 export const crashes = () => process.exit(3);
 export const loops = () => { for (;;) {} };
 export const throws = () => { throw new TypeError("no messages today"); };
+export const chatty = () => { console.log("looking at the messages"); throw new Error("no"); };
+export const cutAtEnd = (messages, target) => (target ? messages.length : 0);
+export const sweepNothing = (messages) => ({ messages, swept: [] });
 export const slow = (messages) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); return messages; };
 "#;
 
@@ -221,6 +268,9 @@ const cases = {
   badFormat: () => fuzz(faults.throws, { ...quick, format: "cobol" }),
   notExported: () => inline.fuzzInline(quick),
   stillEvaluating: () => fuzz((messages) => messages, quick),
+  chatty: () => fuzz(faults.chatty, quick),
+  cut: () => fuzz(faults.cutAtEnd, { ...quick, contract: "cut", format: "langchain" }),
+  sweep: () => fuzz(faults.sweepNothing, { ...quick, contract: "sweep", format: undefined }),
   byUrl: () => fuzz(new URL("./faults.mjs", import.meta.url), { ...quick, export: "throws" }),
 };
 for (const [name, run] of Object.entries(cases)) {
@@ -259,41 +309,295 @@ fn external_npm_fuzz_reports_a_crash_a_hang_and_a_throw_as_the_cli_does() {
     let started = Instant::now();
     let output = project.node(&["cases.mjs"]);
     assert!(output.status.success(), "{}", text(&output));
-    assert!(started.elapsed() < Duration::from_secs(60), "a hang held the caller");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "a hang held the caller"
+    );
     let cases = settled(&stdout(&output));
-    let message = |name: &str| cases[name]["rejected"]["message"].as_str().unwrap_or("").to_string();
+    let message = |name: &str| {
+        cases[name]["rejected"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
     for (name, id) in [("crash", "sut-crash"), ("hang", "sut-hang")] {
-        assert_eq!(cases[name]["rejected"]["name"], "FuzzFailure", "{:?}", cases[name]);
-        assert!(message(name).contains(&format!("finding: contract [repair:openai] {id}")), "{}", message(name));
-        assert!(!message(name).contains("faults.mjs:"), "no stack of the caller's code: {}", message(name));
+        assert_eq!(
+            cases[name]["rejected"]["name"], "FuzzFailure",
+            "{:?}",
+            cases[name]
+        );
+        assert!(
+            message(name).contains(&format!("finding: contract [repair:openai] {id}")),
+            "{}",
+            message(name)
+        );
+        assert!(
+            !message(name).contains("faults.mjs:"),
+            "no stack of the caller's code: {}",
+            message(name)
+        );
         let files = cases[name]["rejected"]["caseFiles"].as_array().unwrap();
-        assert!(!files.is_empty() && files.iter().all(|f| Path::new(f.as_str().unwrap()).is_file()));
+        assert!(
+            !files.is_empty()
+                && files
+                    .iter()
+                    .all(|f| Path::new(f.as_str().unwrap()).is_file())
+        );
     }
     // A throw is a refusal, reported in its own class and never charged: the run is clean.
     for name in ["throw", "byUrl"] {
         let summary = &cases[name]["resolved"];
-        assert!(summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0), "{:?}", cases[name]);
-        assert!(summary["execs"].as_u64() > Some(0) && summary["seed"] == "7", "{summary:?}");
+        assert!(
+            summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0),
+            "{:?}",
+            cases[name]
+        );
+        assert!(
+            summary["execs"].as_u64() > Some(0) && summary["seed"] == "7",
+            "{summary:?}"
+        );
         assert!(summary["skipped"]["total"].is_u64(), "{summary:?}");
     }
+    // The caller's console.log goes to stderr, not into the answer; every contract's answer has
+    // its shape (a sweep that sweeps nothing is charged for it, not for a malformed answer).
+    assert!(
+        cases["chatty"]["resolved"]["classes"]["informational"]["sut-threw"].as_u64() > Some(0),
+        "{:?}",
+        cases["chatty"]
+    );
+    assert!(
+        cases["cut"]["resolved"]["execs"].as_u64() > Some(0),
+        "{:?}",
+        cases["cut"]
+    );
+    assert!(
+        message("sweep").contains("finding: sweep [strict] sut-matches-rust"),
+        "{}",
+        message("sweep")
+    );
+    assert!(
+        !message("sweep").contains("sut-malformed-output"),
+        "{}",
+        message("sweep")
+    );
     // Bad options: the CLI's own error line.
-    assert!(message("badContract").contains("mend"), "{}", message("badContract"));
-    assert!(message("badFormat").contains("cobol"), "{}", message("badFormat"));
-    assert!(message("notExported").contains("is not exported by"), "{}", message("notExported"));
-    assert!(message("notExported").contains("inline.mjs"), "{}", message("notExported"));
+    assert!(
+        message("badContract").contains("mend"),
+        "{}",
+        message("badContract")
+    );
+    assert!(
+        message("badFormat").contains("cobol"),
+        "{}",
+        message("badFormat")
+    );
+    assert!(
+        message("notExported").contains("is not exported by"),
+        "{}",
+        message("notExported")
+    );
+    assert!(
+        message("notExported").contains("inline.mjs"),
+        "{}",
+        message("notExported")
+    );
     assert!(
         message("stillEvaluating").contains("is still evaluating"),
         "{}",
         message("stillEvaluating")
     );
 
-    project.write("refuse.cjs", "module.exports = () => { throw new Error(\"no\"); };\n");
+    project.write(
+        "refuse.cjs",
+        "module.exports = () => { throw new Error(\"no\"); };\n",
+    );
     project.write("case.cjs", CJS_CASE);
     let output = project.node(&["case.cjs"]);
     assert!(output.status.success(), "CommonJS: {}", text(&output));
     let summary: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
-    assert!(summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0), "{summary}");
-    assert!(summary["skipped"]["reasons"]["role:system"].as_u64() > Some(0), "{summary}");
+    assert!(
+        summary["classes"]["informational"]["sut-threw"].as_u64() > Some(0),
+        "{summary}"
+    );
+    assert!(
+        summary["skipped"]["reasons"]["role:system"].as_u64() > Some(0),
+        "{summary}"
+    );
+}
+
+/// The example under vitest: function values, ESM.
+const VITEST: &str = r#"
+import { test } from "vitest";
+import { fuzz } from "ctxfuzz";
+import { repair as careful } from "./careful.mjs";
+import { repair as lossy } from "./lossy.mjs";
+const options = { contract: "repair", format: "openai", marker: "[synthetic]", seconds: 2 };
+test("careful", async () => { await fuzz(careful, options); }, 60_000);
+test("lossy", async () => { await fuzz(lossy, options); }, 60_000);
+"#;
+
+/// The example under jest: CommonJS, modules named by path, and a function value in its sandbox.
+const JEST: &str = r#"
+const path = require("node:path");
+const { fuzz } = require("ctxfuzz");
+const options = { contract: "repair", format: "openai", marker: "[synthetic]", seconds: 2, export: "repair" };
+test("careful", async () => { await fuzz(path.join(__dirname, "careful.mjs"), options); }, 60_000);
+test("lossy", async () => { await fuzz(path.join(__dirname, "lossy.mjs"), options); }, 60_000);
+test("refuse", async () => { await fuzz(require("./refuse.cjs"), { contract: "repair", runs: 20 }); }, 60_000);
+"#;
+
+/// The type declarations, as a TypeScript user's code meets them from ESM and CommonJS: what must
+/// type-check does, and each `@ts-expect-error` line must be an error (tsc fails on an unused one).
+const TYPES_ESM: &str = r#"
+import { fuzz, FuzzFailure, type FuzzSummary } from "ctxfuzz";
+const repair = (messages: Record<string, unknown>[]) => messages;
+const cut = async (messages: Record<string, unknown>[], target: number) => (target ? messages.length : 0);
+const summary: FuzzSummary = await fuzz(repair, { contract: "repair", format: "openai", seconds: 1, seed: 1n });
+const count: number = summary.execs + summary.skipped.total + (summary.classes.unpreventable["x"] ?? 0);
+await fuzz(cut, { contract: "cut", runs: 10, marker: "m", jobs: 1, out: "f", cwd: ".", nodeArgs: [] });
+await fuzz(new URL("./careful.mjs", import.meta.url), { contract: "repair", export: "repair" });
+try { await fuzz(repair, { contract: "prune" }); } catch (e) { if (e instanceof FuzzFailure) console.log(e.caseFiles, e.output, count); }
+// @ts-expect-error: an unknown contract
+await fuzz(repair, { contract: "mend" });
+// @ts-expect-error: the contract is required
+await fuzz(repair, { format: "openai" });
+"#;
+
+const TYPES_CJS: &str = r#"
+import ctxfuzz = require("ctxfuzz");
+const trimmed: Promise<ctxfuzz.FuzzSummary> = ctxfuzz.fuzz((m: Record<string, unknown>[]) => m, { contract: "trim", format: "langchain" });
+// @ts-expect-error: an unknown format
+ctxfuzz.fuzz((m: Record<string, unknown>[]) => m, { contract: "trim", format: "xml" });
+void trimmed;
+"#;
+
+const TSCONFIG: &str = r#"{
+  "compilerOptions": { "module": "nodenext", "target": "es2022", "strict": true, "noEmit": true, "types": [] },
+  "files": ["types.mts", "types.cts"]
+}"#;
+
+/// `{title: (status, failure messages)}` of a runner's `--json` report (jest's format; vitest's
+/// `json` reporter writes the same).
+fn report(file: &Path) -> std::collections::BTreeMap<String, (String, String)> {
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    report["testResults"][0]["assertionResults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|test| {
+            let failures = test["failureMessages"]
+                .as_array()
+                .map(|m| format!("{m:?}"))
+                .unwrap_or_default();
+            (
+                test["title"].as_str().unwrap().to_string(),
+                (test["status"].as_str().unwrap().to_string(), failures),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn external_npm_fuzz_under_vitest_and_jest_and_its_types_under_tsc() {
+    let dir = tempfile::tempdir().unwrap();
+    let tarballs = pack(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    for file in ["package.json", "package-lock.json"] {
+        std::fs::copy(
+            Path::new(REPOSITORY).join("tests/npm-runners").join(file),
+            project.join(file),
+        )
+        .unwrap();
+    }
+    for file in ["careful.mjs", "lossy.mjs"] {
+        std::fs::copy(
+            Path::new(REPOSITORY).join("examples/js").join(file),
+            project.join(file),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        project.join("refuse.cjs"),
+        "module.exports = () => { throw new Error(\"no\"); };\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("repair.vitest.test.mjs"), VITEST).unwrap();
+    std::fs::write(project.join("repair.jest.test.cjs"), JEST).unwrap();
+    let npm = |args: &[&str]| {
+        let output = Command::new("npm")
+            .args(args)
+            .args(["--no-audit", "--no-fund"])
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "npm {args:?}: {}", text(&output));
+    };
+    npm(&["ci"]);
+    let mut install = vec!["install", "--no-save", "--offline"];
+    install.extend(tarballs.iter().map(|t| t.to_str().unwrap()));
+    npm(&install);
+    std::fs::write(project.join("types.mts"), TYPES_ESM).unwrap();
+    std::fs::write(project.join("types.cts"), TYPES_CJS).unwrap();
+    std::fs::write(project.join("tsconfig.json"), TSCONFIG).unwrap();
+    let tsc = Command::new(project.join("node_modules/.bin/tsc"))
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(tsc.status.success(), "tsc: {}", text(&tsc));
+    let runs = [
+        (
+            "vitest",
+            vec![
+                "run",
+                "repair.vitest.test.mjs",
+                "--reporter=json",
+                "--outputFile=report.json",
+            ],
+        ),
+        (
+            "jest",
+            vec![
+                "--testMatch",
+                "**/*.jest.test.cjs",
+                "--json",
+                "--outputFile=report.json",
+            ],
+        ),
+    ];
+    for (runner, args) in runs {
+        let output = Command::new(project.join("node_modules/.bin").join(runner))
+            .args(&args)
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{runner}: {}", text(&output));
+        let tests = report(&project.join("report.json"));
+        assert_eq!(
+            tests["careful"].0, "passed",
+            "{runner}: {:?}",
+            tests["careful"]
+        );
+        assert_eq!(tests["lossy"].0, "failed", "{runner}: {tests:?}");
+        assert!(
+            tests["lossy"].1.contains("repair-keeps-other-messages"),
+            "{runner}: {:?}",
+            tests["lossy"]
+        );
+        assert!(
+            tests["lossy"].1.contains("case file:"),
+            "{runner}: {:?}",
+            tests["lossy"]
+        );
+        if runner == "jest" {
+            assert_eq!(
+                tests["refuse"].0, "passed",
+                "{runner}: {:?}",
+                tests["refuse"]
+            );
+        }
+        std::fs::remove_file(project.join("report.json")).unwrap();
+    }
 }
 
 /// Processes whose pid is a file name in `pids`, or that are children of them, still running.
@@ -303,7 +607,10 @@ fn running(pids: &[i32]) -> Vec<i32> {
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .ok()
-                .and_then(|stat| stat.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+                .and_then(|stat| {
+                    stat.rsplit_once(") ")
+                        .map(|(_, rest)| !rest.starts_with('Z'))
+                })
                 .unwrap_or(false)
         })
         .collect()
@@ -333,13 +640,20 @@ await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 })
     for to_group in [true, false] {
         let pids = tempfile::tempdir().unwrap();
         let mut command = project.command("node");
-        command.arg("long.mjs").env("PIDS", pids.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .arg("long.mjs")
+            .env("PIDS", pids.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut node = command.spawn().unwrap();
         let node_pid = node.id() as i32;
         let started = Instant::now();
         while std::fs::read_dir(pids.path()).unwrap().count() < 2 {
-            assert!(started.elapsed() < Duration::from_secs(30), "the children never started");
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the children never started"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let cli = children(node_pid);
@@ -349,16 +663,26 @@ await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 })
             .collect();
         assert_eq!(cli.len(), 1, "node runs the CLI: {cli:?}");
         // SAFETY: kill(2) on a process (group) this test started and has not reaped.
-        assert_eq!(unsafe { libc::kill(if to_group { -node_pid } else { node_pid }, libc::SIGINT) }, 0);
+        assert_eq!(
+            unsafe { libc::kill(if to_group { -node_pid } else { node_pid }, libc::SIGINT) },
+            0
+        );
         let status = node.wait().unwrap();
-        assert!(started.elapsed() < Duration::from_secs(40), "the run did not stop");
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "the run did not stop"
+        );
         let mut all = cli.clone();
         all.extend(&sut);
         let deadline = Instant::now() + Duration::from_secs(5);
         while !running(&all).is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
-        assert_eq!(running(&all), Vec::<i32>::new(), "left behind (group: {to_group}; node: {status})");
+        assert_eq!(
+            running(&all),
+            Vec::<i32>::new(),
+            "left behind (group: {to_group}; node: {status})"
+        );
         assert!(!status.success(), "{status}");
     }
 }

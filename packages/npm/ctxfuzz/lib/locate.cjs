@@ -16,30 +16,40 @@ async function definingScript(fn) {
     new Promise((resolve, reject) =>
       session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
-  const scripts = new Map();
-  session.on("Debugger.scriptParsed", ({ params }) => scripts.set(params.scriptId, params.url));
-  // The function is reached through this global of ours, which is the main context's, or a
-  // sandbox's (jest runs each test file in a vm context of its own).
-  const contexts = [];
-  session.on("Runtime.executionContextCreated", ({ params }) => contexts.push(params.context.id));
+  // The function is reached through this global of ours: the main context's, or a sandbox's
+  // (jest runs each test file in a vm context of its own; then every context is tried).
   const key = `__ctxfuzz_locate_${process.pid}`;
+  const find = async (contextId) => {
+    const { result } = await post("Runtime.evaluate", { expression: `globalThis[${JSON.stringify(key)}]`, contextId });
+    return result.type === "function" ? result.objectId : undefined;
+  };
   globalThis[key] = fn;
   try {
-    await post("Debugger.enable"); // reports every script already parsed
-    await post("Runtime.enable"); // reports every context
-    let objectId;
-    for (const contextId of contexts) {
-      const { result } = await post("Runtime.evaluate", { expression: `globalThis[${JSON.stringify(key)}]`, contextId });
-      objectId ??= result.type === "function" ? result.objectId : undefined;
+    let objectId = await find();
+    if (!objectId) {
+      const contexts = [];
+      session.on("Runtime.executionContextCreated", ({ params }) => contexts.push(params.context.id));
+      await post("Runtime.enable"); // reports every context
+      for (const contextId of contexts) objectId ??= await find(contextId);
     }
     if (!objectId) return undefined;
     const { internalProperties = [] } = await post("Runtime.getProperties", { objectId, ownProperties: true });
     const location = internalProperties.find((p) => p.name === "[[FunctionLocation]]");
-    return location && scripts.get(location.value.value.scriptId);
+    if (!location) return undefined;
+    const { scriptId } = location.value.value;
+    // The script's URL by its id. Best-effort coverage lists most scripts in a millisecond or two,
+    // but not all of them (not one whose top-level code V8 has let go of); the debugger's list
+    // (Debugger.enable) has every script, and costs tens of milliseconds.
+    const { result: covered } = await post("Profiler.getBestEffortCoverage");
+    const url = covered.find((script) => script.scriptId === scriptId)?.url;
+    if (url) return url;
+    const parsed = new Map();
+    session.on("Debugger.scriptParsed", ({ params }) => parsed.set(params.scriptId, params.url));
+    await post("Debugger.enable"); // reports every script parsed so far
+    await post("Debugger.disable");
+    return parsed.get(scriptId);
   } finally {
     delete globalThis[key];
-    await post("Runtime.disable").catch(() => {});
-    await post("Debugger.disable").catch(() => {});
     session.disconnect();
   }
 }
