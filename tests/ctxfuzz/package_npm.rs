@@ -209,6 +209,9 @@ fn external_npm_example_suite_fails_on_the_lossy_repairer_with_the_finding_and_p
         "case file:  findings/contract-repair-openai-repair-keeps-other-messages-",
         "replay:     ctxfuzz replay findings/",
         "name: 'FuzzFailure'",
+        // the options, forwarded: `seconds` as --time, `marker` as --marker
+        "thread(s) for 3s",
+        "--marker '[synthetic]'",
     ] {
         assert!(failure.contains(words), "no {words:?} in {failure}");
     }
@@ -255,14 +258,14 @@ const ESM_CASES: &str = r#"
 import { fuzz, FuzzFailure } from "ctxfuzz";
 import * as faults from "./faults.mjs";
 import * as inline from "./inline.mjs";
-const quick = { contract: "repair", format: "openai", runs: 20, jobs: 1, seed: 7, sutTimeoutMs: 500 };
+const quick = { contract: "repair", format: "openai", runs: 20, jobs: 1, seed: 7 };
 const settle = (promise) => promise.then(
   (summary) => ({ resolved: summary }),
   (error) => ({ rejected: { name: error.name, message: error.message, caseFiles: error.caseFiles } }),
 );
 const cases = {
   crash: () => fuzz(faults.crashes, quick),
-  hang: () => fuzz(faults.loops, quick),
+  hang: () => fuzz(faults.loops, { ...quick, sutTimeoutMs: 500 }),
   throw: () => fuzz(faults.throws, quick),
   badContract: () => fuzz(faults.throws, { ...quick, contract: "mend" }),
   badFormat: () => fuzz(faults.throws, { ...quick, format: "cobol" }),
