@@ -132,9 +132,11 @@ fn bench(c: &mut Criterion) {
     project(dir.path(), &binary());
     let mut group = c.benchmark_group("npm_api");
     group.bench_function("cli_with_adapter", |b| {
-        b.iter(|| node(dir.path(), "cli.mjs"))
+        b.iter_custom(|iters| cpu_time(dir.path(), "cli.mjs", iters))
     });
-    group.bench_function("api", |b| b.iter(|| node(dir.path(), "api.mjs")));
+    group.bench_function("api", |b| {
+        b.iter_custom(|iters| cpu_time(dir.path(), "api.mjs", iters))
+    });
     group.finish();
 }
 
