@@ -59,7 +59,8 @@ for entry in "${entries[@]}"; do
   cp packages/npm/platform/package.json "$dir/"
   set_fields "$dir/package.json" "name=\"@ctxfuzz/$platform\"" "version=\"$version\"" \
     "os=[\"${platform%-*}\"]" "cpu=[\"${platform#*-}\"]"
-  # Symbols are half the binary (docs/figures.md); a stripped one still prints its panics.
+  # The symbol tables are a fifth of the binary (docs/figures.md); a stripped one still prints
+  # its panics, without the frames' names.
   strip -o "$dir/bin/ctxfuzz" "$binary"
   chmod 755 "$dir/bin/ctxfuzz"
   (cd "$dir" && npm pack --silent --pack-destination "$out" >/dev/null)

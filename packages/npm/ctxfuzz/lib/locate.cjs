@@ -68,8 +68,15 @@ async function loaded(url, label) {
       2000,
     );
   });
+  const importing = importOrRequire(url).catch((error) => {
+    throw new Error(
+      `ctxfuzz: ${fileURLToPath(url)}, where ${label} is defined, does not import in plain node (${error.message}): ` +
+        "pass the module with the node arguments that load it, e.g. fuzz(new URL('./repair.ts', import.meta.url), " +
+        "{ export: 'repair', nodeArgs: ['--import', 'tsx'], ... })",
+    );
+  });
   try {
-    return await Promise.race([importOrRequire(url), waiting]);
+    return await Promise.race([importing, waiting]);
   } finally {
     clearTimeout(timer);
   }
