@@ -11,8 +11,8 @@
 //!   needs the registry, or npm's cache), the same: the lossy repairer fails with the finding,
 //!   the careful one passes, a function of a CommonJS module in jest's sandbox is found; and the
 //!   type declarations check under tsc, from ESM and CommonJS;
-//! - a signal during a run (Ctrl-C to the terminal's group, or to the test's process alone)
-//!   leaves no process behind.
+//! - a signal during a run (Ctrl-C to the terminal's group, or to the test's process alone, or
+//!   to the `npx ctxfuzz` launcher alone) leaves no process behind.
 //!
 //! The tests are named `external_*`: process plumbing that mutation runs skip (.cargo/mutants.toml).
 
@@ -639,18 +639,42 @@ import { slow } from "./faults.mjs";
 await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 });
 "#,
     );
-    // Ctrl-C in a terminal signals the whole foreground group; `kill -INT` the test's process alone.
-    for to_group in [true, false] {
+    let serve = format!(
+        "exec node node_modules/ctxfuzz/lib/serve.mjs repair file://{}/faults.mjs slow",
+        project.root().display()
+    );
+    let launcher = [
+        "fuzz",
+        "--contract",
+        "repair",
+        "--format",
+        "openai",
+        "--time",
+        "60",
+        "--jobs",
+        "2",
+        "--sut",
+        &serve,
+    ];
+    // (who runs the run, its arguments, whether the signal goes to the whole group): Ctrl-C in a
+    // terminal signals the foreground group; `kill -INT` signals the test's process alone, or
+    // `npx ctxfuzz`'s launcher alone.
+    let runs: [(&str, &[&str], bool); 3] = [
+        ("node", &["long.mjs"], true),
+        ("node", &["long.mjs"], false),
+        ("node_modules/.bin/ctxfuzz", &launcher, false),
+    ];
+    for (program, args, to_group) in runs {
         let pids = tempfile::tempdir().unwrap();
-        let mut command = project.command("node");
+        let mut command = project.command(program);
         command
-            .arg("long.mjs")
+            .args(args)
             .env("PIDS", pids.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut node = command.spawn().unwrap();
-        let node_pid = node.id() as i32;
+        let mut caller = command.spawn().unwrap();
+        let caller_pid = caller.id() as i32;
         let started = Instant::now();
         while std::fs::read_dir(pids.path()).unwrap().count() < 2 {
             assert!(
@@ -659,18 +683,16 @@ await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 })
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        let cli = children(node_pid);
+        let cli = children(caller_pid);
         let sut: Vec<i32> = std::fs::read_dir(pids.path())
             .unwrap()
             .map(|f| f.unwrap().file_name().to_string_lossy().parse().unwrap())
             .collect();
-        assert_eq!(cli.len(), 1, "node runs the CLI: {cli:?}");
+        assert_eq!(cli.len(), 1, "{program} runs the CLI: {cli:?}");
+        let target = if to_group { -caller_pid } else { caller_pid };
         // SAFETY: kill(2) on a process (group) this test started and has not reaped.
-        assert_eq!(
-            unsafe { libc::kill(if to_group { -node_pid } else { node_pid }, libc::SIGINT) },
-            0
-        );
-        let status = node.wait().unwrap();
+        assert_eq!(unsafe { libc::kill(target, libc::SIGINT) }, 0);
+        let status = caller.wait().unwrap();
         assert!(
             started.elapsed() < Duration::from_secs(40),
             "the run did not stop"
@@ -681,11 +703,12 @@ await fuzz(slow, { contract: "repair", format: "openai", seconds: 60, jobs: 2 })
         while !running(&all).is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
-        assert_eq!(
-            running(&all),
-            Vec::<i32>::new(),
-            "left behind (group: {to_group}; node: {status})"
-        );
-        assert!(!status.success(), "{status}");
+        let what = format!("{program} {args:?}, to the group: {to_group}, {status}");
+        assert_eq!(running(&all), Vec::<i32>::new(), "left behind: {what}");
+        assert!(!status.success(), "{what}");
+        if program != "node" {
+            // The launcher exits as the CLI did: 130 after a SIGINT (docs/external-programs.md).
+            assert_eq!(status.code(), Some(130), "{what}");
+        }
     }
 }
