@@ -44,6 +44,7 @@ mod mutants_verdict;
 mod mutation_gate;
 mod names;
 mod nightly;
+mod package_npm;
 mod package_python;
 mod peers;
 mod planted;
