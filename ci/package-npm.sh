@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm packages (docs/javascript.md) from release binaries already built, into
-# target/packages/: `ctxfuzz-VERSION.tgz` (the API and the launcher) and one
+# ${CARGO_TARGET_DIR:-target}/packages/: `ctxfuzz-VERSION.tgz` (the API and the launcher) and one
 # `ctxfuzz-OS-CPU-VERSION.tgz` per platform (`@ctxfuzz/OS-CPU`, the binary, with npm's `os` and
 # `cpu` fields so that npm installs only the one that fits). Nothing is published.
 #
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=target/packages
+out=${CARGO_TARGET_DIR:-target}/packages
 if [ "${1:-}" = "--out" ]; then
   out=$2
   shift 2
