@@ -16,7 +16,9 @@ use std::hint::black_box;
 
 use arbitrary::Unstructured;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz::compaction::{
+    CompactionConfig, Compactor, Family, Faults, Scripted, Tracker, compact,
+};
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use serde_json::Value;
 
@@ -76,10 +78,12 @@ fn per_message(c: &mut Criterion) {
                     for messages in &transcripts {
                         black_box(compact(
                             messages,
-                            family,
-                            &CompactionConfig::default(),
-                            &Scripted::Digest,
-                            Faults::default(),
+                            &Compactor {
+                                family,
+                                config: &CompactionConfig::default(),
+                                summariser: &Scripted::Digest,
+                                faults: Faults::default(),
+                            },
                             &mut Tracker::default(),
                         ));
                     }

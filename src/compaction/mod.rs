@@ -103,22 +103,29 @@ pub struct Compaction<'a, J: Clone = Value, M = J> {
     pub summariser_input: Vec<Cow<'a, J>>,
 }
 
+/// What a compaction runs with besides the transcript and the tracker: the transcript's family,
+/// the user's configuration, the summariser, and the faults a defective variant injects.
+#[derive(Clone, Copy)]
+pub struct Compactor<'s> {
+    pub family: Family,
+    pub config: &'s CompactionConfig,
+    pub summariser: &'s dyn Summariser,
+    pub faults: Faults,
+}
+
 /// Compacts `messages` (never modified). `tracker` receives AutoBot's calls in AutoBot's order.
 pub fn compact<'a, J: Message, M: Borrow<J>>(
     messages: &'a [M],
-    family: Family,
-    config: &CompactionConfig,
-    summariser: &dyn Summariser,
-    faults: Faults,
+    compactor: &Compactor,
     tracker: &mut Tracker,
 ) -> Compaction<'a, J, M> {
-    let facts = facts::Facts::read(messages, family);
-    let mut region = Region::pick(&facts, family, config);
+    let facts = facts::Facts::read(messages, compactor.family);
+    let mut region = Region::pick(&facts, compactor.family, compactor.config);
     let summariser_input = messages[..region.picked()]
         .iter()
         .map(|message| region.read(message.borrow()))
         .collect();
-    let decision = region.conclude(summariser, faults, tracker);
+    let decision = region.conclude(compactor.summariser, compactor.faults, tracker);
     Compaction {
         kept: &messages[decision.boundary..],
         summariser_input,

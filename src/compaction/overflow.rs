@@ -6,8 +6,7 @@ use std::borrow::Borrow;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::family::Family;
-use super::{Compaction, CompactionConfig, Faults, Message, Outcome, Summariser, Tracker, compact};
+use super::{Compaction, Compactor, Message, Outcome, Tracker, compact};
 
 /// `AUTOBOT_CONTEXT_OVERFLOW_MODE`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
@@ -51,13 +50,9 @@ pub struct Turn {
     pub now: u64,
 }
 
-#[allow(clippy::too_many_arguments)]
 pub fn check_and_protect<'a, J: Message, M: Borrow<J>>(
     messages: &'a [M],
-    family: Family,
-    config: &CompactionConfig,
-    summariser: &dyn Summariser,
-    faults: Faults,
+    compactor: &Compactor,
     tracker: &mut Tracker,
     turn: Turn,
 ) -> Protection<'a, J, M> {
@@ -87,11 +82,11 @@ pub fn check_and_protect<'a, J: Message, M: Borrow<J>>(
     if turn.mode != Mode::Auto || fill < COMPRESS_FILL || messages.is_empty() {
         return result;
     }
-    if tracker.recently_failed(turn.now, config.backoff_secs) {
+    if tracker.recently_failed(turn.now, compactor.config.backoff_secs) {
         result.summary_error = BACKING_OFF.to_string();
         return result;
     }
-    let compaction = compact(messages, family, config, summariser, faults, tracker);
+    let compaction = compact(messages, compactor, tracker);
     match &compaction.decision.outcome {
         Outcome::Compacted => {
             result.summary_created = true;

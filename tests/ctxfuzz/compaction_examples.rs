@@ -10,7 +10,7 @@ use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::overflow::{BACKING_OFF, Mode, Turn, check_and_protect};
 use ctxfuzz::compaction::state::{Extraction, State, render};
 use ctxfuzz::compaction::{
-    Compaction, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
+    Compaction, Compactor, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
 use serde_json::{Value, json};
 
@@ -50,10 +50,12 @@ fn compact_chat<'a>(
 ) -> Compaction<'a> {
     compact(
         history,
-        Family::Chat,
-        config,
-        summariser,
-        Faults::default(),
+        &Compactor {
+            family: Family::Chat,
+            config,
+            summariser,
+            faults: Faults::default(),
+        },
         tracker,
     )
 }
@@ -388,10 +390,12 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
     let failing = Scripted::Error("provider 429".into());
     let first = check_and_protect(
         &example_5,
-        Family::Chat,
-        &autobot(),
-        &failing,
-        Faults::default(),
+        &Compactor {
+            family: Family::Chat,
+            config: &autobot(),
+            summariser: &failing,
+            faults: Faults::default(),
+        },
         &mut tracker,
         turn,
     );
@@ -405,10 +409,12 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
     assert!(tracker.calls.is_empty(), "no reset after a failure");
     let again = check_and_protect(
         &example_5,
-        Family::Chat,
-        &autobot(),
-        &Scripted::Fixed("S".into()),
-        Faults::default(),
+        &Compactor {
+            family: Family::Chat,
+            config: &autobot(),
+            summariser: &Scripted::Fixed("S".into()),
+            faults: Faults::default(),
+        },
         &mut tracker,
         Turn { now: 1_299, ..turn },
     );
@@ -419,10 +425,12 @@ fn example_10_a_failure_surfaces_leaves_the_tracker_and_backs_off() {
     );
     let later = check_and_protect(
         &example_5,
-        Family::Chat,
-        &autobot(),
-        &Scripted::Fixed("S".into()),
-        Faults::default(),
+        &Compactor {
+            family: Family::Chat,
+            config: &autobot(),
+            summariser: &Scripted::Fixed("S".into()),
+            faults: Faults::default(),
+        },
         &mut tracker,
         Turn { now: 1_300, ..turn },
     );
@@ -461,10 +469,12 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
     let mut tracker = Tracker::default();
     let result = compact(
         &example_5,
-        Family::Chat,
-        &after,
-        &Scripted::Digest,
-        faults,
+        &Compactor {
+            family: Family::Chat,
+            config: &after,
+            summariser: &Scripted::Digest,
+            faults,
+        },
         &mut tracker,
     );
     assert!(matches!(result.decision.outcome, Outcome::Failed { .. }));
@@ -476,10 +486,12 @@ fn composition_after_the_reset_resets_without_delivering_when_composition_fails(
     let mut tracker = Tracker::default();
     compact(
         &example_5,
-        Family::Chat,
-        &CompactionConfig::default(),
-        &Scripted::Digest,
-        faults,
+        &Compactor {
+            family: Family::Chat,
+            config: &CompactionConfig::default(),
+            summariser: &Scripted::Digest,
+            faults,
+        },
         &mut tracker,
     );
     assert!(

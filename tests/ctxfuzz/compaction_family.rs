@@ -9,7 +9,7 @@ use ctxfuzz::compaction::config::ClipKey;
 use ctxfuzz::compaction::facts::Facts;
 use ctxfuzz::compaction::preserve::{carried, preserved};
 use ctxfuzz::compaction::summariser::{PromptLine, summarise};
-use ctxfuzz::compaction::{CompactionConfig, Faults, Tracker, compact};
+use ctxfuzz::compaction::{CompactionConfig, Compactor, Faults, Tracker, compact};
 use ctxfuzz::compaction::{Family, Scripted};
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz_oracles::invariants::compaction::{Contract, Round, judge};
@@ -146,10 +146,12 @@ where
     let mut tracker = Tracker::with_total(0);
     let c = compact(
         messages,
-        family,
-        config,
-        &Scripted::Digest,
-        Faults::default(),
+        &Compactor {
+            family,
+            config,
+            summariser: &Scripted::Digest,
+            faults: Faults::default(),
+        },
         &mut tracker,
     );
     let output: Vec<&J> = c.messages().collect();

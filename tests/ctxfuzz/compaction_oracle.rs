@@ -3,7 +3,9 @@
 //! that is weakened, widened or pointed at the wrong rule turns a test red. (The fuzz tests reach
 //! the oracle only through whole variants, which exercise few of its branches each.)
 
-use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker, compact};
+use ctxfuzz::compaction::{
+    CompactionConfig, Compactor, Family, Faults, Scripted, Tracker, compact,
+};
 use ctxfuzz::harness::targets::observed_tracker_calls;
 use ctxfuzz_oracles::invariants::Invariant;
 use ctxfuzz_oracles::invariants::compaction::{
@@ -35,10 +37,12 @@ impl Observed {
         let mut tracker = Tracker::with_total(0);
         let c = compact(
             &input,
-            family,
-            &CompactionConfig::default(),
-            &Scripted::Digest,
-            Faults::default(),
+            &Compactor {
+                family,
+                config: &CompactionConfig::default(),
+                summariser: &Scripted::Digest,
+                faults: Faults::default(),
+            },
             &mut tracker,
         );
         Observed {

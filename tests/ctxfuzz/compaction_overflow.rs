@@ -2,7 +2,7 @@
 //! compacts, by mode and by fill.
 
 use ctxfuzz::compaction::overflow::{Mode, Protection, Turn, check_and_protect};
-use ctxfuzz::compaction::{CompactionConfig, Family, Faults, Scripted, Tracker};
+use ctxfuzz::compaction::{CompactionConfig, Compactor, Family, Faults, Scripted, Tracker};
 use serde_json::{Value, json};
 
 /// Four chat messages the default policy cuts at the second user turn.
@@ -38,10 +38,12 @@ fn check_with_usage(
     };
     let protection = check_and_protect(
         messages,
-        Family::Chat,
-        &CompactionConfig::default(),
-        &Scripted::Fixed("S".into()),
-        Faults::default(),
+        &Compactor {
+            family: Family::Chat,
+            config: &CompactionConfig::default(),
+            summariser: &Scripted::Fixed("S".into()),
+            faults: Faults::default(),
+        },
         &mut tracker,
         turn,
     );

@@ -9,7 +9,7 @@ use std::path::Path;
 use arbitrary::Unstructured;
 use ctxfuzz::compaction::config::NAMED_CONFIGS;
 use ctxfuzz::compaction::{
-    CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, compact, streamed,
+    CompactionConfig, Compactor, Family, Faults, Outcome, Scripted, Tracker, compact, streamed,
 };
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::transcript::io;
@@ -31,14 +31,13 @@ fn in_memory(
     };
     let family = family.unwrap_or_else(|| Family::detect(messages.iter()));
     let mut tracker = Tracker::default();
-    let compaction = compact::<JsValue, _>(
-        messages,
+    let compactor = Compactor {
         family,
         config,
-        &Scripted::Digest,
-        Faults::default(),
-        &mut tracker,
-    );
+        summariser: &Scripted::Digest,
+        faults: Faults::default(),
+    };
+    let compaction = compact::<JsValue, _>(messages, &compactor, &mut tracker);
     let json = serde_json::to_string(&compaction.to_json(&tracker)).unwrap();
     let clipped = (compaction.summariser_input.iter()).any(|seen| matches!(seen, Cow::Owned(_)));
     (json, compaction.decision.outcome, clipped)

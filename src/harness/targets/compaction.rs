@@ -32,7 +32,8 @@ use typed_arena::Arena;
 use crate::compaction::config::UnknownCompactionConfig;
 use crate::compaction::overflow::{Mode, Turn, check_and_protect};
 use crate::compaction::{
-    Compaction, CompactionConfig, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
+    Compaction, CompactionConfig, Compactor, Family, Faults, Outcome, Scripted, Tracker,
+    TrackerCall, compact,
 };
 use crate::generators;
 use crate::harness::profile::Profile;
@@ -273,19 +274,17 @@ pub fn run<'s>(
     for spec in &scenario.rounds {
         let carried = runs.last().map_or(&[][..], RoundRun::output);
         let transcript: Vec<&Message> = carried.iter().copied().chain(&spec.append.0).collect();
-        let faults = Faults {
-            compose_fails: spec.compose_fails,
+        let compactor = Compactor {
+            family,
+            config: &config,
+            summariser: &spec.summariser,
+            faults: Faults {
+                compose_fails: spec.compose_fails,
+            },
         };
         let (compaction, overflow) = match spec.overflow {
             None => {
-                let c = compact(
-                    &transcript,
-                    family,
-                    &config,
-                    &spec.summariser,
-                    faults,
-                    &mut tracker,
-                );
+                let c = compact(&transcript, &compactor, &mut tracker);
                 (Some(Record::new(c, &transcript, made)), None)
             }
             Some(o) => {
@@ -295,15 +294,7 @@ pub fn run<'s>(
                     mode: Mode::Auto,
                     now: o.now,
                 };
-                let p = check_and_protect(
-                    &transcript,
-                    family,
-                    &config,
-                    &spec.summariser,
-                    faults,
-                    &mut tracker,
-                    turn,
-                );
+                let p = check_and_protect(&transcript, &compactor, &mut tracker, turn);
                 if o.usage.is_some() {
                     tracker.calls.remove(0);
                 }

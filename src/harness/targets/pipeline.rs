@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::compaction::{NamedConfig, generate_transcript};
 use super::pi_transcript::Transcript;
-use crate::compaction::{Compaction, Family, Faults, Scripted, Tracker, compact};
+use crate::compaction::{Compaction, Compactor, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::{PiRelease, Profile, SweepAfter};
 use crate::harness::target::Target;
 use crate::sweep::{BarrierRule, Message as Swept, sweep};
@@ -44,14 +44,13 @@ impl PipelineTarget {
     /// The compacted transcript: the summary message, then the kept messages, borrowed.
     fn compacted<'m>(&self, messages: &'m [Message]) -> (Family, Compaction<'m, Message>) {
         let family = Family::detect(messages);
-        let result = compact(
-            messages,
+        let compactor = Compactor {
             family,
-            &self.variant.config,
-            &Scripted::Digest,
-            Faults::default(),
-            &mut Tracker::default(),
-        );
+            config: &self.variant.config,
+            summariser: &Scripted::Digest,
+            faults: Faults::default(),
+        };
+        let result = compact(messages, &compactor, &mut Tracker::default());
         (family, result)
     }
 
