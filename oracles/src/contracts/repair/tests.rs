@@ -319,6 +319,26 @@ fn a_pi_call_id_the_input_repeats_is_no_repair_s_fault() {
     );
 }
 
+/// A pi call id the input repeats is excused with the repair contract's reason (a repair may not
+/// change calls), counted on the ids as pi sends them; not only with pi's own "the input reuses".
+#[test]
+fn a_pi_call_id_the_input_repeats_is_excused_with_the_repair_contract_s_reason() {
+    let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a|1", "name": "f", "arguments": {}}], "stopReason": "toolUse"});
+    let input = vec![call.clone(), call];
+    let run = RepairRun {
+        format: Format::Pi,
+        input: &input,
+        output: &input,
+        again: &input,
+        marker: Some("[syn]"),
+    };
+    let causes: Vec<Cause> = check(&run).into_iter().map(|v| v.cause).collect();
+    let repeated = Cause::Unpreventable(
+        "the input repeats this call id among its calls, and a repair may not change calls",
+    );
+    assert_eq!(causes, vec![repeated.clone(), repeated]);
+}
+
 #[test]
 fn dropping_a_pi_assistant_turn_that_pi_never_sends_loses_nothing() {
     let user = json!({"role": "user", "content": "go", "timestamp": 1});
