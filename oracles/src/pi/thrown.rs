@@ -47,3 +47,20 @@ impl fmt::Display for Thrown {
 }
 
 impl std::error::Error for Thrown {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_throw_reads_as_pi_s_error_at_its_stage() {
+        let thrown = Thrown::new(
+            Stage::TransformMessages,
+            "TypeError: x is not iterable".to_string(),
+        );
+        assert_eq!(
+            thrown.to_string(),
+            "pi itself would throw at stage transformMessages: TypeError: x is not iterable"
+        );
+    }
+}
