@@ -273,3 +273,27 @@ fn settings_follow_the_path() {
     );
     assert_eq!(context.to_json().get("thinkingLevel"), None);
 }
+
+#[test]
+fn a_branch_summary_speaks_only_when_its_summary_is_truthy() {
+    let summary = |id: &str, parent: &str, text: &str| {
+        json!({"type": "branch_summary", "id": id, "parentId": parent, "fromId": "x",
+               "summary": text, "timestamp": "2026-01-01T00:00:02.000Z"})
+    };
+    let entries = [
+        user("a", None, "hi"),
+        summary("b", "a", ""),
+        summary("c", "b", "went left"),
+    ];
+    for rules in [
+        SessionRules::Legacy,
+        SessionRules::Split,
+        SessionRules::Canonical,
+    ] {
+        assert_eq!(
+            texts(&build(&entries, rules)),
+            [json!("hi"), json!("went left")],
+            "{rules:?}"
+        );
+    }
+}
