@@ -297,3 +297,24 @@ fn a_branch_summary_speaks_only_when_its_summary_is_truthy() {
         );
     }
 }
+
+/// pi 0.79 starts from the latest compaction: a kept id found on no entry before it keeps nothing
+/// before it, and nothing between an older compaction and the latest.
+#[test]
+fn legacy_rules_keep_only_what_follows_the_latest_compaction_when_its_kept_id_is_not_found() {
+    let compaction = |id: &str, parent: &str, summary: &str, kept: &str| {
+        json!({"type": "compaction", "id": id, "parentId": parent, "summary": summary,
+               "firstKeptEntryId": kept, "tokensBefore": 10, "timestamp": "2026-01-01T00:00:03.000Z"})
+    };
+    let entries = [
+        user("a", None, "u1"),
+        compaction("b", "a", "S1", "a"),
+        user("c", Some("b"), "u2"),
+        compaction("d", "c", "S2", "nowhere"),
+        user("e", Some("d"), "u3"),
+    ];
+    assert_eq!(
+        texts(&build(&entries, SessionRules::Legacy)),
+        [json!("S2"), json!("u3")]
+    );
+}
