@@ -235,24 +235,27 @@ fn rewrite(text: &str) -> Option<Rewritten> {
     let mut needed = false;
     // (offset, what stood there, length of the escape replaced: 0 when nothing is replaced)
     let mut found: Vec<(usize, Stood, usize)> = Vec::new();
-    let mut at = 0;
-    while let Some(step) = memchr::memchr3(b'\\', 0xEF, 0xF4, &bytes[at..]) {
-        let i = at + step;
+    // Where reading resumes: past the escape just read. The iterator itself always moves on, so
+    // no arithmetic here can make the loop stall.
+    let mut resume = 0;
+    for i in memchr::memchr3_iter(b'\\', 0xEF, 0xF4, bytes) {
+        if i < resume {
+            continue;
+        }
         match bytes[i] {
             b'\\' => {
                 let Some(unit) = escape_at(bytes, i) else {
-                    // Past the escaped character (`\\` must not start an escape), but not past the
-                    // end: a text may end in a lone backslash.
-                    at = (i + 2).min(bytes.len());
+                    // Past the escaped character: `\\` must not start an escape.
+                    resume = i + 2;
                     continue;
                 };
-                at = i + 6;
+                resume = i + 6;
                 let paired_low =
                     escape_at(bytes, i + 6).filter(|low| (0xDC00..=0xDFFF).contains(low));
                 match unit {
                     0xD800..=0xDBFF if paired_low.is_some() => {
                         let low = paired_low.unwrap_or_default();
-                        at = i + 12;
+                        resume = i + 12;
                         let code = 0x10000
                             + ((u32::from(unit) - 0xD800) << 10)
                             + (u32::from(low) - 0xDC00);
@@ -274,12 +277,8 @@ fn rewrite(text: &str) -> Option<Rewritten> {
                 if bytes[i..].starts_with(PLACEHOLDER_UTF8) {
                     found.push((i, Stood::Char(JsChar::Scalar(PLACEHOLDER)), 0));
                 }
-                at = i + 1;
             }
-            _ => {
-                needed = true;
-                at = i + 1;
-            }
+            _ => needed = true,
         }
     }
     if !needed {
