@@ -35,6 +35,31 @@ fn without_lone_surrogates_serde_json_parses_alone() {
     );
 }
 
+/// An escape other than `\u` is passed over by its two characters only: a lone half right
+/// after it is still read.
+#[test]
+fn a_lone_half_right_after_another_escape_is_read() {
+    assert_eq!(
+        parse(r#""xyz\n\ud800""#).unwrap(),
+        json!(format!("xyz\n{}", lone(0xD800)))
+    );
+    assert_eq!(
+        parse(r#""wxyz\\\udc00""#).unwrap(),
+        json!(format!("wxyz\\{}", lone(0xDC00)))
+    );
+}
+
+/// Only a backslash followed by `u` starts a `\u` escape: `\n` before four hex digits is a
+/// newline and the digits.
+#[test]
+fn hex_digits_after_another_escape_are_text() {
+    assert_eq!(parse(r#""\nd800""#).unwrap(), json!("\nd800"));
+    assert_eq!(
+        parse(r#"["\ud800", "\nd800"]"#).unwrap(),
+        json!([lone(0xD800), "\nd800"])
+    );
+}
+
 #[test]
 fn pairs_stay_characters_and_halves_out_of_order_stay_lone() {
     let value = parse(r#"["\ud83d\ud83d\ude00", "\ude00\ud83d", "\ud83d\u0041"]"#).unwrap();
@@ -50,7 +75,9 @@ fn pairs_stay_characters_and_halves_out_of_order_stay_lone() {
 
 #[test]
 fn the_placeholder_and_reserved_characters_in_the_text_keep_their_meaning() {
-    let text = from_text("[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\"]");
+    let text = from_text(
+        "[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\", \"\u{10F7FF}\"]",
+    );
     let value = parse(&text).unwrap();
     let real_max = from_text("\u{10FFFF}");
     let real_marker = from_text("\u{10F7FF}");
@@ -58,12 +85,14 @@ fn the_placeholder_and_reserved_characters_in_the_text_keep_their_meaning() {
         value,
         json!([
             format!("\u{FDD0}{}\u{FDD0}", lone(0xD800)),
-            format!("{real_max}{real_max}{real_marker}")
+            format!("{real_max}{real_max}{real_marker}"),
+            // A string with a reserved character and nothing replaced is decoded too.
+            real_marker.clone()
         ])
     );
     assert_eq!(
         to_string(&value).unwrap(),
-        "[\"\u{FDD0}\\ud800\u{FDD0}\",\"\u{10FFFF}\u{10FFFF}\u{10F7FF}\"]"
+        "[\"\u{FDD0}\\ud800\u{FDD0}\",\"\u{10FFFF}\u{10FFFF}\u{10F7FF}\",\"\u{10F7FF}\"]"
     );
 }
 
@@ -218,10 +247,11 @@ fn items_not_wanted_are_passed_over_and_a_break_stops_the_read() {
 
 #[test]
 fn the_pretty_layout_is_serde_jsons() {
-    let value = json!({"a": [1, {"b": lone(0xDBFF)}]});
+    // An array ending in a number closes on its own line as one ending in an object does.
+    let value = json!({"a": [1, {"b": lone(0xDBFF)}], "c": [2]});
     assert_eq!(
         to_string_pretty(&value).unwrap(),
-        serde_json::to_string_pretty(&json!({"a": [1, {"b": "X"}]}))
+        serde_json::to_string_pretty(&json!({"a": [1, {"b": "X"}], "c": [2]}))
             .unwrap()
             .replace('X', "\\udbff")
     );
