@@ -50,19 +50,8 @@ pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
 /// Every prune invariant.
 pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NO_NEW_WIRE_DAMAGE];
 
-/// Judges one pruning: `output` as the program answered `input`; `marker` is the text the
-/// pruner's notice carries, if it adds one.
-pub fn check(
-    format: Format,
-    input: &[Value],
-    output: &[Value],
-    marker: Option<&str>,
-) -> Vec<Violation> {
-    judge(format, input, output, marker, &PRUNE)
-}
-
 /// A contract of a rewriter that only removes: what may go, and the ids its findings carry.
-pub(super) struct Removal {
+pub struct Removal {
     /// Whether whole messages of any kind may go (a trimmer, [`super::trim`]), or only calls,
     /// results and reasoning and the messages they leave empty (a pruner).
     pub(super) whole_messages: bool,
@@ -70,51 +59,50 @@ pub(super) struct Removal {
     pub(super) no_new_wire_damage: Invariant,
 }
 
-const PRUNE: Removal = Removal {
+/// The prune contract.
+pub const PRUNE: Removal = Removal {
     whole_messages: false,
     only_removes: ONLY_REMOVES,
     no_new_wire_damage: NO_NEW_WIRE_DAMAGE,
 };
 
-/// Judges one removal under `removal`: `output` as the program answered `input`.
-pub(super) fn judge(
-    format: Format,
-    input: &[Value],
-    output: &[Value],
-    marker: Option<&str>,
-    removal: &Removal,
-) -> Vec<Violation> {
-    let view = format.view(input);
-    let may_go: Vec<bool> = view
-        .iter()
-        .map(|e| removal.whole_messages || holds_nothing_kept(format, e))
-        .collect();
-    let mut found: Vec<Violation> =
-        not_pruned(format, input, &may_go, output, marker, removal.only_removes)
-            .into_iter()
+impl Removal {
+    /// Judges one removal: `output` as the program answered `input`; `marker` is the text the
+    /// program's notice carries, if it adds one.
+    pub fn check(
+        &self,
+        format: Format,
+        input: &[Value],
+        output: &[Value],
+        marker: Option<&str>,
+    ) -> Vec<Violation> {
+        let view = format.view(input);
+        let may_go: Vec<bool> = view
+            .iter()
+            .map(|e| self.whole_messages || holds_nothing_kept(format, e))
             .collect();
-    let damaged = |v: &wire::WireViolation| match &v.id {
-        Some(id) => Damage::Call(id.clone()),
-        None => Damage::Rule(v.rule),
-    };
-    let before: HashSet<Damage> = wire::validate(format, &view).iter().map(damaged).collect();
-    for v in wire::validate(format, &format.view(output)) {
-        if before.contains(&damaged(&v)) {
-            continue;
+        let mut found: Vec<Violation> =
+            not_pruned(format, input, &may_go, output, marker, self.only_removes)
+                .into_iter()
+                .collect();
+        let damaged = |v: &wire::WireViolation| match &v.id {
+            Some(id) => Damage::Call(id.clone()),
+            None => Damage::Rule(v.rule),
+        };
+        let before: HashSet<Damage> = wire::validate(format, &view).iter().map(damaged).collect();
+        for v in wire::validate(format, &format.view(output)) {
+            if before.contains(&damaged(&v)) {
+                continue;
+            }
+            found.push(Violation {
+                invariant: self.no_new_wire_damage,
+                cause: Cause::SystemUnderTest,
+                summary: format!("{}, which the input did not break", v.summary()),
+                evidence: v.evidence(),
+            });
         }
-        found.push(Violation {
-            invariant: removal.no_new_wire_damage,
-            cause: Cause::SystemUnderTest,
-            summary: format!(
-                "{}: message {} (call {}), which the input did not break",
-                v.rule,
-                v.message,
-                v.id.as_deref().unwrap_or("-")
-            ),
-            evidence: json!({"rule": v.rule, "message": v.message, "call_id": v.id}),
-        });
+        found
     }
-    found
 }
 
 /// What a wire violation damages: a call, by its id, or (no id) the rule's subject.

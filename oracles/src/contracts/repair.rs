@@ -266,13 +266,8 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             Violation {
                 invariant: WIRE_VALID,
                 cause,
-                summary: format!(
-                    "{}: message {} (call {})",
-                    v.rule,
-                    v.message,
-                    v.id.as_deref().unwrap_or("-")
-                ),
-                evidence: json!({"rule": v.rule, "message": v.message, "call_id": v.id}),
+                summary: v.summary(),
+                evidence: v.evidence(),
             }
         })
         .collect()

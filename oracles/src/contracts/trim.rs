@@ -11,11 +11,8 @@
 //! Which messages a window should keep (the latest, the system prompt, a whole turn) is each
 //! package's own promise, not this contract's: a trimmer that keeps none is not charged here.
 
-use serde_json::Value;
-
 use super::prune::{self, Removal};
-use crate::formats::Format;
-use crate::invariants::{Invariant, Violation};
+use crate::invariants::Invariant;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "trim-only-removes",
@@ -31,27 +28,20 @@ pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
 /// Every trim invariant.
 pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NO_NEW_WIRE_DAMAGE];
 
-const TRIM: Removal = Removal {
+/// The trim contract.
+pub const TRIM: Removal = Removal {
     whole_messages: true,
     only_removes: ONLY_REMOVES,
     no_new_wire_damage: NO_NEW_WIRE_DAMAGE,
 };
 
-/// Judges one trimming: `output` as the program answered `input`; `marker` is the text the
-/// trimmer's notice carries, if it adds one.
-pub fn check(
-    format: Format,
-    input: &[Value],
-    output: &[Value],
-    marker: Option<&str>,
-) -> Vec<Violation> {
-    prune::judge(format, input, output, marker, &TRIM)
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
-    use serde_json::json;
+    use crate::formats::Format;
+    use crate::invariants::Violation;
 
     fn ids(found: &[Violation]) -> Vec<&str> {
         found.iter().map(|v| v.invariant.id).collect()
@@ -74,27 +64,27 @@ mod tests {
         let input = [user("old"), call("a"), result("a"), user("new")];
         let window = [result("a"), user("new")];
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &input[3..], None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &input[3..], None)),
             [""; 0]
         );
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &input[1..], None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &input[1..], None)),
             [""; 0]
         );
-        assert_eq!(ids(&check(Format::OpenAi, &input, &[], None)), [""; 0]);
+        assert_eq!(ids(&TRIM.check(Format::OpenAi, &input, &[], None)), [""; 0]);
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &window, None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &window, None)),
             ["trim-no-new-wire-damage"],
             "a result whose call was dropped"
         );
         let changed = [user("old!"), user("new")];
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &changed, None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &changed, None)),
             ["trim-only-removes"]
         );
         let reordered = [user("new"), user("old")];
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &reordered, None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &reordered, None)),
             ["trim-only-removes"]
         );
     }
@@ -105,17 +95,17 @@ mod tests {
         let notice = json!({"role": "user", "content": "Skipped 1 messages."});
         let one = [user("a"), notice.clone(), user("c")];
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &one, Some("Skipped"))),
+            ids(&TRIM.check(Format::OpenAi, &input, &one, Some("Skipped"))),
             [""; 0]
         );
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &one, None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &one, None)),
             ["trim-only-removes"],
             "no notice without a marker"
         );
         let two = [notice.clone(), user("a"), notice];
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &two, Some("Skipped"))),
+            ids(&TRIM.check(Format::OpenAi, &input, &two, Some("Skipped"))),
             ["trim-only-removes"]
         );
     }
@@ -124,11 +114,11 @@ mod tests {
     fn a_pruner_may_not_drop_what_a_trimmer_may() {
         let input = [user("old"), user("new")];
         assert_eq!(
-            ids(&prune::check(Format::OpenAi, &input, &input[1..], None)),
+            ids(&prune::PRUNE.check(Format::OpenAi, &input, &input[1..], None)),
             ["prune-only-removes"]
         );
         assert_eq!(
-            ids(&check(Format::OpenAi, &input, &input[1..], None)),
+            ids(&TRIM.check(Format::OpenAi, &input, &input[1..], None)),
             [""; 0]
         );
     }

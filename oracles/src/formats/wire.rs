@@ -16,6 +16,7 @@
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use super::{Call, Entry, Format, ResultPart, Role};
 use crate::wire::WireRule;
@@ -29,6 +30,23 @@ pub struct WireViolation {
     pub message: usize,
     /// The call id concerned, if any.
     pub id: Option<String>,
+}
+
+impl WireViolation {
+    /// How a finding names it: `missing-result: message 3 (call c1)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: message {} (call {})",
+            self.rule,
+            self.message,
+            self.id.as_deref().unwrap_or("-")
+        )
+    }
+
+    /// A finding's evidence of it: the rule, the message and the call id.
+    pub fn evidence(&self) -> Value {
+        json!({"rule": self.rule, "message": self.message, "call_id": self.id})
+    }
 }
 
 /// The formats [`SOURCES`] has a column for, in its order.

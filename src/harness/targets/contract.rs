@@ -295,14 +295,13 @@ impl Target for ContractTarget {
                 }
             },
             contract => match input.as_array() {
-                Some(messages) if contract == ContractKind::Prune => {
+                Some(messages) if matches!(contract, ContractKind::Prune | ContractKind::Trim) => {
+                    let removal = match contract {
+                        ContractKind::Prune => &prune::PRUNE,
+                        _ => &trim::TRIM,
+                    };
                     self.repaired(messages).map(|output| {
-                        prune::check(self.format, messages, &output, self.marker.as_deref())
-                    })
-                }
-                Some(messages) if contract == ContractKind::Trim => {
-                    self.repaired(messages).map(|output| {
-                        trim::check(self.format, messages, &output, self.marker.as_deref())
+                        removal.check(self.format, messages, &output, self.marker.as_deref())
                     })
                 }
                 Some(messages) => self.judge_repair(messages),

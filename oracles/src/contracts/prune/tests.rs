@@ -21,15 +21,16 @@ fn marked(marker: Option<&str>, input: Value, output: Value) -> Vec<Invariant> {
 }
 
 fn in_format(format: Format, marker: Option<&str>, input: Value, output: Value) -> Vec<Invariant> {
-    check(
-        format,
-        input.as_array().unwrap(),
-        output.as_array().unwrap(),
-        marker,
-    )
-    .iter()
-    .map(|v| v.invariant)
-    .collect()
+    PRUNE
+        .check(
+            format,
+            input.as_array().unwrap(),
+            output.as_array().unwrap(),
+            marker,
+        )
+        .iter()
+        .map(|v| v.invariant)
+        .collect()
 }
 
 #[test]
@@ -117,7 +118,7 @@ fn a_message_with_text_is_never_dropped() {
         vec![ONLY_REMOVES],
         "the last user message"
     );
-    let found = check(
+    let found = PRUNE.check(
         Format::AiSdk,
         json!([first, call("a"), result("a"), last])
             .as_array()
@@ -127,7 +128,7 @@ fn a_message_with_text_is_never_dropped() {
     );
     assert_eq!(found[0].evidence["input_message"], 0, "the first");
     assert_eq!(found[0].evidence["output_message"], 0);
-    let lost = check(
+    let lost = PRUNE.check(
         Format::AiSdk,
         json!([first, last]).as_array().unwrap(),
         json!([first]).as_array().unwrap(),
