@@ -75,9 +75,7 @@ fn pairs_stay_characters_and_halves_out_of_order_stay_lone() {
 
 #[test]
 fn the_placeholder_and_reserved_characters_in_the_text_keep_their_meaning() {
-    let text = from_text(
-        "[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\", \"\u{10F7FF}\"]",
-    );
+    let text = from_text("[\"\u{FDD0}\\ud800\\ufdd0\", \"\u{10FFFF}\\udbff\\udfff\u{10F7FF}\"]");
     let value = parse(&text).unwrap();
     let real_max = from_text("\u{10FFFF}");
     let real_marker = from_text("\u{10F7FF}");
