@@ -323,17 +323,18 @@ impl Build<'_> {
         }
         // Decoded slice by slice into one builder: memory stays one copy of the string.
         let mut builder = js_string::Builder::with_capacity(parsed.len());
-        let mut rest = parsed;
-        while let Some(at) = rest.find(PLACEHOLDER) {
-            builder.push_str(&rest[..at]);
+        // Split, not searched by index: no arithmetic here can make the loop stall.
+        let mut pieces = parsed.split(PLACEHOLDER);
+        // `split` yields at least one piece, the text before the first placeholder.
+        builder.push_str(pieces.next().unwrap_or_default());
+        for piece in pieces {
             match self.queue.next() {
                 Some(Stood::Char(stood)) => builder.push(stood),
                 Some(Stood::Nothing) => {}
                 None => builder.push(JsChar::Scalar(PLACEHOLDER)),
             }
-            rest = &rest[at + PLACEHOLDER.len_utf8()..];
+            builder.push_str(piece);
         }
-        builder.push_str(rest);
         builder.finish()
     }
 }
