@@ -10,7 +10,7 @@ use ctxfuzz_oracles::formats::Format;
 use serde_json::{Map, Value, json};
 
 use super::exit::ExitCode;
-use crate::harness::findings::{self, Finding, cause_label};
+use crate::harness::findings::{self, Finding};
 use crate::harness::progress::Progress;
 use crate::harness::runner::{self, Config, RunOutcome};
 use crate::harness::{Class, DynTarget, Profile, stop, targets};
@@ -465,7 +465,7 @@ fn json_summary(
                     json!({
                         "class": class_name(f.class),
                         "invariant": f.key.invariant,
-                        "cause": cause_label(&f.violation.cause),
+                        "cause": f.violation.cause.to_string(),
                         "summary": f.violation.summary,
                         "case_file": written.then(|| out.join(f.file_name()).display().to_string()),
                         "regenerate": f.origin.map(|o| args.regenerate_command(f.target, o.seed, o.case)),
@@ -564,7 +564,7 @@ pub fn summary(target: &dyn DynTarget, outcome: &RunOutcome) -> String {
                 "    {invariant}: {count} violation(s), {} distinct finding(s){}",
                 kept.len(),
                 kept.first()
-                    .map(|f| format!(" ({})", cause_label(&f.violation.cause)))
+                    .map(|f| format!(" ({})", f.violation.cause))
                     .unwrap_or_default()
             );
         }

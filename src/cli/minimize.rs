@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::exit::ExitCode;
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, RunRecord};
-use crate::harness::findings::{Finding, cause_label};
+use crate::harness::findings::Finding;
 use crate::harness::minimize::{Budget, minimize};
 use crate::harness::{Profile, targets};
 use crate::transcript::case::CaseFile;
@@ -190,7 +190,7 @@ fn from_run(dir: &Path, out: &Path) -> Result<ExitCode> {
             target: finding.target.to_string(),
             variant: finding.variant.clone(),
             invariant: finding.key.invariant.to_string(),
-            cause: finding.key.cause.clone(),
+            cause: finding.key.cause.to_string(),
             shape: finding.key.shape.clone(),
             artifacts: group.artifacts.len(),
         });
@@ -226,7 +226,7 @@ fn headline(finding: &Finding) -> String {
         finding.target,
         finding.variant,
         finding.key.invariant,
-        cause_label(&finding.violation.cause),
+        finding.violation.cause,
         finding.violation.summary.lines().next().unwrap_or_default()
     )
 }

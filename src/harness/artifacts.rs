@@ -188,14 +188,7 @@ fn no_charged_violation(target: &dyn DynTarget, judgement: &Judgement) -> String
         Judgement::Fail(violations) => {
             let others: Vec<String> = violations
                 .iter()
-                .map(|v| {
-                    format!(
-                        "{} ({:?}, {})",
-                        v.invariant,
-                        target.class(v),
-                        findings::cause_label(&v.cause)
-                    )
-                })
+                .map(|v| format!("{} ({:?}, {})", v.invariant, target.class(v), v.cause))
                 .collect();
             format!(
                 "{head}: no violation charged to it, only {}",

@@ -27,7 +27,7 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FindingKey {
     pub invariant: &'static str,
-    pub cause: String,
+    pub cause: Cause,
     pub shape: String,
 }
 
@@ -56,7 +56,7 @@ pub struct Finding {
 pub fn key(target: &dyn DynTarget, input: &Value, violation: &Violation) -> FindingKey {
     FindingKey {
         invariant: violation.invariant.id,
-        cause: cause_label(&violation.cause),
+        cause: violation.cause.clone(),
         shape: match FaultKind::of(violation) {
             Some(_) => NO_ANSWER.to_string(),
             None => target.shape(input),
@@ -134,14 +134,6 @@ pub fn shows(judgement: &Judgement, violation: &Violation) -> bool {
     matches!(judgement, Judgement::Fail(found) if found.iter().any(|v| same_defect(v, violation)))
 }
 
-/// `system under test` or `unpreventable: REASON`.
-pub fn cause_label(cause: &Cause) -> String {
-    match cause {
-        Cause::SystemUnderTest => "system under test".to_string(),
-        Cause::Unpreventable(reason) => format!("unpreventable: {reason}"),
-    }
-}
-
 fn size(input: &Value) -> usize {
     input.as_array().map_or(1, Vec::len)
 }
@@ -208,10 +200,7 @@ impl Finding {
         let _ = writeln!(
             text,
             "finding: {} [{}] {} ({})",
-            self.target,
-            self.variant,
-            self.key.invariant,
-            cause_label(&self.violation.cause)
+            self.target, self.variant, self.key.invariant, self.violation.cause
         );
         let _ = writeln!(text, "  {}", self.violation.summary);
         let _ = writeln!(

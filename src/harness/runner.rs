@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use ctxfuzz_oracles::invariants::{Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use serde_json::Value;
 
 use super::findings::{self, Finding, FindingKey, Origin};
@@ -107,13 +107,10 @@ struct Found {
 }
 
 /// A violation's invariant and cause: what [`MAX_STALE_MINIMIZATIONS`] counts by.
-type Coarse = (&'static str, String);
+type Coarse = (&'static str, Cause);
 
 fn coarse(violation: &Violation) -> Coarse {
-    (
-        violation.invariant.id,
-        findings::cause_label(&violation.cause),
-    )
+    (violation.invariant.id, violation.cause.clone())
 }
 
 impl Found {

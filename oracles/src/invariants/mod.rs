@@ -73,8 +73,9 @@ pub const ALL: &[Group] = &[
     },
 ];
 
-/// Who is to blame for a violation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Who is to blame for a violation. Printed as a finding's cause: `system under test` or
+/// `unpreventable: REASON`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "reason")]
 pub enum Cause {
     /// The system under test produced it: a finding charged to that system.
@@ -82,6 +83,15 @@ pub enum Cause {
     /// No system under test could have prevented it (pi's own cross-model id sanitising, ids the
     /// API refuses, call ids reused across turns). Still worth showing, in its own section.
     Unpreventable(&'static str),
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::SystemUnderTest => f.write_str("system under test"),
+            Cause::Unpreventable(reason) => write!(f, "unpreventable: {reason}"),
+        }
+    }
 }
 
 /// One broken invariant, with the evidence a reader needs to see why.
@@ -165,6 +175,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Reports, case files and the findings table print a cause in these words.
+    #[test]
+    fn a_cause_prints_as_a_finding_shows_it() {
+        assert_eq!(Cause::SystemUnderTest.to_string(), "system under test");
+        assert_eq!(
+            Cause::Unpreventable("pi renames the ids").to_string(),
+            "unpreventable: pi renames the ids"
+        );
+    }
 
     #[test]
     fn an_invariant_reads_and_serialises_as_its_id() {

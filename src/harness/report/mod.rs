@@ -21,7 +21,6 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, NotReproduced, RunRecord};
-use crate::harness::findings::cause_label;
 use crate::harness::target::{Class, DynTarget};
 use crate::harness::{replay, targets};
 use crate::transcript::case::CaseFile;
@@ -213,7 +212,7 @@ fn finding_rows(
                             .find(|v| target.class(v) == Class::Charged)
                     })
                     .unwrap_or(&violations[0]);
-                (first.invariant.to_string(), cause_label(&first.cause))
+                (first.invariant.to_string(), first.cause.to_string())
             }
             other => (
                 verdict[0].clone(),
