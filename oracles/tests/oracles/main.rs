@@ -1,5 +1,6 @@
 //! The integration tests of the `ctxfuzz-oracles` package: one test binary, one module per topic.
 
+mod common;
 mod conformance_findings;
 mod golden_vectors;
 mod lone_surrogate_findings;

@@ -7,22 +7,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
-fn call(id: &str) -> Value {
-    json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}})
-}
-
-fn assistant(calls: Vec<Value>, model: &str) -> Value {
-    json!({"role": "assistant", "content": calls, "api": if model == "gpt-5" { "openai-responses" } else { "anthropic-messages" },
-           "provider": if model == "gpt-5" { "openai" } else { "anthropic" }, "model": model, "stopReason": "toolUse"})
-}
-
-fn result(id: &str) -> Value {
-    json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": "ok"}], "isError": false})
-}
-
-fn user() -> Value {
-    json!({"role": "user", "content": "go on"})
-}
+use crate::common::{assistant, call, result, user};
 
 /// The causes of the findings of wire rule `rule` on `input`.
 fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
@@ -47,9 +32,9 @@ fn assert_duplicates_charged(input: &[Value], expected: impl Fn(&Cause) -> bool)
 #[test]
 fn a_repeated_call_id_answered_by_two_synthetics_is_unpreventable() {
     let input = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
-        user(),
+        user("go on"),
     ];
     assert_duplicates_charged(
         &input,
@@ -60,9 +45,9 @@ fn a_repeated_call_id_answered_by_two_synthetics_is_unpreventable() {
 #[test]
 fn ids_sanitised_to_one_inside_one_assistant_are_a_collision() {
     let input = [
-        user(),
+        user("go on"),
         assistant(vec![call("cx|0"), call("cx 0")], "gpt-5"),
-        user(),
+        user("go on"),
     ];
     assert_duplicates_charged(
         &input,
@@ -73,15 +58,15 @@ fn ids_sanitised_to_one_inside_one_assistant_are_a_collision() {
 #[test]
 fn a_duplicate_call_id_is_a_collision_when_two_raw_ids_meet_and_a_reuse_otherwise() {
     let collision = [
-        user(),
+        user("go on"),
         assistant(vec![call("cx|0"), call("cx 0")], "gpt-5"),
-        user(),
+        user("go on"),
     ];
     let reuse = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1")], "claude-sonnet-4-5"),
         result("t1"),
-        user(),
+        user("go on"),
         assistant(vec![call("t1")], "claude-sonnet-4-5"),
         result("t1"),
     ];
@@ -100,24 +85,24 @@ fn a_duplicate_call_id_is_a_collision_when_two_raw_ids_meet_and_a_reuse_otherwis
 #[test]
 fn a_real_result_kept_after_a_barrier_is_still_charged() {
     let brick = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1")], "claude-sonnet-4-5"),
         json!({"role": "custom", "content": "x"}),
         result("t1"),
     ];
     assert_duplicates_charged(&brick, |c| *c == Cause::SystemUnderTest);
     let twice = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
         result("t1"),
-        user(),
+        user("go on"),
         result("t1"),
     ];
     assert_duplicates_charged(&twice, |c| *c == Cause::SystemUnderTest);
     // The turn of the repeated call runs up to the next assistant: the result just before it is
     // one of the turn's two real results.
     let twice_then_on = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
         result("t1"),
         result("t1"),
@@ -132,9 +117,9 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
     // Two real results for the id elsewhere in the transcript do not matter: in the turn with the
     // repeated call there is none, so the duplicates are pi's two synthetics.
     let input = [
-        user(),
+        user("go on"),
         assistant(vec![call("t1"), call("t1")], "claude-sonnet-4-5"),
-        user(),
+        user("go on"),
         assistant(vec![call("t1")], "claude-sonnet-4-5"),
         result("t1"),
         result("t1"),
@@ -178,7 +163,7 @@ fn idless_result() -> Value {
 fn a_call_without_an_id_and_pis_result_for_it_are_unpreventable() {
     // The shape a nightly run once charged to the fixed sweep: pi's synthetic result for the call
     // has no id either, so the API pairs neither; no sweep can prevent that.
-    let input = [user(), idless_call_assistant(), user()];
+    let input = [user("go on"), idless_call_assistant(), user("go on")];
     for rule in ["missing-result", "orphan-result"] {
         let causes = causes(&input, rule);
         assert!(!causes.is_empty(), "no {rule}");
@@ -195,12 +180,17 @@ fn a_call_without_an_id_and_pis_result_for_it_are_unpreventable() {
 fn a_real_result_without_an_id_is_the_sweeps_fault() {
     for input in [
         [
-            user(),
+            user("go on"),
             assistant(vec![call("t1")], "claude-sonnet-4-5"),
             idless_result(),
-            user(),
+            user("go on"),
         ],
-        [user(), idless_call_assistant(), idless_result(), user()],
+        [
+            user("go on"),
+            idless_call_assistant(),
+            idless_result(),
+            user("go on"),
+        ],
     ] {
         let causes = causes(&input, "orphan-result");
         assert!(!causes.is_empty());

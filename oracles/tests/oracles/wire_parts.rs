@@ -9,24 +9,7 @@ use ctxfuzz_oracles::pi::{PiVersion, Thrown, default_model};
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
-fn call(id: &str) -> Value {
-    json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}})
-}
-
-fn assistant(ids: &[&str]) -> Value {
-    json!({"role": "assistant", "content": ids.iter().map(|id| call(id)).collect::<Vec<_>>(),
-           "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
-           "stopReason": "toolUse"})
-}
-
-fn result(id: &str) -> Value {
-    json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
-           "content": [{"type": "text", "text": "ok"}], "isError": false})
-}
-
-fn user(text: &str) -> Value {
-    json!({"role": "user", "content": text})
-}
+use crate::common::{calling, result, user};
 
 /// The judgement of `input` in parts of at least `part_size` messages, `None` when a part did
 /// not stand alone.
@@ -65,14 +48,14 @@ fn only_the_whole_breaks(input: &[Value], rule: WireRule, part_size: usize) {
 fn parts_number_their_findings_as_the_whole_request_does() {
     let input = [
         user("one"),
-        assistant(&["a1"]),
+        calling(&["a1"]),
         result("a1"),
         user("two"),
-        assistant(&["b1"]),
+        calling(&["b1"]),
         result("b1"),
         result("stray"),
         user("three"),
-        assistant(&["c1"]),
+        calling(&["c1"]),
     ];
     let whole = whole(&input, PiVersion::default());
     assert_eq!(
@@ -94,7 +77,7 @@ fn the_first_part_may_open_with_results() {
     let input = [
         result("stray"),
         user("one"),
-        assistant(&["a1"]),
+        calling(&["a1"]),
         result("a1"),
         user("two"),
     ];
@@ -108,10 +91,10 @@ fn an_id_two_parts_share_sends_the_transcript_whole() {
     // The second call reuses the first's id: a duplicate only the whole request shows.
     let input = [
         user("one"),
-        assistant(&["x"]),
+        calling(&["x"]),
         result("x"),
         user("two"),
-        assistant(&["x"]),
+        calling(&["x"]),
         result("x"),
     ];
     only_the_whole_breaks(&input, WireRule::DuplicateToolUseId, 1);
@@ -126,7 +109,7 @@ fn an_id_two_parts_share_sends_the_transcript_whole() {
 #[test]
 fn a_call_id_that_is_not_a_string_is_shared_as_its_text_on_the_wire() {
     // Both calls go out with the id `7`: a duplicate only the whole request shows.
-    let mut numbered = assistant(&["unused"]);
+    let mut numbered = calling(&["unused"]);
     numbered["content"][0]["id"] = json!(7);
     let input = [user("one"), numbered.clone(), user("two"), numbered];
     only_the_whole_breaks(&input, WireRule::DuplicateToolUseId, 1);
@@ -138,7 +121,7 @@ fn a_part_opening_on_results_sends_the_transcript_whole() {
     // which merges into the first part's last user turn, after its text: "results first" is
     // broken only in the whole.
     let input = [
-        assistant(&["a1"]),
+        calling(&["a1"]),
         result("a1"),
         user("text after the result"),
         user("   "),
@@ -154,14 +137,14 @@ fn a_result_without_an_id_sends_the_transcript_whole() {
     // remove.
     let mut idless_result = result("unused");
     idless_result.as_object_mut().unwrap().remove("toolCallId");
-    let mut idless_call = assistant(&["unused"]);
+    let mut idless_call = calling(&["unused"]);
     idless_call["content"][0]
         .as_object_mut()
         .unwrap()
         .remove("id");
     let input = [
         user("one"),
-        assistant(&["a1"]),
+        calling(&["a1"]),
         result("a1"),
         idless_result,
         user("two"),
