@@ -262,32 +262,22 @@ impl<'t> Index<'t> {
     /// (0.87 without system messages), then every entry after it.
     fn selected(&self, path: &[u32], rules: SessionRules) -> Result<Vec<u32>, Whole> {
         let entry = |p: &u32| &self.entries[*p as usize];
-        let Some(&compaction) = path
-            .iter()
-            .rev()
-            .find(|p| entry(p).kind == Kind::Compaction)
-        else {
+        // Ids on the path are distinct (pi's map gives one entry an id: a repeat is a cycle) and
+        // only the leaf may have none, so the first entry with the latest compaction's id, where
+        // pi 0.81 on cuts the path, is that compaction, which is where 0.79 cuts it.
+        let Some(at) = path.iter().rposition(|p| entry(p).kind == Kind::Compaction) else {
             return Ok(path.to_vec());
         };
-        let id = self.str(entry(&compaction).id);
-        // pi 0.79 looks for the compaction itself; later releases for the first entry with its id.
-        let at = path
-            .iter()
-            .position(|p| {
-                self.str(entry(p).id) == id
-                    && (rules != SessionRules::Legacy || entry(p).kind == Kind::Compaction)
-            })
-            .expect("the compaction is on the path");
+        let compaction = path[at];
         let parsed = self.parse(compaction)?;
         let first_kept = field(&parsed, "firstKeptEntryId");
         let mut selected = vec![compaction];
         let mut found = false;
         for p in &path[..at] {
-            found |= match (first_kept, self.str(entry(p).id)) {
-                (None, None) => true,
-                (Some(JsValue::String(kept)), Some(id)) => **kept == *id,
-                _ => false,
-            };
+            // Only the leaf may lack an id: an entry before the compaction has a string one.
+            found |= first_kept
+                .and_then(JsValue::as_str)
+                .is_some_and(|kept| self.str(entry(p).id) == Some(kept));
             let system = rules == SessionRules::Canonical && entry(p).kind == Kind::SystemMessage;
             if found && !system {
                 selected.push(*p);
