@@ -130,3 +130,32 @@ fn check_names_the_findings_of_a_long_session_where_the_whole_reading_has_them()
     assert_eq!(places, expected);
     assert!(same_as_whole(&text, v, "the long session"));
 }
+
+#[test]
+fn a_repeated_id_names_the_last_entry_with_it_as_in_pi() {
+    // `c`'s parent is `a`: the entry just before `c` has that id, but pi's map gives the later one.
+    let entry = |id: &str, parent: Value, text: &str| {
+        serde_json::json!({"type": "message", "id": id, "parentId": parent,
+            "message": {"role": "user", "content": text, "timestamp": 1}})
+        .to_string()
+    };
+    let text = [
+        r#"{"type":"session","version":3,"id":"s"}"#.to_string(),
+        entry("a", Value::Null, "first a"),
+        entry("c", "a".into(), "c"),
+        entry("a", Value::Null, "second a"),
+        entry("d", "c".into(), "d"),
+    ]
+    .join("\n");
+    for v in PiVersion::ALL {
+        assert!(same_as_whole(&text, v, "a repeated id"));
+    }
+    let index = Index::read(&text).unwrap();
+    let mut first = None;
+    index
+        .for_each_message(SessionRules::Canonical, |m| {
+            first.get_or_insert(m.to_value());
+        })
+        .unwrap();
+    assert_eq!(first.unwrap()["content"], "second a");
+}
