@@ -30,7 +30,7 @@ fn file_text(input: &Value, header: bool) -> String {
             .collect(),
     };
     if header && !text.starts_with(r#"{"type":"session""#) {
-        return format!(r#"{{"type":"session","version":3,"id":"s"}}"#) + "\n" + &text;
+        return r#"{"type":"session","version":3,"id":"s"}"#.to_string() + "\n" + &text;
     }
     text
 }
