@@ -44,7 +44,8 @@ pub struct Args {
 }
 
 /// Judges one file: a pi session file (`*.jsonl`, or a session header on the first line) by the
-/// messages pi `v` would load from it; a JSON array of pi messages part by part, in the memory of
+/// messages pi `v` would load from it, read through the index of its lines and judged part by
+/// part (whole when the index does not cover it, or the parts do not stand alone); a JSON array of pi messages part by part, in the memory of
 /// its text and one part; anything else, and an array whose parts do not stand alone, parsed
 /// whole (`{"messages": [...]}` too). Every form borrows its strings from `text`.
 ///

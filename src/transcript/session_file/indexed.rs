@@ -124,24 +124,14 @@ impl<'t> Index<'t> {
             if let Some(entry) = parsed.entries.pop() {
                 index.push(&entry, span)?;
                 if index.entries.len() == 1 {
-                    index.header = Some(entry);
+                    // Known at the first entry: a file that is not a session, or a version 1
+                    // one, is not read further here.
+                    index.header = migrated_from(entry)?;
                 }
             }
         }
-        let header = index.header.take().ok_or(Whole)?;
-        if !session_context::has_session_header(std::slice::from_ref(&header)) {
+        if index.entries.is_empty() {
             return Err(Whole);
-        }
-        // Whether pi migrates the file, and from which version: a probe entry gets an id only
-        // from version 1.
-        let mut probe = [
-            header.clone(),
-            JsValue::object([("type", JsValue::from("x"))]),
-        ];
-        match session_context::migrate(&mut probe) {
-            Ok(false) => {}
-            Ok(true) if field(&probe[1], "id").is_none() => index.header = Some(header),
-            _ => return Err(Whole),
         }
         Ok(index)
     }
@@ -389,6 +379,25 @@ impl<'t> Index<'t> {
             session_context::build_context_from(entries, None, rules).map_err(|_| Whole)?;
         context.messages.into_iter().for_each(message);
         Ok(())
+    }
+}
+
+/// What the index keeps of the first entry, `header`: `None` when pi does not migrate the file,
+/// the header itself when pi migrates it from version 2 (each entry read again is migrated with
+/// it); `Err(Whole)` when it is not a session header or the file is a version 1 one.
+fn migrated_from(header: JsValue<'_>) -> Result<Option<JsValue<'_>>, Whole> {
+    if !session_context::has_session_header(std::slice::from_ref(&header)) {
+        return Err(Whole);
+    }
+    // A probe entry after the header gets an id only from version 1.
+    let mut probe = [
+        header.clone(),
+        JsValue::object([("type", JsValue::from("x"))]),
+    ];
+    match session_context::migrate(&mut probe) {
+        Ok(false) => Ok(None),
+        Ok(true) if field(&probe[1], "id").is_none() => Ok(Some(header)),
+        _ => Err(Whole),
     }
 }
 
