@@ -22,6 +22,7 @@ use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts, WireFinding, findings};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
+use ctxfuzz_oracles::pi::session_context::SessionRules;
 use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
 use serde_json::{Value, json};
 
@@ -43,7 +44,8 @@ pub struct Args {
 }
 
 /// Judges one file: a pi session file (`*.jsonl`, or a session header on the first line) by the
-/// messages pi `v` would load from it; a JSON array of pi messages part by part, in the memory of
+/// messages pi `v` would load from it, read through the index of its lines and judged part by
+/// part (whole when the index does not cover it, or the parts do not stand alone); a JSON array of pi messages part by part, in the memory of
 /// its text and one part; anything else, and an array whose parts do not stand alone, parsed
 /// whole (`{"messages": [...]}` too). Every form borrows its strings from `text`.
 ///
@@ -63,6 +65,9 @@ fn judge(
         }
     }
     if session_file::is_session_file(path, text) {
+        if let Some(judged) = session_in_parts(path, text, model, v) {
+            return Ok(Outcome::of(judged));
+        }
         let messages = session_file::read_messages(path, text, v)?;
         let outcome = Outcome::of(findings(&messages, model, v));
         leave(messages, last_file);
@@ -78,6 +83,25 @@ fn judge(
     let outcome = Outcome::of(findings(io::messages_of(path, &document)?, model, v));
     leave(document, last_file);
     Ok(outcome)
+}
+
+/// A session file judged in parts through the index of its lines
+/// ([`session_file::Index`]): `None` when the file needs the whole reading, or its parts do not
+/// stand alone.
+fn session_in_parts(
+    path: &Path,
+    text: &str,
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Option<Result<Vec<WireFinding>, Thrown>> {
+    let index = session_file::Index::read(text).ok()?;
+    let mut parts = Parts::new(model, v, PART_SIZE);
+    index
+        .for_each_message(SessionRules::of(v), |message| parts.push(message))
+        .ok()?;
+    let judged = parts.finish()?;
+    session_file::warn_malformed(path, &index.malformed);
+    Some(judged)
 }
 
 /// What `check` concluded about one file.

@@ -12,13 +12,29 @@ use std::io::{self, Write};
 
 /// Writes a JSON array of `messages` pi messages (exactly that many) built from `seed`.
 pub fn write(out: &mut impl Write, messages: usize, seed: u64) -> io::Result<()> {
+    out.write_all(b"[")?;
+    let mut separator = "";
+    for_each_message(messages, seed, |message| {
+        write!(out, "{separator}{message}")?;
+        separator = ",\n";
+        Ok(())
+    })?;
+    out.write_all(b"]\n")
+}
+
+/// Hands `each` the JSON text of `messages` pi messages (exactly that many) built from `seed`,
+/// in order: the array [`write`] writes, or the message entries of a long session file
+/// ([`super::session_file::write_long`]).
+pub fn for_each_message(
+    messages: usize,
+    seed: u64,
+    each: impl FnMut(std::fmt::Arguments<'_>) -> io::Result<()>,
+) -> io::Result<()> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut array = Array {
-        out,
+    let mut array = Messages {
+        each,
         left: messages,
-        separator: "",
     };
-    array.out.write_all(b"[")?;
     let mut turn = 0u64;
     while array.left > 0 {
         turn += 1;
@@ -49,25 +65,22 @@ pub fn write(out: &mut impl Write, messages: usize, seed: u64) -> io::Result<()>
             ))?;
         }
     }
-    array.out.write_all(b"]\n")
+    Ok(())
 }
 
-/// The array being written: stops taking elements once it holds the number asked for.
-struct Array<'w, W> {
-    out: &'w mut W,
+/// The messages being handed on: stops taking them once it has the number asked for.
+struct Messages<F> {
+    each: F,
     left: usize,
-    separator: &'static str,
 }
 
-impl<W: Write> Array<'_, W> {
-    fn push(&mut self, element: std::fmt::Arguments<'_>) -> io::Result<()> {
+impl<F: FnMut(std::fmt::Arguments<'_>) -> io::Result<()>> Messages<F> {
+    fn push(&mut self, message: std::fmt::Arguments<'_>) -> io::Result<()> {
         if self.left == 0 {
             return Ok(());
         }
-        write!(self.out, "{}{element}", self.separator)?;
-        self.separator = ",\n";
         self.left -= 1;
-        Ok(())
+        (self.each)(message)
     }
 }
 

@@ -15,6 +15,9 @@
 //! ordinary option everywhere. The output is a vectors-protocol input: `{"entries": [...]}` or
 //! `{"jsonl": "..."}`, plus `"leafId"` sometimes.
 
+use std::collections::VecDeque;
+use std::io::{self, Write};
+
 use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value, json};
 
@@ -218,6 +221,129 @@ impl Session<'_, '_> {
             }
         }
         Ok(text)
+    }
+}
+
+/// Writes a long pi session file (version 3) line by line: `messages` messages of
+/// [`super::long_session`] as message entries, with what a long session has around them now and
+/// then: an abandoned branch (two entries off the path, then a `branch_summary` on the path),
+/// a compaction keeping the last few hundred turns, model and thinking-level changes, custom
+/// messages and `context_edit`s of a user message. Deterministic from the seed; the workload of
+/// `check`'s memory test for session files and of its figure (docs/figures.md).
+pub fn write_long(out: &mut impl Write, messages: usize, seed: u64) -> io::Result<()> {
+    writeln!(
+        out,
+        r#"{{"type":"session","version":3,"id":"long-{seed}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}}"#
+    )?;
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut file = LongFile {
+        out,
+        entries: 0,
+        leaf: None,
+        turns: VecDeque::new(),
+    };
+    super::long_session::for_each_message(messages, seed, |message| {
+        let message = message.to_string();
+        if message.starts_with(r#"{"role":"user""#) {
+            file.between_turns(&mut rng)?;
+            let id = file.entry(r#""type":"message""#, &format!(r#""message":{message}"#))?;
+            file.turns.push_back(id);
+            if file.turns.len() > 500 {
+                file.turns.pop_front();
+            }
+            Ok(())
+        } else {
+            file.entry(r#""type":"message""#, &format!(r#""message":{message}"#))
+                .map(drop)
+        }
+    })
+}
+
+/// A long session file being written: entries chained from the leaf.
+struct LongFile<'w, W> {
+    out: &'w mut W,
+    entries: usize,
+    leaf: Option<String>,
+    /// The ids of the last 500 user messages' entries.
+    turns: VecDeque<String>,
+}
+
+impl<W: Write> LongFile<'_, W> {
+    /// Writes an entry (`kind` and `fields`, JSON members) as the leaf's child; its id.
+    fn entry(&mut self, kind: &str, fields: &str) -> io::Result<String> {
+        self.entries += 1;
+        let id = format!("e{}", self.entries);
+        let parent = self
+            .leaf
+            .as_ref()
+            .map_or("null".to_string(), |leaf| format!(r#""{leaf}""#));
+        writeln!(
+            self.out,
+            r#"{{{kind},"id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z",{fields}}}"#
+        )?;
+        self.leaf = Some(id.clone());
+        Ok(id)
+    }
+
+    /// What may come before a user message besides the transcript's messages.
+    fn between_turns(&mut self, rng: &mut fastrand::Rng) -> io::Result<()> {
+        let (Some(recent), Some(oldest)) =
+            (self.turns.back().cloned(), self.turns.front().cloned())
+        else {
+            return Ok(());
+        };
+        match rng.u32(..100_000) {
+            0..500 => {
+                let branch_point = self.leaf.clone();
+                self.entry(
+                    r#""type":"message""#,
+                    r#""message":{"role":"user","content":"try another way","timestamp":1}"#,
+                )?;
+                let abandoned = self.entry(
+                    r#""type":"message""#,
+                    r#""message":{"role":"assistant","content":[{"type":"text","text":"that did not work"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":1}"#,
+                )?;
+                self.leaf = branch_point;
+                self.entry(
+                    r#""type":"branch_summary""#,
+                    &format!(r#""fromId":"{abandoned}","summary":"tried another way""#),
+                )?;
+            }
+            500..502 => {
+                self.entry(
+                    r#""type":"compaction""#,
+                    &format!(
+                        r#""summary":"earlier work","firstKeptEntryId":"{oldest}","tokensBefore":150000"#
+                    ),
+                )?;
+            }
+            502..552 => {
+                self.entry(
+                    r#""type":"model_change""#,
+                    r#""provider":"anthropic","modelId":"claude-sonnet-4-5""#,
+                )?;
+            }
+            552..602 => {
+                self.entry(
+                    r#""type":"thinking_level_change""#,
+                    r#""thinkingLevel":"high""#,
+                )?;
+            }
+            602..702 => {
+                self.entry(
+                    r#""type":"custom_message""#,
+                    r#""customType":"note","content":"remember the plan","display":true"#,
+                )?;
+            }
+            702..752 => {
+                self.entry(
+                    r#""type":"context_edit""#,
+                    &format!(r#""targetId":"{recent}","replacement":{{"content":"edited"}}"#),
+                )?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 

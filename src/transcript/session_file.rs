@@ -2,6 +2,8 @@
 //! (`loadEntriesFromFile`, header check, migrations), then `buildSessionContext` from the last
 //! entry. Malformed lines are kept with their positions so the commands can report them.
 
+mod indexed;
+
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -13,6 +15,8 @@ use ctxfuzz_oracles::pi::session_context::{
     self, MalformedLine, SessionContext, SessionError, SessionLines, SessionRules,
 };
 use ctxfuzz_oracles::{js_string, json_text};
+
+pub use indexed::{Index, Whole};
 
 /// What pi makes of one session file, borrowing from its text.
 #[derive(Debug)]
@@ -86,15 +90,7 @@ pub fn load(text: &str, v: PiVersion) -> SessionFile<'_> {
 /// cannot build the context, is an error.
 pub fn read_messages<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Vec<JsValue<'t>>> {
     let loaded = load(text, v);
-    for m in &loaded.malformed {
-        eprintln!(
-            "ctxfuzz: warning: {}:{}:{}: malformed line skipped (pi skips it too): {}",
-            path.display(),
-            m.line,
-            m.column,
-            m.message
-        );
-    }
+    warn_malformed(path, &loaded.malformed);
     match loaded.context {
         None if text.starts_with('\u{feff}') => bail!(
             "{}:1:1: not a pi session file: the first line starts with a UTF-8 byte-order mark (U+FEFF), so pi reads it as an empty session",
@@ -109,6 +105,19 @@ pub fn read_messages<'t>(path: &Path, text: &'t str, v: PiVersion) -> Result<Vec
             path.display()
         ),
         Some(Ok(context)) => Ok(context.messages),
+    }
+}
+
+/// The lines pi skips, one `FILE:LINE:COLUMN` warning each on stderr.
+pub fn warn_malformed(path: &Path, malformed: &[MalformedLine]) {
+    for m in malformed {
+        eprintln!(
+            "ctxfuzz: warning: {}:{}:{}: malformed line skipped (pi skips it too): {}",
+            path.display(),
+            m.line,
+            m.column,
+            m.message
+        );
     }
 }
 

@@ -51,5 +51,6 @@ mod planted;
 mod profile;
 mod report;
 mod session_generator;
+mod session_in_parts;
 mod soak;
 mod sut_faults;

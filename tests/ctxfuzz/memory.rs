@@ -178,3 +178,25 @@ fn memory_200000_deep_nesting_is_one_line_and_exit_2_in_little_memory() {
         );
     }
 }
+
+/// `ctxfuzz check` reads a pi session file through an index of its lines and parses again only
+/// the entries the context keeps, judging their messages in parts: an 85 MB session with branches
+/// and compactions is checked within twice its size of address space (it needs about 200 MB, of
+/// which 112 MB resident: 1.3x; the rest is address space mapped but never touched, glibc's
+/// 64 MiB arena for the second thread among it). Read whole, it did not run in 400 MB.
+#[test]
+fn memory_check_of_a_long_session_file_holds_its_text_and_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    ctxfuzz::generators::session_file::write_long(&mut out, 300_000, 1).unwrap();
+    out.flush().unwrap();
+    drop(out);
+    let file_kib = std::fs::metadata(&path).unwrap().len() / 1024;
+    let limit = 2 * file_kib + BASE_KIB;
+    let (code, stderr) = within(limit, &["check", path.to_str().unwrap()]);
+    assert_eq!(
+        code, 0,
+        "a {file_kib} KiB session within {limit} KiB: {stderr}"
+    );
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The figure of `ctxfuzz check` on a long pi session file (docs/figures.md#pi-session-files): a
+# session of MESSAGES messages with branches and compactions (`long_transcript MESSAGES 1
+# session`, about 285 MB for a million), checked RUNS times alternately with Node's `JSON.parse`
+# of its lines (what pi's `loadEntriesFromFile` does), each under `/usr/bin/time`: wall and user
+# seconds and peak RSS, and the ratio of the RSS to the file's size.
+#
+#     CARGO_TARGET_DIR=... bash ci/session-check-figure.sh [MESSAGES] [RUNS]
+set -euo pipefail
+messages=${1:-1000000}
+runs=${2:-3}
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release --quiet --bin ctxfuzz --example long_transcript
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$target/release/examples/long_transcript" "$messages" 1 session > "$dir/session.jsonl"
+bytes=$(stat -c %s "$dir/session.jsonl")
+echo "session file: $bytes bytes, $messages messages"
+parse='const text = require("fs").readFileSync(process.argv[1], "utf8");
+for (const line of text.split("\n")) if (line.trim()) JSON.parse(line);'
+for _ in $(seq "$runs"); do
+  /usr/bin/time -f "node JSON.parse of the lines: %e s wall, %U s user, %M KiB" \
+    node -e "$parse" "$dir/session.jsonl"
+  /usr/bin/time -o "$dir/time" -f "%e %U %M" "$target/release/ctxfuzz" check "$dir/session.jsonl" > /dev/null
+  read -r wall user kib < "$dir/time"
+  echo "ctxfuzz check: $wall s wall, $user s user, $kib KiB ($(awk "BEGIN {printf \"%.2f\", $kib * 1024 / $bytes}")x the file)"
+done
