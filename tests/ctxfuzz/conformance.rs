@@ -59,6 +59,12 @@ fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
             "anthropic.system",
             output.get("anthropic").and_then(|a| a.get("system")),
         ),
+        (
+            "openaiCompletions.messages",
+            output
+                .get("openaiCompletions")
+                .and_then(|a| a.get("messages")),
+        ),
     ]
 }
 
@@ -68,8 +74,8 @@ struct Mismatch {
 }
 
 fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
-    let model = &without_error_name_at_anthropic_stage(model);
-    let real = &in_the_interpreters_words(&without_error_name_at_anthropic_stage(real), model);
+    let model = &without_error_name_at_provider_stage(model);
+    let real = &in_the_interpreters_words(&without_error_name_at_provider_stage(real), model);
     compared_fields(real)
         .into_iter()
         .zip(compared_fields(model))
@@ -81,13 +87,13 @@ fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
         .collect()
 }
 
-/// pi's Anthropic provider reports a throw while building the request as an `error` event that
-/// keeps only the message (`errorMessage`), so the real pi's text at that stage has no
-/// `TypeError: ` in front, except for a throw before the build starts (collapsing the system
-/// messages), which keeps it. Both sides are compared without it.
-fn without_error_name_at_anthropic_stage(output: &Value) -> Value {
+/// pi's providers report a throw while building the request as an `error` event that keeps only
+/// the message (`errorMessage`), so the real pi's text at that stage has no `TypeError: ` in
+/// front, except for a throw before the build starts (collapsing the system messages), which
+/// keeps it. Both sides are compared without it.
+fn without_error_name_at_provider_stage(output: &Value) -> Value {
     let mut output = output.clone();
-    if output["stage"] == "anthropic"
+    if (output["stage"] == "anthropic" || output["stage"] == "openai-completions")
         && let Some(Value::String(error)) = output.get_mut("error")
         && let Some((name, message)) = error.split_once(": ")
         && name.ends_with("Error")
@@ -400,6 +406,143 @@ fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
     }
 }
 
+/// The providers the openai-completions body is checked for, as their catalog entries read (the
+/// compat flags are then varied per case).
+const OPENAI_COMPLETIONS_MODELS: [(&str, &str, &str); 5] = [
+    ("openai", "gpt-4o", "https://api.openai.com/v1"),
+    (
+        "openrouter",
+        "deepseek/deepseek-r1",
+        "https://openrouter.ai/api/v1",
+    ),
+    ("openrouter", "openai/gpt-5", "https://openrouter.ai/api/v1"),
+    (
+        "groq",
+        "openai/gpt-oss-120b",
+        "https://api.groq.com/openai/v1",
+    ),
+    ("deepseek", "deepseek-reasoner", "https://api.deepseek.com"),
+];
+
+/// The compat flags of `getCompat` that shape the messages (`supportsMidConvoSystemMessages` is
+/// not modelled, so never set).
+const OPENAI_COMPLETIONS_FLAGS: [&str; 7] = [
+    "requiresToolsWithToolHistory",
+    "requiresAssistantAfterToolResult",
+    "requiresNonNullAssistantContent",
+    "requiresThinkingAsText",
+    "requiresToolResultName",
+    "requiresReasoningContentOnAssistantMessages",
+    "supportsDeveloperRole",
+];
+
+/// Signatures that name a reasoning field or parse as reasoning details (pi-ai reads both).
+const REASONING_SIGNATURES: [&str; 6] = [
+    "reasoning_content",
+    "reasoning",
+    "reasoning_text",
+    "content",
+    r#"[{"type":"reasoning.text","text":"t","format":"x"}]"#,
+    r#"[{"type":"reasoning.summary","summary":5}]"#,
+];
+const THOUGHT_SIGNATURES: [&str; 4] = [
+    r#"{"type":"reasoning.encrypted","id":"rs_1","data":"enc"}"#,
+    r#"{"type":"reasoning.encrypted","id":"","data":"enc"}"#,
+    "5",
+    "{}",
+];
+
+/// A message-mode input for the openai-completions body: a generated transcript (as
+/// [`message_input`] makes it) sent to one of [`OPENAI_COMPLETIONS_MODELS`] with varied compat
+/// flags, some assistants from that very model (so their thinking reaches the builder), some
+/// signatures pi reads as reasoning, and some call ids in the Responses API's `call|item` form or
+/// over 40 characters.
+fn openai_completions_input(seed: u64) -> Value {
+    let mut input = message_input(seed);
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x2545_f491_4f6c_dd1d);
+    let (provider, id, base_url) =
+        OPENAI_COMPLETIONS_MODELS[rng.usize(..OPENAI_COMPLETIONS_MODELS.len())];
+    let mut model = json!({"id": id, "api": "openai-completions", "provider": provider,
+        "baseUrl": base_url, "reasoning": rng.bool(),
+        "input": if rng.u8(..5) == 0 { json!(["text"]) } else { json!(["text", "image"]) }});
+    if rng.u8(..4) > 0 {
+        let mut compat = serde_json::Map::new();
+        for flag in OPENAI_COMPLETIONS_FLAGS {
+            match rng.u8(..4) {
+                0 => compat.insert(flag.into(), json!(true)),
+                1 => compat.insert(flag.into(), json!(false)),
+                _ => None,
+            };
+        }
+        model["compat"] = Value::Object(compat);
+    }
+    let mut ids = std::collections::HashMap::new();
+    if let Some(Value::Array(messages)) = input.get_mut("messages") {
+        for message in messages.iter_mut() {
+            if message["role"] == "assistant" && rng.bool() {
+                message["provider"] = json!(provider);
+                message["api"] = json!("openai-completions");
+                message["model"] = json!(id);
+            }
+            if let Some(Value::Array(blocks)) = message.get_mut("content") {
+                for block in blocks.iter_mut() {
+                    if rng.u8(..100) >= 20 {
+                        continue;
+                    }
+                    if block["type"] == "thinking" {
+                        block["thinkingSignature"] =
+                            json!(REASONING_SIGNATURES[rng.usize(..REASONING_SIGNATURES.len())]);
+                    } else if block["type"] == "toolCall" {
+                        block["thoughtSignature"] =
+                            json!(THOUGHT_SIGNATURES[rng.usize(..THOUGHT_SIGNATURES.len())]);
+                    }
+                }
+            }
+        }
+    }
+    odd_call_ids(&mut input["messages"], &mut rng, &mut ids);
+    input
+        .as_object_mut()
+        .expect("an object")
+        .remove("anthropic");
+    input["openaiCompletions"] = json!(true);
+    input["model"] = model;
+    input
+}
+
+/// Turns some call ids (the same way wherever they occur) into the Responses API's `call|item`
+/// form, long or short, or into ids over OpenAI's 40 characters.
+fn odd_call_ids(
+    value: &mut Value,
+    rng: &mut fastrand::Rng,
+    ids: &mut std::collections::HashMap<String, String>,
+) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                match field {
+                    Value::String(id) if name == "id" || name == "toolCallId" => {
+                        let changed = ids.entry(id.clone()).or_insert_with(|| match rng.u8(..4) {
+                            0 => format!("{id}|fc_{}", "Ab+/=".repeat(rng.usize(..12))),
+                            1 => format!("{id}|"),
+                            2 => format!("{id}{}", "x".repeat(rng.usize(30..50))),
+                            _ => id.clone(),
+                        });
+                        *id = changed.clone();
+                    }
+                    _ => odd_call_ids(field, rng, ids),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                odd_call_ids(item, rng, ids);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn session_input(seed: u64) -> Value {
     let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
     let mut input = session_gen::session_input(&mut Unstructured::new(&bytes)).expect("generates");
@@ -526,6 +669,14 @@ fn generated(pi_version: PiVersion) {
             origin: format!("session of seed {case_seed}"),
             pi_version,
             input: session_input(case_seed),
+        });
+    }
+    for i in 0..(count / 2) as u64 {
+        let case_seed = seed.wrapping_add(i);
+        cases.push(Case {
+            origin: format!("openai-completions transcript of seed {case_seed}"),
+            pi_version,
+            input: openai_completions_input(case_seed),
         });
     }
     let test = format!("conformance_generated_{}", test_suffix(pi_version));
