@@ -63,3 +63,42 @@ impl IdNormaliser {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::json;
+
+    use super::Api;
+    use crate::js_value::JsValue;
+    use crate::pi::{PiVersion, transform};
+
+    /// A call id pi cannot read throws in the normaliser's first method: Anthropic's `replace`,
+    /// openai-completions' `includes`.
+    #[test]
+    fn a_call_id_that_is_not_a_string_throws_in_the_api_s_normaliser() {
+        let model =
+            json!({"id": "m", "api": "openai-completions", "provider": "groq", "input": ["text"]});
+        let messages = json!([{"role": "assistant", "api": "x", "provider": "x", "model": "x",
+            "content": [{"type": "toolCall", "name": "read"}, {"type": "toolCall", "id": 5}]}]);
+        let model = JsValue::from(&model);
+        let messages = crate::js_value::borrow_all(messages.as_array().unwrap());
+        let error = |api: Api| {
+            let ids = api.id_normaliser(&model, PiVersion::default());
+            let borrowed = messages.iter().map(Cow::Borrowed).collect();
+            transform::transform(borrowed, &model, PiVersion::default(), ids, None)
+                .err()
+                .expect("throws")
+                .error
+        };
+        assert_eq!(
+            error(Api::AnthropicMessages),
+            "TypeError: Cannot read properties of undefined (reading 'replace')"
+        );
+        assert_eq!(
+            error(Api::OpenAiCompletions),
+            "TypeError: Cannot read properties of undefined (reading 'includes')"
+        );
+    }
+}

@@ -409,3 +409,48 @@ fn takes_images(model: &JsValue) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::pi::{PiVersion, run_vector_input};
+    use crate::wire::WireRule;
+    use crate::wire::openai::validate_body;
+
+    /// The rules OpenAI's API applies to the body pi builds for `provider`, over a transcript whose
+    /// call id (45 characters) came from another provider.
+    fn rules_on_pi_s_body(provider: &str) -> Vec<WireRule> {
+        let id = format!("call_{}", "x".repeat(40));
+        let input = json!({"openaiCompletions": true,
+            "model": {"id": "openai/gpt-5", "api": "openai-completions", "provider": provider,
+                      "baseUrl": "https://openrouter.ai/api/v1", "input": ["text"]},
+            "messages": [
+                {"role": "user", "content": "go", "timestamp": 1},
+                {"role": "assistant", "api": "google-generative-ai", "provider": "google",
+                 "model": "gemini-2.5-pro", "stopReason": "toolUse", "timestamp": 2,
+                 "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]},
+                {"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+                 "content": [{"type": "text", "text": "ok"}], "timestamp": 3}]});
+        let output = run_vector_input(&input, PiVersion::default());
+        let Value::Array(messages) = &output["openaiCompletions"]["messages"] else {
+            panic!("no body: {output}");
+        };
+        validate_body::<Value, _>(messages)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    /// pi cuts another provider's call ids to 40 characters for the `openai` provider only: the
+    /// same transcript sent through OpenRouter to an OpenAI model keeps its 45-character id, which
+    /// OpenAI refuses (an unpreventable shape: pi itself sends it).
+    #[test]
+    fn pi_cuts_long_call_ids_for_openai_but_sends_them_through_openrouter() {
+        assert_eq!(rules_on_pi_s_body("openai"), vec![]);
+        assert_eq!(
+            rules_on_pi_s_body("openrouter"),
+            vec![WireRule::ToolCallIdTooLong]
+        );
+    }
+}
