@@ -842,6 +842,42 @@ fn openai_completions_cases() -> Vec<(&'static str, Value)> {
             input(vec![user(json!([null]))], plain.clone()),
         ),
         (
+            "user texts that are arrays",
+            input(
+                vec![user(json!([{"type": "text", "text": []}, text("a")]))],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a user text that is a non-empty array",
+            input(
+                vec![user(json!([{"type": "text", "text": ["a"]}]))],
+                plain.clone(),
+            ),
+        ),
+        ("deepseek by its base URL", {
+            let mut m = openai_model("deepseek", true, Value::Null);
+            m["provider"] = json!("proxy");
+            m["baseUrl"] = json!("https://API.DeepSeek.com/v1");
+            input(conversation(&m), m)
+        }),
+        ("deepseek by its provider", {
+            let mut m = openai_model("deepseek", true, Value::Null);
+            m["baseUrl"] = json!("https://example.com/v1");
+            input(conversation(&m), m)
+        }),
+        ("openai by its base URL", {
+            let mut m = openai_model("openai", true, Value::Null);
+            m["provider"] = json!("proxy");
+            input(conversation(&m), m)
+        }),
+        ("openrouter by its base URL", {
+            let mut m = openai_model("openrouter", true, Value::Null);
+            m["provider"] = json!("proxy");
+            m["id"] = json!("meta/llama");
+            input(conversation(&m), m)
+        }),
+        (
             "compat flags: bridge, names, reasoning_content",
             input(conversation(&flags), flags.clone()),
         ),

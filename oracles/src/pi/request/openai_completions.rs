@@ -152,7 +152,7 @@ fn convert(
             let (results, after_run) = rest.split_at(run);
             let mut images = Vec::new();
             for result in results {
-                out.push(tool_message(result, model, compat, v, &mut images)?);
+                out.push(tool_message(result, compat, v, &mut images)?);
             }
             after_results = images.is_empty();
             if !after_results {
@@ -339,10 +339,9 @@ fn tool_call(call: &JsValue) -> Value {
     Value::Object(out)
 }
 
-/// One `tool` message; the result's images go to `images` when the model takes images.
+/// One `tool` message; the result's images go to `images`.
 fn tool_message(
     result: &JsValue,
-    model: &JsValue,
     compat: Compat,
     v: PiVersion,
     images: &mut Vec<Value>,
@@ -395,19 +394,10 @@ fn tool_message(
             field(result, "toolName").map(JsValue::to_value).into(),
         );
     }
-    if takes_images(model) {
-        images.extend(result_images.into_iter().map(image_part));
-    }
+    // pi sends them when `model.input.includes("image")`: for a model without, transformMessages
+    // already replaced them by a note, so the images left are always sent.
+    images.extend(result_images.into_iter().map(image_part));
     Ok(Value::Object(out))
-}
-
-/// `model.input.includes("image")` (transformMessages threw already when it cannot be read).
-fn takes_images(model: &JsValue) -> bool {
-    match field(model, "input") {
-        Some(JsValue::Array(items)) => items.iter().any(|item| item == "image"),
-        Some(JsValue::String(text)) => text.contains("image"),
-        _ => false,
-    }
 }
 
 #[cfg(test)]
