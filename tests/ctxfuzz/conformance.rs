@@ -841,6 +841,17 @@ fn openai_completions_cases() -> Vec<(&'static str, Value)> {
             "a null user part",
             input(vec![user(json!([null]))], plain.clone()),
         ),
+        ("ids: a long call id with dashes and an item", {
+            let id = format!("call-{}|fc-{}", "a".repeat(35), "b".repeat(10));
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call(&id)]), None),
+                    result(&id, json!([text("1")])),
+                ],
+                openai_model("groq", false, Value::Null),
+            )
+        }),
         (
             "user texts that are arrays",
             input(
