@@ -4,14 +4,18 @@
 //! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
 //! Rust model of the matching pi version, and `llm`, `transformed`, the Anthropic request's
-//! `messages` and `system`, the session context, and any thrown error are compared field by field
+//! `messages` and `system`, the openai-completions body's `messages`, the session context, and any
+//! thrown error are compared field by field
 //! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
 //! diffs with the command that replays the run.
 //!
 //! Inputs: (a) every reference vector (message and session mode) against all four versions, and
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
-//! pi version (default 5,000 transcripts and a quarter as many session files). A third of them have
+//! pi version (default 5,000 transcripts and a quarter as many session files), and half as many
+//! transcripts sent to an openai-completions model ([`openai_completions_input`]). The
+//! openai-completions golden vectors are recorded here from the real pi
+//! ([`conformance_openai_completions_golden_vectors`]). A third of them have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
