@@ -432,6 +432,32 @@ mod tests {
             .collect()
     }
 
+    /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
+    /// which OpenAI refuses as a tool message without a preceding `tool_calls` message.
+    #[test]
+    fn the_result_of_an_assistant_that_ended_in_error_is_refused_by_openai() {
+        let input = json!({"openaiCompletions": true,
+            "model": {"id": "gpt-4o", "api": "openai-completions", "provider": "openai",
+                      "baseUrl": "https://api.openai.com/v1", "input": ["text"]},
+            "messages": [
+                {"role": "user", "content": "go", "timestamp": 1},
+                {"role": "assistant", "api": "openai-completions", "provider": "openai",
+                 "model": "gpt-4o", "stopReason": "error", "timestamp": 2,
+                 "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]},
+                {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": false,
+                 "content": [{"type": "text", "text": "ok"}], "timestamp": 3}]});
+        let output = run_vector_input(&input, PiVersion::default());
+        let messages = output["openaiCompletions"]["messages"]
+            .as_array()
+            .expect("a body");
+        let found = validate_body::<Value, _>(messages);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, WireRule::ToolWithoutCall);
+        assert!(found[0].message.starts_with(
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"
+        ));
+    }
+
     /// pi cuts another provider's call ids to 40 characters for the `openai` provider only: the
     /// same transcript sent through OpenRouter to an OpenAI model keeps its 45-character id, which
     /// OpenAI refuses (an unpreventable shape: pi itself sends it).
