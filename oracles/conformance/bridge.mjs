@@ -3,11 +3,20 @@
 // in order.
 //
 // Request:  {"pi": "0.79.0" | "0.81.1" | "0.87.1" | "1.6.0", "input": <vector input>}
-//   message mode: {"messages": [...], "model"?: {...}, "skipConvert"?: bool, "anthropic"?: bool}
-//   session mode: {"entries": [...] | "jsonl": "...", "leafId"?: string | null, "model"?, "anthropic"?}
+//   message mode: {"messages": [...], "model"?: {...}, "skipConvert"?: bool, "anthropic"?: bool,
+//                  "openaiCompletions"?: bool}
+//   session mode: {"entries": [...] | "jsonl": "...", "leafId"?: string | null, "model"?, "anthropic"?,
+//                  "openaiCompletions"?}
 // Response: exactly the `output` shape of oracles/tests/data/vectors.expected.jsonl:
-//   {"session"?: {...}, "llm": [...], "transformed": [...], "anthropic"?: {...}}
+//   {"session"?: {...}, "llm": [...], "transformed": [...], "anthropic"?: {...},
+//    "openaiCompletions"?: {"messages": [...]}}
 //   or {"error": "<Name>: <message>", "stage": "...", ...what was computed before the throw}
+//
+// `transformed` is always `transformMessages` with Anthropic's id normaliser (the one the bridge
+// can name). `openaiCompletions` asks for the body pi's openai-completions provider builds for the
+// same messages and `model` (set its `api`, `provider`, `baseUrl` and `compat`): the real `stream`
+// builds it (its own `getCompat`, normaliser and `convertMessages`), `onPayload` captures it and
+// stops the request before anything is sent, and its `messages` are answered.
 //
 // Timing request: {"pi": V, "bench": [<message-mode input>, ...], "repeat"?: n}
 //   runs convertToLlm + transformMessages over every input once untimed (JIT warm-up), then
@@ -32,11 +41,24 @@ const load = (path) => import(new URL(path, here).href);
 // Where each pinned version keeps the functions: pi-ai moved its providers from `providers/` to
 // `api/` between 0.79 and 0.81, and renamed the Anthropic entry point from `streamAnthropic` to
 // `stream`.
+const API = {
+  transform: "api/transform-messages.js",
+  anthropic: "api/anthropic-messages.js",
+  stream: "stream",
+  openaiCompletions: "api/openai-completions.js",
+  openaiStream: "stream",
+};
 const LAYOUT = {
-  "0.79.0": { transform: "providers/transform-messages.js", anthropic: "providers/anthropic.js", stream: "streamAnthropic" },
-  "0.81.1": { transform: "api/transform-messages.js", anthropic: "api/anthropic-messages.js", stream: "stream" },
-  "0.87.1": { transform: "api/transform-messages.js", anthropic: "api/anthropic-messages.js", stream: "stream" },
-  "1.6.0": { transform: "api/transform-messages.js", anthropic: "api/anthropic-messages.js", stream: "stream" },
+  "0.79.0": {
+    transform: "providers/transform-messages.js",
+    anthropic: "providers/anthropic.js",
+    stream: "streamAnthropic",
+    openaiCompletions: "providers/openai-completions.js",
+    openaiStream: "streamOpenAICompletions",
+  },
+  "0.81.1": API,
+  "0.87.1": API,
+  "1.6.0": API,
 };
 
 const loaded = new Map();
@@ -46,15 +68,17 @@ async function pi(version) {
     if (!layout) throw new Error(`unknown pi version ${JSON.stringify(version)} (pinned: ${Object.keys(LAYOUT).join(", ")})`);
     const ai = `pi-ai-${version}/dist/`;
     const agent = `pi-coding-agent-${version}/dist/core/`;
-    const [transform, anthropic, messages, session] = await Promise.all([
+    const [transform, anthropic, openai, messages, session] = await Promise.all([
       load(ai + layout.transform),
       load(ai + layout.anthropic),
+      load(ai + layout.openaiCompletions),
       load(agent + "messages.js"),
       load(agent + "session-manager.js"),
     ]);
     loaded.set(version, {
       transformMessages: transform.transformMessages,
       stream: anthropic[layout.stream],
+      openaiStream: openai[layout.openaiStream],
       convertToLlm: messages.convertToLlm,
       parseSessionEntries: session.parseSessionEntries,
       migrateSessionEntries: session.migrateSessionEntries,
@@ -94,16 +118,17 @@ function stage(name, out, fn) {
   }
 }
 
-// The request body pi's Anthropic provider would send: built by the real `stream`, captured in the
+// The request body a pi provider (Anthropic's, openai-completions') would send: built by its real
+// `stream`, captured in the
 // `onPayload` hook, and never sent (the hook throws before the client is used). When building it
 // throws, the provider reports the error as an `error` event that keeps only the message (pi's
 // `errorMessage` drops the error's name), so that is what the bridge can report.
 class ProviderError extends Error {}
 
-async function anthropicRequest(api, model, messages) {
+async function capturedRequest(stream, model, messages) {
   let captured;
   let failure;
-  const events = api.stream(model, { messages }, {
+  const events = stream(model, { messages }, {
     apiKey: "ctxfuzz-bridge-never-sends",
     cacheRetention: "none",
     onPayload: (params) => {
@@ -115,7 +140,7 @@ async function anthropicRequest(api, model, messages) {
     if (event.type === "error") failure = event.error?.errorMessage;
     if (event.type === "done" || event.type === "error") break;
   }
-  if (captured === undefined) throw new ProviderError(failure ?? "the Anthropic provider built no request");
+  if (captured === undefined) throw new ProviderError(failure ?? "the provider built no request");
   return JSON.parse(JSON.stringify(captured));
 }
 
@@ -145,10 +170,20 @@ async function run(api, input) {
   out.transformed = transformed.value;
   if (input.anthropic) {
     try {
-      out.anthropic = await anthropicRequest(api, model, out.llm);
+      out.anthropic = await capturedRequest(api.stream, model, out.llm);
     } catch (error) {
       const text = error instanceof ProviderError ? error.message : describe(error);
       return { error: text, stage: "anthropic", ...out };
+    }
+  }
+  if (input.openaiCompletions) {
+    try {
+      out.openaiCompletions = { messages: (await capturedRequest(api.openaiStream, model, out.llm)).messages };
+    } catch (error) {
+      // From 0.86 the system messages are collapsed before the provider's `try`: a throw there
+      // leaves `stream` itself, with its name.
+      const text = error instanceof ProviderError ? error.message : describe(error);
+      return { error: text, stage: "openai-completions", ...out };
     }
   }
   return out;

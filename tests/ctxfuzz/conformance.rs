@@ -4,14 +4,18 @@
 //! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
 //! Rust model of the matching pi version, and `llm`, `transformed`, the Anthropic request's
-//! `messages` and `system`, the session context, and any thrown error are compared field by field
+//! `messages` and `system`, the openai-completions body's `messages`, the session context, and any
+//! thrown error are compared field by field
 //! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
 //! diffs with the command that replays the run.
 //!
 //! Inputs: (a) every reference vector (message and session mode) against all four versions, and
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
-//! pi version (default 5,000 transcripts and a quarter as many session files). A third of them have
+//! pi version (default 5,000 transcripts and a quarter as many session files), and half as many
+//! transcripts sent to an openai-completions model ([`openai_completions_input`]). The
+//! openai-completions golden vectors are recorded here from the real pi
+//! ([`conformance_openai_completions_golden_vectors`]). A third of them have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
@@ -59,6 +63,12 @@ fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
             "anthropic.system",
             output.get("anthropic").and_then(|a| a.get("system")),
         ),
+        (
+            "openaiCompletions.messages",
+            output
+                .get("openaiCompletions")
+                .and_then(|a| a.get("messages")),
+        ),
     ]
 }
 
@@ -68,8 +78,8 @@ struct Mismatch {
 }
 
 fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
-    let model = &without_error_name_at_anthropic_stage(model);
-    let real = &in_the_interpreters_words(&without_error_name_at_anthropic_stage(real), model);
+    let model = &without_error_name_at_provider_stage(model);
+    let real = &in_the_interpreters_words(&without_error_name_at_provider_stage(real), model);
     compared_fields(real)
         .into_iter()
         .zip(compared_fields(model))
@@ -81,13 +91,13 @@ fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
         .collect()
 }
 
-/// pi's Anthropic provider reports a throw while building the request as an `error` event that
-/// keeps only the message (`errorMessage`), so the real pi's text at that stage has no
-/// `TypeError: ` in front, except for a throw before the build starts (collapsing the system
-/// messages), which keeps it. Both sides are compared without it.
-fn without_error_name_at_anthropic_stage(output: &Value) -> Value {
+/// pi's providers report a throw while building the request as an `error` event that keeps only
+/// the message (`errorMessage`), so the real pi's text at that stage has no `TypeError: ` in
+/// front, except for a throw before the build starts (collapsing the system messages), which
+/// keeps it. Both sides are compared without it.
+fn without_error_name_at_provider_stage(output: &Value) -> Value {
     let mut output = output.clone();
-    if output["stage"] == "anthropic"
+    if (output["stage"] == "anthropic" || output["stage"] == "openai-completions")
         && let Some(Value::String(error)) = output.get_mut("error")
         && let Some((name, message)) = error.split_once(": ")
         && name.ends_with("Error")
@@ -400,6 +410,143 @@ fn enrich(message: &mut Value, rng: &mut fastrand::Rng) {
     }
 }
 
+/// The providers the openai-completions body is checked for, as their catalog entries read (the
+/// compat flags are then varied per case).
+const OPENAI_COMPLETIONS_MODELS: [(&str, &str, &str); 5] = [
+    ("openai", "gpt-4o", "https://api.openai.com/v1"),
+    (
+        "openrouter",
+        "deepseek/deepseek-r1",
+        "https://openrouter.ai/api/v1",
+    ),
+    ("openrouter", "openai/gpt-5", "https://openrouter.ai/api/v1"),
+    (
+        "groq",
+        "openai/gpt-oss-120b",
+        "https://api.groq.com/openai/v1",
+    ),
+    ("deepseek", "deepseek-reasoner", "https://api.deepseek.com"),
+];
+
+/// The compat flags of `getCompat` that shape the messages (`supportsMidConvoSystemMessages` is
+/// not modelled, so never set).
+const OPENAI_COMPLETIONS_FLAGS: [&str; 7] = [
+    "requiresToolsWithToolHistory",
+    "requiresAssistantAfterToolResult",
+    "requiresNonNullAssistantContent",
+    "requiresThinkingAsText",
+    "requiresToolResultName",
+    "requiresReasoningContentOnAssistantMessages",
+    "supportsDeveloperRole",
+];
+
+/// Signatures that name a reasoning field or parse as reasoning details (pi-ai reads both).
+const REASONING_SIGNATURES: [&str; 6] = [
+    "reasoning_content",
+    "reasoning",
+    "reasoning_text",
+    "content",
+    r#"[{"type":"reasoning.text","text":"t","format":"x"}]"#,
+    r#"[{"type":"reasoning.summary","summary":5}]"#,
+];
+const THOUGHT_SIGNATURES: [&str; 4] = [
+    r#"{"type":"reasoning.encrypted","id":"rs_1","data":"enc"}"#,
+    r#"{"type":"reasoning.encrypted","id":"","data":"enc"}"#,
+    "5",
+    "{}",
+];
+
+/// A message-mode input for the openai-completions body: a generated transcript (as
+/// [`message_input`] makes it) sent to one of [`OPENAI_COMPLETIONS_MODELS`] with varied compat
+/// flags, some assistants from that very model (so their thinking reaches the builder), some
+/// signatures pi reads as reasoning, and some call ids in the Responses API's `call|item` form or
+/// over 40 characters.
+fn openai_completions_input(seed: u64) -> Value {
+    let mut input = message_input(seed);
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x2545_f491_4f6c_dd1d);
+    let (provider, id, base_url) =
+        OPENAI_COMPLETIONS_MODELS[rng.usize(..OPENAI_COMPLETIONS_MODELS.len())];
+    let mut model = json!({"id": id, "api": "openai-completions", "provider": provider,
+        "baseUrl": base_url, "reasoning": rng.bool(),
+        "input": if rng.u8(..5) == 0 { json!(["text"]) } else { json!(["text", "image"]) }});
+    if rng.u8(..4) > 0 {
+        let mut compat = serde_json::Map::new();
+        for flag in OPENAI_COMPLETIONS_FLAGS {
+            match rng.u8(..4) {
+                0 => compat.insert(flag.into(), json!(true)),
+                1 => compat.insert(flag.into(), json!(false)),
+                _ => None,
+            };
+        }
+        model["compat"] = Value::Object(compat);
+    }
+    let mut ids = std::collections::HashMap::new();
+    if let Some(Value::Array(messages)) = input.get_mut("messages") {
+        for message in messages.iter_mut() {
+            if message["role"] == "assistant" && rng.bool() {
+                message["provider"] = json!(provider);
+                message["api"] = json!("openai-completions");
+                message["model"] = json!(id);
+            }
+            if let Some(Value::Array(blocks)) = message.get_mut("content") {
+                for block in blocks.iter_mut() {
+                    if rng.u8(..100) >= 20 {
+                        continue;
+                    }
+                    if block["type"] == "thinking" {
+                        block["thinkingSignature"] =
+                            json!(REASONING_SIGNATURES[rng.usize(..REASONING_SIGNATURES.len())]);
+                    } else if block["type"] == "toolCall" {
+                        block["thoughtSignature"] =
+                            json!(THOUGHT_SIGNATURES[rng.usize(..THOUGHT_SIGNATURES.len())]);
+                    }
+                }
+            }
+        }
+    }
+    odd_call_ids(&mut input["messages"], &mut rng, &mut ids);
+    input
+        .as_object_mut()
+        .expect("an object")
+        .remove("anthropic");
+    input["openaiCompletions"] = json!(true);
+    input["model"] = model;
+    input
+}
+
+/// Turns some call ids (the same way wherever they occur) into the Responses API's `call|item`
+/// form, long or short, or into ids over OpenAI's 40 characters.
+fn odd_call_ids(
+    value: &mut Value,
+    rng: &mut fastrand::Rng,
+    ids: &mut std::collections::HashMap<String, String>,
+) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                match field {
+                    Value::String(id) if name == "id" || name == "toolCallId" => {
+                        let changed = ids.entry(id.clone()).or_insert_with(|| match rng.u8(..4) {
+                            0 => format!("{id}|fc_{}", "Ab+/=".repeat(rng.usize(..12))),
+                            1 => format!("{id}|"),
+                            2 => format!("{id}{}", "x".repeat(rng.usize(30..50))),
+                            _ => id.clone(),
+                        });
+                        *id = changed.clone();
+                    }
+                    _ => odd_call_ids(field, rng, ids),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                odd_call_ids(item, rng, ids);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn session_input(seed: u64) -> Value {
     let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
     let mut input = session_gen::session_input(&mut Unstructured::new(&bytes)).expect("generates");
@@ -528,6 +675,14 @@ fn generated(pi_version: PiVersion) {
             input: session_input(case_seed),
         });
     }
+    for i in 0..(count / 2) as u64 {
+        let case_seed = seed.wrapping_add(i);
+        cases.push(Case {
+            origin: format!("openai-completions transcript of seed {case_seed}"),
+            pi_version,
+            input: openai_completions_input(case_seed),
+        });
+    }
     let test = format!("conformance_generated_{}", test_suffix(pi_version));
     check(
         &format!(
@@ -568,4 +723,535 @@ fn conformance_generated_0_87() {
 #[test]
 fn conformance_generated_1_6() {
     generated(PiVersion::From130);
+}
+
+const OPENAI_COMPLETIONS_VECTORS: &str = "oracles/tests/data/openai_completions.expected.jsonl";
+/// Generated transcripts among the openai-completions golden vectors, per pi version.
+const GENERATED_OPENAI_COMPLETIONS_VECTORS: u64 = 3;
+
+/// An openai-completions model of `provider` (its catalog's id and base URL) with `compat`.
+fn openai_model(provider: &str, reasoning: bool, compat: Value) -> Value {
+    let (_, id, base_url) = OPENAI_COMPLETIONS_MODELS
+        .iter()
+        .find(|(p, _, _)| *p == provider)
+        .expect("a listed provider");
+    json!({"id": id, "api": "openai-completions", "provider": provider, "baseUrl": base_url,
+           "reasoning": reasoning, "input": ["text", "image"], "compat": compat})
+}
+
+/// An assistant message of `model` (`None`: of Anthropic's model) with `content`.
+fn assistant(content: Value, model: Option<&Value>) -> Value {
+    let (api, provider, id) = match model {
+        Some(m) => (m["api"].clone(), m["provider"].clone(), m["id"].clone()),
+        None => (
+            json!("anthropic-messages"),
+            json!("anthropic"),
+            json!("claude-sonnet-4-5"),
+        ),
+    };
+    json!({"role": "assistant", "content": content, "api": api, "provider": provider,
+           "model": id, "stopReason": "toolUse", "timestamp": 2})
+}
+
+fn result(id: &str, content: Value) -> Value {
+    json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": content,
+           "isError": false, "timestamp": 3})
+}
+
+fn call(id: &str) -> Value {
+    json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": "a"}})
+}
+
+/// Transcripts that each reach one branch of pi's openai-completions conversion.
+fn openai_completions_cases() -> Vec<(&'static str, Value)> {
+    let user = |content: Value| json!({"role": "user", "content": content, "timestamp": 1});
+    let text = |t: &str| json!({"type": "text", "text": t});
+    let image = json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"});
+    let long_id = "call_".to_string() + &"x".repeat(45);
+    let input = |messages: Vec<Value>, model: Value| json!({"messages": messages, "model": model, "openaiCompletions": true});
+    let plain = openai_model("groq", false, json!({}));
+    let flags = openai_model(
+        "openrouter",
+        true,
+        json!({"requiresAssistantAfterToolResult": true, "requiresToolResultName": true,
+               "requiresReasoningContentOnAssistantMessages": true}),
+    );
+    let thinking_as_text = openai_model("deepseek", true, json!({"requiresThinkingAsText": true}));
+    let non_null = openai_model(
+        "groq",
+        false,
+        json!({"requiresNonNullAssistantContent": true}),
+    );
+    let deepseek = openai_model("deepseek", true, Value::Null);
+    let openai = openai_model("openai", true, Value::Null);
+    let no_vision = {
+        let mut m = openai_model("groq", false, json!({}));
+        m["input"] = json!(["text"]);
+        m
+    };
+    let system = |content: &str| json!({"role": "system", "content": content, "timestamp": 0});
+    let conversation = |model: &Value| {
+        vec![
+            system("be brief"),
+            user(json!("go")),
+            assistant(
+                json!([text("  "), text("calling"), call("c1")]),
+                Some(model),
+            ),
+            result("c1", json!([text("done")])),
+            user(json!("next")),
+        ]
+    };
+    let signed = |signature: Value| {
+        assistant(
+            json!([{"type": "thinking", "thinking": "plan", "thinkingSignature": signature},
+                   {"type": "thinking", "thinking": "more"}, text("answer")]),
+            Some(&plain),
+        )
+    };
+    vec![
+        (
+            "user content forms",
+            input(
+                vec![
+                    user(json!("plain")),
+                    user(
+                        json!([text(""), image.clone(), text("x\u{10F800}y"), {"type": "text", "text": 7}]),
+                    ),
+                    user(json!([text("")])),
+                    user(json!([])),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a user part of null text",
+            input(
+                vec![user(json!([{"type": "text", "text": null}]))],
+                plain.clone(),
+            ),
+        ),
+        (
+            "user content null",
+            json!({"messages": [user(Value::Null)], "model": plain.clone(),
+            "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "user content a number",
+            json!({"messages": [user(json!(5))], "model": plain.clone(),
+            "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "a null user part",
+            input(vec![user(json!([null]))], plain.clone()),
+        ),
+        ("ids: a long call id with dashes and an item", {
+            let id = format!("call-{}|fc-{}", "a".repeat(35), "b".repeat(10));
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call(&id)]), None),
+                    result(&id, json!([text("1")])),
+                ],
+                openai_model("groq", false, Value::Null),
+            )
+        }),
+        (
+            "user texts that are arrays",
+            input(
+                vec![user(json!([{"type": "text", "text": []}, text("a")]))],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a user text that is a non-empty array",
+            input(
+                vec![user(json!([{"type": "text", "text": ["a"]}]))],
+                plain.clone(),
+            ),
+        ),
+        ("deepseek by its base URL", {
+            let mut m = openai_model("deepseek", true, Value::Null);
+            m["provider"] = json!("proxy");
+            m["baseUrl"] = json!("https://API.DeepSeek.com/v1");
+            input(conversation(&m), m)
+        }),
+        ("deepseek by its provider", {
+            let mut m = openai_model("deepseek", true, Value::Null);
+            m["baseUrl"] = json!("https://example.com/v1");
+            input(conversation(&m), m)
+        }),
+        ("openai by its base URL", {
+            let mut m = openai_model("openai", true, Value::Null);
+            m["provider"] = json!("proxy");
+            input(conversation(&m), m)
+        }),
+        ("openrouter by its base URL", {
+            let mut m = openai_model("openrouter", true, Value::Null);
+            m["provider"] = json!("proxy");
+            m["id"] = json!("meta/llama");
+            input(conversation(&m), m)
+        }),
+        (
+            "compat flags: bridge, names, reasoning_content",
+            input(conversation(&flags), flags.clone()),
+        ),
+        (
+            "no compat: null content, no name",
+            input(conversation(&plain), plain.clone()),
+        ),
+        (
+            "deepseek detected",
+            input(conversation(&deepseek), deepseek.clone()),
+        ),
+        (
+            "openai: developer role",
+            input(conversation(&openai), openai.clone()),
+        ),
+        (
+            "openrouter openai/ model: developer role before 1.3",
+            input(
+                conversation(&openai_model("openrouter", true, Value::Null)),
+                {
+                    let mut m = openai_model("openrouter", true, Value::Null);
+                    m["id"] = json!("openai/gpt-5");
+                    m
+                },
+            ),
+        ),
+        (
+            "non-null assistant content",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call("c1")]), Some(&non_null)),
+                    result("c1", json!([])),
+                    assistant(json!([text(" ")]), Some(&non_null)),
+                ],
+                non_null.clone(),
+            ),
+        ),
+        (
+            "thinking as text",
+            input(
+                vec![
+                    user(json!("go")),
+                    signed(json!("reasoning")),
+                    assistant(
+                        json!([{"type": "thinking", "thinking": " "}, text("t")]),
+                        Some(&thinking_as_text),
+                    ),
+                ],
+                thinking_as_text.clone(),
+            ),
+        ),
+        (
+            "thinking as text of the model",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(
+                        json!([{"type": "thinking", "thinking": "a"}, {"type": "thinking", "thinking": "b\u{10F800}"}, text("t")]),
+                        Some(&thinking_as_text),
+                    ),
+                ],
+                thinking_as_text.clone(),
+            ),
+        ),
+        (
+            "reasoning field names",
+            input(
+                vec![
+                    user(json!("go")),
+                    signed(json!("reasoning_content")),
+                    signed(json!("reasoning")),
+                    signed(json!("reasoning_text")),
+                    signed(json!("sig")),
+                    signed(json!("")),
+                    signed(json!(5)),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "reasoning details",
+            input(
+                vec![
+                    user(json!("go")),
+                    signed(json!(
+                        r#"[{"type":"reasoning.text","text":"t","signature":null,"id":null,"index":0}]"#
+                    )),
+                    signed(json!(
+                        r#"[{"type":"reasoning.summary","summary":"s","format":"f"},{"type":"reasoning.encrypted","data":"d"}]"#
+                    )),
+                    signed(json!(
+                        r#"[{"type":"reasoning.text","text":"t","signature":1}]"#
+                    )),
+                    signed(json!(r#"[{"type":"reasoning.text","text":"t","id":1}]"#)),
+                    signed(json!(
+                        r#"[{"type":"reasoning.text","text":"t","format":1}]"#
+                    )),
+                    signed(json!(
+                        r#"[{"type":"reasoning.text","text":"t","index":"0"}]"#
+                    )),
+                    signed(json!(r#"[{"type":"reasoning.encrypted","data":1}]"#)),
+                    signed(json!(r#"[{"type":"reasoning.summary","summary":1}]"#)),
+                    signed(json!(r#"[{"type":"other"}]"#)),
+                    signed(json!(r#"[5]"#)),
+                    signed(json!(r#"[]"#)),
+                    signed(json!(r#"{"type":"reasoning.text","text":"t"}"#)),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "legacy reasoning details on calls",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(
+                        json!([
+                            {"type": "thinking", "thinking": "plan", "thinkingSignature": "reasoning"},
+                            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {},
+                             "thoughtSignature": r#"{"type":"reasoning.encrypted","id":"rs_1","data":"enc"}"#},
+                            {"type": "toolCall", "id": "c2", "name": "read", "arguments": {},
+                             "thoughtSignature": r#"{"type":"reasoning.encrypted","id":"","data":"enc"}"#},
+                            {"type": "toolCall", "id": "c3", "name": "read", "arguments": {},
+                             "thoughtSignature": r#"{"type":"reasoning.encrypted","id":"rs_3","data":""}"#},
+                            {"type": "toolCall", "id": "c4", "name": "read", "arguments": {},
+                             "thoughtSignature": r#"{"type":"reasoning.summary","id":"rs_4","summary":"s"}"#},
+                            {"type": "toolCall", "id": "c5", "name": "read", "thoughtSignature": "0"},
+                            {"type": "toolCall", "id": "c6", "name": "read", "thoughtSignature": 5},
+                            {"type": "toolCall", "name": "read", "arguments": null},
+                        ]),
+                        Some(&plain),
+                    ),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "tool results: texts, blanks, images",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(
+                        json!([call("c1"), call("c2"), call("c3"), call("c4")]),
+                        None,
+                    ),
+                    result("c1", json!([text("a"), text("b\u{10F800}")])),
+                    result("c2", json!([text(" ")])),
+                    result("c3", json!([image.clone()])),
+                    result("c4", json!([])),
+                    user(json!("next")),
+                ],
+                flags.clone(),
+            ),
+        ),
+        (
+            "tool result images to a model without vision",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call("c1")]), None),
+                    result("c1", json!([image.clone(), text("seen")])),
+                ],
+                no_vision,
+            ),
+        ),
+        (
+            "tool result images, no bridge",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call("c1")]), None),
+                    result("c1", json!([text("seen"), image.clone()])),
+                    user(json!("next")),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a null tool result part",
+            json!({"messages": [user(json!("go")),
+            assistant(json!([call("c1")]), Some(&plain)), result("c1", json!([null]))],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "tool result content a string",
+            json!({"messages": [user(json!("go")),
+            assistant(json!([call("c1")]), Some(&plain)), result("c1", json!("text"))],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "ids: call|item, long, openai's 40",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(
+                        json!([
+                            call("c1|fc_1"),
+                            call("c2|"),
+                            call(&format!("c3|{}", "I+/=".repeat(12))),
+                            call(&long_id),
+                            call("c4|a|b")
+                        ]),
+                        None,
+                    ),
+                    result("c1|fc_1", json!([text("1")])),
+                    result("c2|", json!([text("2")])),
+                    result(&format!("c3|{}", "I+/=".repeat(12)), json!([text("3")])),
+                    result(&long_id, json!([text("4")])),
+                    result("c4|a|b", json!([text("5")])),
+                ],
+                openai_model("openai", false, Value::Null),
+            ),
+        ),
+        (
+            "ids kept for another provider",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call(&long_id)]), None),
+                    result(&long_id, json!([text("4")])),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a long id cut inside a surrogate pair",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([call(&format!("{}😀", "z".repeat(39)))]), None),
+                    result(&format!("{}😀", "z".repeat(39)), json!([text("4")])),
+                ],
+                openai_model("openai", false, Value::Null),
+            ),
+        ),
+        (
+            "a system message without convertToLlm",
+            json!({"messages": [
+            user(json!("go")), assistant(json!([call("c1")]), Some(&flags)), result("c1", json!([text("r")])),
+            system("note"), user(json!("next"))],
+            "model": flags.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "an assistant without content in the tool history",
+            json!({"messages": [
+            user(json!("go")), assistant(Value::Null, None)],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "an assistant with string content in the tool history",
+            json!({"messages": [
+            user(json!("go")), assistant(json!("text"), Some(&plain))],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "tool history: a null block",
+            json!({"messages": [
+            user(json!("go")), assistant(json!([null]), Some(&plain))],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "tool history ends at a result",
+            json!({"messages": [
+            user(json!("go")), result("c9", json!([text("r")])), assistant(Value::Null, None)],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "tool history ends at a call",
+            json!({"messages": [
+            user(json!("go")), assistant(json!([text("a"), call("c1")]), Some(&plain)),
+            result("c1", json!([text("r")])), assistant(Value::Null, None)],
+            "model": plain.clone(), "openaiCompletions": true, "skipConvert": true}),
+        ),
+        (
+            "a system prompt whose tools the body declares",
+            input(
+                vec![
+                    json!({"role": "system", "content": "sys", "timestamp": 0,
+                   "toolsAdded": [{"name": "read", "parameters": {"type": "object", "properties": {}}}]}),
+                    user(json!("go")),
+                    assistant(Value::Null, None),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "blank texts of an assistant",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(
+                        json!([text(" "), {"type": "text", "text": null}]),
+                        Some(&plain),
+                    ),
+                ],
+                plain.clone(),
+            ),
+        ),
+        (
+            "a blank thinking of a non-string",
+            input(
+                vec![
+                    user(json!("go")),
+                    assistant(json!([{"type": "thinking", "thinking": 5}]), Some(&plain)),
+                ],
+                plain.clone(),
+            ),
+        ),
+    ]
+}
+
+/// The openai-completions golden vectors: [`openai_completions_cases`] and a few generated
+/// transcripts of fixed seeds, in every pi version, as the real pi answers them. The committed file
+/// must be what the real pi answers now (`CTXFUZZ_BLESS=1` rewrites it); the oracle package's
+/// test checks its model against the same file.
+#[test]
+fn conformance_openai_completions_golden_vectors() {
+    let mut vectors = Vec::new();
+    for pi_version in PiVersion::ALL {
+        let generated = (0..GENERATED_OPENAI_COMPLETIONS_VECTORS).map(|seed| {
+            (
+                format!("generated seed {seed}"),
+                openai_completions_input(seed),
+            )
+        });
+        let cases = openai_completions_cases()
+            .into_iter()
+            .map(|(name, input)| (name.to_string(), input))
+            .chain(generated);
+        for (name, input) in cases {
+            vectors.push(
+                json!({"name": name, "variant": pi_version.checked_against(), "input": input}),
+            );
+        }
+    }
+    let requests = vectors
+        .iter()
+        .map(|v| json!({"pi": v["variant"], "input": v["input"]}))
+        .collect();
+    for (vector, output) in vectors.iter_mut().zip(ask_real_pi(requests)) {
+        vector["output"] = output;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(OPENAI_COMPLETIONS_VECTORS);
+    let text: String = vectors
+        .iter()
+        .map(|v| json_text::to_string(v).expect("JSON") + "\n")
+        .collect();
+    if std::env::var_os("CTXFUZZ_BLESS").is_some() {
+        std::fs::write(&path, &text).expect("writes the vectors");
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let recorded: Vec<Value> = committed
+        .lines()
+        .map(|line| json_text::parse(line).expect("a vector line"))
+        .collect();
+    assert!(
+        recorded == vectors,
+        "{OPENAI_COMPLETIONS_VECTORS} is not what the real pi answers now: \
+         CTXFUZZ_BLESS=1 cargo test --release --test ctxfuzz conformance::conformance_openai_completions_golden_vectors rewrites it"
+    );
 }

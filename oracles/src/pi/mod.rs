@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use crate::js_value::{self, JsValue};
 use crate::wire::anthropic::Request;
+use api::IdNormaliser;
 
+mod api;
 pub mod convert;
 mod fault;
 pub mod request;
@@ -22,6 +24,7 @@ pub mod transform;
 mod vectors;
 mod version;
 
+pub use api::Api;
 pub use fault::Fault;
 pub use thrown::{Stage, Thrown};
 pub use transform::normalize_tool_call_id;
@@ -59,7 +62,7 @@ pub fn transform_messages(
     let borrowed = messages.iter().map(Cow::Borrowed).collect();
     let model = JsValue::from(model);
     Ok(to_values(
-        &transform::transform(borrowed, &model, v, None)?.messages,
+        &transform::transform(borrowed, &model, v, IdNormaliser::Anthropic, None)?.messages,
     ))
 }
 
@@ -72,7 +75,14 @@ pub fn convert_and_transform<'a>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
-    Ok(transform::transform(convert::convert(messages, v)?, model, v, None)?.messages)
+    Ok(transform::transform(
+        convert::convert(messages, v)?,
+        model,
+        v,
+        IdNormaliser::Anthropic,
+        None,
+    )?
+    .messages)
 }
 
 /// Every stage of the pipeline for one transcript.
@@ -128,7 +138,7 @@ pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
     v: PiVersion,
 ) -> Result<RenderedBorrowed<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
-    let transformed = transform::transform(llm.clone(), model, v, None)?;
+    let transformed = transform::transform(llm.clone(), model, v, IdNormaliser::Anthropic, None)?;
     Ok(RenderedBorrowed { llm, transformed })
 }
 

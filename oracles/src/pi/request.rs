@@ -33,6 +33,7 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
+pub(crate) mod openai_completions;
 mod tools;
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";

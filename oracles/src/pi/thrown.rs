@@ -10,6 +10,8 @@ pub enum Stage {
     TransformMessages,
     /// pi-ai's Anthropic request builder (`convertMessages` / `buildParams`).
     Anthropic,
+    /// pi-ai's openai-completions request builder (`convertMessages`).
+    OpenAiCompletions,
 }
 
 impl fmt::Display for Stage {
@@ -18,6 +20,7 @@ impl fmt::Display for Stage {
             Stage::ConvertToLlm => "convertToLlm",
             Stage::TransformMessages => "transformMessages",
             Stage::Anthropic => "anthropic",
+            Stage::OpenAiCompletions => "openai-completions",
         })
     }
 }

@@ -1,5 +1,5 @@
-//! pi-ai's `transformMessages(messages, model, normalizeToolCallId)` with the Anthropic id
-//! normaliser, per pi version.
+//! pi-ai's `transformMessages(messages, model, normalizeToolCallId)`, per pi version, with the
+//! id normaliser of the API the body is built for ([`IdNormaliser`]).
 //!
 //! Four steps, as in the JavaScript: (0, from 0.80.4) `null`/missing content becomes `[]`;
 //! (1) images become placeholders for a model without vision; (2) assistants from another model
@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use super::api::IdNormaliser;
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
 use crate::js_string::{self, JsChar};
@@ -64,6 +65,7 @@ pub(crate) fn transform<'a>(
     messages: Vec<Cow<'a, JsValue<'a>>>,
     model: &JsValue,
     v: PiVersion,
+    ids: IdNormaliser,
     fault: Option<Fault>,
 ) -> Result<Transformed<'a>, Thrown> {
     let messages = if v.normalizes_null_content() {
@@ -82,6 +84,7 @@ pub(crate) fn transform<'a>(
             v,
             &mut id_map,
             &mut remapped_result_ids,
+            ids,
             fault,
         )?);
     }
@@ -243,6 +246,7 @@ fn first_pass_message<'a>(
     v: PiVersion,
     id_map: &mut HashMap<String, String>,
     remapped_result_ids: &mut HashSet<String>,
+    ids: IdNormaliser,
     fault: Option<Fault>,
 ) -> Result<Cow<'a, JsValue<'a>>, Thrown> {
     if message.is_null() {
@@ -280,7 +284,7 @@ fn first_pass_message<'a>(
     // is neither copied nor rebuilt.
     let mut content: Option<Vec<JsValue<'a>>> = None;
     for (i, block) in blocks.iter().enumerate() {
-        let outcome = transform_block(block, same, v, id_map)?;
+        let outcome = transform_block(block, same, v, id_map, ids)?;
         if content.is_none() && matches!(outcome, BlockOutcome::Keep) {
             continue;
         }
@@ -311,6 +315,7 @@ fn transform_block<'b, 'a>(
     same: bool,
     v: PiVersion,
     id_map: &mut HashMap<String, String>,
+    ids: IdNormaliser,
 ) -> Result<BlockOutcome<'b, 'a>, Thrown> {
     if block.is_null() {
         return Err(throw(js::cannot_read(Some(block), "type")));
@@ -337,10 +342,17 @@ fn transform_block<'b, 'a>(
         let signed = truthy(field(block, "thoughtSignature"));
         let id = match field(block, "id") {
             Some(JsValue::String(id)) => id,
-            id @ (None | Some(JsValue::Null)) => return Err(throw(js::cannot_read(id, "replace"))),
-            Some(_) => return Err(throw("TypeError: id.replace is not a function".into())),
+            id @ (None | Some(JsValue::Null)) => {
+                return Err(throw(js::cannot_read(id, ids.first_method())));
+            }
+            Some(_) => {
+                return Err(throw(format!(
+                    "TypeError: id.{} is not a function",
+                    ids.first_method()
+                )));
+            }
         };
-        let renamed = match normalize_tool_call_id(id) {
+        let renamed = match ids.normalize(id) {
             Cow::Owned(normalized) => Some(normalized),
             Cow::Borrowed(_) => None,
         };

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
+use super::api::IdNormaliser;
 use super::{
     Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
 };
@@ -47,7 +48,7 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
         Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
     };
     let mut messages_input = Map::new();
-    for key in ["model", "anthropic", "skipConvert"] {
+    for key in ["model", "anthropic", "openaiCompletions", "skipConvert"] {
         if let Some(value) = input.get(key) {
             messages_input.insert(key.into(), value.clone());
         }
@@ -68,9 +69,10 @@ pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fa
 }
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
-/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool}`.
+/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool}`.
 ///
-/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) when asked; or, when the
+/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) and
+/// `"openaiCompletions": {"messages"}` (the messages of that body) when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
@@ -89,15 +91,32 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
             Err(thrown) => return failure(&thrown, []),
         }
     };
-    let transformed = match transform::transform(llm.clone(), &model, v, fault) {
-        Ok(transformed) => transformed.messages,
-        Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
-    };
+    let transformed =
+        match transform::transform(llm.clone(), &model, v, IdNormaliser::Anthropic, fault) {
+            Ok(transformed) => transformed.messages,
+            Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
+        };
     let mut output = Map::new();
     if truthy(input.get("anthropic")) {
         match request::build(&llm, &transformed, &model, v, fault) {
             Ok(request) => {
                 output.insert("anthropic".into(), request.to_json());
+            }
+            Err(thrown) => {
+                return failure(
+                    &thrown,
+                    [
+                        ("llm", to_array(&llm)),
+                        ("transformed", to_array(&transformed)),
+                    ],
+                );
+            }
+        }
+    }
+    if truthy(input.get("openaiCompletions")) {
+        match request::openai_completions::build(&llm, &model, v) {
+            Ok(messages) => {
+                output.insert("openaiCompletions".into(), json!({ "messages": messages }));
             }
             Err(thrown) => {
                 return failure(

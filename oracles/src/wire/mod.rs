@@ -1,4 +1,5 @@
-//! The providers' rules on a request body: the Anthropic Messages API's and OpenAI chat's. What
+//! The providers' rules on a request body: the Anthropic Messages API's and OpenAI Chat
+//! Completions' (chat-schema output, and the body pi's openai-completions provider sends). What
 //! builds the body (pi-ai's request builder) is pi's code and lives in [`crate::pi::request`].
 //! The same rules, read over every transcript format's view, are [`crate::formats::wire`]; they
 //! share [`WireRule`].
@@ -43,6 +44,9 @@ pub enum WireRule {
     UnknownToolCallId,
     /// A tool call not answered before the next other message.
     MissingToolResponse,
+    /// A `tool_calls[].id` longer than OpenAI's 40 characters (the request body's rule,
+    /// [`openai::validate_body`]).
+    ToolCallIdTooLong,
     // Every format's view ([`crate::formats::wire`]), named apart from the Anthropic ids above
     // because they judge calls and results in any format, read the same way.
     /// A result answers no call of the message its results follow.
@@ -83,6 +87,7 @@ mod tests {
                 "tool-without-call",
                 "unknown-tool-call-id",
                 "missing-tool-response",
+                "tool-call-id-too-long",
                 "result-without-call",
                 "duplicate-call-id",
             ]

@@ -25,6 +25,9 @@ pub struct ChatViolation {
     pub message: String,
 }
 
+/// OpenAI's limit on a tool call id, in characters.
+const MAX_TOOL_CALL_ID: usize = 40;
+
 const ROLES: &[&str] = &[
     "system",
     "developer",
@@ -100,6 +103,29 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
     found
 }
 
+/// The violations of a Chat Completions request body's `messages` (what pi's openai-completions
+/// provider sends): the chat rules of [`validate`], and every `tool_calls[].id` over 40
+/// characters, which OpenAI refuses with `string_above_max_length` (reported:
+/// <https://github.com/agno-agi/agno/issues/5382>, and through OpenRouter
+/// <https://github.com/openclaw/openclaw/pull/875>).
+pub fn validate_body<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
+    let mut found = validate::<J, M>(messages);
+    for (index, message) in messages.iter().enumerate() {
+        let Some(View::Array(calls)) = message.borrow().member("tool_calls").map(Json::view) else {
+            continue;
+        };
+        for (at, call) in calls.iter().enumerate() {
+            let length = str_field(call, "id").chars().count();
+            if length > MAX_TOOL_CALL_ID {
+                found.push(violation(ToolCallIdTooLong, index, format!(
+                    "Invalid 'messages[{index}].tool_calls[{at}].id': string too long. Expected a string with maximum length 40, but got a string with length {length} instead."
+                )));
+            }
+        }
+    }
+    found
+}
+
 /// Reports the unanswered calls of a batch that has just ended.
 fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
     let Some(batch) = batch else { return };
@@ -152,6 +178,46 @@ mod tests {
             .iter()
             .map(|v| (v.rule, v.index))
             .collect()
+    }
+
+    fn body_rules(messages: Value) -> Vec<(WireRule, usize, String)> {
+        validate_body::<Value, _>(messages.as_array().unwrap())
+            .into_iter()
+            .map(|v| (v.rule, v.index, v.message))
+            .collect()
+    }
+
+    /// A call id of 41 characters is refused, one of 40 is not; only `tool_calls` ids count.
+    #[test]
+    fn a_body_s_call_id_over_40_characters_is_refused() {
+        let id = |n: usize| "é".repeat(n);
+        let body = json!([
+            {"role": "assistant", "tool_calls": [{"id": id(40)}, {"id": id(41)}]},
+            {"role": "tool", "tool_call_id": id(40)},
+            {"role": "tool", "tool_call_id": id(41)},
+            {"role": "user", "content": "go", "tool_calls": 5}
+        ]);
+        assert_eq!(
+            body_rules(body),
+            vec![(ToolCallIdTooLong, 0, "Invalid 'messages[0].tool_calls[1].id': string too long. Expected a string with maximum length 40, but got a string with length 41 instead.".to_string())]
+        );
+    }
+
+    /// The chat rules hold on a body too, with OpenAI's texts.
+    #[test]
+    fn a_body_keeps_the_chat_rules() {
+        let body = json!([
+            {"role": "tool", "tool_call_id": "a"},
+            {"role": "assistant", "tool_calls": [{"id": "b"}]},
+            {"role": "user", "content": "go"}
+        ]);
+        let found = body_rules(body);
+        assert_eq!(
+            found.iter().map(|(r, i, _)| (*r, *i)).collect::<Vec<_>>(),
+            vec![(ToolWithoutCall, 0), (MissingToolResponse, 1)]
+        );
+        assert!(found[0].2.starts_with("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"));
+        assert!(found[1].2.starts_with("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'"));
     }
 
     #[test]

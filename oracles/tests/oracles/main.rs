@@ -4,6 +4,7 @@ mod common;
 mod conformance_findings;
 mod golden_vectors;
 mod lone_surrogate_findings;
+mod openai_completions_vectors;
 mod session_vectors;
 mod wire_causes;
 mod wire_parts;

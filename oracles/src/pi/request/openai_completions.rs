@@ -1,0 +1,472 @@
+//! pi-ai's openai-completions request builder (`convertMessages` of `openai-completions.js`):
+//! the `messages` of the body it sends to OpenAI Chat Completions and the providers that speak it,
+//! per pi version, with the model's compat flags ([`compat`]) and the provider's own id
+//! normaliser ([`tool_call_id`]) fed to `transformMessages`.
+//!
+//! What the builder does to the transformed messages:
+//! - from 0.86 the system messages are collapsed before transforming (as for Anthropic), and the
+//!   prompt leads as a `developer` message (a reasoning model with the developer role) or a
+//!   `system` one; before 0.86 only `context.systemPrompt` would, and the transcript has none;
+//! - `user`: string content as is; array content as `text` / `image_url` parts (from 0.86 empty
+//!   texts left out), and a message left without parts is dropped;
+//! - `assistant`: non-blank texts joined into one string; thinking becomes text parts
+//!   (`requiresThinkingAsText`) or a reasoning field named by its signature; calls become
+//!   `tool_calls` with their arguments as JSON text; an assistant left without content and calls
+//!   is dropped;
+//! - every `toolResult` becomes a `tool` message; the images of a run of results follow it in one
+//!   `user` message;
+//! - `requiresAssistantAfterToolResult` puts "I have processed the tool results." between results
+//!   and a user message.
+//!
+//! Not modelled: the rest of the body (tools, sampling and cache options), models that take
+//! mid-conversation system messages (rendered as if collapsed), grammar tools, the `kimi`
+//! deferred tools of 0.81, and the `opencode-go` reasoning field.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+
+use super::{collapse_system_messages, sanitized, sanitized_text, trimmable};
+use crate::js::{self, field, is_str, truthy};
+use crate::js_value::JsValue;
+use crate::json_text;
+use crate::pi::api::Api;
+use crate::pi::{PiVersion, Stage, Thrown, transform};
+
+mod compat;
+mod reasoning;
+mod tool_call_id;
+
+use compat::Compat;
+pub(crate) use tool_call_id::normalize_tool_call_id;
+
+const BRIDGE_TEXT: &str = "I have processed the tool results.";
+const RESULT_IMAGES_TEXT: &str = "Attached image(s) from tool result:";
+
+/// A throw of the shared helpers, at this builder's stage.
+fn restage(thrown: Thrown) -> Thrown {
+    Thrown::new(Stage::OpenAiCompletions, thrown.error)
+}
+
+fn throw(error: String) -> Thrown {
+    Thrown::new(Stage::OpenAiCompletions, error)
+}
+
+/// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
+pub(crate) fn build<'a>(
+    llm: &[Cow<'a, JsValue<'a>>],
+    model: &JsValue,
+    v: PiVersion,
+) -> Result<Value, Thrown> {
+    let compat = Compat::of(model, v);
+    let mut out = Vec::new();
+    let mut declares_tools = false;
+    if v.has_system_role() {
+        let system: Vec<&JsValue> = llm
+            .iter()
+            .map(|m| &**m)
+            .filter(|m| is_str(field(m, "role"), "system"))
+            .collect();
+        let head = collapse_system_messages(&system).map_err(restage)?;
+        if !head.prompt.is_empty() {
+            let developer = truthy(field(model, "reasoning")) && compat.developer_role;
+            let role = if developer { "developer" } else { "system" };
+            out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
+        }
+        declares_tools = !head.tools.is_empty();
+    }
+    let ids = Api::OpenAiCompletions.id_normaliser(model, v);
+    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
+        .map_err(restage)?
+        .messages;
+    // From 0.86 the collapsed system messages are gone before the conversation is converted.
+    let conversation: Vec<&JsValue> = transformed
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+        .collect();
+    convert(&conversation, model, compat, v, &mut out)?;
+    // A body without tools gets `tools: []` when the transcript has tool history (from 1.3 only
+    // for `requiresToolsWithToolHistory`); reading that history throws on an assistant whose
+    // content has no `some`.
+    if !declares_tools && compat.tools_with_tool_history {
+        read_tool_history(llm)?;
+    }
+    Ok(Value::Array(out))
+}
+
+/// `hasToolHistory(messages)` for its throws: it stops at the first tool result or call.
+fn read_tool_history(messages: &[Cow<'_, JsValue<'_>>]) -> Result<(), Thrown> {
+    for message in messages {
+        let role = field(message, "role");
+        if is_str(role, "toolResult") {
+            return Ok(());
+        }
+        if !is_str(role, "assistant") {
+            continue;
+        }
+        let blocks = match field(message, "content") {
+            Some(JsValue::Array(blocks)) => blocks,
+            content @ (None | Some(JsValue::Null)) => {
+                return Err(throw(js::cannot_read(content, "some")));
+            }
+            Some(_) => {
+                return Err(throw(
+                    "TypeError: msg.content.some is not a function".into(),
+                ));
+            }
+        };
+        for block in blocks {
+            if block.is_null() {
+                return Err(throw(js::cannot_read(Some(block), "type")));
+            }
+            if is_str(field(block, "type"), "toolCall") {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The loop of `convertMessages` over the transformed conversation.
+fn convert(
+    conversation: &[&JsValue],
+    model: &JsValue,
+    compat: Compat,
+    v: PiVersion,
+    out: &mut Vec<Value>,
+) -> Result<(), Thrown> {
+    // `lastRole === "toolResult"`.
+    let mut after_results = false;
+    let mut rest = conversation;
+    while let Some((&message, after)) = rest.split_first() {
+        let role = field(message, "role");
+        if compat.assistant_after_tool_result && after_results && is_str(role, "user") {
+            out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
+        }
+        if is_str(role, "toolResult") {
+            let run = rest
+                .iter()
+                .take_while(|m| is_str(field(m, "role"), "toolResult"))
+                .count();
+            let (results, after_run) = rest.split_at(run);
+            let mut images = Vec::new();
+            for result in results {
+                out.push(tool_message(result, compat, v, &mut images)?);
+            }
+            after_results = images.is_empty();
+            if !after_results {
+                if compat.assistant_after_tool_result {
+                    out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
+                }
+                images.insert(0, json!({"type": "text", "text": RESULT_IMAGES_TEXT}));
+                out.push(json!({"role": "user", "content": images}));
+            }
+            rest = after_run;
+            continue;
+        }
+        rest = after;
+        let converted = if is_str(role, "user") {
+            user_message(field(message, "content"), v)?
+        } else if is_str(role, "assistant") {
+            assistant_message(message, model, compat, v)?
+        } else {
+            // A system message (before 0.86, reachable only without `convertToLlm`) sends
+            // nothing but is the last role.
+            after_results = false;
+            continue;
+        };
+        // A dropped message leaves `lastRole` as it was.
+        if let Some(converted) = converted {
+            out.push(converted);
+            after_results = false;
+        }
+    }
+    Ok(())
+}
+
+/// `data:${mimeType};base64,${data}`.
+fn image_part(image: &JsValue) -> Value {
+    let url = format!(
+        "data:{};base64,{}",
+        js::to_js_string(field(image, "mimeType")),
+        js::to_js_string(field(image, "data"))
+    );
+    json!({"type": "image_url", "image_url": {"url": url}})
+}
+
+fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>, Thrown> {
+    let method = if v >= PiVersion::From086 {
+        "filter"
+    } else {
+        "map"
+    };
+    let items = match content {
+        Some(JsValue::String(text)) => {
+            return Ok(Some(json!({"role": "user", "content": sanitized(text)})));
+        }
+        Some(JsValue::Array(items)) => items,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, method))),
+        Some(_) => {
+            return Err(throw(format!(
+                "TypeError: msg.content.{method} is not a function"
+            )));
+        }
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        if item.is_null() {
+            return Err(throw(js::cannot_read(Some(item), "type")));
+        }
+        if !is_str(field(item, "type"), "text") {
+            parts.push(image_part(item));
+            continue;
+        }
+        let text = field(item, "text");
+        // From 0.86: `.filter((item) => item.type !== "text" || item.text.length > 0)`.
+        if v >= PiVersion::From086 {
+            match text {
+                None | Some(JsValue::Null) => return Err(throw(js::cannot_read(text, "length"))),
+                Some(JsValue::String(s)) if s.is_empty() => continue,
+                Some(JsValue::Array(a)) if a.is_empty() => continue,
+                Some(JsValue::Number(_) | JsValue::Bool(_) | JsValue::Object(_)) => continue,
+                _ => {}
+            }
+        }
+        let text = sanitized_text(text).map_err(restage)?;
+        parts.push(json!({"type": "text", "text": text}));
+    }
+    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
+}
+
+fn assistant_message(
+    message: &JsValue,
+    model: &JsValue,
+    compat: Compat,
+    v: PiVersion,
+) -> Result<Option<Value>, Thrown> {
+    // transformMessages leaves every assistant's content an array (it throws on anything else).
+    let blocks = field(message, "content")
+        .and_then(JsValue::as_array)
+        .unwrap_or_default();
+    let of_type = |kind: &str| -> Vec<&JsValue> {
+        blocks
+            .iter()
+            .filter(|b| is_str(field(b, "type"), kind))
+            .collect()
+    };
+    let mut texts = Vec::new();
+    for block in of_type("text") {
+        let text = trimmable(field(block, "text"), "block.text").map_err(restage)?;
+        if !js::is_blank(text) {
+            texts.push(sanitized(text));
+        }
+    }
+    let text = texts.concat();
+    let calls = of_type("toolCall");
+    let thinking = of_type("thinking");
+    let preserved = reasoning::preserved_details(&thinking, &calls, v);
+    let mut thoughts = Vec::new();
+    for block in thinking {
+        let thought = trimmable(field(block, "thinking"), "block.thinking").map_err(restage)?;
+        if !js::is_blank(thought) {
+            thoughts.push((block, thought));
+        }
+    }
+    let empty = compat.assistant_after_tool_result || compat.non_null_assistant_content;
+    let mut out = Map::new();
+    out.insert("role".into(), json!("assistant"));
+    out.insert(
+        "content".into(),
+        if empty { json!("") } else { Value::Null },
+    );
+    if !thoughts.is_empty() && compat.thinking_as_text {
+        let joined: Vec<Cow<str>> = thoughts.iter().map(|(_, t)| sanitized(t)).collect();
+        let mut parts = vec![json!({"type": "text", "text": joined.join("\n\n")})];
+        parts.extend(texts.iter().map(|t| json!({"type": "text", "text": t})));
+        out.insert("content".into(), Value::Array(parts));
+    } else {
+        if !text.is_empty() {
+            out.insert("content".into(), json!(text));
+        }
+        // From 0.86 preserved reasoning details replace the reasoning field.
+        let replaced = v >= PiVersion::From086 && preserved.is_some();
+        if let Some(&(first, _)) = thoughts.first().filter(|_| !replaced)
+            && let Some(name) = reasoning::field_name(field(first, "thinkingSignature"), v)
+        {
+            let joined: Vec<&str> = thoughts.iter().map(|(_, t)| *t).collect();
+            out.insert(name.to_string(), json!(joined.join("\n")));
+        }
+    }
+    if !calls.is_empty() {
+        let tool_calls: Vec<Value> = calls.iter().map(|call| tool_call(call)).collect();
+        out.insert("tool_calls".into(), Value::Array(tool_calls));
+    }
+    if let Some(details) = preserved {
+        out.insert("reasoning_details".into(), Value::Array(details));
+    }
+    if compat.reasoning_content_on_assistants
+        && truthy(field(model, "reasoning"))
+        && !out.contains_key("reasoning_content")
+    {
+        out.insert("reasoning_content".into(), json!(""));
+    }
+    let has_content = match &out["content"] {
+        Value::String(s) => !s.is_empty(),
+        Value::Array(parts) => !parts.is_empty(),
+        _ => false,
+    };
+    Ok((has_content || !calls.is_empty()).then_some(Value::Object(out)))
+}
+
+/// `{id, type: "function", function: {name, arguments: JSON.stringify(arguments)}}`; an
+/// `undefined` field is left out, as the JSON of the body leaves it.
+fn tool_call(call: &JsValue) -> Value {
+    let mut function = Map::new();
+    if let Some(name) = field(call, "name") {
+        function.insert("name".into(), name.to_value());
+    }
+    if let Some(arguments) = field(call, "arguments") {
+        let text = json_text::to_string(&arguments.to_value()).expect("JSON of a JSON value");
+        function.insert("arguments".into(), Value::String(text));
+    }
+    let mut out = Map::new();
+    if let Some(id) = field(call, "id") {
+        out.insert("id".into(), id.to_value());
+    }
+    out.insert("type".into(), json!("function"));
+    out.insert("function".into(), Value::Object(function));
+    Value::Object(out)
+}
+
+/// One `tool` message; the result's images go to `images`.
+fn tool_message(
+    result: &JsValue,
+    compat: Compat,
+    v: PiVersion,
+    images: &mut Vec<Value>,
+) -> Result<Value, Thrown> {
+    let content = field(result, "content");
+    let blocks = match content {
+        Some(JsValue::Array(blocks)) => blocks,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
+        Some(_) => {
+            return Err(throw(
+                "TypeError: toolMsg.content.filter is not a function".into(),
+            ));
+        }
+    };
+    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
+        return Err(throw(js::cannot_read(Some(block), "type")));
+    }
+    let texts = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "text"))
+        .map(|b| field(b, "text"));
+    let text = js::join(texts, "\n");
+    let result_images: Vec<&JsValue> = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "image"))
+        .collect();
+    // Before 1.3 any text counts; from 1.3 a blank one does not.
+    let has_text = if v >= PiVersion::From130 {
+        !js::is_blank(&text)
+    } else {
+        !text.is_empty()
+    };
+    // Before 0.80.4 a result without text says it has an image even when it has none.
+    let sent = if has_text {
+        text.as_str()
+    } else if result_images.is_empty() && v >= PiVersion::From0804 {
+        "(no tool output)"
+    } else {
+        "(see attached image)"
+    };
+    let mut out = Map::new();
+    out.insert("role".into(), json!("tool"));
+    out.insert("content".into(), json!(sanitized(sent)));
+    if let Some(id) = field(result, "toolCallId") {
+        out.insert("tool_call_id".into(), id.to_value());
+    }
+    if compat.tool_result_name && truthy(field(result, "toolName")) {
+        out.insert(
+            "name".into(),
+            field(result, "toolName").map(JsValue::to_value).into(),
+        );
+    }
+    // pi sends them when `model.input.includes("image")`: for a model without, transformMessages
+    // already replaced them by a note, so the images left are always sent.
+    images.extend(result_images.into_iter().map(image_part));
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::pi::{PiVersion, run_vector_input};
+    use crate::wire::WireRule;
+    use crate::wire::openai::validate_body;
+
+    /// The rules OpenAI's API applies to the body pi builds for `provider`, over a transcript whose
+    /// call id (45 characters) came from another provider.
+    fn rules_on_pi_s_body(provider: &str) -> Vec<WireRule> {
+        let id = format!("call_{}", "x".repeat(40));
+        let input = json!({"openaiCompletions": true,
+            "model": {"id": "openai/gpt-5", "api": "openai-completions", "provider": provider,
+                      "baseUrl": "https://openrouter.ai/api/v1", "input": ["text"]},
+            "messages": [
+                {"role": "user", "content": "go", "timestamp": 1},
+                {"role": "assistant", "api": "google-generative-ai", "provider": "google",
+                 "model": "gemini-2.5-pro", "stopReason": "toolUse", "timestamp": 2,
+                 "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]},
+                {"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+                 "content": [{"type": "text", "text": "ok"}], "timestamp": 3}]});
+        let output = run_vector_input(&input, PiVersion::default());
+        let Value::Array(messages) = &output["openaiCompletions"]["messages"] else {
+            panic!("no body: {output}");
+        };
+        validate_body::<Value, _>(messages)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
+    /// which OpenAI refuses as a tool message without a preceding `tool_calls` message.
+    #[test]
+    fn the_result_of_an_assistant_that_ended_in_error_is_refused_by_openai() {
+        let input = json!({"openaiCompletions": true,
+            "model": {"id": "gpt-4o", "api": "openai-completions", "provider": "openai",
+                      "baseUrl": "https://api.openai.com/v1", "input": ["text"]},
+            "messages": [
+                {"role": "user", "content": "go", "timestamp": 1},
+                {"role": "assistant", "api": "openai-completions", "provider": "openai",
+                 "model": "gpt-4o", "stopReason": "error", "timestamp": 2,
+                 "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]},
+                {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": false,
+                 "content": [{"type": "text", "text": "ok"}], "timestamp": 3}]});
+        let output = run_vector_input(&input, PiVersion::default());
+        let messages = output["openaiCompletions"]["messages"]
+            .as_array()
+            .expect("a body");
+        let found = validate_body::<Value, _>(messages);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, WireRule::ToolWithoutCall);
+        assert!(found[0].message.starts_with(
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"
+        ));
+    }
+
+    /// pi cuts another provider's call ids to 40 characters for the `openai` provider only: the
+    /// same transcript sent through OpenRouter to an OpenAI model keeps its 45-character id, which
+    /// OpenAI refuses (an unpreventable shape: pi itself sends it).
+    #[test]
+    fn pi_cuts_long_call_ids_for_openai_but_sends_them_through_openrouter() {
+        assert_eq!(rules_on_pi_s_body("openai"), vec![]);
+        assert_eq!(
+            rules_on_pi_s_body("openrouter"),
+            vec![WireRule::ToolCallIdTooLong]
+        );
+    }
+}
