@@ -417,3 +417,27 @@ fn a_pi_result_is_an_error_only_when_is_error_is_true() {
     .collect();
     assert_eq!(flags, [true, false, false]);
 }
+
+/// Findings name a broken rule by its id, message and call, and carry the same as evidence.
+#[test]
+fn a_wire_violation_reads_as_its_rule_message_and_call() {
+    let with_id = wire::WireViolation {
+        rule: MissingResult,
+        message: 3,
+        id: Some("c1".into()),
+    };
+    assert_eq!(with_id.summary(), "missing-result: message 3 (call c1)");
+    assert_eq!(
+        with_id.evidence(),
+        json!({"rule": "missing-result", "message": 3, "call_id": "c1"})
+    );
+    let without = wire::WireViolation {
+        id: None,
+        ..with_id
+    };
+    assert_eq!(without.summary(), "missing-result: message 3 (call -)");
+    assert_eq!(
+        without.evidence(),
+        json!({"rule": "missing-result", "message": 3, "call_id": null})
+    );
+}
