@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::js_value::{self, JsValue};
 use crate::wire::anthropic::Request;
-use api::IdNormaliser;
+use transform::IdNormaliser;
 
 mod api;
 pub mod convert;

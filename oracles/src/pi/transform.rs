@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::api::IdNormaliser;
+use super::request::openai_completions::tool_call_id;
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
 use crate::js_string::{self, JsChar};
@@ -52,6 +52,37 @@ pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
         })
         .take(64)
         .collect()
+}
+
+/// A provider's `normalizeToolCallId`, as `transformMessages` calls it on the call ids of another
+/// model's assistant messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdNormaliser {
+    Anthropic,
+    /// `openai`: the model's provider is `openai` (its ids are cut to 40 units).
+    OpenAiCompletions {
+        openai: bool,
+        v: PiVersion,
+    },
+}
+
+impl IdNormaliser {
+    /// The method the normaliser calls first on the id (named by the throw on a non-string).
+    pub(crate) fn first_method(self) -> &'static str {
+        match self {
+            IdNormaliser::Anthropic => "replace",
+            IdNormaliser::OpenAiCompletions { .. } => "includes",
+        }
+    }
+
+    pub(crate) fn normalize(self, id: &str) -> Cow<'_, str> {
+        match self {
+            IdNormaliser::Anthropic => normalize_tool_call_id(id),
+            IdNormaliser::OpenAiCompletions { openai, v } => {
+                tool_call_id::normalize_tool_call_id(id, openai, v)
+            }
+        }
+    }
 }
 
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.

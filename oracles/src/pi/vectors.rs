@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::api::IdNormaliser;
+use super::transform::IdNormaliser;
 use super::{
     Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
 };

@@ -35,10 +35,9 @@ use crate::pi::{PiVersion, Stage, Thrown, transform};
 
 mod compat;
 mod reasoning;
-mod tool_call_id;
+pub(crate) mod tool_call_id;
 
 use compat::Compat;
-pub(crate) use tool_call_id::normalize_tool_call_id;
 
 const BRIDGE_TEXT: &str = "I have processed the tool results.";
 const RESULT_IMAGES_TEXT: &str = "Attached image(s) from tool result:";
