@@ -9,7 +9,7 @@ use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
-use crate::common::{ctxfuzz, stderr, write};
+use crate::common::{charged_places, write};
 
 /// Several seeds' transcripts one after another, each seed's `toolu_` ids made its own (the
 /// generator numbers them from 1 in every transcript): a transcript with several `user`
@@ -70,15 +70,7 @@ fn check_names_a_violation_deep_in_a_long_file_where_the_whole_request_has_it() 
     let document = Value::Array(messages);
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "long.json", document.to_string());
-    let out = ctxfuzz(&["check", "--json", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let places: Vec<(u64, Option<u64>)> = report["files"][0]["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| (v["message"].as_u64().unwrap(), v["block"].as_u64()))
-        .collect();
+    let places = charged_places(&path);
     let text = json_text::to_string(&document).unwrap();
     let parsed = json_text::parse_borrowed(&text).unwrap();
     let whole = findings(

@@ -13,7 +13,7 @@ use ctxfuzz_oracles::pi::session_context::SessionRules;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
-use crate::common::{ctxfuzz, stderr, write};
+use crate::common::{charged_places, write};
 
 const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
 
@@ -110,15 +110,7 @@ fn check_names_the_findings_of_a_long_session_where_the_whole_reading_has_them()
     );
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "long.jsonl", &text);
-    let out = ctxfuzz(&["check", "--json", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let places: Vec<(u64, Option<u64>)> = report["files"][0]["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| (v["message"].as_u64().unwrap(), v["block"].as_u64()))
-        .collect();
+    let places = charged_places(&path);
     let v = PiVersion::default();
     let context = load(&text, v).context.unwrap().unwrap();
     let whole = findings(&context.messages, &JsValue::from(default_model()), v).unwrap();

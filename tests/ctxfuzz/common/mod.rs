@@ -76,3 +76,16 @@ pub fn fingerprint<'t>(texts: impl IntoIterator<Item = &'t str>) -> u64 {
     }
     hash
 }
+
+/// Where `ctxfuzz check --json FILE` places the findings of a file it fails: (message, block).
+pub fn charged_places(path: &Path) -> Vec<(u64, Option<u64>)> {
+    let out = ctxfuzz(&["check", "--json", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["files"][0]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["message"].as_u64().unwrap(), v["block"].as_u64()))
+        .collect()
+}
