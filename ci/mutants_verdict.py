@@ -1,12 +1,12 @@
 """Judges a cargo-mutants run from its outcome counts and the checked-in equivalents list.
 
-usage: python3 ci/mutants_verdict.py EQUIVALENTS MUTANTS_OUT [RERUN_OUT] [--root DIR] [--survivors-regex]
+usage: python3 ci/mutants_verdict.py EQUIVALENTS MUTANTS_OUT... [--rerun RERUN_OUT] [--root DIR] [--survivors-regex]
 
-MUTANTS_OUT is the first pass (ci/mutants.sh: each mutant against its own package's tests);
-RERUN_OUT, if given, the second pass over that pass's survivors against the whole workspace: a
-mutant the second pass catches counts as caught. `--survivors-regex` prints instead a regex (for
-cargo-mutants' `--re`) naming every mutant of MUTANTS_OUT that was missed and is not excused, or
-nothing when there is none.
+Each MUTANTS_OUT is a first pass (ci/mutants.sh: one per package, each mutant against its own
+package's tests); RERUN_OUT, if given, the second pass over their survivors against the whole
+workspace: a mutant the second pass catches counts as caught. `--survivors-regex` prints instead a
+regex (for cargo-mutants' `--re`) naming every mutant of the first passes that was missed and is
+not excused, or nothing when there is none.
 
 EQUIVALENTS lists one mutant per line as `FILE: DESCRIPTION  # reason` or
 `FILE: DESCRIPTION @ `CODE`  # reason`: the mutant as cargo-mutants names it, without line and
@@ -98,20 +98,19 @@ def name_regex(mutant: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("equivalents", type=Path)
-    parser.add_argument("runs", type=Path, nargs="+")
+    parser.add_argument("first_passes", type=Path, nargs="+")
+    parser.add_argument("--rerun", type=Path)
     parser.add_argument("--root", type=Path, default=Path("."))
     parser.add_argument("--survivors-regex", action="store_true")
     options = parser.parse_args()
-    if len(options.runs) > 2:
-        parser.error("at most two runs: the first pass and its rerun")
     listed = equivalents(options.equivalents) if options.equivalents.exists() else {}
-    first = outcomes(options.runs[0])
+    first = [outcome for run in options.first_passes for outcome in outcomes(run)]
     if options.survivors_regex:
         missed = [m for m, summary in first if summary == "MissedMutant" and excuse(m, listed, options.root)]
         if missed:
             print("|".join(f"(?:{name_regex(m)})" for m in missed))
         return 0
-    rerun = {m["name"]: summary for m, summary in outcomes(options.runs[1])} if len(options.runs) > 1 else {}
+    rerun = {m["name"]: summary for m, summary in outcomes(options.rerun)} if options.rerun else {}
     counts = Counter()
     survivors = []
     for mutant, summary in first:

@@ -37,10 +37,10 @@ fn write_run(dir: &Path, name: &str, outcomes: &[Value]) -> std::path::PathBuf {
     out
 }
 
-/// Runs the verdict on a first pass, an optional rerun of its survivors and these equivalents,
-/// with `extra` arguments; its exit code and output.
+/// Runs the verdict on first passes (one per package), an optional rerun of their survivors and
+/// these equivalents, with `extra` arguments; its exit code and output.
 fn judge(
-    first: &[Value],
+    first_passes: &[&[Value]],
     rerun: Option<&[Value]>,
     equivalents: &str,
     extra: &[&str],
@@ -50,13 +50,17 @@ fn judge(
     std::fs::write(dir.path().join("src/cycles.rs"), SOURCE).unwrap();
     let listed = dir.path().join("equivalent.txt");
     std::fs::write(&listed, equivalents).unwrap();
-    let mut runs = vec![write_run(dir.path(), "own", first)];
-    runs.extend(rerun.map(|rerun| write_run(dir.path(), "workspace", rerun)));
+    let runs = first_passes
+        .iter()
+        .enumerate()
+        .map(|(n, pass)| write_run(dir.path(), &format!("own-{n}"), pass));
+    let rerun = rerun.map(|rerun| write_run(dir.path(), "workspace", rerun));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/mutants_verdict.py");
     let run = Command::new("python3")
         .arg(script)
         .arg(&listed)
-        .args(&runs)
+        .args(runs)
+        .args(rerun.iter().flat_map(|rerun| [Path::new("--rerun"), rerun]))
         .arg("--root")
         .arg(dir.path())
         .args(extra)
@@ -69,7 +73,7 @@ fn judge(
 
 /// The verdict of one pass.
 fn verdict(outcomes: &[Value], equivalents: &str) -> (i32, String) {
-    judge(outcomes, None, equivalents, &[])
+    judge(&[outcomes], None, equivalents, &[])
 }
 
 const SECOND_PLUS: &str = "replace + with * in open_cycles";
@@ -172,7 +176,7 @@ fn a_survivor_of_the_first_pass_caught_by_the_rerun_counts_as_caught() {
         outcome(mutant(2, 8, SECOND_PLUS), "CaughtMutant"),
         outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
     ];
-    let (code, text) = judge(&first, Some(&rerun), "", &[]);
+    let (code, text) = judge(&[&first], Some(&rerun), "", &[]);
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("mutants: 2  caught: 1  unviable: 0  equivalent: 0  missed: 1"),
@@ -193,13 +197,38 @@ fn the_survivors_regex_names_each_unexcused_survivor_by_its_line_and_column() {
             "CaughtMutant",
         ),
     ];
-    let (code, text) = judge(&first, None, &listed, &["--survivors-regex"]);
+    let (code, text) = judge(&[&first], None, &listed, &["--survivors-regex"]);
     assert_eq!(code, 0, "{text}");
     assert_eq!(
         text.trim(),
         r"(?:^src/cycles\.rs:(?:2:8:)? replace \+ with \* in open_cycles$)",
         "only the survivor the list does not excuse"
     );
-    let (_, none) = judge(&first[2..], None, "", &["--survivors-regex"]);
+    let (_, none) = judge(&[&first[2..]], None, "", &["--survivors-regex"]);
     assert_eq!(none, "", "no survivor, no regex");
+}
+
+#[test]
+fn the_first_passes_of_two_packages_are_judged_together() {
+    let root = [outcome(mutant(2, 8, SECOND_PLUS), "CaughtMutant")];
+    let oracle = [
+        outcome(mutant(2, 15, SECOND_PLUS), "MissedMutant"),
+        outcome(
+            mutant(1, 4, "replace open_cycles -> (usize, usize) with (0, 0)"),
+            "Unviable",
+        ),
+    ];
+    let (code, text) = judge(&[&root, &oracle], None, "", &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("mutants: 3  caught: 1  unviable: 1  equivalent: 0  missed: 1"),
+        "{text}"
+    );
+    assert!(text.contains("MissedMutant: src/cycles.rs:2:15:"), "{text}");
+    let (_, regex) = judge(&[&root, &oracle], None, "", &["--survivors-regex"]);
+    assert_eq!(
+        regex.trim(),
+        r"(?:^src/cycles\.rs:(?:2:15:)? replace \+ with \* in open_cycles$)",
+        "the second package's survivor goes to the rerun"
+    );
 }
