@@ -1,7 +1,7 @@
 //! `check`, `sweep` and `compact` at scale: per-message cost of judging (and of sweeping and
 //! compacting) 10k, 100k and 1M-message transcripts against parsing the same text into
 //! `serde_json::Value` and against Node's `JSON.parse` of it (the baselines, in the same run), and
-//! the peak heap of each against the size of the text (docs/figures.md#check-at-scale). Node is
+//! the peak heap of each against the size of the text (docs/figures.md#check-scan-and-session-files). Node is
 //! timed inside Node (the string already in memory, as the text is for `check`), and its resident
 //! set after parsing is printed; without `node` on the path that baseline is skipped.
 //!

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figure of `ctxfuzz check` on a long pi session file (docs/figures.md#pi-session-files): a
+# The figure of `ctxfuzz check` on a long pi session file (docs/figures.md#check-scan-and-session-files): a
 # session of MESSAGES messages with branches and compactions (`long_transcript MESSAGES 1
 # session`, about 285 MB for a million), checked RUNS times alternately with Node's `JSON.parse`
 # of its lines (what pi's `loadEntriesFromFile` does), each under `/usr/bin/time`: wall and user
