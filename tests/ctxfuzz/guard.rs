@@ -598,3 +598,52 @@ fn generated_schedules_reach_every_mechanism() {
     assert_eq!(shapes.len(), 10, "{shapes:?}");
     assert!(all_mode && guard_not_first);
 }
+
+#[test]
+fn every_turn_of_a_low_level_run_starts_once_before_its_request() {
+    let trace = events(
+        GuardWiring::EndRelease,
+        json!({"responses": [{"kind": "tool-use"}, {"kind": "tool-use"}, {"kind": "stop"}]}),
+    );
+    let turns: Vec<&str> = trace
+        .iter()
+        .map(|e| e["event"].as_str().expect("every event is named"))
+        .filter(|name| matches!(*name, "turn_start" | "llm_request" | "turn_end"))
+        .collect();
+    assert_eq!(
+        turns,
+        ["turn_start", "llm_request", "turn_end"].repeat(3),
+        "{trace:#?}"
+    );
+}
+
+#[test]
+fn a_message_an_extension_sends_is_marked_idle_only_when_nothing_streams() {
+    let sent = |at: &str| {
+        let trace = events(
+            GuardWiring::EndRelease,
+            json!({"queues": [{"by": "probe", "at": at, "nth": 1, "deliver": "followUp"}]}),
+        );
+        let handled = trace
+            .iter()
+            .flat_map(|e| e["handlers"].as_array().into_iter().flatten())
+            .find(|h| h["ext"] == "probe")
+            .expect("the probe's handler is in the trace")
+            .clone();
+        handled["did"]["idle"].clone()
+    };
+    assert_eq!(sent("turn_end"), json!(false), "the agent still streams at turn_end");
+    assert_eq!(sent("agent_settled"), json!(true), "nothing streams once settled");
+}
+
+#[test]
+fn a_run_without_a_retry_ends_no_retry_sequence() {
+    for schedule in [
+        json!({}),
+        json!({"responses": [{"kind": "error"}]}),
+        json!({"responses": [{"kind": "transient-error"}], "settings": {"retry": false}}),
+    ] {
+        let trace = events(GuardWiring::EndRelease, schedule.clone());
+        assert_eq!(count(&trace, "auto_retry_end"), 0, "{schedule}: {trace:#?}");
+    }
+}
