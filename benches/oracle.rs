@@ -11,7 +11,12 @@
 //!    the session context, render through pi, validate the request) against plain serde_json
 //!    parsing of the same lines. Target: at most 2x the parse.
 //!
-//! Both ratios are printed at the end, measured in this run.
+//! 3. `render --batch`'s work per transcript (`run_vector_input`: `convertToLlm`,
+//!    `transformMessages` and one request body, the JSON written as `Value`s; reading and printing
+//!    the lines left out) for each API the oracle models, over the same 20,000 transcripts.
+//!    Target: no API's body slower than the Anthropic one (docs/figures.md#oracle-against-the-real-pi).
+//!
+//! The ratios are printed at the end, measured in this run.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -22,7 +27,7 @@ use ctxfuzz::harness::pi_bridge;
 use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::{self, JsValue};
-use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model, run_vector_input};
 use serde_json::{Value, json};
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
@@ -89,6 +94,45 @@ fn check_session(text: &str, model: &JsValue<'_>) -> usize {
     }
 }
 
+/// The `render --batch` input asking for each API's body, by API: the Anthropic body for the
+/// default model, the openai-completions one for a catalog model that speaks it (Groq's Llama 3.3
+/// in pi 1.6.0's `models.generated.js`).
+fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
+    let groq = json!({"id": "llama-3.3-70b-versatile", "api": "openai-completions",
+        "provider": "groq", "baseUrl": "https://api.groq.com/openai/v1", "reasoning": false,
+        "input": ["text"], "contextWindow": 131072, "maxTokens": 32768,
+        "compat": {"supportsStrictMode": true}});
+    let each = |body: Value| -> Vec<Value> {
+        transcripts
+            .iter()
+            .map(|t| {
+                let mut input = body.clone();
+                input["messages"] = json!(t);
+                input
+            })
+            .collect()
+    };
+    vec![
+        ("anthropic-messages", each(json!({"anthropic": true}))),
+        (
+            "openai-completions",
+            each(json!({"openaiCompletions": true, "model": groq})),
+        ),
+    ]
+}
+
+/// `render --batch`'s work on every input (the answers' sizes, so that none is optimised away).
+fn render_batch(inputs: &[Value]) -> usize {
+    inputs
+        .iter()
+        .map(|input| {
+            run_vector_input(input, PiVersion::From130)
+                .as_object()
+                .map_or(0, |o| o.len())
+        })
+        .sum()
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -107,11 +151,14 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let transcripts = transcripts();
-    let inputs: Vec<Value> = transcripts.iter().map(|t| json!({"messages": t})).collect();
+    let transcripts_json = transcripts();
+    let inputs: Vec<Value> = transcripts_json
+        .iter()
+        .map(|t| json!({"messages": t}))
+        .collect();
     // The oracle reads transcripts as the pipeline does, borrowed (Node reads parsed objects).
     let model = JsValue::from(default_model());
-    let transcripts: Vec<Vec<JsValue>> = transcripts
+    let transcripts: Vec<Vec<JsValue>> = transcripts_json
         .iter()
         .map(|t| js_value::borrow_all(t))
         .collect();
@@ -143,7 +190,35 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    let batches = batch_inputs(&transcripts_json);
+    let mut group = c.benchmark_group("render --batch, one body a transcript (20,000 transcripts)");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    for (api, inputs) in &batches {
+        group.bench_function(*api, |b| b.iter(|| black_box(render_batch(inputs))));
+    }
+    group.finish();
+
     println!("\nratios measured in this run (medians):");
+    // Alternated, run by run, so that a change in the machine's load falls on every API alike.
+    let mut samples = vec![Vec::new(); batches.len()];
+    for _ in 0..7 {
+        for ((_, inputs), samples) in batches.iter().zip(&mut samples) {
+            samples.push(time(1, || render_batch(inputs)));
+        }
+    }
+    let per_api: Vec<(&str, Duration)> = batches
+        .iter()
+        .zip(samples)
+        .map(|((api, _), samples)| (*api, median(samples)))
+        .collect();
+    let anthropic = per_api[0].1;
+    for (api, took) in &per_api[1..] {
+        println!(
+            "  render --batch {took:?} for {api} vs {anthropic:?} for anthropic-messages: {:.2}x (target <= 1x)",
+            took.as_secs_f64() / anthropic.as_secs_f64()
+        );
+    }
     let rust = time(5, || oracle_pass(&transcripts, &model));
     match node_ready.and_then(|()| pi_bridge::time_in_node("1.6.0", &inputs, 5)) {
         Ok(node) => {
