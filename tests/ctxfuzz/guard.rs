@@ -632,8 +632,16 @@ fn a_message_an_extension_sends_is_marked_idle_only_when_nothing_streams() {
             .clone();
         handled["did"]["idle"].clone()
     };
-    assert_eq!(sent("turn_end"), json!(false), "the agent still streams at turn_end");
-    assert_eq!(sent("agent_settled"), json!(true), "nothing streams once settled");
+    assert_eq!(
+        sent("turn_end"),
+        json!(false),
+        "the agent still streams at turn_end"
+    );
+    assert_eq!(
+        sent("agent_settled"),
+        json!(true),
+        "nothing streams once settled"
+    );
 }
 
 #[test]
