@@ -105,9 +105,11 @@ pub fn for_each_item_where<'t>(
 /// when it lies there (it has no escape), so that it outlives the item; copied otherwise.
 pub fn lent_by<'t>(text: &'t str, part: &str) -> Str<'t> {
     let start = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    // That range of `text` exists only when `part` lies in it (two live allocations never
+    // overlap), and then it is `part` itself.
     match text.get(start..start.wrapping_add(part.len())) {
-        Some(there) if there.as_ptr() == part.as_ptr() => Str::from(there),
-        _ => Str::from(part.to_owned()),
+        Some(there) => Str::from(there),
+        None => Str::from(part.to_owned()),
     }
 }
 

@@ -109,3 +109,21 @@ fn the_streamed_compaction_writes_what_the_whole_one_does() {
         "{compacted} of {cases} compacted, {clipped} with a clipped body"
     );
 }
+
+/// The strings a streamed compaction keeps outlive the message they were read from by pointing
+/// into the file's text: a string that lies there is lent by it, any other is copied.
+#[test]
+fn a_string_lying_in_the_text_is_lent_by_it_and_any_other_is_copied() {
+    let text = String::from(r#"[{"role":"user"}]"#);
+    let inside = &text[3..7];
+    let lent = io::lent_by(&text, inside);
+    assert_eq!(&*lent, "role");
+    assert_eq!(lent.as_ptr(), inside.as_ptr(), "borrowed from the text");
+    let elsewhere = String::from("user");
+    let copied = io::lent_by(&text, &elsewhere);
+    assert_eq!(&*copied, "user");
+    assert!(
+        !text.as_bytes().as_ptr_range().contains(&copied.as_ptr()),
+        "not a part of the text"
+    );
+}
