@@ -200,3 +200,28 @@ fn kept_messages_keep_the_files_field_order() {
     assert!(transcript(&saved).is_some_and(|t| t.start == 0), "{saved}");
     assert!(transcript(&printed).is_some(), "{printed}");
 }
+
+/// An output named without a directory goes to the working directory, and when that cannot take a
+/// new file the error names it as `.`, not as an empty path. (A working directory that was removed
+/// refuses new files even to root, who may write in a read-only one.)
+#[test]
+fn an_output_without_a_directory_that_cannot_be_written_names_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript(dir.path());
+    let gone = dir.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let out = Command::new("sh")
+        .args(["-c", r#"cd "$1" && rmdir "$1" && exec "$2" compact "$3" --output out.json"#])
+        .arg("sh")
+        .arg(&gone)
+        .arg(env!("CARGO_BIN_EXE_ctxfuzz"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(".: cannot create a temporary file"),
+        "{stderr}"
+    );
+}
