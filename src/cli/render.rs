@@ -1,4 +1,6 @@
-//! `ctxfuzz render FILE [--pi V] [--stage llm|transformed|anthropic]`: what the provider would see.
+//! `ctxfuzz render FILE [--pi V] [--provider P] [--stage llm|transformed|body]`: what the provider
+//! would see. `--provider` picks the catalog model pi sends to, and so the API whose body is
+//! printed ([`Provider`]); `anthropic` by default.
 //! `ctxfuzz render --batch [--pi V]`: the vectors protocol on stdin/stdout, one line per line.
 //!
 //! FILE holds a JSON array of pi messages (or `{"messages": [...]}`). The stage is printed as
@@ -15,7 +17,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use ctxfuzz_oracles::pi::{self, PiVersion};
+use ctxfuzz_oracles::pi::{self, PiVersion, Provider};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde_json::{Value, json};
 
@@ -33,6 +35,10 @@ pub struct Args {
     /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::PiVersion`).
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
+    /// The provider pi sends to (its catalog model picks the API): anthropic, openrouter, groq,
+    /// deepseek.
+    #[arg(long, default_value_t, conflicts_with = "batch")]
+    pub provider: Provider,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.
     #[arg(long, value_enum)]
     pub stage: Option<StageArg>,
@@ -43,8 +49,10 @@ pub struct Args {
 pub enum StageArg {
     Llm,
     Transformed,
+    /// The request body (`anthropic`, its name when it was the only one, is kept).
     #[default]
-    Anthropic,
+    #[value(alias = "anthropic")]
+    Body,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -56,13 +64,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let document = io::read_json(file)?;
     let messages = io::messages_of(file, &document)?;
-    let model = pi::default_model();
+    let model = args.provider.model();
     let stage = match args.stage.unwrap_or_default() {
         StageArg::Llm => pi::convert_to_llm(messages, args.pi).map(Value::Array),
         StageArg::Transformed => pi::convert_to_llm(messages, args.pi)
-            .and_then(|llm| pi::transform_messages(&llm, &model, args.pi))
+            .and_then(|llm| pi::transform_messages(&llm, &model, args.provider.api(), args.pi))
             .map(Value::Array),
-        StageArg::Anthropic => pi::render(messages, &model, args.pi).map(|r| r.anthropic),
+        StageArg::Body => {
+            pi::render(messages, &model, args.provider.api(), args.pi).map(|r| r.body)
+        }
     };
     match stage {
         Ok(value) => {

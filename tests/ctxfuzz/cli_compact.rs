@@ -211,7 +211,10 @@ fn an_output_without_a_directory_that_cannot_be_written_names_the_working_direct
     let gone = dir.path().join("gone");
     std::fs::create_dir(&gone).unwrap();
     let out = Command::new("sh")
-        .args(["-c", r#"cd "$1" && rmdir "$1" && exec "$2" compact "$3" --output out.json"#])
+        .args([
+            "-c",
+            r#"cd "$1" && rmdir "$1" && exec "$2" compact "$3" --output out.json"#,
+        ])
         .arg("sh")
         .arg(&gone)
         .arg(env!("CARGO_BIN_EXE_ctxfuzz"))

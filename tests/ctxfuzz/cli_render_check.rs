@@ -191,6 +191,59 @@ fn render_prints_each_stage() {
 }
 
 #[test]
+fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gemini-call.json");
+    let id = format!("call.{}", "g".repeat(40));
+    std::fs::write(
+        &path,
+        json!([{"role": "user", "content": "go", "timestamp": 1},
+               {"role": "assistant", "api": "google-generative-ai", "provider": "google",
+                "model": "gemini-2.5-pro", "stopReason": "toolUse", "timestamp": 2,
+                "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]},
+               {"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+                "content": [{"type": "text", "text": "ok"}], "timestamp": 3}])
+        .to_string(),
+    )
+    .unwrap();
+    let path = path.display().to_string();
+    let groq = stdout_json(&ctxfuzz(&["render", &path, "--provider", "groq"]));
+    let calls = &groq["messages"][1]["tool_calls"];
+    assert_eq!(calls[0]["id"], id, "pi keeps a foreign id for Groq: {groq}");
+    assert_eq!(groq["messages"][2]["role"], "tool");
+    assert_eq!(groq["messages"][2]["tool_call_id"], id);
+    let transformed = stdout_json(&ctxfuzz(&[
+        "render",
+        &path,
+        "--provider",
+        "groq",
+        "--stage",
+        "transformed",
+    ]));
+    assert_eq!(transformed[1]["content"][0]["id"], id);
+    let anthropic = stdout_json(&ctxfuzz(&["render", &path, "--stage", "anthropic"]));
+    assert_eq!(
+        anthropic["model"], "claude-sonnet-4-5",
+        "the old stage name"
+    );
+    let sanitised = anthropic["messages"][1]["content"][0]["id"]
+        .as_str()
+        .unwrap();
+    assert_ne!(
+        sanitised, id,
+        "Anthropic's normaliser rewrites what it does not accept"
+    );
+    let unknown = ctxfuzz(&["render", &path, "--provider", "bedrock"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("unknown provider `bedrock` (known: anthropic, openrouter, groq, deepseek)"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
+}
+
+#[test]
 fn render_models_the_version_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("system.json");

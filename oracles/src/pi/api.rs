@@ -18,6 +18,14 @@ pub enum Api {
 }
 
 impl Api {
+    /// The API's name in pi-ai (a model's `api`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::AnthropicMessages => "anthropic-messages",
+            Api::OpenAiCompletions => "openai-completions",
+        }
+    }
+
     /// The `normalizeToolCallId` this API's provider passes to `transformMessages` for `model`.
     pub(crate) fn id_normaliser(self, model: &JsValue, v: PiVersion) -> IdNormaliser {
         match self {

@@ -17,6 +17,7 @@ use transform::IdNormaliser;
 mod api;
 pub mod convert;
 mod fault;
+mod provider;
 pub mod request;
 pub mod session_context;
 mod thrown;
@@ -26,6 +27,7 @@ mod version;
 
 pub use api::Api;
 pub use fault::Fault;
+pub use provider::Provider;
 pub use thrown::{Stage, Thrown};
 pub use transform::normalize_tool_call_id;
 pub use vectors::{run_vector_input, run_vector_input_with_fault};
@@ -51,18 +53,20 @@ pub fn convert_to_llm(messages: &[Value], v: PiVersion) -> Result<Vec<Value>, Th
     Ok(to_values(&convert::convert(&messages, v)?))
 }
 
-/// `transformMessages(messages, model, anthropicNormalizeToolCallId)`. Synthetic results carry
-/// `"timestamp": 0`.
+/// `transformMessages(messages, model, normalizeToolCallId)` with the id normaliser of `api`'s
+/// provider. Synthetic results carry `"timestamp": 0`.
 pub fn transform_messages(
     messages: &[Value],
     model: &Value,
+    api: Api,
     v: PiVersion,
 ) -> Result<Vec<Value>, Thrown> {
     let messages = js_value::borrow_all(messages);
     let borrowed = messages.iter().map(Cow::Borrowed).collect();
     let model = JsValue::from(model);
+    let ids = api.id_normaliser(&model, v);
     Ok(to_values(
-        &transform::transform(borrowed, &model, v, IdNormaliser::Anthropic, None)?.messages,
+        &transform::transform(borrowed, &model, v, ids, None)?.messages,
     ))
 }
 
@@ -90,27 +94,45 @@ pub fn convert_and_transform<'a>(
 pub struct Rendered {
     /// After `convertToLlm`.
     pub llm: Vec<Value>,
-    /// After `transformMessages`.
+    /// After `transformMessages`, with the id normaliser of the API the body is for.
     pub transformed: Vec<Value>,
-    /// The Anthropic request body: `{"model", "messages", "system"?, "max_tokens", "stream"}`.
-    pub anthropic: Value,
+    /// The request body pi builds for the API: Anthropic's `{"model", "messages", "system"?,
+    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}` (the rest of that body is not
+    /// modelled, docs/oracle.md).
+    pub body: Value,
 }
 
-/// `convertToLlm`, then `transformMessages`, then the Anthropic request builder.
+/// `convertToLlm`, then `transformMessages`, then the body builder of `api` for `model`.
 pub fn render<M: Borrow<Value>>(
     messages: &[M],
     model: &Value,
+    api: Api,
     v: PiVersion,
 ) -> Result<Rendered, Thrown> {
     let messages = js_value::borrow_all(messages);
     let model = JsValue::from(model);
-    let rendered = render_borrowed(&messages, &model, v)?;
-    let anthropic = rendered.request(&model, v)?.to_json();
-    Ok(Rendered {
-        llm: to_values(&rendered.llm),
-        transformed: to_values(&rendered.transformed.messages),
-        anthropic,
-    })
+    match api {
+        Api::AnthropicMessages => {
+            let rendered = render_borrowed(&messages, &model, v)?;
+            let body = rendered.request(&model, v)?.to_json();
+            Ok(Rendered {
+                llm: to_values(&rendered.llm),
+                transformed: to_values(&rendered.transformed.messages),
+                body,
+            })
+        }
+        Api::OpenAiCompletions => {
+            let llm = convert::convert(&messages, v)?;
+            let ids = api.id_normaliser(&model, v);
+            let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
+            let body = json!({"messages": request::openai_completions::build(&llm, &model, v)?});
+            Ok(Rendered {
+                llm: to_values(&llm),
+                transformed: to_values(&transformed.messages),
+                body,
+            })
+        }
+    }
 }
 
 /// The pipeline up to the request builder with every unchanged message borrowed, for the

@@ -486,12 +486,18 @@ fn joined_text<'a>(blocks: &'a [JsValue<'a>]) -> Cow<'a, str> {
 mod tests {
     use serde_json::{Value, json};
 
-    use crate::pi::{PiVersion, default_model, render};
+    use crate::pi::{Api, PiVersion, default_model, render};
 
     /// The first block of the assistant's request message, for `model`.
     fn first_assistant_block(messages: &[Value], model: &Value) -> Value {
-        let rendered = render(messages, model, PiVersion::default()).expect("renders");
-        rendered.anthropic["messages"][1]["content"][0].clone()
+        let rendered = render(
+            messages,
+            model,
+            Api::AnthropicMessages,
+            PiVersion::default(),
+        )
+        .expect("renders");
+        rendered.body["messages"][1]["content"][0].clone()
     }
 
     /// An unsigned thinking block is sent as text, unless the model takes an empty signature.

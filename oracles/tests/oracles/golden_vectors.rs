@@ -84,7 +84,7 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
 #[test]
 fn the_borrowing_pipeline_renders_what_render_does() {
     use ctxfuzz_oracles::js_value::{self, JsValue};
-    use ctxfuzz_oracles::pi::{convert_and_transform, default_model, render};
+    use ctxfuzz_oracles::pi::{Api, convert_and_transform, default_model, render};
     let mut compared = 0;
     for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
         let Some(messages) = vector.input["messages"].as_array() else {
@@ -98,7 +98,7 @@ fn the_borrowing_pipeline_renders_what_render_does() {
         }
         let skip_convert = vector.input["skipConvert"] == true;
         for pi_version in PiVersion::ALL {
-            let Ok(rendered) = render(messages, &model, pi_version) else {
+            let Ok(rendered) = render(messages, &model, Api::AnthropicMessages, pi_version) else {
                 continue;
             };
             if skip_convert {

@@ -9,7 +9,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::Violation;
 use ctxfuzz_oracles::invariants::wire;
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
+use ctxfuzz_oracles::pi::{self, Api, PiVersion, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -59,9 +59,14 @@ impl Boundary {
 
     /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
     pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
-        match pi::render(messages, &self.model.to_value(), self.pi) {
+        match pi::render(
+            messages,
+            &self.model.to_value(),
+            Api::AnthropicMessages,
+            self.pi,
+        ) {
             Ok(rendered) => {
-                serde_json::to_string_pretty(&rendered.anthropic["messages"]).expect("JSON") + "\n"
+                serde_json::to_string_pretty(&rendered.body["messages"]).expect("JSON") + "\n"
             }
             Err(thrown) => format!("{thrown}\n"),
         }

@@ -10,7 +10,13 @@ fn a_message_without_content_is_spread_with_empty_content() {
         serde_json::json!(5),
     ];
     let model = crate::pi::default_model();
-    let out = crate::pi::transform_messages(&messages, &model, PiVersion::From130).unwrap();
+    let out = crate::pi::transform_messages(
+        &messages,
+        &model,
+        crate::pi::Api::AnthropicMessages,
+        PiVersion::From130,
+    )
+    .unwrap();
     assert_eq!(
         out,
         [
@@ -31,14 +37,24 @@ fn a_null_message_throws_before_a_later_content_is_iterated() {
     ];
     let mut model = crate::pi::default_model();
     model["input"] = serde_json::json!(["text"]);
-    let thrown =
-        crate::pi::transform_messages(&messages, &model, PiVersion::Before0804).unwrap_err();
+    let thrown = crate::pi::transform_messages(
+        &messages,
+        &model,
+        crate::pi::Api::AnthropicMessages,
+        PiVersion::Before0804,
+    )
+    .unwrap_err();
     assert_eq!(
         thrown.error,
         "TypeError: Cannot read properties of null (reading 'role')"
     );
-    let thrown =
-        crate::pi::transform_messages(&messages[1..], &model, PiVersion::Before0804).unwrap_err();
+    let thrown = crate::pi::transform_messages(
+        &messages[1..],
+        &model,
+        crate::pi::Api::AnthropicMessages,
+        PiVersion::Before0804,
+    )
+    .unwrap_err();
     assert_eq!(thrown.error, "TypeError: content is not iterable");
 }
 
@@ -62,7 +78,13 @@ fn another_models_call_loses_its_signature_whatever_its_id() {
     let model = crate::pi::default_model();
     for signature in [true, false] {
         let messages = [assistant(call(signature)), result.clone()];
-        let out = crate::pi::transform_messages(&messages, &model, PiVersion::From130).unwrap();
+        let out = crate::pi::transform_messages(
+            &messages,
+            &model,
+            crate::pi::Api::AnthropicMessages,
+            PiVersion::From130,
+        )
+        .unwrap();
         assert_eq!(
             out,
             [assistant(call(false)), result.clone()],
