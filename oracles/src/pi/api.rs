@@ -2,6 +2,7 @@
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
 use super::PiVersion;
+use super::request::openai_responses::tool_call_id as responses_ids;
 use super::transform::IdNormaliser;
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
@@ -15,6 +16,9 @@ pub enum Api {
     /// `openai-completions`: OpenAI Chat Completions and the providers that speak it
     /// ([`super::request::openai_completions`]).
     OpenAiCompletions,
+    /// `openai-responses`: the OpenAI Responses API
+    /// ([`super::request::openai_responses`]).
+    OpenAiResponses,
 }
 
 impl Api {
@@ -25,6 +29,9 @@ impl Api {
             Api::OpenAiCompletions => IdNormaliser::OpenAiCompletions {
                 openai: is_str(field(model, "provider"), "openai"),
                 v,
+            },
+            Api::OpenAiResponses => IdNormaliser::OpenAiResponses {
+                keeps_items: responses_ids::keeps_item_ids(model),
             },
         }
     }

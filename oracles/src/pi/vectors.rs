@@ -48,7 +48,13 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
         Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
     };
     let mut messages_input = Map::new();
-    for key in ["model", "anthropic", "openaiCompletions", "skipConvert"] {
+    for key in [
+        "model",
+        "anthropic",
+        "openaiCompletions",
+        "openaiResponses",
+        "skipConvert",
+    ] {
         if let Some(value) = input.get(key) {
             messages_input.insert(key.into(), value.clone());
         }
@@ -69,10 +75,12 @@ pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fa
 }
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
-/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool}`.
+/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool,
+/// "openaiResponses"?: bool}`.
 ///
-/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) and
-/// `"openaiCompletions": {"messages"}` (the messages of that body) when asked; or, when the
+/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body),
+/// `"openaiCompletions": {"messages"}` and `"openaiResponses": {"input"}` (the list of that body)
+/// when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
@@ -113,10 +121,22 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
             }
         }
     }
-    if truthy(input.get("openaiCompletions")) {
-        match request::openai_completions::build(&llm, &model, v) {
-            Ok(messages) => {
-                output.insert("openaiCompletions".into(), json!({ "messages": messages }));
+    // The bodies of the other APIs, each built from `llm` with its own id normaliser.
+    let bodies: [(&str, &str, Builder); 2] = [
+        (
+            "openaiCompletions",
+            "messages",
+            request::openai_completions::build,
+        ),
+        ("openaiResponses", "input", request::openai_responses::build),
+    ];
+    for (key, body_key, build) in bodies {
+        if !truthy(input.get(key)) {
+            continue;
+        }
+        match build(&llm, &model, v) {
+            Ok(items) => {
+                output.insert(key.into(), json!({ body_key: items }));
             }
             Err(thrown) => {
                 return failure(
@@ -133,6 +153,9 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
     output.insert("transformed".into(), to_array(&transformed));
     Value::Object(output)
 }
+
+/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output.
+type Builder = for<'a> fn(&[Cow<'a, JsValue<'a>>], &JsValue, PiVersion) -> Result<Value, Thrown>;
 
 /// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`).
 fn merged_model(overrides: Option<&Value>) -> Value {
