@@ -461,6 +461,52 @@ pub(super) fn openai_responses_cases() -> Vec<(&'static str, Value)> {
                 &openai,
             ),
         ),
+        // The bodies the API's rules refuse (oracles/src/pi/request/openai_responses.rs tests
+        // them), as the real pi builds them.
+        (
+            "the result of an assistant that ended in error",
+            input(
+                vec![
+                    user(json!("go")),
+                    {
+                        let mut a = same(json!([call("call_1|fc_1")]));
+                        a["stopReason"] = json!("error");
+                        a
+                    },
+                    result("call_1|fc_1", json!([text("ok")])),
+                ],
+                &openai,
+            ),
+        ),
+        (
+            "a proxy's item id replayed",
+            input(
+                vec![
+                    user(json!("go")),
+                    same(json!([call("call_1|item_1")])),
+                    result("call_1|item_1", json!([text("ok")])),
+                    user(json!("more")),
+                ],
+                &openai,
+            ),
+        ),
+        (
+            "a reply cut off while reasoning",
+            input(
+                vec![
+                    user(json!("go")),
+                    {
+                        let mut a = same(json!([thinking(json!(
+                            r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e"}"#
+                        ))]));
+                        a["stopReason"] = json!("length");
+                        a
+                    },
+                    user(json!("continue")),
+                ],
+                &openai,
+            ),
+        ),
         (
             "an orphaned result and a synthetic one",
             input(

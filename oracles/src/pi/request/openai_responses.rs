@@ -318,3 +318,134 @@ fn result_output(
     parts.extend(images.into_iter().map(image_part));
     Ok(Value::Array(parts))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::pi::{PiVersion, run_vector_input};
+    use crate::wire::WireRule;
+    use crate::wire::openai_responses::validate_input;
+
+    const MODEL: &str = "gpt-5";
+
+    /// The rules the Responses API applies to the body pi builds for `messages` (to OpenAI's
+    /// gpt-5), with the error texts.
+    fn refused(messages: Value, v: PiVersion) -> Vec<(WireRule, String)> {
+        let input = json!({"openaiResponses": true, "messages": messages,
+            "model": {"id": MODEL, "api": "openai-responses", "provider": "openai",
+                      "baseUrl": "https://api.openai.com/v1", "reasoning": true,
+                      "input": ["text", "image"]}});
+        let output = run_vector_input(&input, v);
+        let Value::Array(items) = &output["openaiResponses"]["input"] else {
+            panic!("no body: {output}");
+        };
+        validate_input::<Value, _>(items)
+            .into_iter()
+            .map(|v| (v.rule, v.message))
+            .collect()
+    }
+
+    fn assistant(stop_reason: &str, content: Value) -> Value {
+        json!({"role": "assistant", "api": "openai-responses", "provider": "openai",
+               "model": MODEL, "stopReason": stop_reason, "timestamp": 2, "content": content})
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"role": "user", "content": text, "timestamp": 1})
+    }
+
+    fn result(id: &str) -> Value {
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+               "content": [{"type": "text", "text": "ok"}], "timestamp": 3})
+    }
+
+    /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
+    /// which the API refuses as an output without its call.
+    #[test]
+    fn the_result_of_an_assistant_that_ended_in_error_is_refused() {
+        let call =
+            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("error", json!([call])),
+            result("call_1|fc_1")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(messages.clone(), v),
+                vec![(
+                    WireRule::FunctionCallOutputWithoutCall,
+                    "No tool call found for function call output with call_id call_1.".to_string()
+                )],
+                "pi {v:?}"
+            );
+        }
+    }
+
+    /// Before 0.86 pi replays a call's item id whatever it begins with (a proxy's `item_…`), which
+    /// the API refuses on every later turn; from 0.86 pi leaves such an id out.
+    #[test]
+    fn pi_before_0_86_replays_an_item_id_the_api_refuses() {
+        let call =
+            json!({"type": "toolCall", "id": "call_1|item_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([call])),
+            result("call_1|item_1"),
+            user("more")
+        ]);
+        let refusal = vec![(
+            WireRule::InvalidFunctionCallId,
+            "Invalid 'input[1].id': 'item_1'. Expected an ID that begins with 'fc'.".to_string(),
+        )];
+        assert_eq!(refused(messages.clone(), PiVersion::Before0804), refusal);
+        assert_eq!(refused(messages.clone(), PiVersion::From0804), refusal);
+        assert_eq!(refused(messages.clone(), PiVersion::From086), vec![]);
+        assert_eq!(refused(messages, PiVersion::From130), vec![]);
+    }
+
+    /// An assistant of the very model that stopped while reasoning (`length`) holds a signed
+    /// thinking block and nothing else: pi sends its reasoning item followed by the next user
+    /// message, which the API refuses, on every version.
+    #[test]
+    fn a_reply_cut_off_while_reasoning_leaves_a_reasoning_item_alone() {
+        let thinking = json!({"type": "thinking", "thinking": "hmm",
+            "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e"}"#});
+        let messages = json!([
+            user("go"),
+            assistant("length", json!([thinking])),
+            user("continue")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(messages.clone(), v),
+                vec![(
+                    WireRule::ReasoningWithoutFollowingItem,
+                    "Item 'rs_1' of type 'reasoning' was provided without its required following item."
+                        .to_string()
+                )],
+                "pi {v:?}"
+            );
+        }
+    }
+
+    /// A complete exchange of the very model (reasoning, call, result, answer) breaks no rule.
+    #[test]
+    fn a_complete_exchange_of_the_model_is_accepted() {
+        let thinking = json!({"type": "thinking", "thinking": "hmm",
+            "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[]}"#});
+        let call =
+            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([thinking, call])),
+            result("call_1|fc_1"),
+            assistant("stop", json!([{"type": "text", "text": "done"}])),
+            user("thanks")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(refused(messages.clone(), v), vec![], "pi {v:?}");
+        }
+    }
+}
