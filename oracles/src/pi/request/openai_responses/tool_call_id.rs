@@ -68,6 +68,8 @@ mod tests {
     #[test]
     fn an_id_is_sanitised_cut_to_64_and_stripped_of_trailing_underscores() {
         assert_eq!(normalized("call.1!", false, false), "call_1");
+        // Letters, digits, `_` and `-` are kept.
+        assert_eq!(normalized("call-1_a|B", false, false), "call-1_a_B");
         assert_eq!(normalized(&"a".repeat(70), false, false), "a".repeat(64));
         assert_eq!(
             normalized(&format!("{}_b", "a".repeat(63)), true, false),
