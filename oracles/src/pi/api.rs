@@ -74,4 +74,50 @@ mod tests {
             "TypeError: Cannot read properties of undefined (reading 'includes')"
         );
     }
+
+    /// A call id that is a number throws where the normaliser first calls a method on it, named
+    /// as V8 names the expression: Anthropic's `id.replace`, openai-completions' `id.includes`,
+    /// openai-responses' `id.includes` for a provider that replays item ids and `part.replace`
+    /// (`normalizeIdPart`) for any other, as pi-ai 1.6.0's `convertResponsesMessages` throws them
+    /// when called directly. (The vectors protocol never shows these words: its `transformed`
+    /// stage runs Anthropic's normaliser first.)
+    #[test]
+    fn a_call_id_that_is_a_number_throws_in_the_normaliser_s_own_words() {
+        let messages = json!([{"role": "assistant", "api": "x", "provider": "x", "model": "x",
+            "content": [{"type": "toolCall", "id": 5, "name": "read"}]}]);
+        let messages = crate::js_value::borrow_all(messages.as_array().unwrap());
+        let error = |api: Api, provider: &str| {
+            let model = json!({"id": "m", "api": "openai-responses", "provider": provider,
+                "input": ["text"]});
+            let model = JsValue::from(&model);
+            let ids = api.id_normaliser(&model, PiVersion::default());
+            let borrowed = messages.iter().map(Cow::Borrowed).collect();
+            transform::transform(borrowed, &model, PiVersion::default(), ids, None)
+                .err()
+                .expect("throws")
+                .error
+        };
+        let not_a_function =
+            |expression: &str| format!("TypeError: {expression} is not a function");
+        assert_eq!(
+            error(Api::AnthropicMessages, "openai"),
+            not_a_function("id.replace")
+        );
+        assert_eq!(
+            error(Api::OpenAiCompletions, "openai"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "openai"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "opencode"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "openrouter"),
+            not_a_function("part.replace")
+        );
+    }
 }

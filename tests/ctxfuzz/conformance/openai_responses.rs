@@ -370,7 +370,7 @@ pub(super) fn openai_responses_cases() -> Vec<(&'static str, Value)> {
             ),
         ),
         (
-            "another model's call id that is not a string, per provider",
+            "another model's call id that is not a string throws in transformMessages first",
             input(
                 vec![
                     user(json!("go")),
