@@ -95,8 +95,8 @@ fn check_session(text: &str, model: &JsValue<'_>) -> usize {
 }
 
 /// The `render --batch` input asking for each API's body, by API: the Anthropic body for the
-/// default model, the openai-completions one for a catalog model that speaks it (Groq's Llama 3.3
-/// in pi 1.6.0's `models.generated.js`).
+/// default model, the others for a catalog model that speaks them (pi 1.6.0's
+/// `models.generated.js`: Groq's Llama 3.3, OpenAI's GPT-4.1).
 fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
     let groq = json!({"id": "llama-3.3-70b-versatile", "api": "openai-completions",
         "provider": "groq", "baseUrl": "https://api.groq.com/openai/v1", "reasoning": false,
@@ -112,11 +112,18 @@ fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
             })
             .collect()
     };
+    let gpt = json!({"id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
+        "baseUrl": "https://api.openai.com/v1", "reasoning": false, "input": ["text", "image"],
+        "contextWindow": 1047576, "maxTokens": 32768, "compat": {"supportsStrictMode": true}});
     vec![
         ("anthropic-messages", each(json!({"anthropic": true}))),
         (
             "openai-completions",
             each(json!({"openaiCompletions": true, "model": groq})),
+        ),
+        (
+            "openai-responses",
+            each(json!({"openaiResponses": true, "model": gpt})),
         ),
     ]
 }

@@ -4,19 +4,20 @@
 //
 // Request:  {"pi": "0.79.0" | "0.81.1" | "0.87.1" | "1.6.0", "input": <vector input>}
 //   message mode: {"messages": [...], "model"?: {...}, "skipConvert"?: bool, "anthropic"?: bool,
-//                  "openaiCompletions"?: bool}
+//                  "openaiCompletions"?: bool, "openaiResponses"?: bool}
 //   session mode: {"entries": [...] | "jsonl": "...", "leafId"?: string | null, "model"?, "anthropic"?,
-//                  "openaiCompletions"?}
+//                  "openaiCompletions"?, "openaiResponses"?}
 // Response: exactly the `output` shape of oracles/tests/data/vectors.expected.jsonl:
 //   {"session"?: {...}, "llm": [...], "transformed": [...], "anthropic"?: {...},
-//    "openaiCompletions"?: {"messages": [...]}}
+//    "openaiCompletions"?: {"messages": [...]}, "openaiResponses"?: {"input": [...]}}
 //   or {"error": "<Name>: <message>", "stage": "...", ...what was computed before the throw}
 //
 // `transformed` is always `transformMessages` with Anthropic's id normaliser (the one the bridge
 // can name). `openaiCompletions` asks for the body pi's openai-completions provider builds for the
 // same messages and `model` (set its `api`, `provider`, `baseUrl` and `compat`): the real `stream`
 // builds it (its own `getCompat`, normaliser and `convertMessages`), `onPayload` captures it and
-// stops the request before anything is sent, and its `messages` are answered.
+// stops the request before anything is sent, and its `messages` are answered. `openaiResponses`
+// does the same with pi's openai-responses provider and answers the body's `input`.
 //
 // Timing request: {"pi": V, "bench": [<message-mode input>, ...], "repeat"?: n}
 //   runs convertToLlm + transformMessages over every input once untimed (JIT warm-up), then
@@ -39,7 +40,7 @@ const here = new URL("./node_modules/", import.meta.url);
 const load = (path) => import(new URL(path, here).href);
 
 // Where each pinned version keeps the functions: pi-ai moved its providers from `providers/` to
-// `api/` between 0.79 and 0.81, and renamed the Anthropic entry point from `streamAnthropic` to
+// `api/` between 0.79 and 0.81, and renamed each provider's entry point (`streamAnthropic`, ...) to
 // `stream`.
 const API = {
   transform: "api/transform-messages.js",
@@ -47,6 +48,8 @@ const API = {
   stream: "stream",
   openaiCompletions: "api/openai-completions.js",
   openaiStream: "stream",
+  openaiResponses: "api/openai-responses.js",
+  responsesStream: "stream",
 };
 const LAYOUT = {
   "0.79.0": {
@@ -55,6 +58,8 @@ const LAYOUT = {
     stream: "streamAnthropic",
     openaiCompletions: "providers/openai-completions.js",
     openaiStream: "streamOpenAICompletions",
+    openaiResponses: "providers/openai-responses.js",
+    responsesStream: "streamOpenAIResponses",
   },
   "0.81.1": API,
   "0.87.1": API,
@@ -68,10 +73,11 @@ async function pi(version) {
     if (!layout) throw new Error(`unknown pi version ${JSON.stringify(version)} (pinned: ${Object.keys(LAYOUT).join(", ")})`);
     const ai = `pi-ai-${version}/dist/`;
     const agent = `pi-coding-agent-${version}/dist/core/`;
-    const [transform, anthropic, openai, messages, session] = await Promise.all([
+    const [transform, anthropic, openai, responses, messages, session] = await Promise.all([
       load(ai + layout.transform),
       load(ai + layout.anthropic),
       load(ai + layout.openaiCompletions),
+      load(ai + layout.openaiResponses),
       load(agent + "messages.js"),
       load(agent + "session-manager.js"),
     ]);
@@ -79,6 +85,7 @@ async function pi(version) {
       transformMessages: transform.transformMessages,
       stream: anthropic[layout.stream],
       openaiStream: openai[layout.openaiStream],
+      responsesStream: responses[layout.responsesStream],
       convertToLlm: messages.convertToLlm,
       parseSessionEntries: session.parseSessionEntries,
       migrateSessionEntries: session.migrateSessionEntries,
@@ -118,7 +125,7 @@ function stage(name, out, fn) {
   }
 }
 
-// The request body a pi provider (Anthropic's, openai-completions') would send: built by its real
+// The request body a pi provider (Anthropic's, openai-completions', openai-responses') would send: built by its real
 // `stream`, captured in the
 // `onPayload` hook, and never sent (the hook throws before the client is used). When building it
 // throws, the provider reports the error as an `error` event that keeps only the message (pi's
@@ -176,14 +183,19 @@ async function run(api, input) {
       return { error: text, stage: "anthropic", ...out };
     }
   }
-  if (input.openaiCompletions) {
+  // The other APIs' bodies, each answered as its list. From 0.86 the system messages are collapsed
+  // before the provider's `try`: a throw there leaves `stream` itself, with its name.
+  const bodies = [
+    ["openaiCompletions", api.openaiStream, "messages", "openai-completions"],
+    ["openaiResponses", api.responsesStream, "input", "openai-responses"],
+  ];
+  for (const [key, stream, list, stageName] of bodies) {
+    if (!input[key]) continue;
     try {
-      out.openaiCompletions = { messages: (await capturedRequest(api.openaiStream, model, out.llm)).messages };
+      out[key] = { [list]: (await capturedRequest(stream, model, out.llm))[list] };
     } catch (error) {
-      // From 0.86 the system messages are collapsed before the provider's `try`: a throw there
-      // leaves `stream` itself, with its name.
       const text = error instanceof ProviderError ? error.message : describe(error);
-      return { error: text, stage: "openai-completions", ...out };
+      return { error: text, stage: stageName, ...out };
     }
   }
   return out;

@@ -35,8 +35,8 @@ pub struct Args {
     /// pi version whose behaviour to model (any version; see `ctxfuzz_oracles::pi::PiVersion`).
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
-    /// The provider pi sends to (its catalog model picks the API): anthropic, openrouter, groq,
-    /// deepseek.
+    /// The provider pi sends to (its catalog model picks the API): anthropic, openai, openrouter,
+    /// groq, deepseek.
     #[arg(long, default_value_t, conflicts_with = "batch")]
     pub provider: Provider,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.

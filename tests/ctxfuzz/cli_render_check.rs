@@ -212,6 +212,14 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
     assert_eq!(calls[0]["id"], id, "pi keeps a foreign id for Groq: {groq}");
     assert_eq!(groq["messages"][2]["role"], "tool");
     assert_eq!(groq["messages"][2]["tool_call_id"], id);
+    let openai = stdout_json(&ctxfuzz(&["render", &path, "--provider", "openai"]));
+    let kinds: Vec<&Value> = openai["input"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a Responses input: {openai}"))
+        .iter()
+        .map(|item| &item["type"])
+        .collect();
+    assert!(kinds.contains(&&json!("function_call_output")), "{openai}");
     let transformed = stdout_json(&ctxfuzz(&[
         "render",
         &path,
@@ -236,8 +244,9 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
     let unknown = ctxfuzz(&["render", &path, "--provider", "bedrock"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&unknown.stderr)
-            .contains("unknown provider `bedrock` (known: anthropic, openrouter, groq, deepseek)"),
+        String::from_utf8_lossy(&unknown.stderr).contains(
+            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek)"
+        ),
         "{}",
         String::from_utf8_lossy(&unknown.stderr)
     );

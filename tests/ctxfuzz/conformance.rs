@@ -4,8 +4,8 @@
 //! `oracles/conformance/bridge.mjs` runs the published pi packages (0.79.0, 0.81.1, 0.87.1, 1.6.0,
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
 //! Rust model of the matching pi version, and `llm`, `transformed`, the Anthropic request's
-//! `messages` and `system`, the openai-completions body's `messages`, the session context, and any
-//! thrown error are compared field by field
+//! `messages` and `system`, the openai-completions body's `messages`, the openai-responses body's
+//! `input`, the session context, and any thrown error are compared field by field
 //! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
 //! diffs with the command that replays the run.
 //!
@@ -13,9 +13,10 @@
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
 //! pi version (default 5,000 transcripts and a quarter as many session files), and half as many
-//! transcripts sent to an openai-completions model ([`openai_completions_input`]). The
-//! openai-completions golden vectors are recorded here from the real pi
-//! ([`conformance_openai_completions_golden_vectors`]). A third of them have
+//! transcripts sent to an openai-completions model ([`openai_completions_input`]) and half as many
+//! to an openai-responses one ([`openai_responses_input`]). The golden vectors of both APIs are
+//! recorded here from the real pi ([`conformance_openai_completions_golden_vectors`],
+//! [`conformance_openai_responses_golden_vectors`]). A third of the generated transcripts have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
@@ -30,7 +31,10 @@ use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::js_string;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
+use openai_responses::{openai_responses_cases, openai_responses_input};
 use serde_json::{Value, json};
+
+mod openai_responses;
 
 const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
 const SHOWN_MISMATCHES: usize = 5;
@@ -69,6 +73,10 @@ fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
                 .get("openaiCompletions")
                 .and_then(|a| a.get("messages")),
         ),
+        (
+            "openaiResponses.input",
+            output.get("openaiResponses").and_then(|a| a.get("input")),
+        ),
     ]
 }
 
@@ -97,7 +105,8 @@ fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
 /// keeps it. Both sides are compared without it.
 fn without_error_name_at_provider_stage(output: &Value) -> Value {
     let mut output = output.clone();
-    if (output["stage"] == "anthropic" || output["stage"] == "openai-completions")
+    if ["anthropic", "openai-completions", "openai-responses"]
+        .contains(&output["stage"].as_str().unwrap_or_default())
         && let Some(Value::String(error)) = output.get_mut("error")
         && let Some((name, message)) = error.split_once(": ")
         && name.ends_with("Error")
@@ -480,7 +489,6 @@ fn openai_completions_input(seed: u64) -> Value {
         }
         model["compat"] = Value::Object(compat);
     }
-    let mut ids = std::collections::HashMap::new();
     if let Some(Value::Array(messages)) = input.get_mut("messages") {
         for message in messages.iter_mut() {
             if message["role"] == "assistant" && rng.bool() {
@@ -504,7 +512,7 @@ fn openai_completions_input(seed: u64) -> Value {
             }
         }
     }
-    odd_call_ids(&mut input["messages"], &mut rng, &mut ids);
+    odd_call_ids(&mut input["messages"], &mut rng);
     input
         .as_object_mut()
         .expect("an object")
@@ -516,31 +524,41 @@ fn openai_completions_input(seed: u64) -> Value {
 
 /// Turns some call ids (the same way wherever they occur) into the Responses API's `call|item`
 /// form, long or short, or into ids over OpenAI's 40 characters.
-fn odd_call_ids(
+fn odd_call_ids(value: &mut Value, rng: &mut fastrand::Rng) {
+    renamed_ids(
+        value,
+        &mut std::collections::HashMap::new(),
+        &mut |id| match rng.u8(..4) {
+            0 => format!("{id}|fc_{}", "Ab+/=".repeat(rng.usize(..12))),
+            1 => format!("{id}|"),
+            2 => format!("{id}{}", "x".repeat(rng.usize(30..50))),
+            _ => id.to_string(),
+        },
+    );
+}
+
+/// Every call id of `value` (`id`, `toolCallId`) replaced by what `rename` makes of it the first
+/// time it is seen, so calls keep their results.
+fn renamed_ids(
     value: &mut Value,
-    rng: &mut fastrand::Rng,
     ids: &mut std::collections::HashMap<String, String>,
+    rename: &mut dyn FnMut(&str) -> String,
 ) {
     match value {
         Value::Object(fields) => {
             for (name, field) in fields.iter_mut() {
                 match field {
                     Value::String(id) if name == "id" || name == "toolCallId" => {
-                        let changed = ids.entry(id.clone()).or_insert_with(|| match rng.u8(..4) {
-                            0 => format!("{id}|fc_{}", "Ab+/=".repeat(rng.usize(..12))),
-                            1 => format!("{id}|"),
-                            2 => format!("{id}{}", "x".repeat(rng.usize(30..50))),
-                            _ => id.clone(),
-                        });
+                        let changed = ids.entry(id.clone()).or_insert_with(|| rename(id));
                         *id = changed.clone();
                     }
-                    _ => odd_call_ids(field, rng, ids),
+                    _ => renamed_ids(field, ids, rename),
                 }
             }
         }
         Value::Array(items) => {
             for item in items {
-                odd_call_ids(item, rng, ids);
+                renamed_ids(item, ids, rename);
             }
         }
         _ => {}
@@ -683,6 +701,14 @@ fn generated(pi_version: PiVersion) {
             input: openai_completions_input(case_seed),
         });
     }
+    for i in 0..(count / 2) as u64 {
+        let case_seed = seed.wrapping_add(i);
+        cases.push(Case {
+            origin: format!("openai-responses transcript of seed {case_seed}"),
+            pi_version,
+            input: openai_responses_input(case_seed),
+        });
+    }
     let test = format!("conformance_generated_{}", test_suffix(pi_version));
     check(
         &format!(
@@ -726,8 +752,9 @@ fn conformance_generated_1_6() {
 }
 
 const OPENAI_COMPLETIONS_VECTORS: &str = "oracles/tests/data/openai_completions.expected.jsonl";
-/// Generated transcripts among the openai-completions golden vectors, per pi version.
-const GENERATED_OPENAI_COMPLETIONS_VECTORS: u64 = 3;
+const OPENAI_RESPONSES_VECTORS: &str = "oracles/tests/data/openai_responses.expected.jsonl";
+/// Generated transcripts among each API's golden vectors, per pi version.
+const GENERATED_GOLDEN_VECTORS: u64 = 3;
 
 /// An openai-completions model of `provider` (its catalog's id and base URL) with `compat`.
 fn openai_model(provider: &str, reasoning: bool, compat: Value) -> Value {
@@ -1211,15 +1238,40 @@ fn openai_completions_cases() -> Vec<(&'static str, Value)> {
 /// test checks its model against the same file.
 #[test]
 fn conformance_openai_completions_golden_vectors() {
+    golden_vectors(
+        OPENAI_COMPLETIONS_VECTORS,
+        openai_completions_cases,
+        openai_completions_input,
+        "conformance_openai_completions_golden_vectors",
+    );
+}
+
+/// The openai-responses golden vectors, as [`conformance_openai_completions_golden_vectors`] keeps
+/// the openai-completions ones.
+#[test]
+fn conformance_openai_responses_golden_vectors() {
+    golden_vectors(
+        OPENAI_RESPONSES_VECTORS,
+        openai_responses_cases,
+        openai_responses_input,
+        "conformance_openai_responses_golden_vectors",
+    );
+}
+
+/// Golden vectors of one API recorded from the real pi: `cases` and
+/// [`GENERATED_GOLDEN_VECTORS`] inputs of `generated` (seeds 0, 1, ...), in every pi
+/// version. The file at `path` must be what the real pi answers now; `CTXFUZZ_BLESS=1` rewrites it.
+fn golden_vectors(
+    path: &str,
+    cases: fn() -> Vec<(&'static str, Value)>,
+    generated: fn(u64) -> Value,
+    test: &str,
+) {
     let mut vectors = Vec::new();
     for pi_version in PiVersion::ALL {
-        let generated = (0..GENERATED_OPENAI_COMPLETIONS_VECTORS).map(|seed| {
-            (
-                format!("generated seed {seed}"),
-                openai_completions_input(seed),
-            )
-        });
-        let cases = openai_completions_cases()
+        let generated = (0..GENERATED_GOLDEN_VECTORS)
+            .map(|seed| (format!("generated seed {seed}"), generated(seed)));
+        let cases = cases()
             .into_iter()
             .map(|(name, input)| (name.to_string(), input))
             .chain(generated);
@@ -1236,22 +1288,22 @@ fn conformance_openai_completions_golden_vectors() {
     for (vector, output) in vectors.iter_mut().zip(ask_real_pi(requests)) {
         vector["output"] = output;
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(OPENAI_COMPLETIONS_VECTORS);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let text: String = vectors
         .iter()
         .map(|v| json_text::to_string(v).expect("JSON") + "\n")
         .collect();
     if std::env::var_os("CTXFUZZ_BLESS").is_some() {
-        std::fs::write(&path, &text).expect("writes the vectors");
+        std::fs::write(&file, &text).expect("writes the vectors");
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
     let recorded: Vec<Value> = committed
         .lines()
         .map(|line| json_text::parse(line).expect("a vector line"))
         .collect();
     assert!(
         recorded == vectors,
-        "{OPENAI_COMPLETIONS_VECTORS} is not what the real pi answers now: \
-         CTXFUZZ_BLESS=1 cargo test --release --test ctxfuzz conformance::conformance_openai_completions_golden_vectors rewrites it"
+        "{path} is not what the real pi answers now: \
+         CTXFUZZ_BLESS=1 cargo test --release --test ctxfuzz conformance::{test} rewrites it"
     );
 }

@@ -1,10 +1,20 @@
 //! Which API pi builds a request body for (`model.api`). The API picks the tool-call id
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
-use super::PiVersion;
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::request::openai_responses::tool_call_id as responses_ids;
+use super::request::{openai_completions, openai_responses};
 use super::transform::IdNormaliser;
+use super::{PiVersion, Thrown};
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
+
+/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output.
+pub(crate) type Builder =
+    for<'a> fn(&[Cow<'a, JsValue<'a>>], &JsValue, PiVersion) -> Result<Value, Thrown>;
 
 /// An API of pi-ai whose request body the oracle models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -15,6 +25,9 @@ pub enum Api {
     /// `openai-completions`: OpenAI Chat Completions and the providers that speak it
     /// ([`super::request::openai_completions`]).
     OpenAiCompletions,
+    /// `openai-responses`: the OpenAI Responses API
+    /// ([`super::request::openai_responses`]).
+    OpenAiResponses,
 }
 
 impl Api {
@@ -23,6 +36,18 @@ impl Api {
         match self {
             Api::AnthropicMessages => "anthropic-messages",
             Api::OpenAiCompletions => "openai-completions",
+            Api::OpenAiResponses => "openai-responses",
+        }
+    }
+
+    /// The body of an API other than Anthropic's (whose typed request is
+    /// [`super::request::build`]'s): the body's field that holds its list, and the builder of that
+    /// list from `convertToLlm`'s output (each runs `transformMessages` with its own normaliser).
+    pub(crate) fn json_body(self) -> Option<(&'static str, Builder)> {
+        match self {
+            Api::AnthropicMessages => None,
+            Api::OpenAiCompletions => Some(("messages", openai_completions::build)),
+            Api::OpenAiResponses => Some(("input", openai_responses::build)),
         }
     }
 
@@ -33,6 +58,9 @@ impl Api {
             Api::OpenAiCompletions => IdNormaliser::OpenAiCompletions {
                 openai: is_str(field(model, "provider"), "openai"),
                 v,
+            },
+            Api::OpenAiResponses => IdNormaliser::OpenAiResponses {
+                keeps_items: responses_ids::keeps_item_ids(model),
             },
         }
     }
@@ -73,6 +101,52 @@ mod tests {
         assert_eq!(
             error(Api::OpenAiCompletions),
             "TypeError: Cannot read properties of undefined (reading 'includes')"
+        );
+    }
+
+    /// A call id that is a number throws where the normaliser first calls a method on it, named
+    /// as V8 names the expression: Anthropic's `id.replace`, openai-completions' `id.includes`,
+    /// openai-responses' `id.includes` for a provider that replays item ids and `part.replace`
+    /// (`normalizeIdPart`) for any other, as pi-ai 1.6.0's `convertResponsesMessages` throws them
+    /// when called directly. (The vectors protocol never shows these words: its `transformed`
+    /// stage runs Anthropic's normaliser first.)
+    #[test]
+    fn a_call_id_that_is_a_number_throws_in_the_normaliser_s_own_words() {
+        let messages = json!([{"role": "assistant", "api": "x", "provider": "x", "model": "x",
+            "content": [{"type": "toolCall", "id": 5, "name": "read"}]}]);
+        let messages = crate::js_value::borrow_all(messages.as_array().unwrap());
+        let error = |api: Api, provider: &str| {
+            let model = json!({"id": "m", "api": "openai-responses", "provider": provider,
+                "input": ["text"]});
+            let model = JsValue::from(&model);
+            let ids = api.id_normaliser(&model, PiVersion::default());
+            let borrowed = messages.iter().map(Cow::Borrowed).collect();
+            transform::transform(borrowed, &model, PiVersion::default(), ids, None)
+                .err()
+                .expect("throws")
+                .error
+        };
+        let not_a_function =
+            |expression: &str| format!("TypeError: {expression} is not a function");
+        assert_eq!(
+            error(Api::AnthropicMessages, "openai"),
+            not_a_function("id.replace")
+        );
+        assert_eq!(
+            error(Api::OpenAiCompletions, "openai"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "openai"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "opencode"),
+            not_a_function("id.includes")
+        );
+        assert_eq!(
+            error(Api::OpenAiResponses, "openrouter"),
+            not_a_function("part.replace")
         );
     }
 }

@@ -97,8 +97,8 @@ pub struct Rendered {
     /// After `transformMessages`, with the id normaliser of the API the body is for.
     pub transformed: Vec<Value>,
     /// The request body pi builds for the API: Anthropic's `{"model", "messages", "system"?,
-    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}` (the rest of that body is not
-    /// modelled, docs/oracle.md).
+    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}`, openai-responses' `{"input"}`
+    /// (the rest of those bodies is not modelled, docs/oracle.md).
     pub body: Value,
 }
 
@@ -111,28 +111,24 @@ pub fn render<M: Borrow<Value>>(
 ) -> Result<Rendered, Thrown> {
     let messages = js_value::borrow_all(messages);
     let model = JsValue::from(model);
-    match api {
-        Api::AnthropicMessages => {
-            let rendered = render_borrowed(&messages, &model, v)?;
-            let body = rendered.request(&model, v)?.to_json();
-            Ok(Rendered {
-                llm: to_values(&rendered.llm),
-                transformed: to_values(&rendered.transformed.messages),
-                body,
-            })
-        }
-        Api::OpenAiCompletions => {
-            let llm = convert::convert(&messages, v)?;
-            let ids = api.id_normaliser(&model, v);
-            let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
-            let body = json!({"messages": request::openai_completions::build(&llm, &model, v)?});
-            Ok(Rendered {
-                llm: to_values(&llm),
-                transformed: to_values(&transformed.messages),
-                body,
-            })
-        }
-    }
+    let Some((list, build)) = api.json_body() else {
+        let rendered = render_borrowed(&messages, &model, v)?;
+        let body = rendered.request(&model, v)?.to_json();
+        return Ok(Rendered {
+            llm: to_values(&rendered.llm),
+            transformed: to_values(&rendered.transformed.messages),
+            body,
+        });
+    };
+    let llm = convert::convert(&messages, v)?;
+    let ids = api.id_normaliser(&model, v);
+    let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
+    let body = json!({ list: build(&llm, &model, v)? });
+    Ok(Rendered {
+        llm: to_values(&llm),
+        transformed: to_values(&transformed.messages),
+        body,
+    })
 }
 
 /// The pipeline up to the request builder with every unchanged message borrowed, for the

@@ -17,6 +17,8 @@ pub enum Provider {
     /// `anthropic`: claude-sonnet-4-5, the reference vectors' model (anthropic-messages).
     #[default]
     Anthropic,
+    /// `openai`: `gpt-4.1` (openai-responses: pi's catalog sends every OpenAI model there).
+    OpenAi,
     /// `openrouter`: `openai/gpt-4o` (openai-completions, OpenRouter's compat).
     OpenRouter,
     /// `groq`: `llama-3.3-70b-versatile` (openai-completions).
@@ -26,8 +28,9 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 5] = [
         Provider::Anthropic,
+        Provider::OpenAi,
         Provider::OpenRouter,
         Provider::Groq,
         Provider::DeepSeek,
@@ -37,6 +40,7 @@ impl Provider {
     pub fn name(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
             Provider::OpenRouter => "openrouter",
             Provider::Groq => "groq",
             Provider::DeepSeek => "deepseek",
@@ -47,6 +51,7 @@ impl Provider {
     pub fn api(self) -> Api {
         match self {
             Provider::Anthropic => Api::AnthropicMessages,
+            Provider::OpenAi => Api::OpenAiResponses,
             Provider::OpenRouter | Provider::Groq | Provider::DeepSeek => Api::OpenAiCompletions,
         }
     }
@@ -58,6 +63,12 @@ impl Provider {
     pub fn model(self) -> Value {
         match self {
             Provider::Anthropic => default_model(),
+            Provider::OpenAi => json!({
+                "id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
+                "baseUrl": "https://api.openai.com/v1", "reasoning": false,
+                "input": ["text", "image"], "contextWindow": 1047576, "maxTokens": 32768,
+                "compat": {"supportsStrictMode": true}
+            }),
             Provider::OpenRouter => json!({
                 "id": "openai/gpt-4o", "api": "openai-completions", "provider": "openrouter",
                 "baseUrl": "https://openrouter.ai/api/v1", "reasoning": false,
@@ -116,7 +127,7 @@ mod tests {
         let unknown = "bedrock".parse::<Provider>().unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "unknown provider `bedrock` (known: anthropic, openrouter, groq, deepseek)"
+            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek)"
         );
     }
 }

@@ -34,6 +34,8 @@ use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
 pub(crate) mod openai_completions;
+pub(crate) mod openai_responses;
+pub(crate) mod short_hash;
 mod tools;
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";

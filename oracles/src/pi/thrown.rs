@@ -12,6 +12,8 @@ pub enum Stage {
     Anthropic,
     /// pi-ai's openai-completions request builder (`convertMessages`).
     OpenAiCompletions,
+    /// pi-ai's openai-responses request builder (`convertResponsesMessages`).
+    OpenAiResponses,
 }
 
 impl fmt::Display for Stage {
@@ -21,6 +23,7 @@ impl fmt::Display for Stage {
             Stage::TransformMessages => "transformMessages",
             Stage::Anthropic => "anthropic",
             Stage::OpenAiCompletions => "openai-completions",
+            Stage::OpenAiResponses => "openai-responses",
         })
     }
 }

@@ -16,7 +16,8 @@ use std::borrow::Cow;
 use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::request::openai_completions::tool_call_id;
+use super::request::openai_completions::tool_call_id as completions_ids;
+use super::request::openai_responses::tool_call_id as responses_ids;
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
 use crate::js_string::{self, JsChar};
@@ -64,22 +65,34 @@ pub(crate) enum IdNormaliser {
         openai: bool,
         v: PiVersion,
     },
+    /// `keeps_items`: the model's provider replays the item ids of `call|item` ids.
+    OpenAiResponses {
+        keeps_items: bool,
+    },
 }
 
 impl IdNormaliser {
-    /// The method the normaliser calls first on the id (named by the throw on a non-string).
-    pub(crate) fn first_method(self) -> &'static str {
+    /// The expression the normaliser calls first on the id and its method (named by the throw on
+    /// an id that is not a string).
+    pub(crate) fn first_call(self) -> (&'static str, &'static str) {
         match self {
-            IdNormaliser::Anthropic => "replace",
-            IdNormaliser::OpenAiCompletions { .. } => "includes",
+            IdNormaliser::Anthropic => ("id", "replace"),
+            IdNormaliser::OpenAiCompletions { .. }
+            | IdNormaliser::OpenAiResponses { keeps_items: true } => ("id", "includes"),
+            IdNormaliser::OpenAiResponses { keeps_items: false } => ("part", "replace"),
         }
     }
 
-    pub(crate) fn normalize(self, id: &str) -> Cow<'_, str> {
+    /// The normalised `id`; `foreign`: the call's assistant came through another provider or API
+    /// than the model's (only the Responses normaliser reads it).
+    pub(crate) fn normalize(self, id: &str, foreign: bool) -> Cow<'_, str> {
         match self {
             IdNormaliser::Anthropic => normalize_tool_call_id(id),
             IdNormaliser::OpenAiCompletions { openai, v } => {
-                tool_call_id::normalize_tool_call_id(id, openai, v)
+                completions_ids::normalize_tool_call_id(id, openai, v)
+            }
+            IdNormaliser::OpenAiResponses { keeps_items } => {
+                responses_ids::normalize_tool_call_id(id, keeps_items, foreign)
             }
         }
     }
@@ -87,9 +100,23 @@ impl IdNormaliser {
 
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
 pub(crate) fn same_model(assistant: &JsValue, model: &JsValue) -> bool {
+    same_provider_and_api(assistant, model)
+        && strict_equals(field(assistant, "model"), field(model, "id"))
+}
+
+/// `assistant.provider === model.provider && assistant.api === model.api`.
+pub(crate) fn same_provider_and_api(assistant: &JsValue, model: &JsValue) -> bool {
     strict_equals(field(assistant, "provider"), field(model, "provider"))
         && strict_equals(field(assistant, "api"), field(model, "api"))
-        && strict_equals(field(assistant, "model"), field(model, "id"))
+}
+
+/// Where an assistant message came from, as step 2 reads it.
+#[derive(Clone, Copy)]
+struct Origin {
+    /// Of the very model ([`same_model`]): its blocks are kept as they are.
+    same: bool,
+    /// Through another provider or API: the Responses normaliser hashes its item ids.
+    foreign: bool,
 }
 
 pub(crate) fn transform<'a>(
@@ -299,7 +326,10 @@ fn first_pass_message<'a>(
     if !is_str(role, "assistant") {
         return Ok(message);
     }
-    let same = same_model(&message, model);
+    let origin = Origin {
+        same: same_model(&message, model),
+        foreign: !same_provider_and_api(&message, model),
+    };
     let blocks = match field(&message, "content") {
         Some(JsValue::Array(blocks)) => blocks,
         content @ (None | Some(JsValue::Null)) => {
@@ -315,7 +345,7 @@ fn first_pass_message<'a>(
     // is neither copied nor rebuilt.
     let mut content: Option<Vec<JsValue<'a>>> = None;
     for (i, block) in blocks.iter().enumerate() {
-        let outcome = transform_block(block, same, v, id_map, ids)?;
+        let outcome = transform_block(block, origin, v, id_map, ids)?;
         if content.is_none() && matches!(outcome, BlockOutcome::Keep) {
             continue;
         }
@@ -343,7 +373,7 @@ enum BlockOutcome<'b, 'a> {
 
 fn transform_block<'b, 'a>(
     block: &'b JsValue<'a>,
-    same: bool,
+    origin: Origin,
     v: PiVersion,
     id_map: &mut HashMap<String, String>,
     ids: IdNormaliser,
@@ -352,6 +382,7 @@ fn transform_block<'b, 'a>(
         return Err(throw(js::cannot_read(Some(block), "type")));
     }
     let kind = field(block, "type");
+    let same = origin.same;
     if is_str(kind, "thinking") {
         return thinking_block(block, same, v);
     }
@@ -374,16 +405,16 @@ fn transform_block<'b, 'a>(
         let id = match field(block, "id") {
             Some(JsValue::String(id)) => id,
             id @ (None | Some(JsValue::Null)) => {
-                return Err(throw(js::cannot_read(id, ids.first_method())));
+                return Err(throw(js::cannot_read(id, ids.first_call().1)));
             }
             Some(_) => {
+                let (receiver, method) = ids.first_call();
                 return Err(throw(format!(
-                    "TypeError: id.{} is not a function",
-                    ids.first_method()
+                    "TypeError: {receiver}.{method} is not a function"
                 )));
             }
         };
-        let renamed = match ids.normalize(id) {
+        let renamed = match ids.normalize(id, origin.foreign) {
             Cow::Owned(normalized) => Some(normalized),
             Cow::Borrowed(_) => None,
         };

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::transform::IdNormaliser;
 use super::{
-    Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
+    Api, Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
 };
 use crate::js::truthy;
 use crate::js_value::{self, JsValue};
@@ -48,7 +48,13 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
         Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
     };
     let mut messages_input = Map::new();
-    for key in ["model", "anthropic", "openaiCompletions", "skipConvert"] {
+    for key in [
+        "model",
+        "anthropic",
+        "openaiCompletions",
+        "openaiResponses",
+        "skipConvert",
+    ] {
         if let Some(value) = input.get(key) {
             messages_input.insert(key.into(), value.clone());
         }
@@ -69,10 +75,12 @@ pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fa
 }
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
-/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool}`.
+/// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool,
+/// "openaiResponses"?: bool}`.
 ///
-/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body) and
-/// `"openaiCompletions": {"messages"}` (the messages of that body) when asked; or, when the
+/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body),
+/// `"openaiCompletions": {"messages"}` and `"openaiResponses": {"input"}` (the list of that body)
+/// when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
@@ -113,10 +121,18 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
             }
         }
     }
-    if truthy(input.get("openaiCompletions")) {
-        match request::openai_completions::build(&llm, &model, v) {
-            Ok(messages) => {
-                output.insert("openaiCompletions".into(), json!({ "messages": messages }));
+    // The bodies of the other APIs, each built from `llm` with its own id normaliser.
+    let bodies = [
+        ("openaiCompletions", Api::OpenAiCompletions),
+        ("openaiResponses", Api::OpenAiResponses),
+    ];
+    for (key, api) in bodies {
+        let Some((body_key, build)) = api.json_body().filter(|_| truthy(input.get(key))) else {
+            continue;
+        };
+        match build(&llm, &model, v) {
+            Ok(items) => {
+                output.insert(key.into(), json!({ body_key: items }));
             }
             Err(thrown) => {
                 return failure(

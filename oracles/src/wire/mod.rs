@@ -1,11 +1,13 @@
-//! The providers' rules on a request body: the Anthropic Messages API's and OpenAI Chat
-//! Completions' (chat-schema output, and the body pi's openai-completions provider sends). What
+//! The providers' rules on a request body: the Anthropic Messages API's, OpenAI Chat
+//! Completions' (chat-schema output, and the body pi's openai-completions provider sends) and the
+//! OpenAI Responses API's (the body pi's openai-responses provider sends). What
 //! builds the body (pi-ai's request builder) is pi's code and lives in [`crate::pi::request`].
 //! The same rules, read over every transcript format's view, are [`crate::formats::wire`]; they
 //! share [`WireRule`].
 
 pub mod anthropic;
 pub mod openai;
+pub mod openai_responses;
 
 use serde::Serialize;
 
@@ -47,6 +49,17 @@ pub enum WireRule {
     /// A `tool_calls[].id` longer than OpenAI's 40 characters (the request body's rule,
     /// [`openai::validate_body`]).
     ToolCallIdTooLong,
+    // The OpenAI Responses API, on a body's `input` items ([`openai_responses`]).
+    /// A `function_call` no `function_call_output` of the input answers.
+    MissingFunctionCallOutput,
+    /// A `function_call_output` whose `call_id` no `function_call` of the input has.
+    FunctionCallOutputWithoutCall,
+    /// A `reasoning` item not followed by the output item it was made with.
+    ReasoningWithoutFollowingItem,
+    /// An item `id` an earlier item has.
+    DuplicateItemId,
+    /// A `function_call` item `id` that does not begin with `fc`.
+    InvalidFunctionCallId,
     // Every format's view ([`crate::formats::wire`]), named apart from the Anthropic ids above
     // because they judge calls and results in any format, read the same way.
     /// A result answers no call of the message its results follow.
@@ -88,6 +101,11 @@ mod tests {
                 "unknown-tool-call-id",
                 "missing-tool-response",
                 "tool-call-id-too-long",
+                "missing-function-call-output",
+                "function-call-output-without-call",
+                "reasoning-without-following-item",
+                "duplicate-item-id",
+                "invalid-function-call-id",
                 "result-without-call",
                 "duplicate-call-id",
             ]

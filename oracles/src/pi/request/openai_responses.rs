@@ -1,0 +1,451 @@
+//! pi-ai's openai-responses request builder (`convertResponsesMessages` of
+//! `openai-responses-shared.js`): the `input` items of the body it sends to the OpenAI Responses
+//! API, per pi version, with the provider's own id normaliser ([`tool_call_id`]) fed to
+//! `transformMessages`.
+//!
+//! What the builder does to the transformed messages, counting the messages it sends (`msgIndex`,
+//! which numbers the message items without an id):
+//! - from 0.86 the system messages are collapsed before transforming, and the prompt leads as a
+//!   `developer` message (a reasoning model whose compat does not turn the role off) or a `system`
+//!   one; before 0.86 only `context.systemPrompt` would, and the transcript has none, while a
+//!   `system` message (reachable only without `convertToLlm`) sends nothing and is counted;
+//! - `user`: string content as one `input_text`; array content as `input_text` / `input_image`
+//!   parts, and a message without parts is dropped (not counted);
+//! - `assistant`: in block order, a thinking block's signature as the reasoning item it holds
+//!   ([`reasoning`]), every text block as a `message` item with its id and phase ([`message_id`]),
+//!   every call as a `function_call` with the call id and item id of its `call|item` id; an
+//!   assistant left without items is dropped (not counted);
+//! - every `toolResult` becomes a `function_call_output` of its call id, its output a string or
+//!   `input_text` / `input_image` parts when it has images.
+//!
+//! Not modelled: the rest of the body (tools, reasoning options, cache and store options), models
+//! that take mid-conversation system messages (`additional_tools`, tool search and the section
+//! updates they bring), grammar tools (`custom_tool_call`), the deferred tools of 0.81
+//! (`addedToolNames`), and the `configuration_update` items of 1.x's mid-conversation effort.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+
+use super::{collapse_system_messages, sanitized, sanitized_text};
+use crate::js::{self, field, is_str, truthy};
+use crate::js_value::JsValue;
+use crate::json_text;
+use crate::pi::api::Api;
+use crate::pi::transform::{same_model, same_provider_and_api};
+use crate::pi::{PiVersion, Stage, Thrown, transform};
+
+mod message_id;
+mod reasoning;
+pub(crate) mod tool_call_id;
+
+/// A throw of the shared helpers, at this builder's stage.
+fn restage(thrown: Thrown) -> Thrown {
+    Thrown::new(Stage::OpenAiResponses, thrown.error)
+}
+
+fn throw(error: String) -> Thrown {
+    Thrown::new(Stage::OpenAiResponses, error)
+}
+
+/// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
+pub(crate) fn build<'a>(
+    llm: &[Cow<'a, JsValue<'a>>],
+    model: &JsValue,
+    v: PiVersion,
+) -> Result<Value, Thrown> {
+    let mut out = Vec::new();
+    if v.has_system_role() {
+        let system: Vec<&JsValue> = llm
+            .iter()
+            .map(|m| &**m)
+            .filter(|m| is_str(field(m, "role"), "system"))
+            .collect();
+        let head = collapse_system_messages(&system).map_err(restage)?;
+        if !head.prompt.is_empty() {
+            let role = if developer_role(model) {
+                "developer"
+            } else {
+                "system"
+            };
+            out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
+        }
+    }
+    let ids = Api::OpenAiResponses.id_normaliser(model, v);
+    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
+        .map_err(restage)?
+        .messages;
+    // From 0.86 the collapsed system messages are gone before the conversation is converted.
+    let conversation = transformed
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")));
+    // `msgIndex`: the messages converted so far, but for the dropped ones.
+    let mut sent = 0;
+    for message in conversation {
+        let role = field(message, "role");
+        if is_str(role, "user") {
+            let Some(item) = user_item(field(message, "content"))? else {
+                continue;
+            };
+            out.push(item);
+        } else if is_str(role, "assistant") {
+            let items = assistant_items(message, model, v, sent)?;
+            if items.is_empty() {
+                continue;
+            }
+            out.extend(items);
+        } else if is_str(role, "toolResult") {
+            out.push(result_item(message, v)?);
+        }
+        sent += 1;
+    }
+    Ok(Value::Array(out))
+}
+
+/// `model.reasoning && model.compat?.supportsDeveloperRole !== false`.
+fn developer_role(model: &JsValue) -> bool {
+    let turned_off = field(model, "compat")
+        .and_then(|compat| field(compat, "supportsDeveloperRole"))
+        .is_some_and(|flag| matches!(flag, JsValue::Bool(false)));
+    truthy(field(model, "reasoning")) && !turned_off
+}
+
+/// `{type: "input_image", detail: "auto", image_url: "data:${mimeType};base64,${data}"}`.
+fn image_part(image: &JsValue) -> Value {
+    let url = format!(
+        "data:{};base64,{}",
+        js::to_js_string(field(image, "mimeType")),
+        js::to_js_string(field(image, "data"))
+    );
+    json!({"type": "input_image", "detail": "auto", "image_url": url})
+}
+
+fn text_part(text: &str) -> Value {
+    json!({"type": "input_text", "text": sanitized(text)})
+}
+
+fn user_item(content: Option<&JsValue>) -> Result<Option<Value>, Thrown> {
+    let items = match content {
+        Some(JsValue::String(text)) => {
+            return Ok(Some(json!({"role": "user", "content": [text_part(text)]})));
+        }
+        Some(JsValue::Array(items)) => items,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
+        Some(_) => {
+            return Err(throw("TypeError: msg.content.map is not a function".into()));
+        }
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        if item.is_null() {
+            return Err(throw(js::cannot_read(Some(item), "type")));
+        }
+        if is_str(field(item, "type"), "text") {
+            let text = sanitized_text(field(item, "text")).map_err(restage)?;
+            parts.push(json!({"type": "input_text", "text": text}));
+        } else {
+            parts.push(image_part(item));
+        }
+    }
+    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
+}
+
+/// The items of one assistant message; `sent` is `msgIndex`.
+fn assistant_items(
+    message: &JsValue,
+    model: &JsValue,
+    v: PiVersion,
+    sent: usize,
+) -> Result<Vec<Value>, Thrown> {
+    // transformMessages leaves every assistant's content an array (it throws on anything else).
+    let blocks = field(message, "content")
+        .and_then(JsValue::as_array)
+        .unwrap_or_default();
+    let same_model = same_model(message, model);
+    // Another model of the same provider and API: its item ids were paired with its own reasoning.
+    let sibling = same_provider_and_api(message, model) && !same_model;
+    let mut items = Vec::new();
+    let mut texts = 0;
+    for block in blocks {
+        let kind = field(block, "type");
+        if is_str(kind, "thinking") {
+            let signature = field(block, "thinkingSignature");
+            if let Some(item) = reasoning::item(signature).map_err(throw)? {
+                items.push(item);
+            }
+        } else if is_str(kind, "text") {
+            let signature = field(block, "textSignature");
+            let id = message_id::message_id(signature, sent, texts).map_err(throw)?;
+            texts += 1;
+            let text = sanitized_text(field(block, "text")).map_err(restage)?;
+            let mut item = json!({"type": "message", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+                "id": id.id});
+            if let Some(phase) = id.phase {
+                item["phase"] = json!(phase);
+            }
+            items.push(item);
+        } else if is_str(kind, "toolCall") {
+            items.push(function_call(block, same_model, sibling, v)?);
+        }
+    }
+    Ok(items)
+}
+
+/// `{type: "function_call", id, call_id, name, arguments: JSON.stringify(arguments)}`, an
+/// `undefined` field left out as the JSON of the body leaves it.
+fn function_call(
+    call: &JsValue,
+    same_model: bool,
+    sibling: bool,
+    v: PiVersion,
+) -> Result<Value, Thrown> {
+    let (call_id, item_id) = split_id(field(call, "id"), "toolCall.id")?;
+    // Before 0.86 only a sibling model's `fc_` item id is dropped; from then on any item id that
+    // is not `fc_` (the only kind a function_call takes) is dropped too.
+    let fc = item_id.is_some_and(|id| id.starts_with("fc_"));
+    let dropped = if v >= PiVersion::From086 {
+        sibling || !fc
+    } else {
+        sibling && fc
+    };
+    let mut out = Map::new();
+    out.insert("type".into(), json!("function_call"));
+    if let Some(item_id) = item_id.filter(|_| !dropped) {
+        out.insert("id".into(), json!(item_id));
+    }
+    out.insert("call_id".into(), json!(call_id));
+    if let Some(name) = field(call, "name") {
+        out.insert("name".into(), name.to_value());
+    }
+    if let Some(arguments) = field(call, "arguments") {
+        let text = json_text::to_string(&arguments.to_value()).expect("JSON of a JSON value");
+        out.insert("arguments".into(), Value::String(text));
+    }
+    if v >= PiVersion::From086
+        && same_model
+        && let Some(namespace) = field(call, "namespace")
+    {
+        out.insert("namespace".into(), namespace.to_value());
+    }
+    Ok(Value::Object(out))
+}
+
+/// `const [callId, itemId] = id.split("|")`: the call id and, in a `call|item` id, the item id (up
+/// to a second `|`).
+fn split_id<'v>(
+    id: Option<&'v JsValue>,
+    expression: &str,
+) -> Result<(&'v str, Option<&'v str>), Thrown> {
+    match id {
+        Some(JsValue::String(id)) => {
+            let mut parts = id.split('|');
+            let call = parts.next().unwrap_or_default();
+            Ok((call, parts.next()))
+        }
+        None | Some(JsValue::Null) => Err(throw(js::cannot_read(id, "split"))),
+        // The destructuring names both ways the call could fail.
+        Some(_) => Err(throw(format!(
+            "TypeError: {expression}.split is not a function or its return value is not iterable"
+        ))),
+    }
+}
+
+/// `{type: "function_call_output", call_id, output}`.
+fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
+    let id = field(result, "toolCallId");
+    let content = field(result, "content");
+    // From 0.86 the call id is split before the content is read; before, after.
+    let (call_id, output) = if v >= PiVersion::From086 {
+        let (call_id, _) = split_id(id, "msg.toolCallId")?;
+        (call_id, result_output(content, "content", v)?)
+    } else {
+        let output = result_output(content, "msg.content", v)?;
+        (split_id(id, "msg.toolCallId")?.0, output)
+    };
+    Ok(json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+}
+
+/// A result's output: its texts joined, or a note when it has none; with images, `input_text`
+/// and `input_image` parts. Images are left only for a model that takes them (transformMessages
+/// replaced them by a note for any other), so the check on the model's `input` always passes.
+fn result_output(
+    content: Option<&JsValue>,
+    expression: &str,
+    v: PiVersion,
+) -> Result<Value, Thrown> {
+    let blocks = match content {
+        Some(JsValue::Array(blocks)) => blocks,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
+        Some(_) => {
+            return Err(throw(format!(
+                "TypeError: {expression}.filter is not a function"
+            )));
+        }
+    };
+    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
+        return Err(throw(js::cannot_read(Some(block), "type")));
+    }
+    let texts = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "text"))
+        .map(|b| field(b, "text"));
+    let text = js::join(texts, "\n");
+    let images: Vec<&JsValue> = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "image"))
+        .collect();
+    // From 1.3 a blank text counts as none.
+    let has_text = if v >= PiVersion::From130 {
+        !js::is_blank(&text)
+    } else {
+        !text.is_empty()
+    };
+    if images.is_empty() {
+        // Before 0.80.4 a result without text says it has an image even when it has none.
+        let note = if v >= PiVersion::From0804 {
+            "(no tool output)"
+        } else {
+            "(see attached image)"
+        };
+        return Ok(json!(sanitized(if has_text { &text } else { note })));
+    }
+    let mut parts = Vec::with_capacity(images.len() + 1);
+    if has_text {
+        parts.push(text_part(&text));
+    }
+    parts.extend(images.into_iter().map(image_part));
+    Ok(Value::Array(parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::pi::{PiVersion, run_vector_input};
+    use crate::wire::WireRule;
+    use crate::wire::openai_responses::validate_input;
+
+    const MODEL: &str = "gpt-5";
+
+    /// The rules the Responses API applies to the body pi builds for `messages` (to OpenAI's
+    /// gpt-5), with the error texts.
+    fn refused(messages: Value, v: PiVersion) -> Vec<(WireRule, String)> {
+        let input = json!({"openaiResponses": true, "messages": messages,
+            "model": {"id": MODEL, "api": "openai-responses", "provider": "openai",
+                      "baseUrl": "https://api.openai.com/v1", "reasoning": true,
+                      "input": ["text", "image"]}});
+        let output = run_vector_input(&input, v);
+        let Value::Array(items) = &output["openaiResponses"]["input"] else {
+            panic!("no body: {output}");
+        };
+        validate_input::<Value, _>(items)
+            .into_iter()
+            .map(|v| (v.rule, v.message))
+            .collect()
+    }
+
+    fn assistant(stop_reason: &str, content: Value) -> Value {
+        json!({"role": "assistant", "api": "openai-responses", "provider": "openai",
+               "model": MODEL, "stopReason": stop_reason, "timestamp": 2, "content": content})
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"role": "user", "content": text, "timestamp": 1})
+    }
+
+    fn result(id: &str) -> Value {
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+               "content": [{"type": "text", "text": "ok"}], "timestamp": 3})
+    }
+
+    /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
+    /// which the API refuses as an output without its call.
+    #[test]
+    fn the_result_of_an_assistant_that_ended_in_error_is_refused() {
+        let call =
+            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("error", json!([call])),
+            result("call_1|fc_1")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(messages.clone(), v),
+                vec![(
+                    WireRule::FunctionCallOutputWithoutCall,
+                    "No tool call found for function call output with call_id call_1.".to_string()
+                )],
+                "pi {v:?}"
+            );
+        }
+    }
+
+    /// Before 0.86 pi replays a call's item id whatever it begins with (a proxy's `item_…`), which
+    /// the API refuses on every later turn; from 0.86 pi leaves such an id out.
+    #[test]
+    fn pi_before_0_86_replays_an_item_id_the_api_refuses() {
+        let call =
+            json!({"type": "toolCall", "id": "call_1|item_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([call])),
+            result("call_1|item_1"),
+            user("more")
+        ]);
+        let refusal = vec![(
+            WireRule::InvalidFunctionCallId,
+            "Invalid 'input[1].id': 'item_1'. Expected an ID that begins with 'fc'.".to_string(),
+        )];
+        assert_eq!(refused(messages.clone(), PiVersion::Before0804), refusal);
+        assert_eq!(refused(messages.clone(), PiVersion::From0804), refusal);
+        assert_eq!(refused(messages.clone(), PiVersion::From086), vec![]);
+        assert_eq!(refused(messages, PiVersion::From130), vec![]);
+    }
+
+    /// An assistant of the very model that stopped while reasoning (`length`) holds a signed
+    /// thinking block and nothing else: pi sends its reasoning item followed by the next user
+    /// message, which the API refuses, on every version.
+    #[test]
+    fn a_reply_cut_off_while_reasoning_leaves_a_reasoning_item_alone() {
+        let thinking = json!({"type": "thinking", "thinking": "hmm",
+            "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e"}"#});
+        let messages = json!([
+            user("go"),
+            assistant("length", json!([thinking])),
+            user("continue")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(messages.clone(), v),
+                vec![(
+                    WireRule::ReasoningWithoutFollowingItem,
+                    "Item 'rs_1' of type 'reasoning' was provided without its required following item."
+                        .to_string()
+                )],
+                "pi {v:?}"
+            );
+        }
+    }
+
+    /// A complete exchange of the very model (reasoning, call, result, answer) breaks no rule.
+    #[test]
+    fn a_complete_exchange_of_the_model_is_accepted() {
+        let thinking = json!({"type": "thinking", "thinking": "hmm",
+            "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[]}"#});
+        let call =
+            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([thinking, call])),
+            result("call_1|fc_1"),
+            assistant("stop", json!([{"type": "text", "text": "done"}])),
+            user("thanks")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(refused(messages.clone(), v), vec![], "pi {v:?}");
+        }
+    }
+}
