@@ -1,20 +1,11 @@
 //! Which API pi builds a request body for (`model.api`). The API picks the tool-call id
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
-use std::borrow::Cow;
-
-use serde_json::Value;
-
+use super::PiVersion;
 use super::request::openai_responses::tool_call_id as responses_ids;
-use super::request::{openai_completions, openai_responses};
 use super::transform::IdNormaliser;
-use super::{PiVersion, Thrown};
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
-
-/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output.
-pub(crate) type Builder =
-    for<'a> fn(&[Cow<'a, JsValue<'a>>], &JsValue, PiVersion) -> Result<Value, Thrown>;
 
 /// An API of pi-ai whose request body the oracle models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -37,17 +28,6 @@ impl Api {
             Api::AnthropicMessages => "anthropic-messages",
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
-        }
-    }
-
-    /// The body of an API other than Anthropic's (whose typed request is
-    /// [`super::request::build`]'s): the body's field that holds its list, and the builder of that
-    /// list from `convertToLlm`'s output (each runs `transformMessages` with its own normaliser).
-    pub(crate) fn json_body(self) -> Option<(&'static str, Builder)> {
-        match self {
-            Api::AnthropicMessages => None,
-            Api::OpenAiCompletions => Some(("messages", openai_completions::build)),
-            Api::OpenAiResponses => Some(("input", openai_responses::build)),
         }
     }
 

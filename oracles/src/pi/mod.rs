@@ -111,7 +111,7 @@ pub fn render<M: Borrow<Value>>(
 ) -> Result<Rendered, Thrown> {
     let messages = js_value::borrow_all(messages);
     let model = JsValue::from(model);
-    let Some((list, build)) = api.json_body() else {
+    let Some((list, build)) = json_body(api) else {
         let rendered = render_borrowed(&messages, &model, v)?;
         let body = rendered.request(&model, v)?.to_json();
         return Ok(Rendered {
@@ -158,6 +158,22 @@ pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
     let llm = convert::convert(messages, v)?;
     let transformed = transform::transform(llm.clone(), model, v, IdNormaliser::Anthropic, None)?;
     Ok(RenderedBorrowed { llm, transformed })
+}
+
+/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output.
+pub(crate) type Builder =
+    for<'a> fn(&[Cow<'a, JsValue<'a>>], &JsValue, PiVersion) -> Result<Value, Thrown>;
+
+/// The body of an API other than Anthropic's (whose typed request is [`request::build`]'s): the
+/// body's field that holds its list, and the builder of that list from `convertToLlm`'s output
+/// (each runs `transformMessages` with its own id normaliser). Here, above both, so that neither
+/// the API nor the builders import the other.
+pub(crate) fn json_body(api: Api) -> Option<(&'static str, Builder)> {
+    match api {
+        Api::AnthropicMessages => None,
+        Api::OpenAiCompletions => Some(("messages", request::openai_completions::build)),
+        Api::OpenAiResponses => Some(("input", request::openai_responses::build)),
+    }
 }
 
 fn to_values(messages: &[Cow<'_, JsValue<'_>>]) -> Vec<Value> {

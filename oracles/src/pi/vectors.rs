@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::transform::IdNormaliser;
 use super::{
-    Api, Fault, PiVersion, Thrown, convert, default_model, request, session_context, transform,
+    Api, Fault, PiVersion, Thrown, convert, default_model, json_body, request, session_context,
+    transform,
 };
 use crate::js::truthy;
 use crate::js_value::{self, JsValue};
@@ -127,7 +128,7 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
         ("openaiResponses", Api::OpenAiResponses),
     ];
     for (key, api) in bodies {
-        let Some((body_key, build)) = api.json_body().filter(|_| truthy(input.get(key))) else {
+        let Some((body_key, build)) = json_body(api).filter(|_| truthy(input.get(key))) else {
             continue;
         };
         match build(&llm, &model, v) {
