@@ -68,6 +68,17 @@ pub enum WireRule {
     DuplicateCallId,
 }
 
+/// A rule an entry of a body's list breaks: a message of Chat Completions' `messages`
+/// ([`openai`]), an item of a Responses `input` ([`openai_responses`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntryViolation {
+    pub rule: WireRule,
+    /// Index of the offending entry.
+    pub index: usize,
+    /// The error text the API returns.
+    pub message: String,
+}
+
 impl WireRule {
     /// The stable id: `orphan-result`, `missing-tool-response`, ...
     pub fn id(self) -> &'static str {

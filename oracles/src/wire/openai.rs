@@ -8,22 +8,10 @@
 
 use std::borrow::Borrow;
 
-use serde::Serialize;
-
+use super::EntryViolation;
 use super::WireRule::{self, *};
 use crate::js::{Json, View};
 use crate::json_text;
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChatViolation {
-    /// One of `NotAnObject`, `InvalidRole`, `ToolWithoutCall`, `UnknownToolCallId`,
-    /// `MissingToolResponse`.
-    pub rule: WireRule,
-    /// Index of the offending message.
-    pub index: usize,
-    /// The error text the API returns.
-    pub message: String,
-}
 
 /// OpenAI's limit on a tool call id, in characters.
 const MAX_TOOL_CALL_ID: usize = 40;
@@ -45,7 +33,7 @@ struct OpenBatch<'a> {
 }
 
 /// The violations of `messages`, read in either JSON type (`M` is `J` or a reference to one).
-pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
+pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
     let mut found = Vec::new();
     let mut batch: Option<OpenBatch> = None;
     for (index, message) in messages.iter().enumerate() {
@@ -108,7 +96,7 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
 /// characters, which OpenAI refuses with `string_above_max_length` (reported:
 /// <https://github.com/agno-agi/agno/issues/5382>, and through OpenRouter
 /// <https://github.com/openclaw/openclaw/pull/875>).
-pub fn validate_body<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation> {
+pub fn validate_body<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
     let mut found = validate::<J, M>(messages);
     for (index, message) in messages.iter().enumerate() {
         let Some(View::Array(calls)) = message.borrow().member("tool_calls").map(Json::view) else {
@@ -127,7 +115,7 @@ pub fn validate_body<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<ChatViolation
 }
 
 /// Reports the unanswered calls of a batch that has just ended.
-fn close(batch: Option<OpenBatch>, found: &mut Vec<ChatViolation>) {
+fn close(batch: Option<OpenBatch>, found: &mut Vec<EntryViolation>) {
     let Some(batch) = batch else { return };
     let missing: Vec<&str> = batch
         .ids
@@ -159,8 +147,8 @@ fn str_field<'j>(object: &'j impl Json, key: &str) -> &'j str {
     }
 }
 
-fn violation(rule: WireRule, index: usize, message: String) -> ChatViolation {
-    ChatViolation {
+fn violation(rule: WireRule, index: usize, message: String) -> EntryViolation {
+    EntryViolation {
         rule,
         index,
         message,

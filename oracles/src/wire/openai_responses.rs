@@ -32,26 +32,13 @@ use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::iter;
 
-use serde::Serialize;
-
-use super::WireRule::{self, *};
+use super::EntryViolation;
+use super::WireRule::*;
 use crate::js::{Json, View};
-
-/// A rule an `input` item breaks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ItemViolation {
-    /// One of `MissingFunctionCallOutput`, `FunctionCallOutputWithoutCall`,
-    /// `ReasoningWithoutFollowingItem`, `DuplicateItemId`, `InvalidFunctionCallId`.
-    pub rule: WireRule,
-    /// Index of the offending item in `input`.
-    pub index: usize,
-    /// The error text the API returns.
-    pub message: String,
-}
 
 /// The violations of a Responses request body's `input`, read in either JSON type (`M` is `J` or
 /// a reference to one), in item order.
-pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<ItemViolation> {
+pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<EntryViolation> {
     let items: Vec<&J> = input.iter().map(Borrow::borrow).collect();
     let call_ids_of = |kind: &str| -> HashSet<&str> {
         items
@@ -68,7 +55,7 @@ pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<ItemViolation> 
     for (index, (&item, next)) in items.iter().zip(next_items).enumerate() {
         let call_id = str_field(item, "call_id").unwrap_or_default();
         let id = str_field(item, "id");
-        let violation = |rule, message| ItemViolation {
+        let violation = |rule, message| EntryViolation {
             rule,
             index,
             message,
@@ -152,6 +139,7 @@ mod tests {
 
     use super::*;
     use crate::js_value::{self, JsValue};
+    use crate::wire::WireRule;
 
     fn found(input: Value) -> Vec<(WireRule, usize, String)> {
         let items = input.as_array().unwrap();
