@@ -1,10 +1,14 @@
-//! `ctxfuzz check FILE... [--pi V] [--json]`: would the provider accept these transcripts?
+//! `ctxfuzz check FILE... [--pi V] [--provider P|all] [--json]`: would the provider accept these
+//! transcripts?
 //!
-//! Each file is rendered through pi's pipeline (the pi version `--pi` picks, default 1.6.0) and the
-//! Anthropic request is checked against the API's rules. Every violation is printed with its rule
-//! id, its location in the request (`messages.N.content.M`), the error text the API returns, the
-//! known failure shape (docs/oracle.md#known-failure-shapes) it is (when it is one) and who could
-//! have prevented it.
+//! Each file is rendered through pi's pipeline (the pi version `--pi` picks, default 1.6.0) into
+//! the body pi builds for the provider (`--provider`, default `anthropic`; `all`: every modelled
+//! provider, each verdict labelled with the provider and its API), and the body is checked against
+//! that API's rules. Every violation is printed with its rule id, its location in the body
+//! (`messages.N.content.M`, `input.N`), the error text the API returns and, for the Anthropic
+//! body, the known failure shape (docs/oracle.md#known-failure-shapes) it is (when it is one) and
+//! who could have prevented it. The Anthropic body is judged part by part, in bounded memory; the
+//! others read the file's messages whole.
 //!
 //! Exit codes: 0 every file clean; 1 a violation, or pi itself would throw on a file (that
 //! transcript cannot be sent either); 2 bad input (nothing is judged: every file is read first).
@@ -19,11 +23,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use ctxfuzz_oracles::invariants::Cause;
-use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts, WireFinding, findings};
+use ctxfuzz_oracles::invariants::wire::{
+    BodyRejection, PART_SIZE, Parts, WireFinding, body_rejections, findings,
+};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::session_context::SessionRules;
-use ctxfuzz_oracles::pi::{self, PiVersion, Thrown};
+use ctxfuzz_oracles::pi::{Api, PiVersion, Provider, Thrown};
 use serde_json::{Value, json};
 
 use super::exit::ExitCode;
@@ -38,12 +44,62 @@ pub struct Args {
     /// pi version whose behaviour to model (any version string).
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
+    /// The provider whose body to judge (its catalog model picks the API): anthropic, openai,
+    /// openrouter, groq, deepseek, or `all` of them.
+    #[arg(long, default_value = "anthropic", value_parser = providers)]
+    pub provider: Providers,
     /// Print one JSON document (scriptable) instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Judges one file: a pi session file (`*.jsonl`, or a session header on the first line) by the
+/// The providers `--provider` names: one, or every modelled one (`all`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Providers(Vec<Provider>);
+
+impl Default for Providers {
+    fn default() -> Self {
+        Providers(vec![Provider::default()])
+    }
+}
+
+fn providers(name: &str) -> Result<Providers, String> {
+    if name == "all" {
+        return Ok(Providers(Provider::ALL.to_vec()));
+    }
+    let provider = name
+        .parse::<Provider>()
+        .map_err(|unknown| format!("{unknown}, or all"))?;
+    Ok(Providers(vec![provider]))
+}
+
+/// Judges one file for `provider`: the Anthropic body by [`judge_anthropic`]; any other by the
+/// messages pi would start from, read whole.
+fn judge(
+    path: &Path,
+    text: &str,
+    provider: Provider,
+    v: PiVersion,
+    last_file: bool,
+) -> Result<Outcome> {
+    let model = JsValue::from(provider.model());
+    let api = provider.api();
+    if api == Api::AnthropicMessages {
+        return judge_anthropic(path, text, &model, v, last_file);
+    }
+    let judged = |messages: &[JsValue<'_>]| {
+        let judged = body_rejections(messages, &model, api, v)
+            .expect("every API but Anthropic's has a JSON body");
+        Outcome::of(judged.map(Verdict::BodyRejected))
+    };
+    if session_file::is_session_file(path, text) {
+        return Ok(judged(&session_file::read_messages(path, text, v)?));
+    }
+    let document = io::parse_json_borrowed(path, text)?;
+    Ok(judged(io::messages_of(path, &document)?))
+}
+
+/// Judges one file's Anthropic body: a pi session file (`*.jsonl`, or a session header on the first line) by the
 /// messages pi `v` would load from it, read through the index of its lines and judged part by
 /// part (whole when the index does not cover it, or the parts do not stand alone); a JSON array of pi messages part by part, in the memory of
 /// its text and one part; anything else, and an array whose parts do not stand alone, parsed
@@ -52,7 +108,7 @@ pub struct Args {
 /// The seam for other transcript formats: a reader for them gives the messages pi would send
 /// into `convertToLlm`. A whole document read from the `last_file` is left to the operating
 /// system ([`super::free_at_exit`]).
-fn judge(
+fn judge_anthropic(
     path: &Path,
     text: &str,
     model: &JsValue<'_>,
@@ -66,10 +122,10 @@ fn judge(
     }
     if session_file::is_session_file(path, text) {
         if let Some(judged) = session_in_parts(path, text, model, v) {
-            return Ok(Outcome::of(judged));
+            return Ok(Outcome::of(judged.map(Verdict::Rejected)));
         }
         let messages = session_file::read_messages(path, text, v)?;
-        let outcome = Outcome::of(findings(&messages, model, v));
+        let outcome = Outcome::of(findings(&messages, model, v).map(Verdict::Rejected));
         leave(messages, last_file);
         return Ok(outcome);
     }
@@ -77,10 +133,11 @@ fn judge(
     if io::for_each_item(path, text, |message| parts.push(message))?
         && let Some(judged) = parts.finish()
     {
-        return Ok(Outcome::of(judged));
+        return Ok(Outcome::of(judged.map(Verdict::Rejected)));
     }
     let document = io::parse_json_borrowed(path, text)?;
-    let outcome = Outcome::of(findings(io::messages_of(path, &document)?, model, v));
+    let outcome =
+        Outcome::of(findings(io::messages_of(path, &document)?, model, v).map(Verdict::Rejected));
     leave(document, last_file);
     Ok(outcome)
 }
@@ -104,48 +161,72 @@ fn session_in_parts(
     Some(judged)
 }
 
-/// What `check` concluded about one file.
+/// What `check` concluded about one file for one provider.
+struct Judged<'p> {
+    file: &'p Path,
+    provider: Provider,
+    outcome: Outcome,
+}
+
+/// Whether pi builds a body for the file at all, and the rules it breaks.
 enum Outcome {
-    Judged(Vec<WireFinding>),
+    Judged(Verdict),
     Throws(Thrown),
 }
 
+/// The rules a body breaks: the Anthropic body's with their causes and known shapes, any other
+/// API's with their location and text.
+enum Verdict {
+    Rejected(Vec<WireFinding>),
+    BodyRejected(Vec<BodyRejection>),
+}
+
 impl Outcome {
-    fn of(judged: Result<Vec<WireFinding>, Thrown>) -> Self {
+    fn of(judged: Result<Verdict, Thrown>) -> Self {
         match judged {
-            Ok(found) => Outcome::Judged(found),
+            Ok(verdict) => Outcome::Judged(verdict),
             Err(thrown) => Outcome::Throws(thrown),
+        }
+    }
+
+    /// How many rules the body breaks (`None` when pi throws).
+    fn violations(&self) -> Option<usize> {
+        match self {
+            Outcome::Judged(Verdict::Rejected(found)) => Some(found.len()),
+            Outcome::Judged(Verdict::BodyRejected(found)) => Some(found.len()),
+            Outcome::Throws(_) => None,
         }
     }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let model = JsValue::from(pi::default_model());
+    let Providers(providers) = &args.provider;
     // One file at a time: a text is dropped once judged, so memory is that of the largest file,
     // not of them all.
     let last = args.files.len().saturating_sub(1);
-    let outcomes = args
-        .files
-        .iter()
-        .enumerate()
-        .map(|(index, path)| {
-            let text = io::read_text(path)?;
-            let outcome = judge(path, &text, &model, args.pi, index == last)?;
-            if index == last {
-                super::free_at_exit(text);
-            }
-            Ok(outcome)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut judged = Vec::new();
+    for (index, file) in args.files.iter().enumerate() {
+        let text = io::read_text(file)?;
+        for (at, &provider) in providers.iter().enumerate() {
+            let last_judgement = index == last && at + 1 == providers.len();
+            let outcome = judge(file, &text, provider, args.pi, last_judgement)?;
+            judged.push(Judged {
+                file,
+                provider,
+                outcome,
+            });
+        }
+        if index == last {
+            super::free_at_exit(text);
+        }
+    }
     let report = if args.json {
-        json_text::to_string_pretty(&json_report(&args.files, &outcomes, args.pi))? + "\n"
+        json_text::to_string_pretty(&json_report(&judged, args.pi))? + "\n"
     } else {
-        text_report(&args.files, &outcomes, args.pi)
+        text_report(&judged, args.pi)
     };
     print!("{report}");
-    let clean = outcomes
-        .iter()
-        .all(|o| matches!(o, Outcome::Judged(found) if found.is_empty()));
+    let clean = judged.iter().all(|j| j.outcome.violations() == Some(0));
     Ok(ExitCode::found(!clean))
 }
 
@@ -156,63 +237,90 @@ fn location(finding: &WireFinding) -> String {
     }
 }
 
-fn text_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> String {
+fn text_report(judged: &[Judged], pi_version: PiVersion) -> String {
     let mut out = String::new();
-    for (file, outcome) in files.iter().zip(outcomes) {
+    for Judged {
+        file,
+        provider,
+        outcome,
+    } in judged
+    {
         let file = file.display();
+        let label = format!(
+            "pi {pi_version}, provider {provider}, API {}",
+            provider.api().name()
+        );
+        let count = outcome.violations();
         match outcome {
             Outcome::Throws(thrown) => {
-                let _ = writeln!(out, "{file}: cannot be sent: {thrown} (pi {pi_version})");
+                let _ = writeln!(out, "{file}: cannot be sent: {thrown} ({label})");
             }
-            Outcome::Judged(found) if found.is_empty() => {
+            Outcome::Judged(_) if count == Some(0) => {
+                let _ = writeln!(out, "{file}: ok ({label}: the request breaks no rule)");
+            }
+            Outcome::Judged(verdict) => {
                 let _ = writeln!(
                     out,
-                    "{file}: ok (pi {pi_version}: the request breaks no rule)"
+                    "{file}: {} violation(s), the API would answer 400 ({label})",
+                    count.unwrap_or_default()
                 );
-            }
-            Outcome::Judged(found) => {
-                let _ = writeln!(
-                    out,
-                    "{file}: {} violation(s), the API would answer 400 (pi {pi_version})",
-                    found.len()
-                );
-                for finding in found {
-                    let _ = writeln!(out, "  {}  {}", location(finding), finding.wire.rule);
-                    if let Some(shape) = finding.shape {
-                        let _ = writeln!(
-                            out,
-                            "    known failure {}: {}",
-                            shape.number(),
-                            shape.describe()
-                        );
-                    }
-                    if let Cause::Unpreventable(reason) = &finding.cause {
-                        let _ = writeln!(out, "    pi's own doing: {reason}");
-                    }
-                    let _ = writeln!(out, "    API error: {}", finding.wire.text);
-                }
+                write_violations(&mut out, verdict);
             }
         }
     }
     out
 }
 
-fn json_report(files: &[PathBuf], outcomes: &[Outcome], pi_version: PiVersion) -> Value {
-    let files: Vec<Value> = files
+fn write_violations(out: &mut String, verdict: &Verdict) {
+    match verdict {
+        Verdict::Rejected(found) => {
+            for finding in found {
+                let _ = writeln!(out, "  {}  {}", location(finding), finding.wire.rule);
+                if let Some(shape) = finding.shape {
+                    let _ = writeln!(
+                        out,
+                        "    known failure {}: {}",
+                        shape.number(),
+                        shape.describe()
+                    );
+                }
+                if let Cause::Unpreventable(reason) = &finding.cause {
+                    let _ = writeln!(out, "    pi's own doing: {reason}");
+                }
+                let _ = writeln!(out, "    API error: {}", finding.wire.text);
+            }
+        }
+        Verdict::BodyRejected(found) => {
+            for rejection in found {
+                let _ = writeln!(out, "  {}  {}", rejection.location, rejection.rule);
+                let _ = writeln!(out, "    API error: {}", rejection.text);
+            }
+        }
+    }
+}
+
+fn json_report(judged: &[Judged], pi_version: PiVersion) -> Value {
+    let files: Vec<Value> = judged
         .iter()
-        .zip(outcomes)
-        .map(|(file, outcome)| match outcome {
-            Outcome::Throws(thrown) => json!({
-                "file": file.display().to_string(),
-                "verdict": "pi-throws",
-                "thrown": {"stage": thrown.stage.to_string(), "error": thrown.error},
-                "violations": [],
-            }),
-            Outcome::Judged(found) => json!({
-                "file": file.display().to_string(),
-                "verdict": if found.is_empty() { "clean" } else { "violations" },
-                "violations": found.iter().map(finding_json).collect::<Vec<_>>(),
-            }),
+        .map(|judged| {
+            let mut entry = match &judged.outcome {
+                Outcome::Throws(thrown) => json!({
+                    "verdict": "pi-throws",
+                    "thrown": {"stage": thrown.stage.to_string(), "error": thrown.error},
+                    "violations": [],
+                }),
+                Outcome::Judged(verdict) => json!({
+                    "verdict": if judged.outcome.violations() == Some(0) { "clean" } else { "violations" },
+                    "violations": match verdict {
+                        Verdict::Rejected(found) => found.iter().map(finding_json).collect::<Vec<_>>(),
+                        Verdict::BodyRejected(found) => found.iter().map(rejection_json).collect(),
+                    },
+                }),
+            };
+            entry["file"] = json!(judged.file.display().to_string());
+            entry["provider"] = json!(judged.provider.name());
+            entry["api"] = json!(judged.provider.api().name());
+            entry
         })
         .collect();
     json!({"pi": pi_version.to_string(), "files": files})
@@ -229,5 +337,13 @@ fn finding_json(finding: &WireFinding) -> Value {
         "error": wire.text,
         "known_failure": finding.shape.map(|s| json!({"number": s.number(), "shape": s.describe()})),
         "cause": finding.cause,
+    })
+}
+
+fn rejection_json(rejection: &BodyRejection) -> Value {
+    json!({
+        "rule": rejection.rule,
+        "location": rejection.location,
+        "error": rejection.text,
     })
 }

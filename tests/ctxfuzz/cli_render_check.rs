@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use crate::common::{ctxfuzz, write};
+use crate::common::{ctxfuzz, stdout, write};
 
 use serde_json::{Value, json};
 
@@ -128,6 +128,112 @@ fn check_flags_each_known_failure_shape_with_its_rule() {
             "{file}: {rule} shape {shape}: {violations:?}"
         );
     }
+}
+
+/// A rejection as `check --json` prints it: rule, location, the API's error text.
+type Rejection = (String, String, String);
+
+/// `check --provider all` on `file`: each provider that rejects the body, with its API and the
+/// rules, locations and texts of its rejections; every other provider's verdict is `clean`.
+fn rejected_by_provider(file: &str) -> Vec<(String, String, Vec<Rejection>)> {
+    let output = ctxfuzz(&["check", "--provider", "all", "--json", file]);
+    let report = stdout_json(&output);
+    let verdicts = report["files"].as_array().expect("files");
+    let providers: Vec<&str> = verdicts
+        .iter()
+        .map(|v| v["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        providers,
+        ["anthropic", "openai", "openrouter", "groq", "deepseek"]
+    );
+    let rejected: Vec<_> = verdicts
+        .iter()
+        .filter(|v| v["verdict"] != "clean")
+        .map(|v| {
+            let violations = v["violations"].as_array().unwrap().iter();
+            let text = |value: &Value| value.as_str().unwrap_or_default().to_string();
+            (
+                text(&v["provider"]),
+                text(&v["api"]),
+                violations
+                    .map(|found| {
+                        (
+                            text(&found["rule"]),
+                            text(&found["location"]),
+                            text(&found["error"]),
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let expected_code = if rejected.is_empty() { 0 } else { 1 };
+    assert_eq!(output.status.code(), Some(expected_code), "{report}");
+    rejected
+}
+
+/// A call id reused across turns bricks the Anthropic body alone: the OpenAI APIs pair a result
+/// with the call before it, whatever the ids of earlier turns.
+#[test]
+fn check_all_providers_charges_an_id_reused_across_turns_to_anthropic_alone() {
+    let rejected = rejected_by_provider(&corpus("shape4-id-reused-across-turns.json"));
+    let rule = (
+        "duplicate-tool-use-id".to_string(),
+        "messages.4.content.0".to_string(),
+        "messages.4.content.0: tool_use ids must be unique".to_string(),
+    );
+    assert_eq!(
+        rejected,
+        [("anthropic".into(), "anthropic-messages".into(), vec![rule])]
+    );
+}
+
+/// Another provider's 45-character call id: pi cuts it to 40 only for the `openai` provider, so
+/// the body every other openai-completions provider gets breaks OpenAI's limit; Anthropic's 64 and
+/// the Responses body take it.
+#[test]
+fn check_all_providers_charges_a_long_call_id_to_openai_completions_alone() {
+    let file = corpus("openai-completions-long-call-id-kept-for-openrouter.json");
+    let rule = (
+        "tool-call-id-too-long".to_string(),
+        "messages.1".to_string(),
+        "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 45 instead.".to_string(),
+    );
+    let expected: Vec<_> = ["openrouter", "groq", "deepseek"]
+        .into_iter()
+        .map(|provider| {
+            (
+                provider.into(),
+                "openai-completions".into(),
+                vec![rule.clone()],
+            )
+        })
+        .collect();
+    assert_eq!(rejected_by_provider(&file), expected);
+}
+
+/// A reply of the very model cut off while reasoning: pi sends its reasoning item alone, which the
+/// Responses API refuses; the other bodies carry no reasoning item.
+#[test]
+fn check_all_providers_charges_a_reply_cut_off_while_reasoning_to_openai_responses_alone() {
+    let file = corpus("openai-responses-reply-cut-off-while-reasoning.json");
+    let rule = (
+        "reasoning-without-following-item".to_string(),
+        "input.1".to_string(),
+        "Item 'rs_1' of type 'reasoning' was provided without its required following item."
+            .to_string(),
+    );
+    assert_eq!(
+        rejected_by_provider(&file),
+        [("openai".into(), "openai-responses".into(), vec![rule])]
+    );
+    let text = stdout(&ctxfuzz(&["check", "--provider", "openai", &file]));
+    assert!(
+        text.contains("provider openai, API openai-responses")
+            && text.contains("input.1  reasoning-without-following-item"),
+        "{text}"
+    );
 }
 
 #[test]

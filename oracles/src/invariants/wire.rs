@@ -23,8 +23,10 @@ use crate::pi::{self, PiVersion, Thrown};
 use crate::wire::WireRule;
 use crate::wire::anthropic::{Rejection, Request, validate};
 
+mod body;
 mod parts;
 
+pub use body::{BodyRejection, body_rejections};
 pub use parts::{PART_SIZE, Parts};
 
 pub const WIRE_VALID: Invariant = Invariant {

@@ -1,0 +1,133 @@
+//! The rules of an API other than Anthropic's on the body pi builds for it: what `ctxfuzz check
+//! --provider` reports for a provider that speaks openai-completions or openai-responses. The
+//! Anthropic body has its own judgement, with each rejection's cause and known shape
+//! ([`super::findings`]).
+
+use std::borrow::Borrow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::js_value::JsValue;
+use crate::pi::{self, Api, PiVersion, Thrown};
+use crate::wire::{EntryViolation, WireRule, openai, openai_responses};
+
+/// One rule the body breaks: where in the body, and the error text the API answers with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BodyRejection {
+    pub rule: WireRule,
+    /// The offending entry of the body's list: `messages.N` (openai-completions), `input.N`
+    /// (openai-responses).
+    pub location: String,
+    pub text: String,
+}
+
+/// Renders `messages` through pi (version `v`, target `model`, whose `api` is `api`) and returns
+/// every rule the body breaks, in the body's order; `None` for the Anthropic Messages API (judged
+/// by [`super::findings`]), `Err` when pi itself would throw.
+pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
+    messages: &'a [M],
+    model: &JsValue<'_>,
+    api: Api,
+    v: PiVersion,
+) -> Option<Result<Vec<BodyRejection>, Thrown>> {
+    let validate: fn(&[Value]) -> Vec<EntryViolation> = match api {
+        Api::AnthropicMessages => return None,
+        Api::OpenAiCompletions => openai::validate_body::<Value, Value>,
+        Api::OpenAiResponses => openai_responses::validate_input::<Value, Value>,
+    };
+    let (list, build) = pi::json_body(api)?;
+    let judged = pi::convert::convert(messages, v)
+        .and_then(|llm| build(&llm, model, v))
+        .map(|body| {
+            let entries = body.as_array().map_or(&[][..], Vec::as_slice);
+            validate(entries)
+                .into_iter()
+                .map(|found| BodyRejection {
+                    rule: found.rule,
+                    location: format!("{list}.{}", found.index),
+                    text: found.message,
+                })
+                .collect()
+        });
+    Some(judged)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::js_value;
+    use crate::pi::Provider;
+
+    /// The rules, and where, `provider`'s body breaks for `messages`.
+    fn rejected(messages: Value, provider: Provider) -> Option<Vec<(WireRule, String)>> {
+        let messages = js_value::borrow_all(messages.as_array().unwrap());
+        let model = provider.model();
+        let judged = body_rejections(
+            &messages,
+            &JsValue::from(&model),
+            provider.api(),
+            PiVersion::default(),
+        )?;
+        Some(
+            judged
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.rule, r.location))
+                .collect(),
+        )
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"role": "user", "content": text, "timestamp": 1})
+    }
+
+    #[test]
+    fn each_api_s_rules_judge_its_own_body_located_in_its_list() {
+        let id = format!("call_{}", "x".repeat(40));
+        let long_id = json!([user("go"),
+            {"role": "assistant", "api": "google-generative-ai", "provider": "google",
+             "model": "gemini-2.5-pro", "stopReason": "toolUse", "timestamp": 2,
+             "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]},
+            {"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+             "content": [{"type": "text", "text": "ok"}], "timestamp": 3}]);
+        let signature = r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e"}"#;
+        let cut_off = json!([user("go"),
+            {"role": "assistant", "api": "openai-responses", "provider": "openai",
+             "model": "gpt-4.1", "stopReason": "length", "timestamp": 2,
+             "content": [{"type": "thinking", "thinking": "hmm", "thinkingSignature": signature}]},
+            user("continue")]);
+        assert_eq!(rejected(long_id.clone(), Provider::Anthropic), None);
+        assert_eq!(
+            rejected(long_id.clone(), Provider::Groq),
+            Some(vec![(WireRule::ToolCallIdTooLong, "messages.1".into())])
+        );
+        assert_eq!(rejected(long_id, Provider::OpenAi), Some(vec![]));
+        assert_eq!(
+            rejected(cut_off.clone(), Provider::OpenAi),
+            Some(vec![(
+                WireRule::ReasoningWithoutFollowingItem,
+                "input.1".into()
+            )])
+        );
+        assert_eq!(rejected(cut_off, Provider::Groq), Some(vec![]));
+    }
+
+    #[test]
+    fn pi_s_throw_is_the_judgement_of_every_api() {
+        let messages = json!([null]);
+        let messages = js_value::borrow_all(messages.as_array().unwrap());
+        for provider in [Provider::OpenAi, Provider::Groq] {
+            let model = provider.model();
+            let judged = body_rejections(
+                &messages,
+                &JsValue::from(&model),
+                provider.api(),
+                PiVersion::default(),
+            );
+            assert!(matches!(judged, Some(Err(_))), "{provider}");
+        }
+    }
+}
