@@ -61,23 +61,15 @@ mod tests {
     use crate::js_value;
     use crate::pi::Provider;
 
-    /// The rules, and where, `provider`'s body breaks for `messages`.
-    fn rejected(messages: Value, provider: Provider) -> Option<Vec<(WireRule, String)>> {
+    /// The rules, and where, `provider`'s body breaks for `messages`; `Err` with pi's throw.
+    fn rejected(
+        messages: Value,
+        provider: Provider,
+    ) -> Option<Result<Vec<(WireRule, String)>, Thrown>> {
         let messages = js_value::borrow_all(messages.as_array().unwrap());
-        let model = provider.model();
-        let judged = body_rejections(
-            &messages,
-            &JsValue::from(&model),
-            provider.api(),
-            PiVersion::default(),
-        )?;
-        Some(
-            judged
-                .unwrap()
-                .into_iter()
-                .map(|r| (r.rule, r.location))
-                .collect(),
-        )
+        let model = JsValue::from(provider.model());
+        let judged = body_rejections(&messages, &model, provider.api(), PiVersion::default())?;
+        Some(judged.map(|found| found.into_iter().map(|r| (r.rule, r.location)).collect()))
     }
 
     fn user(text: &str) -> Value {
@@ -99,34 +91,26 @@ mod tests {
              "model": "gpt-4.1", "stopReason": "length", "timestamp": 2,
              "content": [{"type": "thinking", "thinking": "hmm", "thinkingSignature": signature}]},
             user("continue")]);
-        assert_eq!(rejected(long_id.clone(), Provider::Anthropic), None);
+        assert!(rejected(long_id.clone(), Provider::Anthropic).is_none());
         assert_eq!(
             rejected(long_id.clone(), Provider::Groq),
-            Some(vec![(WireRule::ToolCallIdTooLong, "messages.1".into())])
+            Some(Ok(vec![(WireRule::ToolCallIdTooLong, "messages.1".into())]))
         );
-        assert_eq!(rejected(long_id, Provider::OpenAi), Some(vec![]));
+        assert_eq!(rejected(long_id, Provider::OpenAi), Some(Ok(vec![])));
         assert_eq!(
             rejected(cut_off.clone(), Provider::OpenAi),
-            Some(vec![(
+            Some(Ok(vec![(
                 WireRule::ReasoningWithoutFollowingItem,
                 "input.1".into()
-            )])
+            )]))
         );
-        assert_eq!(rejected(cut_off, Provider::Groq), Some(vec![]));
+        assert_eq!(rejected(cut_off, Provider::Groq), Some(Ok(vec![])));
     }
 
     #[test]
     fn pi_s_throw_is_the_judgement_of_every_api() {
-        let messages = json!([null]);
-        let messages = js_value::borrow_all(messages.as_array().unwrap());
         for provider in [Provider::OpenAi, Provider::Groq] {
-            let model = provider.model();
-            let judged = body_rejections(
-                &messages,
-                &JsValue::from(&model),
-                provider.api(),
-                PiVersion::default(),
-            );
+            let judged = rejected(json!([null]), provider);
             assert!(matches!(judged, Some(Err(_))), "{provider}");
         }
     }
