@@ -186,6 +186,44 @@ mod tests {
         );
     }
 
+    /// A case file records a judgement as its invariant ids, sorted and each once.
+    #[test]
+    fn a_verdict_is_the_sorted_distinct_ids_of_what_broke() {
+        let broken = |invariant| Violation::charged(invariant, String::new(), Value::Null);
+        let judgement = Judgement::from_violations(vec![
+            broken(wire::WIRE_VALID),
+            broken(sweep::IDEMPOTENT),
+            broken(wire::WIRE_VALID),
+        ]);
+        assert_eq!(judgement.verdict(), ["sweep-idempotent", "wire-valid"]);
+        assert_eq!(
+            Judgement::from_violations(vec![]).verdict(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            Judgement::CannotJudge("pi throws".into()).verdict(),
+            ["cannot-judge"]
+        );
+    }
+
+    /// Two lists are the same messages only with as many messages, each equal to its counterpart.
+    #[test]
+    fn same_messages_need_the_same_length_and_each_message_equal() {
+        let (a, b) = (json!({"role": "user"}), json!({"role": "assistant"}));
+        assert!(same_messages::<Value, _, _>(
+            &[&a, &b],
+            &[a.clone(), b.clone()]
+        ));
+        assert!(!same_messages::<Value, _, _>(
+            &[&a],
+            &[a.clone(), b.clone()]
+        ));
+        assert!(!same_messages::<Value, _, _>(
+            &[&a, &b],
+            &[a.clone(), a.clone()]
+        ));
+    }
+
     #[test]
     fn an_invariant_reads_and_serialises_as_its_id() {
         assert_eq!(sweep::IDEMPOTENT.to_string(), "sweep-idempotent");
