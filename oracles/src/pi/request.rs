@@ -167,6 +167,52 @@ fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
     }
 }
 
+/// A tool result's content as pi-ai's OpenAI and Google builders read it
+/// (`msg.content.filter(...)`): its texts joined with `\n`, whether they count as text, and its
+/// images.
+pub(crate) struct ResultContent<'v, 'a> {
+    pub text: String,
+    /// Before 1.3 any text counts; from 1.3 a blank one does not.
+    pub has_text: bool,
+    pub images: Vec<&'v JsValue<'a>>,
+}
+
+/// Reads a result's `content`; the error is what the JavaScript throws, `expression` naming the
+/// content in the builder's words (`toolMsg.content`, `msg.content`, ...).
+pub(crate) fn read_result_content<'v, 'a>(
+    content: Option<&'v JsValue<'a>>,
+    expression: &str,
+    v: PiVersion,
+) -> Result<ResultContent<'v, 'a>, String> {
+    let blocks = match content {
+        Some(JsValue::Array(blocks)) => blocks,
+        None | Some(JsValue::Null) => return Err(js::cannot_read(content, "filter")),
+        Some(_) => return Err(format!("TypeError: {expression}.filter is not a function")),
+    };
+    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
+        return Err(js::cannot_read(Some(block), "type"));
+    }
+    let texts = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "text"))
+        .map(|b| field(b, "text"));
+    let text = js::join(texts, "\n");
+    let has_text = if v >= PiVersion::From130 {
+        !js::is_blank(&text)
+    } else {
+        !text.is_empty()
+    };
+    let images = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "image"))
+        .collect();
+    Ok(ResultContent {
+        text,
+        has_text,
+        images,
+    })
+}
+
 /// `convertMessages`: the wire messages.
 fn convert_messages<'a>(
     transformed: &[&'a JsValue<'a>],

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, sanitized, sanitized_text};
+use super::{collapse_system_messages, read_result_content, sanitized, sanitized_text};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -275,47 +275,25 @@ fn result_output(
     expression: &str,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: {expression}.filter is not a function"
-            )));
-        }
-    };
-    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
-        return Err(throw(js::cannot_read(Some(block), "type")));
-    }
-    let texts = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "text"))
-        .map(|b| field(b, "text"));
-    let text = js::join(texts, "\n");
-    let images: Vec<&JsValue> = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "image"))
-        .collect();
-    // From 1.3 a blank text counts as none.
-    let has_text = if v >= PiVersion::From130 {
-        !js::is_blank(&text)
-    } else {
-        !text.is_empty()
-    };
-    if images.is_empty() {
+    let read = read_result_content(content, expression, v).map_err(throw)?;
+    if read.images.is_empty() {
         // Before 0.80.4 a result without text says it has an image even when it has none.
         let note = if v >= PiVersion::From0804 {
             "(no tool output)"
         } else {
             "(see attached image)"
         };
-        return Ok(json!(sanitized(if has_text { &text } else { note })));
+        return Ok(json!(sanitized(if read.has_text {
+            &read.text
+        } else {
+            note
+        })));
     }
-    let mut parts = Vec::with_capacity(images.len() + 1);
-    if has_text {
-        parts.push(text_part(&text));
+    let mut parts = Vec::with_capacity(read.images.len() + 1);
+    if read.has_text {
+        parts.push(text_part(&read.text));
     }
-    parts.extend(images.into_iter().map(image_part));
+    parts.extend(read.images.into_iter().map(image_part));
     Ok(Value::Array(parts))
 }
 
