@@ -220,6 +220,13 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
         .map(|item| &item["type"])
         .collect();
     assert!(kinds.contains(&&json!("function_call_output")), "{openai}");
+    // Gemini 2.5 takes no call ids: the call and its response are paired by name and order.
+    let google = stdout_json(&ctxfuzz(&["render", &path, "--provider", "google"]));
+    let call = &google["contents"][1]["parts"][0]["functionCall"];
+    assert_eq!(call["name"], "read", "{google}");
+    assert_eq!(call.get("id"), None, "{google}");
+    let response = &google["contents"][2]["parts"][0]["functionResponse"];
+    assert_eq!(response["response"], json!({"output": "ok"}), "{google}");
     let transformed = stdout_json(&ctxfuzz(&[
         "render",
         &path,
@@ -245,7 +252,7 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&unknown.stderr).contains(
-            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek)"
+            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek, google)"
         ),
         "{}",
         String::from_utf8_lossy(&unknown.stderr)

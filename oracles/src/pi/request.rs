@@ -33,6 +33,7 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
+pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 pub(crate) mod short_hash;

@@ -126,6 +126,7 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
     let bodies = [
         ("openaiCompletions", Api::OpenAiCompletions),
         ("openaiResponses", Api::OpenAiResponses),
+        ("google", Api::GoogleGenerativeAi),
     ];
     for (key, api) in bodies {
         let Some((body_key, build)) = json_body(api).filter(|_| truthy(input.get(key))) else {
