@@ -35,7 +35,8 @@ use std::iter;
 use serde::Serialize;
 
 use super::WireRule::{self, *};
-use crate::js::{Json, View};
+use super::str_field;
+use crate::js::Json;
 
 /// A rule an `input` item breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -135,14 +136,6 @@ fn follows_reasoning<J: Json>(next: &J) -> bool {
         Some("message") => str_field(next, "role") == Some("assistant"),
         Some("function_call" | "reasoning") => true,
         _ => false,
-    }
-}
-
-/// `object[key]` when it is a string.
-fn str_field<'j, J: Json>(object: &'j J, key: &str) -> Option<&'j str> {
-    match object.member(key).map(Json::view) {
-        Some(View::String(text)) => Some(text),
-        _ => None,
     }
 }
 

@@ -317,8 +317,121 @@ fn function_response(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::{gemini_major_version, thought_signature};
     use crate::js_value::JsValue;
+    use crate::pi::{PiVersion, run_vector_input};
+    use crate::wire::WireRule::{self, *};
+    use crate::wire::google::validate_contents;
+
+    const FLASH: &str = "gemini-2.5-flash";
+
+    /// The rules the Gemini API applies to the body pi builds for `messages` to Google's model
+    /// `model`, with where they are broken.
+    fn refused(messages: &Value, model: &str, v: PiVersion) -> Vec<(WireRule, usize)> {
+        let input = json!({"google": true, "messages": messages,
+            "model": {"id": model, "api": "google-generative-ai", "provider": "google",
+                      "baseUrl": "https://generativelanguage.googleapis.com/v1beta",
+                      "reasoning": true, "input": ["text", "image"]}});
+        let output = run_vector_input(&input, v);
+        let Value::Array(contents) = &output["google"]["contents"] else {
+            panic!("no body: {output}");
+        };
+        validate_contents::<Value, _>(contents)
+            .into_iter()
+            .map(|v| (v.rule, v.index))
+            .collect()
+    }
+
+    fn assistant(stop_reason: &str, content: Value) -> Value {
+        json!({"role": "assistant", "api": "google-generative-ai", "provider": "google",
+               "model": FLASH, "stopReason": stop_reason, "timestamp": 2, "content": content})
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"role": "user", "content": text, "timestamp": 1})
+    }
+
+    fn call(id: &str) -> Value {
+        json!({"type": "toolCall", "id": id, "name": "read", "arguments": {}})
+    }
+
+    fn result(id: &str, content: Value) -> Value {
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
+               "content": content, "timestamp": 3})
+    }
+
+    fn text(text: &str) -> Value {
+        json!({"type": "text", "text": text})
+    }
+
+    fn image() -> Value {
+        json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+    }
+
+    /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
+    /// a function response turn right after the user's.
+    #[test]
+    fn the_result_of_an_assistant_that_ended_in_error_is_refused() {
+        let messages = json!([
+            user("go"),
+            assistant("error", json!([call("c1")])),
+            result("c1", json!([text("ok")]))
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(&messages, FLASH, v),
+                vec![(FunctionResponseNotAfterCall, 1)],
+                "pi {v:?}"
+            );
+        }
+    }
+
+    /// For Gemini 1 and 2 pi sends a result's images in a user turn of their own right after its
+    /// response: a later result of the same call turn opens a second response turn, so the first
+    /// has too few responses and the second follows no call turn. Gemini 3 takes the images inside
+    /// the response, and the same transcript is accepted.
+    #[test]
+    fn a_result_image_before_another_result_splits_the_responses_for_gemini_2() {
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([call("c1"), call("c2")])),
+            result("c1", json!([text("see"), image()])),
+            result("c2", json!([text("ok")])),
+            user("thanks")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(&messages, FLASH, v),
+                vec![
+                    (FunctionResponseCountMismatch, 2),
+                    (FunctionResponseNotAfterCall, 4)
+                ],
+                "pi {v:?}"
+            );
+            assert_eq!(refused(&messages, "gemini-3-pro-preview", v), vec![]);
+        }
+    }
+
+    /// A complete exchange of the very model (a signed call, its result, an answer) breaks no
+    /// rule, with images in the result.
+    #[test]
+    fn a_complete_exchange_of_the_model_is_accepted() {
+        let mut signed = call("c1");
+        signed["thoughtSignature"] = json!("QUJD");
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([signed, call("c2")])),
+            result("c1", json!([text("one")])),
+            result("c2", json!([text("two"), image()])),
+            assistant("stop", json!([text("done")])),
+            user("thanks")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(refused(&messages, FLASH, v), vec![], "pi {v:?}");
+        }
+    }
 
     #[test]
     fn the_gemini_major_version_is_read_from_the_lower_cased_id() {

@@ -1,0 +1,229 @@
+//! The Gemini API's rules on a request body's `contents` (what pi's google-generative-ai provider
+//! sends, [`crate::pi::request::google`]), each with the error text the API returns (a 400
+//! `INVALID_ARGUMENT`), as users reported it:
+//!
+//! - `function-call-not-after-user`: a `model` content with `functionCall` parts (a function call
+//!   turn) that does not come right after a `user` content (a user turn or a function response
+//!   turn; the first content included): "Please ensure that function call turn comes immediately
+//!   after a user turn or after a function response turn.", reported in
+//!   <https://github.com/google-gemini/gemini-cli/issues/11814> (a history that starts with a
+//!   call) and <https://github.com/google-gemini/gemini-cli/issues/26486>;
+//! - `function-response-not-after-call`: a `user` content with `functionResponse` parts (a function
+//!   response turn) that does not come right after a function call turn: "Please ensure that
+//!   function response turn comes immediately after a function call turn.", reported in
+//!   <https://github.com/langchain-ai/langchain/issues/27799> and
+//!   <https://github.com/GoogleCloudPlatform/generative-ai/pull/368>;
+//! - `function-response-count-mismatch`: a function response turn right after a function call
+//!   turn, with another number of `functionResponse` parts than that turn has `functionCall` parts:
+//!   "Please ensure that the number of function response parts is equal to the number of function
+//!   call parts of the function call turn.", reported in
+//!   <https://github.com/google-gemini/gemini-cli/issues/4217> (gemini-2.5-pro) and
+//!   <https://github.com/google-gemini/gemini-cli/issues/5443> (gemini-2.5-flash).
+//!
+//! Which response answers which call (by name and order, or by `id` where pi sends ids) is not
+//! judged: the reports name only the turns and their counts. Contents are read as the API reads
+//! them: `role` when it is a string, `parts` when it is an array.
+
+use std::borrow::Borrow;
+
+use serde::Serialize;
+
+use super::WireRule::{self, *};
+use super::str_field;
+use crate::js::{Json, View};
+
+/// A rule a content of `contents` breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContentViolation {
+    /// One of `FunctionCallNotAfterUser`, `FunctionResponseNotAfterCall`,
+    /// `FunctionResponseCountMismatch`.
+    pub rule: WireRule,
+    /// Index of the offending content in `contents`.
+    pub index: usize,
+    /// The error text the API returns.
+    pub message: String,
+}
+
+/// What the rules read of one content.
+#[derive(Clone, Copy)]
+struct Turn {
+    user: bool,
+    /// Its `functionCall` parts (a `model` content's).
+    calls: usize,
+    /// Its `functionResponse` parts (a `user` content's).
+    responses: usize,
+}
+
+impl Turn {
+    fn of<J: Json>(content: &J) -> Self {
+        let role = str_field(content, "role");
+        let parts = match content.member("parts").map(Json::view) {
+            Some(View::Array(parts)) => parts,
+            _ => &[],
+        };
+        let count = |key: &str| parts.iter().filter(|p| p.member(key).is_some()).count();
+        Turn {
+            user: role == Some("user"),
+            calls: if role == Some("model") {
+                count("functionCall")
+            } else {
+                0
+            },
+            responses: if role == Some("user") {
+                count("functionResponse")
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// The violations of a Gemini request body's `contents`, read in either JSON type (`M` is `J` or
+/// a reference to one), in content order.
+pub fn validate_contents<J: Json, M: Borrow<J>>(contents: &[M]) -> Vec<ContentViolation> {
+    let mut found = Vec::new();
+    let mut previous: Option<Turn> = None;
+    for (index, content) in contents.iter().enumerate() {
+        let turn = Turn::of(content.borrow());
+        let violation = |rule, message: &str| ContentViolation {
+            rule,
+            index,
+            message: message.to_string(),
+        };
+        if turn.calls > 0 && !previous.is_some_and(|p| p.user) {
+            found.push(violation(
+                FunctionCallNotAfterUser,
+                "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+            ));
+        }
+        if turn.responses > 0 {
+            match previous.filter(|p| p.calls > 0) {
+                None => found.push(violation(
+                    FunctionResponseNotAfterCall,
+                    "Please ensure that function response turn comes immediately after a function call turn.",
+                )),
+                Some(call_turn) if call_turn.calls != turn.responses => found.push(violation(
+                    FunctionResponseCountMismatch,
+                    "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+                )),
+                Some(_) => {}
+            }
+        }
+        previous = Some(turn);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::js_value::{self, JsValue};
+
+    fn rules(contents: Value) -> Vec<(WireRule, usize)> {
+        let contents = contents.as_array().unwrap();
+        let borrowed = js_value::borrow_all(contents);
+        let by_value = validate_contents::<Value, _>(contents);
+        assert_eq!(validate_contents::<JsValue, _>(&borrowed), by_value);
+        by_value.into_iter().map(|v| (v.rule, v.index)).collect()
+    }
+
+    fn user() -> Value {
+        json!({"role": "user", "parts": [{"text": "go"}]})
+    }
+
+    fn calls(n: usize) -> Value {
+        let parts: Vec<Value> = (0..n)
+            .map(|_| json!({"functionCall": {"name": "read", "args": {}}}))
+            .collect();
+        json!({"role": "model", "parts": parts})
+    }
+
+    fn responses(n: usize) -> Value {
+        let parts: Vec<Value> = (0..n)
+            .map(|_| json!({"functionResponse": {"name": "read", "response": {"output": "ok"}}}))
+            .collect();
+        json!({"role": "user", "parts": parts})
+    }
+
+    #[test]
+    fn a_complete_exchange_is_valid() {
+        let text = json!({"role": "model", "parts": [{"text": "done"}]});
+        assert_eq!(
+            rules(json!([
+                user(),
+                calls(2),
+                responses(2),
+                calls(1),
+                responses(1),
+                text
+            ])),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_call_turn_comes_after_a_user_turn() {
+        let text = json!({"role": "model", "parts": [{"text": "thinking aloud"}]});
+        assert_eq!(
+            rules(json!([calls(1), responses(1)])),
+            vec![(FunctionCallNotAfterUser, 0)]
+        );
+        assert_eq!(
+            rules(json!([user(), text, calls(1), responses(1)])),
+            vec![(FunctionCallNotAfterUser, 2)]
+        );
+    }
+
+    #[test]
+    fn a_response_turn_comes_right_after_a_call_turn() {
+        assert_eq!(
+            rules(json!([user(), responses(1)])),
+            vec![(FunctionResponseNotAfterCall, 1)]
+        );
+        assert_eq!(
+            rules(json!([user(), calls(1), responses(1), responses(1)])),
+            vec![(FunctionResponseNotAfterCall, 3)]
+        );
+        // A model content without calls is no call turn.
+        let text = json!({"role": "model", "parts": [{"text": "a"}]});
+        assert_eq!(
+            rules(json!([user(), text, responses(1)])),
+            vec![(FunctionResponseNotAfterCall, 2)]
+        );
+    }
+
+    #[test]
+    fn a_response_turn_answers_every_call_of_its_turn() {
+        let found = |contents: Value| {
+            let contents = contents.as_array().unwrap().clone();
+            validate_contents::<Value, _>(&contents)
+        };
+        let violations = found(json!([user(), calls(2), responses(1)]));
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].rule, FunctionResponseCountMismatch);
+        assert_eq!(violations[0].index, 2);
+        assert_eq!(
+            violations[0].message,
+            "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+        );
+        assert_eq!(
+            rules(json!([user(), calls(1), responses(2)])),
+            vec![(FunctionResponseCountMismatch, 2)]
+        );
+    }
+
+    /// A role or parts of another type count as nothing: `parts` that is not an array holds no
+    /// call, a `function` role is no user turn.
+    #[test]
+    fn contents_are_read_as_the_api_reads_them() {
+        let odd_calls = json!({"role": "model", "parts": {"functionCall": {}}});
+        assert_eq!(rules(json!([user(), odd_calls, user()])), vec![]);
+        let function_role = json!({"role": "function", "parts": [{"text": "x"}]});
+        assert_eq!(
+            rules(json!([function_role, calls(1), responses(1)])),
+            vec![(FunctionCallNotAfterUser, 1)]
+        );
+    }
+}
