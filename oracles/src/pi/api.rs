@@ -2,7 +2,7 @@
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
 use super::PiVersion;
-use super::request::google;
+use super::request::google::model as google_model;
 use super::request::openai_responses::tool_call_id as responses_ids;
 use super::transform::IdNormaliser;
 use crate::js::{field, is_str};
@@ -47,7 +47,7 @@ impl Api {
                 keeps_items: responses_ids::keeps_item_ids(model),
             },
             Api::GoogleGenerativeAi => IdNormaliser::Google {
-                requires_id: google::requires_tool_call_id(model, v),
+                requires_id: google_model::requires_tool_call_id(model, v),
             },
         }
     }

@@ -1,7 +1,7 @@
 //! pi-ai's google-generative-ai request builder (`convertMessages` of `google-shared.js`): the
 //! `contents` of the body it sends to the Gemini API, per pi version, with the provider's own id
 //! normaliser fed to `transformMessages` (the Anthropic one for a model that sends call ids,
-//! [`requires_tool_call_id`], and none for any other: every id is kept as it is).
+//! [`model::requires_tool_call_id`], and none for any other: every id is kept as it is).
 //!
 //! What the builder does to the transformed messages:
 //! - from 0.86 the system messages are collapsed before transforming and leave the conversation
@@ -34,6 +34,10 @@ use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::{PiVersion, Stage, Thrown, transform};
 
+pub(crate) mod model;
+
+use model::{multimodal_function_response, requires_tool_call_id};
+
 /// A throw of the shared helpers, at this builder's stage.
 fn restage(thrown: Thrown) -> Thrown {
     Thrown::new(Stage::GoogleGenerativeAi, thrown.error)
@@ -41,41 +45,6 @@ fn restage(thrown: Thrown) -> Thrown {
 
 fn throw(error: String) -> Thrown {
     Thrown::new(Stage::GoogleGenerativeAi, error)
-}
-
-/// The model's id as the builder reads it (the catalog's ids are strings).
-fn model_id<'m>(model: &'m JsValue) -> &'m str {
-    field(model, "id")
-        .and_then(JsValue::as_str)
-        .unwrap_or_default()
-}
-
-/// `getGeminiMajorVersion`: the major version of a `gemini-N…` or `gemini-live-N…` model id
-/// (lower-cased), read as `parseInt` reads its digits.
-fn gemini_major_version(model_id: &str) -> Option<u64> {
-    let id = model_id.to_lowercase();
-    let rest = id.strip_prefix("gemini-")?;
-    let rest = rest.strip_prefix("live-").unwrap_or(rest);
-    let digits: &str = &rest[..rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len())];
-    // More digits than a u64 holds is a version far above any threshold read here.
-    (!digits.is_empty()).then(|| digits.parse().unwrap_or(u64::MAX))
-}
-
-/// `requiresToolCallId(model.id)`: Claude and gpt-oss models behind Google's APIs, and from 0.86
-/// Gemini 3 and later, send call ids in function calls and responses.
-pub(crate) fn requires_tool_call_id(model: &JsValue, v: PiVersion) -> bool {
-    let id = model_id(model);
-    id.starts_with("claude-")
-        || id.starts_with("gpt-oss-")
-        || (v >= PiVersion::From086 && gemini_major_version(id).is_some_and(|major| major >= 3))
-}
-
-/// `supportsMultimodalFunctionResponse`: images go inside a function response for Gemini 3 and
-/// later, and for any model that is not Gemini.
-fn multimodal_function_response(model: &JsValue) -> bool {
-    gemini_major_version(model_id(model)).is_none_or(|major| major >= 3)
 }
 
 /// `resolveThoughtSignature`: a signature of the very provider and model that is base64
@@ -319,7 +288,7 @@ fn function_response(
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{gemini_major_version, thought_signature};
+    use super::thought_signature;
     use crate::js_value::JsValue;
     use crate::pi::{PiVersion, run_vector_input};
     use crate::wire::WireRule::{self, *};
@@ -431,17 +400,6 @@ mod tests {
         for v in PiVersion::ALL {
             assert_eq!(refused(&messages, FLASH, v), vec![], "pi {v:?}");
         }
-    }
-
-    #[test]
-    fn the_gemini_major_version_is_read_from_the_lower_cased_id() {
-        assert_eq!(gemini_major_version("gemini-2.5-flash"), Some(2));
-        assert_eq!(gemini_major_version("GEMINI-3-pro-preview"), Some(3));
-        assert_eq!(gemini_major_version("gemini-live-10"), Some(10));
-        assert_eq!(gemini_major_version("gemini-03"), Some(3));
-        assert_eq!(gemini_major_version("gemini-flash-latest"), None);
-        assert_eq!(gemini_major_version("models/gemini-3"), None);
-        assert_eq!(gemini_major_version("claude-sonnet-4-5"), None);
     }
 
     #[test]
