@@ -685,6 +685,9 @@ fn lone_half(rng: &mut fastrand::Rng) -> String {
     js_string::lone(LONE_UNITS[rng.usize(..LONE_UNITS.len())])
 }
 
+/// A generator of message-mode inputs, from a seed.
+type InputOf = fn(u64) -> Value;
+
 fn generated(pi_version: PiVersion) {
     let seed = run_seed();
     let count = cases_per_pi_version();
@@ -705,29 +708,21 @@ fn generated(pi_version: PiVersion) {
             input: session_input(case_seed),
         });
     }
-    for i in 0..(count / 2) as u64 {
-        let case_seed = seed.wrapping_add(i);
-        cases.push(Case {
-            origin: format!("openai-completions transcript of seed {case_seed}"),
-            pi_version,
-            input: openai_completions_input(case_seed),
-        });
-    }
-    for i in 0..(count / 2) as u64 {
-        let case_seed = seed.wrapping_add(i);
-        cases.push(Case {
-            origin: format!("openai-responses transcript of seed {case_seed}"),
-            pi_version,
-            input: openai_responses_input(case_seed),
-        });
-    }
-    for i in 0..(count / 2) as u64 {
-        let case_seed = seed.wrapping_add(i);
-        cases.push(Case {
-            origin: format!("google-generative-ai transcript of seed {case_seed}"),
-            pi_version,
-            input: google_input(case_seed),
-        });
+    // Half as many transcripts again for each API with a body of its own.
+    let apis: [(&str, InputOf); 3] = [
+        ("openai-completions", openai_completions_input),
+        ("openai-responses", openai_responses_input),
+        ("google-generative-ai", google_input),
+    ];
+    for (api, input) in apis {
+        for i in 0..(count / 2) as u64 {
+            let case_seed = seed.wrapping_add(i);
+            cases.push(Case {
+                origin: format!("{api} transcript of seed {case_seed}"),
+                pi_version,
+                input: input(case_seed),
+            });
+        }
     }
     let test = format!("conformance_generated_{}", test_suffix(pi_version));
     check(

@@ -58,12 +58,7 @@ pub(crate) fn build<'r, 'a: 'r>(
     fault: Option<Fault>,
 ) -> Result<Request<'r>, Thrown> {
     let head = if v.has_system_role() {
-        let system_messages: Vec<&JsValue> = before_transform
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        collapse_system_messages(&system_messages)?
+        collapse_system_messages(before_transform)?
     } else {
         Head::default()
     };
@@ -94,14 +89,19 @@ struct Head<'v> {
     tools: Vec<tools::Tool<'v>>,
 }
 
-/// The head message of the system messages: every one's content text (non-empty ones joined
+/// The head message of the system messages among `messages`: every one's content text (non-empty ones joined
 /// with a blank line), then the surviving sections, then the tools they leave declared. No head
 /// message (and so no prompt) when no system message carries a timestamp and no tool is left.
-fn collapse_system_messages<'v>(messages: &[&'v JsValue<'v>]) -> Result<Head<'v>, Thrown> {
+fn collapse_system_messages<'v>(messages: &'v [Cow<'_, JsValue<'_>>]) -> Result<Head<'v>, Thrown> {
     let mut contents = Vec::new();
     let mut sections: Vec<(&str, &JsValue)> = Vec::new();
     let mut timestamp: Option<&JsValue> = None;
-    for &message in messages {
+    let system: Vec<&JsValue> = messages
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| is_str(field(m, "role"), "system"))
+        .collect();
+    for &message in &system {
         if js::is_nullish(timestamp) {
             timestamp = field(message, "timestamp");
         }
@@ -121,7 +121,7 @@ fn collapse_system_messages<'v>(messages: &[&'v JsValue<'v>]) -> Result<Head<'v>
             }
         }
     }
-    let tools = tools::current(messages)?;
+    let tools = tools::current(&system)?;
     if timestamp.is_none() && tools.is_empty() {
         return Ok(Head::default());
     }
@@ -166,6 +166,14 @@ fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
         None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
     }
+}
+
+/// An assistant's blocks after `transformMessages`, which leaves every assistant's content an
+/// array (it throws on anything else).
+pub(crate) fn transformed_blocks<'v, 'a>(message: &'v JsValue<'a>) -> &'v [JsValue<'a>] {
+    field(message, "content")
+        .and_then(JsValue::as_array)
+        .unwrap_or_default()
 }
 
 /// A tool result's content as pi-ai's OpenAI and Google builders read it

@@ -114,6 +114,19 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
     let raw = |messages: Vec<Value>, model: &Value| json!({"messages": messages, "model": model, "google": true, "skipConvert": true});
     let system = |content: &str| json!({"role": "system", "content": content, "timestamp": 0});
     let signed = |kind: &str, key: &str, value: Value, signature: &str| json!({"type": kind, kind: value, key: signature});
+    // A thinking block, a text and a call, each with a signature pi keeps from the very model.
+    let signed_blocks = json!([
+        signed("thinking", "thinkingSignature", json!("t"), "QUJD"),
+        signed("text", "textSignature", json!("a"), "QUJD"),
+        {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}, "thoughtSignature": "QUJD"}
+    ]);
+    let signed_exchange = |assistant: Value| {
+        vec![
+            user(json!("go")),
+            assistant,
+            result("c1", json!([text("one")])),
+        ]
+    };
     let exchange = |model: &Value, result_content: Value| {
         let id = model["id"].as_str().expect("an id");
         vec![
@@ -203,38 +216,19 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
         (
             "another Google model's thinking is text, without signatures",
             input(
-                vec![
-                    user(json!("go")),
-                    same(
-                        "gemini-2.0-flash",
-                        json!([
-                            signed("thinking", "thinkingSignature", json!("t"), "QUJD"),
-                            signed("text", "textSignature", json!("a"), "QUJD"),
-                            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}, "thoughtSignature": "QUJD"}
-                        ]),
-                    ),
-                    result("c1", json!([text("one")])),
-                ],
+                signed_exchange(same("gemini-2.0-flash", signed_blocks.clone())),
                 &flash,
             ),
         ),
         (
             "the same model through another API keeps what transformMessages leaves",
             input(
-                vec![
-                    user(json!("go")),
-                    assistant_of(
-                        "google",
-                        "google-vertex",
-                        "gemini-2.5-flash",
-                        json!([
-                            signed("thinking", "thinkingSignature", json!("t"), "QUJD"),
-                            signed("text", "textSignature", json!("a"), "QUJD"),
-                            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}, "thoughtSignature": "QUJD"}
-                        ]),
-                    ),
-                    result("c1", json!([text("one")])),
-                ],
+                signed_exchange(assistant_of(
+                    "google",
+                    "google-vertex",
+                    "gemini-2.5-flash",
+                    signed_blocks.clone(),
+                )),
                 &flash,
             ),
         ),

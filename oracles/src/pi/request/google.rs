@@ -28,7 +28,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, read_result_content, sanitized, sanitized_text, trimmable};
+use super::{
+    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+    trimmable,
+};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
@@ -69,12 +72,7 @@ pub(crate) fn build<'a>(
 ) -> Result<Value, Thrown> {
     if v.has_system_role() {
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
-        let system: Vec<&JsValue> = llm
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        collapse_system_messages(&system).map_err(restage)?;
+        collapse_system_messages(llm).map_err(restage)?;
     }
     let ids = Api::GoogleGenerativeAi.id_normaliser(model, v);
     let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
@@ -179,10 +177,7 @@ fn model_parts(
     v: PiVersion,
     requires_id: bool,
 ) -> Result<Vec<Value>, Thrown> {
-    // transformMessages leaves every assistant's content an array (it throws on anything else).
-    let blocks = field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default();
+    let blocks = transformed_blocks(message);
     // Unlike transformMessages, the builder does not compare the API.
     let same = js::strict_equals(field(message, "provider"), field(model, "provider"))
         && js::strict_equals(field(message, "model"), field(model, "id"));

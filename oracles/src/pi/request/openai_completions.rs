@@ -26,7 +26,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, read_result_content, sanitized, sanitized_text, trimmable};
+use super::{
+    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+    trimmable,
+};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -61,12 +64,7 @@ pub(crate) fn build<'a>(
     let mut out = Vec::new();
     let mut declares_tools = false;
     if v.has_system_role() {
-        let system: Vec<&JsValue> = llm
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        let head = collapse_system_messages(&system).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restage)?;
         if !head.prompt.is_empty() {
             let developer = truthy(field(model, "reasoning")) && compat.developer_role;
             let role = if developer { "developer" } else { "system" };
@@ -244,10 +242,7 @@ fn assistant_message(
     compat: Compat,
     v: PiVersion,
 ) -> Result<Option<Value>, Thrown> {
-    // transformMessages leaves every assistant's content an array (it throws on anything else).
-    let blocks = field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default();
+    let blocks = transformed_blocks(message);
     let of_type = |kind: &str| -> Vec<&JsValue> {
         blocks
             .iter()

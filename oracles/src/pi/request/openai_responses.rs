@@ -27,7 +27,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, read_result_content, sanitized, sanitized_text};
+use super::{
+    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -56,12 +58,7 @@ pub(crate) fn build<'a>(
 ) -> Result<Value, Thrown> {
     let mut out = Vec::new();
     if v.has_system_role() {
-        let system: Vec<&JsValue> = llm
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        let head = collapse_system_messages(&system).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restage)?;
         if !head.prompt.is_empty() {
             let role = if developer_role(model) {
                 "developer"
@@ -158,10 +155,7 @@ fn assistant_items(
     v: PiVersion,
     sent: usize,
 ) -> Result<Vec<Value>, Thrown> {
-    // transformMessages leaves every assistant's content an array (it throws on anything else).
-    let blocks = field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default();
+    let blocks = transformed_blocks(message);
     let same_model = same_model(message, model);
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
     let sibling = same_provider_and_api(message, model) && !same_model;
