@@ -18,7 +18,15 @@
 //!   "Please ensure that the number of function response parts is equal to the number of function
 //!   call parts of the function call turn.", reported in
 //!   <https://github.com/google-gemini/gemini-cli/issues/4217> (gemini-2.5-pro) and
-//!   <https://github.com/google-gemini/gemini-cli/issues/5443> (gemini-2.5-flash).
+//!   <https://github.com/google-gemini/gemini-cli/issues/5443> (gemini-2.5-flash);
+//! - `empty-text-part`: a part whose `text` is the empty string, without a `thoughtSignature`
+//!   (Gemini attaches signatures to empty text parts and wants them back, pi-ai's `google-shared`
+//!   notes): "Unable to submit request because it has an empty text parameter. Add a value to the
+//!   parameter and try again. Learn more:
+//!   https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini", reported in
+//!   <https://github.com/zuisong/gemini-openai-proxy/issues/83>,
+//!   <https://github.com/glowingjade/obsidian-smart-composer/issues/218> (the Gemini API's
+//!   endpoint) and <https://github.com/chatboxai/chatbox/issues/1846>.
 //!
 //! Which response answers which call (by name and order, or by `id` where pi sends ids) is not
 //! judged: the reports name only the turns and their counts. Contents are read as the API reads
@@ -36,7 +44,7 @@ use crate::js::{Json, View};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ContentViolation {
     /// One of `FunctionCallNotAfterUser`, `FunctionResponseNotAfterCall`,
-    /// `FunctionResponseCountMismatch`.
+    /// `FunctionResponseCountMismatch`, `EmptyTextPart`.
     pub rule: WireRule,
     /// Index of the offending content in `contents`.
     pub index: usize,
@@ -52,6 +60,8 @@ struct Turn {
     calls: usize,
     /// Its `functionResponse` parts (a `user` content's).
     responses: usize,
+    /// Whether a part's `text` is empty and unsigned.
+    empty_text: bool,
 }
 
 impl Turn {
@@ -74,6 +84,9 @@ impl Turn {
             } else {
                 0
             },
+            empty_text: parts.iter().any(|part| {
+                str_field(part, "text") == Some("") && part.member("thoughtSignature").is_none()
+            }),
         }
     }
 }
@@ -108,6 +121,12 @@ pub fn validate_contents<J: Json, M: Borrow<J>>(contents: &[M]) -> Vec<ContentVi
                 )),
                 Some(_) => {}
             }
+        }
+        if turn.empty_text {
+            found.push(violation(
+                EmptyTextPart,
+                "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+            ));
         }
         previous = Some(turn);
     }
@@ -211,6 +230,22 @@ mod tests {
         assert_eq!(
             rules(json!([user(), calls(1), responses(2)])),
             vec![(FunctionResponseCountMismatch, 2)]
+        );
+    }
+
+    /// An empty text is refused unless it carries a thought signature (which Gemini attaches to
+    /// empty parts and wants back); a text of blanks is not judged.
+    #[test]
+    fn a_text_part_may_be_empty_only_with_a_signature() {
+        let parts = |parts: Value| json!({"role": "user", "parts": parts});
+        assert_eq!(
+            rules(json!([parts(json!([{"text": ""}, {"inlineData": {}}]))])),
+            vec![(EmptyTextPart, 0)]
+        );
+        let signed = json!({"role": "model", "parts": [{"text": "", "thoughtSignature": "QUJD"}]});
+        assert_eq!(
+            rules(json!([user(), signed, parts(json!([{"text": " "}]))])),
+            vec![]
         );
     }
 

@@ -71,6 +71,8 @@ pub enum WireRule {
     FunctionResponseNotAfterCall,
     /// A function response turn with another number of responses than its call turn has calls.
     FunctionResponseCountMismatch,
+    /// A part whose text is empty, without a thought signature.
+    EmptyTextPart,
     // Every format's view ([`crate::formats::wire`]), named apart from the Anthropic ids above
     // because they judge calls and results in any format, read the same way.
     /// A result answers no call of the message its results follow.
@@ -128,6 +130,7 @@ mod tests {
                 "function-call-not-after-user",
                 "function-response-not-after-call",
                 "function-response-count-mismatch",
+                "empty-text-part",
                 "result-without-call",
                 "duplicate-call-id",
             ]

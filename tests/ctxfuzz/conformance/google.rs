@@ -412,6 +412,13 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
             ),
         ),
         (
+            "an empty user text",
+            input(
+                vec![user(json!("")), user(json!([text(""), image.clone()]))],
+                &flash,
+            ),
+        ),
+        (
             "an orphaned result and a synthetic one",
             input(
                 vec![

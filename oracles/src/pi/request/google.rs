@@ -378,6 +378,21 @@ mod tests {
         }
     }
 
+    /// An empty user message (an image sent without words, or nothing at all) is sent as an empty
+    /// text part, in every version.
+    #[test]
+    fn an_empty_user_text_is_sent_and_refused() {
+        let pasted = json!({"role": "user", "content": [text(""), image()], "timestamp": 1});
+        let messages = json!([user(""), pasted]);
+        for v in PiVersion::ALL {
+            assert_eq!(
+                refused(&messages, FLASH, v),
+                vec![(EmptyTextPart, 0), (EmptyTextPart, 1)],
+                "pi {v:?}"
+            );
+        }
+    }
+
     /// A complete exchange of the very model (a signed call, its result, an answer) breaks no
     /// rule, with images in the result.
     #[test]
