@@ -25,6 +25,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
 use crate::js_value::JsValue;
 
 use super::transform::replace_images;
@@ -33,6 +35,8 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
+#[cfg(test)]
+mod fixtures;
 pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
@@ -166,6 +170,34 @@ fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
         None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
     }
+}
+
+/// A user message's content as the OpenAI Responses and Google builders map it
+/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
+/// without lone surrogates), `image` any other item's; `None` when there is no part.
+pub(crate) fn user_parts(
+    content: Option<&JsValue>,
+    text: impl Fn(&str) -> Value,
+    image: impl Fn(&JsValue) -> Value,
+) -> Result<Option<Vec<Value>>, Thrown> {
+    let items = match content {
+        Some(JsValue::String(content)) => return Ok(Some(vec![text(&sanitized(content))])),
+        Some(JsValue::Array(items)) => items,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
+        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        if item.is_null() {
+            return Err(throw(js::cannot_read(Some(item), "type")));
+        }
+        if is_str(field(item, "type"), "text") {
+            parts.push(text(&sanitized_text(field(item, "text"))?));
+        } else {
+            parts.push(image(item));
+        }
+    }
+    Ok((!parts.is_empty()).then_some(parts))
 }
 
 /// An assistant's blocks after `transformMessages`, which leaves every assistant's content an

@@ -30,7 +30,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    trimmable,
+    trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -85,7 +85,9 @@ pub(crate) fn build<'a>(
     for message in transformed.iter().map(|m| &**m) {
         let role = field(message, "role");
         if is_str(role, "user") {
-            let Some(parts) = user_parts(field(message, "content"))? else {
+            let content = field(message, "content");
+            let text = |text: &str| json!({"text": text});
+            let Some(parts) = user_parts(content, text, inline_data).map_err(restage)? else {
                 continue;
             };
             contents.push(json!({"role": "user", "parts": parts}));
@@ -129,28 +131,6 @@ fn inline_data(image: &JsValue) -> Value {
         }
     }
     json!({"inlineData": data})
-}
-
-fn user_parts(content: Option<&JsValue>) -> Result<Option<Vec<Value>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(text)) => return Ok(Some(vec![json!({"text": sanitized(text)})])),
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            let text = sanitized_text(field(item, "text")).map_err(restage)?;
-            parts.push(json!({"text": text}));
-        } else {
-            parts.push(inline_data(item));
-        }
-    }
-    Ok((!parts.is_empty()).then_some(parts))
 }
 
 /// `!value || value.trim() === ""`, throwing where `trim` does not exist.
@@ -285,49 +265,35 @@ mod tests {
 
     use super::thought_signature;
     use crate::js_value::JsValue;
-    use crate::pi::{PiVersion, run_vector_input};
+    use crate::pi::PiVersion;
+    use crate::pi::request::fixtures::{assistant_of, body, result, text, user};
     use crate::wire::WireRule::{self, *};
     use crate::wire::google::validate_contents;
 
     const FLASH: &str = "gemini-2.5-flash";
 
+    fn google(id: &str) -> Value {
+        json!({"id": id, "api": "google-generative-ai", "provider": "google",
+               "baseUrl": "https://generativelanguage.googleapis.com/v1beta",
+               "reasoning": true, "input": ["text", "image"]})
+    }
+
     /// The rules the Gemini API applies to the body pi builds for `messages` to Google's model
     /// `model`, with where they are broken.
     fn refused(messages: &Value, model: &str, v: PiVersion) -> Vec<(WireRule, usize)> {
-        let input = json!({"google": true, "messages": messages,
-            "model": {"id": model, "api": "google-generative-ai", "provider": "google",
-                      "baseUrl": "https://generativelanguage.googleapis.com/v1beta",
-                      "reasoning": true, "input": ["text", "image"]}});
-        let output = run_vector_input(&input, v);
-        let Value::Array(contents) = &output["google"]["contents"] else {
-            panic!("no body: {output}");
-        };
-        validate_contents::<Value, _>(contents)
+        let contents = body(messages, &google(model), ("google", "contents"), v);
+        validate_contents::<Value, _>(&contents)
             .into_iter()
             .map(|v| (v.rule, v.index))
             .collect()
     }
 
     fn assistant(stop_reason: &str, content: Value) -> Value {
-        json!({"role": "assistant", "api": "google-generative-ai", "provider": "google",
-               "model": FLASH, "stopReason": stop_reason, "timestamp": 2, "content": content})
-    }
-
-    fn user(text: &str) -> Value {
-        json!({"role": "user", "content": text, "timestamp": 1})
+        assistant_of(&google(FLASH), stop_reason, content)
     }
 
     fn call(id: &str) -> Value {
         json!({"type": "toolCall", "id": id, "name": "read", "arguments": {}})
-    }
-
-    fn result(id: &str, content: Value) -> Value {
-        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
-               "content": content, "timestamp": 3})
-    }
-
-    fn text(text: &str) -> Value {
-        json!({"type": "text", "text": text})
     }
 
     fn image() -> Value {

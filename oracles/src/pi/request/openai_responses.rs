@@ -29,6 +29,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+    user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -82,10 +83,11 @@ pub(crate) fn build<'a>(
     for message in conversation {
         let role = field(message, "role");
         if is_str(role, "user") {
-            let Some(item) = user_item(field(message, "content"))? else {
+            let content = field(message, "content");
+            let Some(parts) = user_parts(content, text_part, image_part).map_err(restage)? else {
                 continue;
             };
-            out.push(item);
+            out.push(json!({"role": "user", "content": parts}));
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, model, v, sent)?;
             if items.is_empty() {
@@ -120,32 +122,6 @@ fn image_part(image: &JsValue) -> Value {
 
 fn text_part(text: &str) -> Value {
     json!({"type": "input_text", "text": sanitized(text)})
-}
-
-fn user_item(content: Option<&JsValue>) -> Result<Option<Value>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok(Some(json!({"role": "user", "content": [text_part(text)]})));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => {
-            return Err(throw("TypeError: msg.content.map is not a function".into()));
-        }
-    };
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            let text = sanitized_text(field(item, "text")).map_err(restage)?;
-            parts.push(json!({"type": "input_text", "text": text}));
-        } else {
-            parts.push(image_part(item));
-        }
-    }
-    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
 }
 
 /// The items of one assistant message; `sent` is `msgIndex`.
@@ -295,41 +271,34 @@ fn result_output(
 mod tests {
     use serde_json::{Value, json};
 
-    use crate::pi::{PiVersion, run_vector_input};
+    use crate::pi::PiVersion;
+    use crate::pi::request::fixtures::{assistant_of, body, result, text, user};
     use crate::wire::WireRule;
     use crate::wire::openai_responses::validate_input;
 
-    const MODEL: &str = "gpt-5";
+    /// OpenAI's gpt-5.
+    fn gpt_5() -> Value {
+        json!({"id": "gpt-5", "api": "openai-responses", "provider": "openai",
+               "baseUrl": "https://api.openai.com/v1", "reasoning": true,
+               "input": ["text", "image"]})
+    }
 
     /// The rules the Responses API applies to the body pi builds for `messages` (to OpenAI's
     /// gpt-5), with the error texts.
     fn refused(messages: Value, v: PiVersion) -> Vec<(WireRule, String)> {
-        let input = json!({"openaiResponses": true, "messages": messages,
-            "model": {"id": MODEL, "api": "openai-responses", "provider": "openai",
-                      "baseUrl": "https://api.openai.com/v1", "reasoning": true,
-                      "input": ["text", "image"]}});
-        let output = run_vector_input(&input, v);
-        let Value::Array(items) = &output["openaiResponses"]["input"] else {
-            panic!("no body: {output}");
-        };
-        validate_input::<Value, _>(items)
+        let items = body(&messages, &gpt_5(), ("openaiResponses", "input"), v);
+        validate_input::<Value, _>(&items)
             .into_iter()
             .map(|v| (v.rule, v.message))
             .collect()
     }
 
     fn assistant(stop_reason: &str, content: Value) -> Value {
-        json!({"role": "assistant", "api": "openai-responses", "provider": "openai",
-               "model": MODEL, "stopReason": stop_reason, "timestamp": 2, "content": content})
+        assistant_of(&gpt_5(), stop_reason, content)
     }
 
-    fn user(text: &str) -> Value {
-        json!({"role": "user", "content": text, "timestamp": 1})
-    }
-
-    fn result(id: &str) -> Value {
-        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
-               "content": [{"type": "text", "text": "ok"}], "timestamp": 3})
+    fn ok(id: &str) -> Value {
+        result(id, json!([text("ok")]))
     }
 
     /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
@@ -341,7 +310,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("error", json!([call])),
-            result("call_1|fc_1")
+            ok("call_1|fc_1")
         ]);
         for v in PiVersion::ALL {
             assert_eq!(
@@ -364,7 +333,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("toolUse", json!([call])),
-            result("call_1|item_1"),
+            ok("call_1|item_1"),
             user("more")
         ]);
         let refusal = vec![(
@@ -412,7 +381,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("toolUse", json!([thinking, call])),
-            result("call_1|fc_1"),
+            ok("call_1|fc_1"),
             assistant("stop", json!([{"type": "text", "text": "done"}])),
             user("thanks")
         ]);
