@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{call, message_input, renamed_ids, result};
+use super::{assistant, call, message_input, renamed_ids, result};
 
 /// Models behind the Gemini API: Gemini 2.5 (no call ids, result images in a turn of their own),
 /// Gemini 3 (call ids from 0.86, images inside the response), and a Claude model, which pi sends
@@ -261,12 +261,7 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
                     user(json!("go")),
                     same("gemini-3-pro-preview", json!([call("call.1")])),
                     result("call.1", json!([text("one")])),
-                    assistant_of(
-                        "anthropic",
-                        "anthropic-messages",
-                        "claude-sonnet-4-5",
-                        json!([call(&format!("toolu_{}.", "x".repeat(70)))]),
-                    ),
+                    assistant(json!([call(&format!("toolu_{}.", "x".repeat(70)))]), None),
                     result(&format!("toolu_{}.", "x".repeat(70)), json!([text("two")])),
                 ],
                 &pro,
@@ -277,12 +272,7 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
             input(
                 vec![
                     user(json!("go")),
-                    assistant_of(
-                        "anthropic",
-                        "anthropic-messages",
-                        "claude-sonnet-4-5",
-                        json!([call("call|1")]),
-                    ),
+                    assistant(json!([call("call|1")]), None),
                     result("call|1", json!([text("one")])),
                 ],
                 &claude,
@@ -293,12 +283,7 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
             input(
                 vec![
                     user(json!("go")),
-                    assistant_of(
-                        "anthropic",
-                        "anthropic-messages",
-                        "claude-sonnet-4-5",
-                        json!([{"type": "toolCall", "id": 5, "name": "read"}]),
-                    ),
+                    assistant(json!([{"type": "toolCall", "id": 5, "name": "read"}]), None),
                     json!({"role": "toolResult", "toolCallId": 5, "toolName": "read", "content": [text("x")], "isError": false, "timestamp": 3}),
                 ],
                 &flash,
@@ -309,12 +294,7 @@ pub(super) fn google_cases() -> Vec<(&'static str, Value)> {
             input(
                 vec![
                     user(json!("go")),
-                    assistant_of(
-                        "anthropic",
-                        "anthropic-messages",
-                        "claude-sonnet-4-5",
-                        json!([{"type": "toolCall", "id": 5, "name": "read"}]),
-                    ),
+                    assistant(json!([{"type": "toolCall", "id": 5, "name": "read"}]), None),
                 ],
                 &pro,
             ),
