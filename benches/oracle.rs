@@ -27,7 +27,9 @@ use ctxfuzz::harness::pi_bridge;
 use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::{self, JsValue};
-use ctxfuzz_oracles::pi::{PiVersion, convert_and_transform, default_model, run_vector_input};
+use ctxfuzz_oracles::pi::{
+    PiVersion, Provider, convert_and_transform, default_model, run_vector_input,
+};
 use serde_json::{Value, json};
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
@@ -95,13 +97,9 @@ fn check_session(text: &str, model: &JsValue<'_>) -> usize {
 }
 
 /// The `render --batch` input asking for each API's body, by API: the Anthropic body for the
-/// default model, the others for a catalog model that speaks them (pi 1.6.0's
-/// `models.generated.js`: Groq's Llama 3.3, OpenAI's GPT-4.1).
+/// default model, the others for the catalog model of a provider that speaks them (pi 1.6.0's
+/// `models.generated.js`: Groq's Llama 3.3, OpenAI's GPT-4.1, Google's Gemini 2.5 Flash).
 fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
-    let groq = json!({"id": "llama-3.3-70b-versatile", "api": "openai-completions",
-        "provider": "groq", "baseUrl": "https://api.groq.com/openai/v1", "reasoning": false,
-        "input": ["text"], "contextWindow": 131072, "maxTokens": 32768,
-        "compat": {"supportsStrictMode": true}});
     let each = |body: Value| -> Vec<Value> {
         transcripts
             .iter()
@@ -112,18 +110,19 @@ fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
             })
             .collect()
     };
-    let gpt = json!({"id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
-        "baseUrl": "https://api.openai.com/v1", "reasoning": false, "input": ["text", "image"],
-        "contextWindow": 1047576, "maxTokens": 32768, "compat": {"supportsStrictMode": true}});
     vec![
         ("anthropic-messages", each(json!({"anthropic": true}))),
         (
             "openai-completions",
-            each(json!({"openaiCompletions": true, "model": groq})),
+            each(json!({"openaiCompletions": true, "model": Provider::Groq.model()})),
         ),
         (
             "openai-responses",
-            each(json!({"openaiResponses": true, "model": gpt})),
+            each(json!({"openaiResponses": true, "model": Provider::OpenAi.model()})),
+        ),
+        (
+            "google-generative-ai",
+            each(json!({"google": true, "model": Provider::Google.model()})),
         ),
     ]
 }

@@ -4,12 +4,13 @@
 //
 // Request:  {"pi": "0.79.0" | "0.81.1" | "0.87.1" | "1.6.0", "input": <vector input>}
 //   message mode: {"messages": [...], "model"?: {...}, "skipConvert"?: bool, "anthropic"?: bool,
-//                  "openaiCompletions"?: bool, "openaiResponses"?: bool}
+//                  "openaiCompletions"?: bool, "openaiResponses"?: bool, "google"?: bool}
 //   session mode: {"entries": [...] | "jsonl": "...", "leafId"?: string | null, "model"?, "anthropic"?,
-//                  "openaiCompletions"?, "openaiResponses"?}
+//                  "openaiCompletions"?, "openaiResponses"?, "google"?}
 // Response: exactly the `output` shape of oracles/tests/data/vectors.expected.jsonl:
 //   {"session"?: {...}, "llm": [...], "transformed": [...], "anthropic"?: {...},
-//    "openaiCompletions"?: {"messages": [...]}, "openaiResponses"?: {"input": [...]}}
+//    "openaiCompletions"?: {"messages": [...]}, "openaiResponses"?: {"input": [...]},
+//    "google"?: {"contents": [...]}}
 //   or {"error": "<Name>: <message>", "stage": "...", ...what was computed before the throw}
 //
 // `transformed` is always `transformMessages` with Anthropic's id normaliser (the one the bridge
@@ -17,7 +18,8 @@
 // same messages and `model` (set its `api`, `provider`, `baseUrl` and `compat`): the real `stream`
 // builds it (its own `getCompat`, normaliser and `convertMessages`), `onPayload` captures it and
 // stops the request before anything is sent, and its `messages` are answered. `openaiResponses`
-// does the same with pi's openai-responses provider and answers the body's `input`.
+// does the same with pi's openai-responses provider and answers the body's `input`, `google` with
+// pi's google-generative-ai provider and the body's `contents`.
 //
 // Timing request: {"pi": V, "bench": [<message-mode input>, ...], "repeat"?: n}
 //   runs convertToLlm + transformMessages over every input once untimed (JIT warm-up), then
@@ -50,6 +52,8 @@ const API = {
   openaiStream: "stream",
   openaiResponses: "api/openai-responses.js",
   responsesStream: "stream",
+  google: "api/google-generative-ai.js",
+  googleStream: "stream",
 };
 const LAYOUT = {
   "0.79.0": {
@@ -60,6 +64,8 @@ const LAYOUT = {
     openaiStream: "streamOpenAICompletions",
     openaiResponses: "providers/openai-responses.js",
     responsesStream: "streamOpenAIResponses",
+    google: "providers/google.js",
+    googleStream: "streamGoogle",
   },
   "0.81.1": API,
   "0.87.1": API,
@@ -73,11 +79,12 @@ async function pi(version) {
     if (!layout) throw new Error(`unknown pi version ${JSON.stringify(version)} (pinned: ${Object.keys(LAYOUT).join(", ")})`);
     const ai = `pi-ai-${version}/dist/`;
     const agent = `pi-coding-agent-${version}/dist/core/`;
-    const [transform, anthropic, openai, responses, messages, session] = await Promise.all([
+    const [transform, anthropic, openai, responses, google, messages, session] = await Promise.all([
       load(ai + layout.transform),
       load(ai + layout.anthropic),
       load(ai + layout.openaiCompletions),
       load(ai + layout.openaiResponses),
+      load(ai + layout.google),
       load(agent + "messages.js"),
       load(agent + "session-manager.js"),
     ]);
@@ -86,6 +93,7 @@ async function pi(version) {
       stream: anthropic[layout.stream],
       openaiStream: openai[layout.openaiStream],
       responsesStream: responses[layout.responsesStream],
+      googleStream: google[layout.googleStream],
       convertToLlm: messages.convertToLlm,
       parseSessionEntries: session.parseSessionEntries,
       migrateSessionEntries: session.migrateSessionEntries,
@@ -125,7 +133,7 @@ function stage(name, out, fn) {
   }
 }
 
-// The request body a pi provider (Anthropic's, openai-completions', openai-responses') would send: built by its real
+// The request body a pi provider (Anthropic's, openai-completions', openai-responses', google-generative-ai's) would send: built by its real
 // `stream`, captured in the
 // `onPayload` hook, and never sent (the hook throws before the client is used). When building it
 // throws, the provider reports the error as an `error` event that keeps only the message (pi's
@@ -188,6 +196,7 @@ async function run(api, input) {
   const bodies = [
     ["openaiCompletions", api.openaiStream, "messages", "openai-completions"],
     ["openaiResponses", api.responsesStream, "input", "openai-responses"],
+    ["google", api.googleStream, "contents", "google-generative-ai"],
   ];
   for (const [key, stream, list, stageName] of bodies) {
     if (!input[key]) continue;

@@ -45,7 +45,7 @@ pub struct Args {
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// The provider whose body to judge (its catalog model picks the API): anthropic, openai,
-    /// openrouter, groq, deepseek, or `all` of them.
+    /// openrouter, groq, deepseek, google, or `all` of them.
     #[arg(long, default_value = "anthropic", value_parser = providers)]
     pub provider: Providers,
     /// Print one JSON document (scriptable) instead of text.

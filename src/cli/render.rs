@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
     /// The provider pi sends to (its catalog model picks the API): anthropic, openai, openrouter,
-    /// groq, deepseek.
+    /// groq, deepseek, google.
     #[arg(long, default_value_t, conflicts_with = "batch")]
     pub provider: Provider,
     /// Which stage to print: after convertToLlm, after transformMessages, or the request body.

@@ -145,7 +145,14 @@ fn rejected_by_provider(file: &str) -> Vec<(String, String, Vec<Rejection>)> {
         .collect();
     assert_eq!(
         providers,
-        ["anthropic", "openai", "openrouter", "groq", "deepseek"]
+        [
+            "anthropic",
+            "openai",
+            "openrouter",
+            "groq",
+            "deepseek",
+            "google"
+        ]
     );
     let rejected: Vec<_> = verdicts
         .iter()
@@ -233,6 +240,30 @@ fn check_all_providers_charges_a_reply_cut_off_while_reasoning_to_openai_respons
         text.contains("provider openai, API openai-responses")
             && text.contains("input.1  reasoning-without-following-item"),
         "{text}"
+    );
+}
+
+/// For Gemini 2 pi sends a result's image in a user turn of its own, right after its response: a
+/// second result of the same call turn then splits the responses in two, which Gemini refuses;
+/// every other body keeps the results together.
+#[test]
+fn check_all_providers_charges_a_result_image_before_another_result_to_google_alone() {
+    let file = corpus("google-result-image-splits-the-responses.json");
+    let rules = vec![
+        (
+            "function-response-count-mismatch".to_string(),
+            "contents.2".to_string(),
+            "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.".to_string(),
+        ),
+        (
+            "function-response-not-after-call".to_string(),
+            "contents.4".to_string(),
+            "Please ensure that function response turn comes immediately after a function call turn.".to_string(),
+        ),
+    ];
+    assert_eq!(
+        rejected_by_provider(&file),
+        [("google".into(), "google-generative-ai".into(), rules)]
     );
 }
 
@@ -326,6 +357,13 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
         .map(|item| &item["type"])
         .collect();
     assert!(kinds.contains(&&json!("function_call_output")), "{openai}");
+    // Gemini 2.5 takes no call ids: the call and its response are paired by name and order.
+    let google = stdout_json(&ctxfuzz(&["render", &path, "--provider", "google"]));
+    let call = &google["contents"][1]["parts"][0]["functionCall"];
+    assert_eq!(call["name"], "read", "{google}");
+    assert_eq!(call.get("id"), None, "{google}");
+    let response = &google["contents"][2]["parts"][0]["functionResponse"];
+    assert_eq!(response["response"], json!({"output": "ok"}), "{google}");
     let transformed = stdout_json(&ctxfuzz(&[
         "render",
         &path,
@@ -351,7 +389,7 @@ fn render_prints_the_body_pi_builds_for_the_provider_asked_for() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&unknown.stderr).contains(
-            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek)"
+            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek, google)"
         ),
         "{}",
         String::from_utf8_lossy(&unknown.stderr)

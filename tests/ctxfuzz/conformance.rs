@@ -5,7 +5,7 @@
 //! pinned by `oracles/conformance/package-lock.json`). Every input goes to both the bridge and the
 //! Rust model of the matching pi version, and `llm`, `transformed`, the Anthropic request's
 //! `messages` and `system`, the openai-completions body's `messages`, the openai-responses body's
-//! `input`, the session context, and any thrown error are compared field by field
+//! `input`, the google-generative-ai body's `contents`, the session context, and any thrown error are compared field by field
 //! (synthetic timestamps are frozen to 0 on both sides). The first mismatches are printed as unified
 //! diffs with the command that replays the run.
 //!
@@ -13,10 +13,11 @@
 //! the recorded outputs against the bridge; (b) freshly generated transcripts (a new seed every run,
 //! `CTXFUZZ_CONFORMANCE_SEED` to replay one) and session files, `CTXFUZZ_CONFORMANCE_CASES` per
 //! pi version (default 5,000 transcripts and a quarter as many session files), and half as many
-//! transcripts sent to an openai-completions model ([`openai_completions_input`]) and half as many
-//! to an openai-responses one ([`openai_responses_input`]). The golden vectors of both APIs are
-//! recorded here from the real pi ([`conformance_openai_completions_golden_vectors`],
-//! [`conformance_openai_responses_golden_vectors`]). A third of the generated transcripts have
+//! transcripts sent to an openai-completions model ([`openai_completions_input`]), half as many
+//! to an openai-responses one ([`openai_responses_input`]) and half as many to a Gemini API one
+//! ([`google_input`]). The golden vectors of the three APIs are recorded here from the real pi
+//! ([`conformance_openai_completions_golden_vectors`],
+//! [`conformance_openai_responses_golden_vectors`], [`conformance_google_golden_vectors`]). A third of the generated transcripts have
 //! texts and ids cut inside a surrogate pair ([`with_lone_surrogates`]): the bridge's JSON lines
 //! carry them as `\udXXX` escapes both ways, so the real pi holds the same lone halves.
 //!
@@ -31,9 +32,11 @@ use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::js_string;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
+use google::{google_cases, google_input};
 use openai_responses::{openai_responses_cases, openai_responses_input};
 use serde_json::{Value, json};
 
+mod google;
 mod openai_responses;
 
 const VECTORS: &str = include_str!("../../oracles/tests/data/vectors.expected.jsonl");
@@ -77,6 +80,10 @@ fn compared_fields(output: &Value) -> Vec<(&'static str, Option<&Value>)> {
             "openaiResponses.input",
             output.get("openaiResponses").and_then(|a| a.get("input")),
         ),
+        (
+            "google.contents",
+            output.get("google").and_then(|a| a.get("contents")),
+        ),
     ]
 }
 
@@ -105,8 +112,13 @@ fn compare(real: &Value, model: &Value) -> Vec<Mismatch> {
 /// keeps it. Both sides are compared without it.
 fn without_error_name_at_provider_stage(output: &Value) -> Value {
     let mut output = output.clone();
-    if ["anthropic", "openai-completions", "openai-responses"]
-        .contains(&output["stage"].as_str().unwrap_or_default())
+    if [
+        "anthropic",
+        "openai-completions",
+        "openai-responses",
+        "google-generative-ai",
+    ]
+    .contains(&output["stage"].as_str().unwrap_or_default())
         && let Some(Value::String(error)) = output.get_mut("error")
         && let Some((name, message)) = error.split_once(": ")
         && name.ends_with("Error")
@@ -673,6 +685,9 @@ fn lone_half(rng: &mut fastrand::Rng) -> String {
     js_string::lone(LONE_UNITS[rng.usize(..LONE_UNITS.len())])
 }
 
+/// A generator of message-mode inputs, from a seed.
+type InputOf = fn(u64) -> Value;
+
 fn generated(pi_version: PiVersion) {
     let seed = run_seed();
     let count = cases_per_pi_version();
@@ -693,21 +708,21 @@ fn generated(pi_version: PiVersion) {
             input: session_input(case_seed),
         });
     }
-    for i in 0..(count / 2) as u64 {
-        let case_seed = seed.wrapping_add(i);
-        cases.push(Case {
-            origin: format!("openai-completions transcript of seed {case_seed}"),
-            pi_version,
-            input: openai_completions_input(case_seed),
-        });
-    }
-    for i in 0..(count / 2) as u64 {
-        let case_seed = seed.wrapping_add(i);
-        cases.push(Case {
-            origin: format!("openai-responses transcript of seed {case_seed}"),
-            pi_version,
-            input: openai_responses_input(case_seed),
-        });
+    // Half as many transcripts again for each API with a body of its own.
+    let apis: [(&str, InputOf); 3] = [
+        ("openai-completions", openai_completions_input),
+        ("openai-responses", openai_responses_input),
+        ("google-generative-ai", google_input),
+    ];
+    for (api, input) in apis {
+        for i in 0..(count / 2) as u64 {
+            let case_seed = seed.wrapping_add(i);
+            cases.push(Case {
+                origin: format!("{api} transcript of seed {case_seed}"),
+                pi_version,
+                input: input(case_seed),
+            });
+        }
     }
     let test = format!("conformance_generated_{}", test_suffix(pi_version));
     check(
@@ -753,6 +768,7 @@ fn conformance_generated_1_6() {
 
 const OPENAI_COMPLETIONS_VECTORS: &str = "oracles/tests/data/openai_completions.expected.jsonl";
 const OPENAI_RESPONSES_VECTORS: &str = "oracles/tests/data/openai_responses.expected.jsonl";
+const GOOGLE_VECTORS: &str = "oracles/tests/data/google.expected.jsonl";
 /// Generated transcripts among each API's golden vectors, per pi version.
 const GENERATED_GOLDEN_VECTORS: u64 = 3;
 
@@ -1255,6 +1271,18 @@ fn conformance_openai_responses_golden_vectors() {
         openai_responses_cases,
         openai_responses_input,
         "conformance_openai_responses_golden_vectors",
+    );
+}
+
+/// The google-generative-ai golden vectors, as [`conformance_openai_completions_golden_vectors`]
+/// keeps the openai-completions ones.
+#[test]
+fn conformance_google_golden_vectors() {
+    golden_vectors(
+        GOOGLE_VECTORS,
+        google_cases,
+        google_input,
+        "conformance_google_golden_vectors",
     );
 }
 

@@ -2,6 +2,7 @@
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
 use super::PiVersion;
+use super::request::google::model as google_model;
 use super::request::openai_responses::tool_call_id as responses_ids;
 use super::transform::IdNormaliser;
 use crate::js::{field, is_str};
@@ -19,6 +20,8 @@ pub enum Api {
     /// `openai-responses`: the OpenAI Responses API
     /// ([`super::request::openai_responses`]).
     OpenAiResponses,
+    /// `google-generative-ai`: the Gemini API ([`super::request::google`]).
+    GoogleGenerativeAi,
 }
 
 impl Api {
@@ -28,6 +31,7 @@ impl Api {
             Api::AnthropicMessages => "anthropic-messages",
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
+            Api::GoogleGenerativeAi => "google-generative-ai",
         }
     }
 
@@ -41,6 +45,9 @@ impl Api {
             },
             Api::OpenAiResponses => IdNormaliser::OpenAiResponses {
                 keeps_items: responses_ids::keeps_item_ids(model),
+            },
+            Api::GoogleGenerativeAi => IdNormaliser::Google {
+                requires_id: google_model::requires_tool_call_id(model, v),
             },
         }
     }
@@ -88,24 +95,26 @@ mod tests {
     /// as V8 names the expression: Anthropic's `id.replace`, openai-completions' `id.includes`,
     /// openai-responses' `id.includes` for a provider that replays item ids and `part.replace`
     /// (`normalizeIdPart`) for any other, as pi-ai 1.6.0's `convertResponsesMessages` throws them
-    /// when called directly. (The vectors protocol never shows these words: its `transformed`
-    /// stage runs Anthropic's normaliser first.)
+    /// when called directly; google-generative-ai's `id.replace` for a model that sends call ids,
+    /// and no throw for one that does not (its normaliser returns the id untouched), as pi-ai
+    /// 1.6.0's `convertMessages` of `google-shared.js` does called directly. (The vectors protocol
+    /// never shows these words: its `transformed` stage runs Anthropic's normaliser first.)
     #[test]
     fn a_call_id_that_is_a_number_throws_in_the_normaliser_s_own_words() {
         let messages = json!([{"role": "assistant", "api": "x", "provider": "x", "model": "x",
             "content": [{"type": "toolCall", "id": 5, "name": "read"}]}]);
         let messages = crate::js_value::borrow_all(messages.as_array().unwrap());
-        let error = |api: Api, provider: &str| {
-            let model = json!({"id": "m", "api": "openai-responses", "provider": provider,
+        let outcome = |api: Api, provider: &str, id: &str| {
+            let model = json!({"id": id, "api": api.name(), "provider": provider,
                 "input": ["text"]});
             let model = JsValue::from(&model);
             let ids = api.id_normaliser(&model, PiVersion::default());
             let borrowed = messages.iter().map(Cow::Borrowed).collect();
             transform::transform(borrowed, &model, PiVersion::default(), ids, None)
-                .err()
-                .expect("throws")
-                .error
+                .map(|transformed| transformed.messages.len())
+                .map_err(|thrown| thrown.error)
         };
+        let error = |api: Api, provider: &str| outcome(api, provider, "m").expect_err("throws");
         let not_a_function =
             |expression: &str| format!("TypeError: {expression} is not a function");
         assert_eq!(
@@ -127,6 +136,15 @@ mod tests {
         assert_eq!(
             error(Api::OpenAiResponses, "openrouter"),
             not_a_function("part.replace")
+        );
+        assert_eq!(
+            outcome(Api::GoogleGenerativeAi, "google", "gemini-3-pro-preview"),
+            Err(not_a_function("id.replace"))
+        );
+        // The assistant and pi's synthetic result for its call, which keeps the id `5`.
+        assert_eq!(
+            outcome(Api::GoogleGenerativeAi, "google", "gemini-2.5-flash"),
+            Ok(2)
         );
     }
 }

@@ -97,7 +97,8 @@ pub struct Rendered {
     /// After `transformMessages`, with the id normaliser of the API the body is for.
     pub transformed: Vec<Value>,
     /// The request body pi builds for the API: Anthropic's `{"model", "messages", "system"?,
-    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}`, openai-responses' `{"input"}`
+    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}`, openai-responses' `{"input"}`,
+    /// google-generative-ai's `{"contents"}`
     /// (the rest of those bodies is not modelled, docs/oracle.md).
     pub body: Value,
 }
@@ -173,6 +174,7 @@ pub(crate) fn json_body(api: Api) -> Option<(&'static str, Builder)> {
         Api::AnthropicMessages => None,
         Api::OpenAiCompletions => Some(("messages", request::openai_completions::build)),
         Api::OpenAiResponses => Some(("input", request::openai_responses::build)),
+        Api::GoogleGenerativeAi => Some(("contents", request::google::build)),
     }
 }
 

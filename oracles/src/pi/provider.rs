@@ -25,15 +25,18 @@ pub enum Provider {
     Groq,
     /// `deepseek`: `deepseek-v4-pro` (openai-completions, reasoning content on assistants).
     DeepSeek,
+    /// `google`: `gemini-2.5-flash` (google-generative-ai).
+    Google,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Anthropic,
         Provider::OpenAi,
         Provider::OpenRouter,
         Provider::Groq,
         Provider::DeepSeek,
+        Provider::Google,
     ];
 
     /// The provider's name in pi's catalog.
@@ -44,6 +47,7 @@ impl Provider {
             Provider::OpenRouter => "openrouter",
             Provider::Groq => "groq",
             Provider::DeepSeek => "deepseek",
+            Provider::Google => "google",
         }
     }
 
@@ -53,6 +57,7 @@ impl Provider {
             Provider::Anthropic => Api::AnthropicMessages,
             Provider::OpenAi => Api::OpenAiResponses,
             Provider::OpenRouter | Provider::Groq | Provider::DeepSeek => Api::OpenAiCompletions,
+            Provider::Google => Api::GoogleGenerativeAi,
         }
     }
 
@@ -89,6 +94,11 @@ impl Provider {
                 "compat": {"supportsStore": false, "maxTokensField": "max_tokens",
                     "requiresReasoningContentOnAssistantMessages": true,
                     "thinkingFormat": "deepseek", "supportsStrictMode": true}
+            }),
+            Provider::Google => json!({
+                "id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
+                "baseUrl": "https://generativelanguage.googleapis.com/v1beta", "reasoning": true,
+                "input": ["text", "image"], "contextWindow": 1048576, "maxTokens": 65536
             }),
         }
     }
@@ -127,7 +137,7 @@ mod tests {
         let unknown = "bedrock".parse::<Provider>().unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek)"
+            "unknown provider `bedrock` (known: anthropic, openai, openrouter, groq, deepseek, google)"
         );
     }
 }

@@ -25,6 +25,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
 use crate::js_value::JsValue;
 
 use super::transform::replace_images;
@@ -33,6 +35,9 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
+#[cfg(test)]
+mod fixtures;
+pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 pub(crate) mod short_hash;
@@ -57,12 +62,7 @@ pub(crate) fn build<'r, 'a: 'r>(
     fault: Option<Fault>,
 ) -> Result<Request<'r>, Thrown> {
     let head = if v.has_system_role() {
-        let system_messages: Vec<&JsValue> = before_transform
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        collapse_system_messages(&system_messages)?
+        collapse_system_messages(before_transform)?
     } else {
         Head::default()
     };
@@ -93,14 +93,19 @@ struct Head<'v> {
     tools: Vec<tools::Tool<'v>>,
 }
 
-/// The head message of the system messages: every one's content text (non-empty ones joined
+/// The head message of the system messages among `messages`: every one's content text (non-empty ones joined
 /// with a blank line), then the surviving sections, then the tools they leave declared. No head
 /// message (and so no prompt) when no system message carries a timestamp and no tool is left.
-fn collapse_system_messages<'v>(messages: &[&'v JsValue<'v>]) -> Result<Head<'v>, Thrown> {
+fn collapse_system_messages<'v>(messages: &'v [Cow<'_, JsValue<'_>>]) -> Result<Head<'v>, Thrown> {
     let mut contents = Vec::new();
     let mut sections: Vec<(&str, &JsValue)> = Vec::new();
     let mut timestamp: Option<&JsValue> = None;
-    for &message in messages {
+    let system: Vec<&JsValue> = messages
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| is_str(field(m, "role"), "system"))
+        .collect();
+    for &message in &system {
         if js::is_nullish(timestamp) {
             timestamp = field(message, "timestamp");
         }
@@ -120,7 +125,7 @@ fn collapse_system_messages<'v>(messages: &[&'v JsValue<'v>]) -> Result<Head<'v>
             }
         }
     }
-    let tools = tools::current(messages)?;
+    let tools = tools::current(&system)?;
     if timestamp.is_none() && tools.is_empty() {
         return Ok(Head::default());
     }
@@ -165,6 +170,88 @@ fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
         None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
     }
+}
+
+/// A user message's content as the OpenAI Responses and Google builders map it
+/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
+/// without lone surrogates), `image` any other item's; `None` when there is no part.
+pub(crate) fn user_parts(
+    content: Option<&JsValue>,
+    text: impl Fn(&str) -> Value,
+    image: impl Fn(&JsValue) -> Value,
+) -> Result<Option<Vec<Value>>, Thrown> {
+    let items = match content {
+        Some(JsValue::String(content)) => return Ok(Some(vec![text(&sanitized(content))])),
+        Some(JsValue::Array(items)) => items,
+        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
+        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        if item.is_null() {
+            return Err(throw(js::cannot_read(Some(item), "type")));
+        }
+        if is_str(field(item, "type"), "text") {
+            parts.push(text(&sanitized_text(field(item, "text"))?));
+        } else {
+            parts.push(image(item));
+        }
+    }
+    Ok((!parts.is_empty()).then_some(parts))
+}
+
+/// An assistant's blocks after `transformMessages`, which leaves every assistant's content an
+/// array (it throws on anything else).
+pub(crate) fn transformed_blocks<'v, 'a>(message: &'v JsValue<'a>) -> &'v [JsValue<'a>] {
+    field(message, "content")
+        .and_then(JsValue::as_array)
+        .unwrap_or_default()
+}
+
+/// A tool result's content as pi-ai's OpenAI and Google builders read it
+/// (`msg.content.filter(...)`): its texts joined with `\n`, whether they count as text, and its
+/// images.
+pub(crate) struct ResultContent<'v, 'a> {
+    pub text: String,
+    /// Before 1.3 any text counts; from 1.3 a blank one does not.
+    pub has_text: bool,
+    pub images: Vec<&'v JsValue<'a>>,
+}
+
+/// Reads a result's `content`; the error is what the JavaScript throws, `expression` naming the
+/// content in the builder's words (`toolMsg.content`, `msg.content`, ...).
+pub(crate) fn read_result_content<'v, 'a>(
+    content: Option<&'v JsValue<'a>>,
+    expression: &str,
+    v: PiVersion,
+) -> Result<ResultContent<'v, 'a>, String> {
+    let blocks = match content {
+        Some(JsValue::Array(blocks)) => blocks,
+        None | Some(JsValue::Null) => return Err(js::cannot_read(content, "filter")),
+        Some(_) => return Err(format!("TypeError: {expression}.filter is not a function")),
+    };
+    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
+        return Err(js::cannot_read(Some(block), "type"));
+    }
+    let texts = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "text"))
+        .map(|b| field(b, "text"));
+    let text = js::join(texts, "\n");
+    let has_text = if v >= PiVersion::From130 {
+        !js::is_blank(&text)
+    } else {
+        !text.is_empty()
+    };
+    let images = blocks
+        .iter()
+        .filter(|b| is_str(field(b, "type"), "image"))
+        .collect();
+    Ok(ResultContent {
+        text,
+        has_text,
+        images,
+    })
 }
 
 /// `convertMessages`: the wire messages.

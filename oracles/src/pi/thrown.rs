@@ -14,6 +14,8 @@ pub enum Stage {
     OpenAiCompletions,
     /// pi-ai's openai-responses request builder (`convertResponsesMessages`).
     OpenAiResponses,
+    /// pi-ai's google-generative-ai request builder (`convertMessages` of `google-shared.js`).
+    GoogleGenerativeAi,
 }
 
 impl fmt::Display for Stage {
@@ -24,6 +26,7 @@ impl fmt::Display for Stage {
             Stage::Anthropic => "anthropic",
             Stage::OpenAiCompletions => "openai-completions",
             Stage::OpenAiResponses => "openai-responses",
+            Stage::GoogleGenerativeAi => "google-generative-ai",
         })
     }
 }

@@ -69,17 +69,25 @@ pub(crate) enum IdNormaliser {
     OpenAiResponses {
         keeps_items: bool,
     },
+    /// google-generative-ai's: `requires_id`, the model sends call ids (`requiresToolCallId`), so
+    /// they are normalised as Anthropic's are; for any other model every id is returned as it is.
+    Google {
+        requires_id: bool,
+    },
 }
 
 impl IdNormaliser {
     /// The expression the normaliser calls first on the id and its method (named by the throw on
-    /// an id that is not a string).
-    pub(crate) fn first_call(self) -> (&'static str, &'static str) {
+    /// an id that is not a string); `None` when it returns every id as it is, reading none.
+    pub(crate) fn first_call(self) -> Option<(&'static str, &'static str)> {
         match self {
-            IdNormaliser::Anthropic => ("id", "replace"),
+            IdNormaliser::Anthropic | IdNormaliser::Google { requires_id: true } => {
+                Some(("id", "replace"))
+            }
             IdNormaliser::OpenAiCompletions { .. }
-            | IdNormaliser::OpenAiResponses { keeps_items: true } => ("id", "includes"),
-            IdNormaliser::OpenAiResponses { keeps_items: false } => ("part", "replace"),
+            | IdNormaliser::OpenAiResponses { keeps_items: true } => Some(("id", "includes")),
+            IdNormaliser::OpenAiResponses { keeps_items: false } => Some(("part", "replace")),
+            IdNormaliser::Google { requires_id: false } => None,
         }
     }
 
@@ -94,6 +102,8 @@ impl IdNormaliser {
             IdNormaliser::OpenAiResponses { keeps_items } => {
                 responses_ids::normalize_tool_call_id(id, keeps_items, foreign)
             }
+            IdNormaliser::Google { requires_id: true } => normalize_tool_call_id(id),
+            IdNormaliser::Google { requires_id: false } => Cow::Borrowed(id),
         }
     }
 }
@@ -402,22 +412,23 @@ fn transform_block<'b, 'a>(
             return Ok(BlockOutcome::Keep);
         }
         let signed = truthy(field(block, "thoughtSignature"));
-        let id = match field(block, "id") {
-            Some(JsValue::String(id)) => id,
-            id @ (None | Some(JsValue::Null)) => {
-                return Err(throw(js::cannot_read(id, ids.first_call().1)));
+        let id = match (field(block, "id"), ids.first_call()) {
+            (Some(JsValue::String(id)), _) => Some(&**id),
+            // A normaliser that returns every id as it is reads none, whatever it is.
+            (_, None) => None,
+            (id @ (None | Some(JsValue::Null)), Some((_, method))) => {
+                return Err(throw(js::cannot_read(id, method)));
             }
-            Some(_) => {
-                let (receiver, method) = ids.first_call();
+            (Some(_), Some((receiver, method))) => {
                 return Err(throw(format!(
                     "TypeError: {receiver}.{method} is not a function"
                 )));
             }
         };
-        let renamed = match ids.normalize(id, origin.foreign) {
-            Cow::Owned(normalized) => Some(normalized),
+        let renamed = id.and_then(|id| match ids.normalize(id, origin.foreign) {
+            Cow::Owned(normalized) => Some((id, normalized)),
             Cow::Borrowed(_) => None,
-        };
+        });
         if !signed && renamed.is_none() {
             // Copied only when changed: most calls of another model's assistant are not.
             return Ok(BlockOutcome::Keep);
@@ -427,11 +438,11 @@ fn transform_block<'b, 'a>(
             if signed {
                 map.remove("thoughtSignature");
             }
-            if let Some(normalized) = &renamed {
+            if let Some((_, normalized)) = &renamed {
                 map.insert("id", JsValue::from(normalized.clone()));
             }
         }
-        if let Some(normalized) = renamed {
+        if let Some((id, normalized)) = renamed {
             id_map.insert(id.to_string(), normalized);
         }
         return Ok(BlockOutcome::Replace(call));

@@ -15,6 +15,13 @@ use super::{
 use crate::js::truthy;
 use crate::js_value::{self, JsValue};
 
+/// The input keys that ask for the body of an API other than Anthropic's, and that API.
+const JSON_BODIES: [(&str, Api); 3] = [
+    ("openaiCompletions", Api::OpenAiCompletions),
+    ("openaiResponses", Api::OpenAiResponses),
+    ("google", Api::GoogleGenerativeAi),
+];
+
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
 /// mode (`run_messages`).
 pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
@@ -25,7 +32,7 @@ pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
 }
 
 /// The vectors protocol in session mode: `{"entries": [...] | "jsonl": "...", "leafId"?, "model"?,
-/// "anthropic"?}`. The context's messages then go through the message-mode pipeline; the output
+/// "anthropic"?, "openaiCompletions"?, "openaiResponses"?, "google"?}`. The context's messages then go through the message-mode pipeline; the output
 /// adds `"session": {messages, thinkingLevel, model}`, or is `{"error", "stage":
 /// "buildSessionContext"}` when pi fails building it.
 fn run_session_input(input: &Value, v: PiVersion) -> Value {
@@ -49,13 +56,11 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
         Err(error) => return json!({"error": error.to_string(), "stage": "buildSessionContext"}),
     };
     let mut messages_input = Map::new();
-    for key in [
-        "model",
-        "anthropic",
-        "openaiCompletions",
-        "openaiResponses",
-        "skipConvert",
-    ] {
+    let bodies = JSON_BODIES.iter().map(|(key, _)| *key);
+    for key in ["model", "anthropic", "skipConvert"]
+        .into_iter()
+        .chain(bodies)
+    {
         if let Some(value) = input.get(key) {
             messages_input.insert(key.into(), value.clone());
         }
@@ -77,11 +82,11 @@ pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fa
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
 /// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool,
-/// "openaiResponses"?: bool}`.
+/// "openaiResponses"?: bool, "google"?: bool}`.
 ///
 /// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body),
-/// `"openaiCompletions": {"messages"}` and `"openaiResponses": {"input"}` (the list of that body)
-/// when asked; or, when the
+/// `"openaiCompletions": {"messages"}`, `"openaiResponses": {"input"}` and `"google":
+/// {"contents"}` (the list of that body) when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
@@ -123,11 +128,7 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
         }
     }
     // The bodies of the other APIs, each built from `llm` with its own id normaliser.
-    let bodies = [
-        ("openaiCompletions", Api::OpenAiCompletions),
-        ("openaiResponses", Api::OpenAiResponses),
-    ];
-    for (key, api) in bodies {
+    for (key, api) in JSON_BODIES {
         let Some((body_key, build)) = json_body(api).filter(|_| truthy(input.get(key))) else {
             continue;
         };
@@ -174,4 +175,38 @@ fn failure<const N: usize>(thrown: &Thrown, completed: [(&str, Value); N]) -> Va
         output.insert(key.into(), value);
     }
     Value::Object(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::run_vector_input;
+    use crate::pi::PiVersion;
+
+    /// A session-mode input asks for any API's body as a message-mode one does.
+    #[test]
+    fn a_session_asks_for_every_api_s_body() {
+        let input = json!({"openaiCompletions": true, "openaiResponses": true, "google": true,
+        "model": {"id": "m", "api": "x", "provider": "x", "input": ["text"]},
+        "entries": [
+            {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"},
+            {"type": "message", "id": "a", "parentId": null, "timestamp": "2026-01-01T00:00:01.000Z",
+             "message": {"role": "user", "content": "go", "timestamp": 1}}
+        ]});
+        let output = run_vector_input(&input, PiVersion::default());
+        assert_eq!(
+            output["openaiCompletions"]["messages"][0]["content"], "go",
+            "{output}"
+        );
+        assert_eq!(
+            output["openaiResponses"]["input"][0]["role"], "user",
+            "{output}"
+        );
+        assert_eq!(
+            output["google"]["contents"],
+            json!([{"role": "user", "parts": [{"text": "go"}]}]),
+            "{output}"
+        );
+    }
 }

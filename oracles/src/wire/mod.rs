@@ -1,15 +1,19 @@
 //! The providers' rules on a request body: the Anthropic Messages API's, OpenAI Chat
-//! Completions' (chat-schema output, and the body pi's openai-completions provider sends) and the
-//! OpenAI Responses API's (the body pi's openai-responses provider sends). What
+//! Completions' (chat-schema output, and the body pi's openai-completions provider sends), the
+//! OpenAI Responses API's (the body pi's openai-responses provider sends) and the Gemini API's
+//! (the body pi's google-generative-ai provider sends). What
 //! builds the body (pi-ai's request builder) is pi's code and lives in [`crate::pi::request`].
 //! The same rules, read over every transcript format's view, are [`crate::formats::wire`]; they
 //! share [`WireRule`].
 
 pub mod anthropic;
+pub mod google;
 pub mod openai;
 pub mod openai_responses;
 
 use serde::Serialize;
+
+use crate::js::{Json, View};
 
 /// A provider rule a request can break. Serialised (and printed) as its kebab-case id, the form
 /// findings, case files, baselines, `check` and `scan` show.
@@ -60,6 +64,15 @@ pub enum WireRule {
     DuplicateItemId,
     /// A `function_call` item `id` that does not begin with `fc`.
     InvalidFunctionCallId,
+    // The Gemini API, on a body's `contents` ([`google`]).
+    /// A function call turn not right after a user turn or a function response turn.
+    FunctionCallNotAfterUser,
+    /// A function response turn not right after a function call turn.
+    FunctionResponseNotAfterCall,
+    /// A function response turn with another number of responses than its call turn has calls.
+    FunctionResponseCountMismatch,
+    /// A part whose text is empty, without a thought signature.
+    EmptyTextPart,
     // Every format's view ([`crate::formats::wire`]), named apart from the Anthropic ids above
     // because they judge calls and results in any format, read the same way.
     /// A result answers no call of the message its results follow.
@@ -69,7 +82,8 @@ pub enum WireRule {
 }
 
 /// A rule an entry of a body's list breaks: a message of Chat Completions' `messages`
-/// ([`openai`]), an item of a Responses `input` ([`openai_responses`]).
+/// ([`openai`]), an item of a Responses `input` ([`openai_responses`]), a content of Gemini's
+/// `contents` ([`google`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EntryViolation {
     pub rule: WireRule,
@@ -83,6 +97,14 @@ impl WireRule {
     /// The stable id: `orphan-result`, `missing-tool-response`, ...
     pub fn id(self) -> &'static str {
         self.into()
+    }
+}
+
+/// `object[key]` when it is a string, as the APIs read a body's fields.
+fn str_field<'j, J: Json>(object: &'j J, key: &str) -> Option<&'j str> {
+    match object.member(key).map(Json::view) {
+        Some(View::String(text)) => Some(text),
+        _ => None,
     }
 }
 
@@ -117,6 +139,10 @@ mod tests {
                 "reasoning-without-following-item",
                 "duplicate-item-id",
                 "invalid-function-call-id",
+                "function-call-not-after-user",
+                "function-response-not-after-call",
+                "function-response-count-mismatch",
+                "empty-text-part",
                 "result-without-call",
                 "duplicate-call-id",
             ]

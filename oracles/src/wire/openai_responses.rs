@@ -34,7 +34,8 @@ use std::iter;
 
 use super::EntryViolation;
 use super::WireRule::*;
-use crate::js::{Json, View};
+use super::str_field;
+use crate::js::Json;
 
 /// The violations of a Responses request body's `input`, read in either JSON type (`M` is `J` or
 /// a reference to one), in item order.
@@ -122,14 +123,6 @@ fn follows_reasoning<J: Json>(next: &J) -> bool {
         Some("message") => str_field(next, "role") == Some("assistant"),
         Some("function_call" | "reasoning") => true,
         _ => false,
-    }
-}
-
-/// `object[key]` when it is a string.
-fn str_field<'j, J: Json>(object: &'j J, key: &str) -> Option<&'j str> {
-    match object.member(key).map(Json::view) {
-        Some(View::String(text)) => Some(text),
-        _ => None,
     }
 }
 

@@ -1,5 +1,6 @@
-//! The golden vectors of the APIs other than Anthropic's (`tests/data/openai_completions.expected.jsonl`
-//! and `tests/data/openai_responses.expected.jsonl`, the real pi's answers recorded through the
+//! The golden vectors of the APIs other than Anthropic's (`tests/data/openai_completions.expected.jsonl`,
+//! `tests/data/openai_responses.expected.jsonl` and `tests/data/google.expected.jsonl`, the real
+//! pi's answers recorded through the
 //! conformance bridge, which also checks that each file is still what the real pi answers): every
 //! one must be reproduced by `run_vector_input` for its pi version.
 //!
@@ -14,6 +15,7 @@ use serde_json::Value;
 
 const OPENAI_COMPLETIONS: &str = include_str!("../data/openai_completions.expected.jsonl");
 const OPENAI_RESPONSES: &str = include_str!("../data/openai_responses.expected.jsonl");
+const GOOGLE: &str = include_str!("../data/google.expected.jsonl");
 
 fn without_error_name(mut output: Value, stage: &str) -> Value {
     if output["stage"] == stage
@@ -58,4 +60,10 @@ fn every_openai_completions_vector_is_reproduced() {
 fn every_openai_responses_vector_is_reproduced() {
     let checked = reproduced(OPENAI_RESPONSES, "openai-responses");
     assert_eq!(checked, 4 * 33, "33 vectors x 4 pi versions");
+}
+
+#[test]
+fn every_google_vector_is_reproduced() {
+    let checked = reproduced(GOOGLE, "google-generative-ai");
+    assert_eq!(checked, 4 * 29, "29 vectors x 4 pi versions");
 }

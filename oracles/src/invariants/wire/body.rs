@@ -1,7 +1,7 @@
 //! The rules of an API other than Anthropic's on the body pi builds for it: what `ctxfuzz check
-//! --provider` reports for a provider that speaks openai-completions or openai-responses. The
-//! Anthropic body has its own judgement, with each rejection's cause and known shape
-//! ([`super::findings`]).
+//! --provider` reports for a provider that speaks openai-completions, openai-responses or
+//! google-generative-ai. The Anthropic body has its own judgement, with each rejection's cause
+//! and known shape ([`super::findings`]).
 
 use std::borrow::Borrow;
 
@@ -10,14 +10,14 @@ use serde_json::Value;
 
 use crate::js_value::JsValue;
 use crate::pi::{self, Api, PiVersion, Thrown};
-use crate::wire::{EntryViolation, WireRule, openai, openai_responses};
+use crate::wire::{EntryViolation, WireRule, google, openai, openai_responses};
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BodyRejection {
     pub rule: WireRule,
     /// The offending entry of the body's list: `messages.N` (openai-completions), `input.N`
-    /// (openai-responses).
+    /// (openai-responses), `contents.N` (google-generative-ai).
     pub location: String,
     pub text: String,
 }
@@ -35,6 +35,7 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
         Api::AnthropicMessages => return None,
         Api::OpenAiCompletions => openai::validate_body::<Value, Value>,
         Api::OpenAiResponses => openai_responses::validate_input::<Value, Value>,
+        Api::GoogleGenerativeAi => google::validate_contents::<Value, Value>,
     };
     let (list, build) = pi::json_body(api)?;
     let judged = pi::convert::convert(messages, v)

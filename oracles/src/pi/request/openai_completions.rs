@@ -26,7 +26,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, sanitized, sanitized_text, trimmable};
+use super::{
+    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+    trimmable,
+};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -61,12 +64,7 @@ pub(crate) fn build<'a>(
     let mut out = Vec::new();
     let mut declares_tools = false;
     if v.has_system_role() {
-        let system: Vec<&JsValue> = llm
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        let head = collapse_system_messages(&system).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restage)?;
         if !head.prompt.is_empty() {
             let developer = truthy(field(model, "reasoning")) && compat.developer_role;
             let role = if developer { "developer" } else { "system" };
@@ -244,10 +242,7 @@ fn assistant_message(
     compat: Compat,
     v: PiVersion,
 ) -> Result<Option<Value>, Thrown> {
-    // transformMessages leaves every assistant's content an array (it throws on anything else).
-    let blocks = field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default();
+    let blocks = transformed_blocks(message);
     let of_type = |kind: &str| -> Vec<&JsValue> {
         blocks
             .iter()
@@ -345,38 +340,12 @@ fn tool_message(
     v: PiVersion,
     images: &mut Vec<Value>,
 ) -> Result<Value, Thrown> {
-    let content = field(result, "content");
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => {
-            return Err(throw(
-                "TypeError: toolMsg.content.filter is not a function".into(),
-            ));
-        }
-    };
-    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
-        return Err(throw(js::cannot_read(Some(block), "type")));
-    }
-    let texts = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "text"))
-        .map(|b| field(b, "text"));
-    let text = js::join(texts, "\n");
-    let result_images: Vec<&JsValue> = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "image"))
-        .collect();
-    // Before 1.3 any text counts; from 1.3 a blank one does not.
-    let has_text = if v >= PiVersion::From130 {
-        !js::is_blank(&text)
-    } else {
-        !text.is_empty()
-    };
+    let read =
+        read_result_content(field(result, "content"), "toolMsg.content", v).map_err(throw)?;
     // Before 0.80.4 a result without text says it has an image even when it has none.
-    let sent = if has_text {
-        text.as_str()
-    } else if result_images.is_empty() && v >= PiVersion::From0804 {
+    let sent = if read.has_text {
+        read.text.as_str()
+    } else if read.images.is_empty() && v >= PiVersion::From0804 {
         "(no tool output)"
     } else {
         "(see attached image)"
@@ -395,7 +364,7 @@ fn tool_message(
     }
     // pi sends them when `model.input.includes("image")`: for a model without, transformMessages
     // already replaced them by a note, so the images left are always sent.
-    images.extend(result_images.into_iter().map(image_part));
+    images.extend(read.images.into_iter().map(image_part));
     Ok(Value::Object(out))
 }
 

@@ -27,7 +27,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{collapse_system_messages, sanitized, sanitized_text};
+use super::{
+    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
+    user_parts,
+};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -56,12 +59,7 @@ pub(crate) fn build<'a>(
 ) -> Result<Value, Thrown> {
     let mut out = Vec::new();
     if v.has_system_role() {
-        let system: Vec<&JsValue> = llm
-            .iter()
-            .map(|m| &**m)
-            .filter(|m| is_str(field(m, "role"), "system"))
-            .collect();
-        let head = collapse_system_messages(&system).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restage)?;
         if !head.prompt.is_empty() {
             let role = if developer_role(model) {
                 "developer"
@@ -85,10 +83,11 @@ pub(crate) fn build<'a>(
     for message in conversation {
         let role = field(message, "role");
         if is_str(role, "user") {
-            let Some(item) = user_item(field(message, "content"))? else {
+            let content = field(message, "content");
+            let Some(parts) = user_parts(content, text_part, image_part).map_err(restage)? else {
                 continue;
             };
-            out.push(item);
+            out.push(json!({"role": "user", "content": parts}));
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, model, v, sent)?;
             if items.is_empty() {
@@ -125,32 +124,6 @@ fn text_part(text: &str) -> Value {
     json!({"type": "input_text", "text": sanitized(text)})
 }
 
-fn user_item(content: Option<&JsValue>) -> Result<Option<Value>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok(Some(json!({"role": "user", "content": [text_part(text)]})));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => {
-            return Err(throw("TypeError: msg.content.map is not a function".into()));
-        }
-    };
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            let text = sanitized_text(field(item, "text")).map_err(restage)?;
-            parts.push(json!({"type": "input_text", "text": text}));
-        } else {
-            parts.push(image_part(item));
-        }
-    }
-    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
-}
-
 /// The items of one assistant message; `sent` is `msgIndex`.
 fn assistant_items(
     message: &JsValue,
@@ -158,10 +131,7 @@ fn assistant_items(
     v: PiVersion,
     sent: usize,
 ) -> Result<Vec<Value>, Thrown> {
-    // transformMessages leaves every assistant's content an array (it throws on anything else).
-    let blocks = field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default();
+    let blocks = transformed_blocks(message);
     let same_model = same_model(message, model);
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
     let sibling = same_provider_and_api(message, model) && !same_model;
@@ -275,47 +245,25 @@ fn result_output(
     expression: &str,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: {expression}.filter is not a function"
-            )));
-        }
-    };
-    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
-        return Err(throw(js::cannot_read(Some(block), "type")));
-    }
-    let texts = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "text"))
-        .map(|b| field(b, "text"));
-    let text = js::join(texts, "\n");
-    let images: Vec<&JsValue> = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "image"))
-        .collect();
-    // From 1.3 a blank text counts as none.
-    let has_text = if v >= PiVersion::From130 {
-        !js::is_blank(&text)
-    } else {
-        !text.is_empty()
-    };
-    if images.is_empty() {
+    let read = read_result_content(content, expression, v).map_err(throw)?;
+    if read.images.is_empty() {
         // Before 0.80.4 a result without text says it has an image even when it has none.
         let note = if v >= PiVersion::From0804 {
             "(no tool output)"
         } else {
             "(see attached image)"
         };
-        return Ok(json!(sanitized(if has_text { &text } else { note })));
+        return Ok(json!(sanitized(if read.has_text {
+            &read.text
+        } else {
+            note
+        })));
     }
-    let mut parts = Vec::with_capacity(images.len() + 1);
-    if has_text {
-        parts.push(text_part(&text));
+    let mut parts = Vec::with_capacity(read.images.len() + 1);
+    if read.has_text {
+        parts.push(text_part(&read.text));
     }
-    parts.extend(images.into_iter().map(image_part));
+    parts.extend(read.images.into_iter().map(image_part));
     Ok(Value::Array(parts))
 }
 
@@ -323,41 +271,34 @@ fn result_output(
 mod tests {
     use serde_json::{Value, json};
 
-    use crate::pi::{PiVersion, run_vector_input};
+    use crate::pi::PiVersion;
+    use crate::pi::request::fixtures::{assistant_of, body, result, text, user};
     use crate::wire::WireRule;
     use crate::wire::openai_responses::validate_input;
 
-    const MODEL: &str = "gpt-5";
+    /// OpenAI's gpt-5.
+    fn gpt_5() -> Value {
+        json!({"id": "gpt-5", "api": "openai-responses", "provider": "openai",
+               "baseUrl": "https://api.openai.com/v1", "reasoning": true,
+               "input": ["text", "image"]})
+    }
 
     /// The rules the Responses API applies to the body pi builds for `messages` (to OpenAI's
     /// gpt-5), with the error texts.
     fn refused(messages: Value, v: PiVersion) -> Vec<(WireRule, String)> {
-        let input = json!({"openaiResponses": true, "messages": messages,
-            "model": {"id": MODEL, "api": "openai-responses", "provider": "openai",
-                      "baseUrl": "https://api.openai.com/v1", "reasoning": true,
-                      "input": ["text", "image"]}});
-        let output = run_vector_input(&input, v);
-        let Value::Array(items) = &output["openaiResponses"]["input"] else {
-            panic!("no body: {output}");
-        };
-        validate_input::<Value, _>(items)
+        let items = body(&messages, &gpt_5(), ("openaiResponses", "input"), v);
+        validate_input::<Value, _>(&items)
             .into_iter()
             .map(|v| (v.rule, v.message))
             .collect()
     }
 
     fn assistant(stop_reason: &str, content: Value) -> Value {
-        json!({"role": "assistant", "api": "openai-responses", "provider": "openai",
-               "model": MODEL, "stopReason": stop_reason, "timestamp": 2, "content": content})
+        assistant_of(&gpt_5(), stop_reason, content)
     }
 
-    fn user(text: &str) -> Value {
-        json!({"role": "user", "content": text, "timestamp": 1})
-    }
-
-    fn result(id: &str) -> Value {
-        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false,
-               "content": [{"type": "text", "text": "ok"}], "timestamp": 3})
+    fn ok(id: &str) -> Value {
+        result(id, json!([text("ok")]))
     }
 
     /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
@@ -369,7 +310,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("error", json!([call])),
-            result("call_1|fc_1")
+            ok("call_1|fc_1")
         ]);
         for v in PiVersion::ALL {
             assert_eq!(
@@ -392,7 +333,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("toolUse", json!([call])),
-            result("call_1|item_1"),
+            ok("call_1|item_1"),
             user("more")
         ]);
         let refusal = vec![(
@@ -440,7 +381,7 @@ mod tests {
         let messages = json!([
             user("go"),
             assistant("toolUse", json!([thinking, call])),
-            result("call_1|fc_1"),
+            ok("call_1|fc_1"),
             assistant("stop", json!([{"type": "text", "text": "done"}])),
             user("thanks")
         ]);
