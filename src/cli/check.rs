@@ -28,7 +28,6 @@ use ctxfuzz_oracles::invariants::wire::{
 };
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::session_context::SessionRules;
 use ctxfuzz_oracles::pi::{Api, PiVersion, Provider, Thrown};
 use serde_json::{Value, json};
 
@@ -143,21 +142,18 @@ fn judge_anthropic(
 }
 
 /// A session file judged in parts through the index of its lines
-/// ([`session_file::Index`]): `None` when the file needs the whole reading, or its parts do not
-/// stand alone.
+/// ([`session_file::for_each_message`]): `None` when the file needs the whole reading, or its
+/// parts do not stand alone.
 fn session_in_parts(
     path: &Path,
     text: &str,
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Option<Result<Vec<WireFinding>, Thrown>> {
-    let index = session_file::Index::read(text).ok()?;
     let mut parts = Parts::new(model, v, PART_SIZE);
-    index
-        .for_each_message(SessionRules::of(v), |message| parts.push(message))
-        .ok()?;
+    let malformed = session_file::for_each_message(text, v, |message| parts.push(message))?;
     let judged = parts.finish()?;
-    session_file::warn_malformed(path, &index.malformed);
+    session_file::warn_malformed(path, &malformed);
     Some(judged)
 }
 

@@ -4,25 +4,28 @@
 //! Every `*.jsonl` file under DIR is read the way pi loads it (see [`crate::transcript::session_file`]); the agent
 //! messages pi would start from are classified by shape (mid-cycle barriers by role, duplicated,
 //! late and early results, error/aborted assistants with calls, id hazards, malformed content),
-//! and sent through the oracle's model of pi's pipeline and the Anthropic wire validator.
+//! and sent through the oracle's model of pi's pipeline and the Anthropic wire validator. A file is
+//! read as `check` reads it ([`read`]): through the index of its lines, the path's messages
+//! classified and judged in parts as they come, whole only where `check` also reads it whole; one
+//! file's text and index at a time.
 //! Read-only: nothing is written. Tolerant: an unreadable file, a file that is not a session, a
 //! malformed line, a session on which pi itself throws, are each counted and listed, never fatal.
 //!
 //! Exit code: 0 when no session would be rejected, 1 when one would, 2 when DIR cannot be read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use ctxfuzz_oracles::invariants::wire::{self, WireFinding};
+use ctxfuzz_oracles::invariants::wire::{self, PART_SIZE, Parts, WireFinding};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::session_context::MalformedLine;
-use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, Thrown, default_model};
 use serde::Serialize;
 
 use super::exit::ExitCode;
-use crate::transcript::session_file::{self, SessionFile};
-use crate::transcript::shapes::{Shape, shapes};
+use crate::transcript::session_file;
+use crate::transcript::shapes::{Shape, Shapes, shapes};
 
 /// Arguments of `ctxfuzz scan`.
 #[derive(Debug, clap::Args)]
@@ -161,65 +164,114 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) ->
     Ok(())
 }
 
+/// What `scan` makes of one session file, however it was read.
+#[derive(Debug, PartialEq)]
+pub enum Reading {
+    /// The first entry is not a session header (pi reads the file as an empty session).
+    NotSession,
+    /// pi cannot build the context: why.
+    NoContext(String),
+    /// The context's shapes, and the rules the Anthropic body breaks (or what pi throws).
+    Judged {
+        shapes: BTreeSet<Shape>,
+        verdict: Result<Vec<WireFinding>, Thrown>,
+    },
+}
+
+/// Reads a session file's text as `check` does: the messages of the path, through the index of
+/// its lines, classified and judged in parts as they come; whole ([`read_whole`]) where `check`
+/// reads it whole. Either way, the lines pi skips.
+pub fn read(text: &str, v: PiVersion) -> (Vec<MalformedLine>, Reading) {
+    read_in_parts(text, v).unwrap_or_else(|| read_whole(text, v))
+}
+
+/// The reading in parts: `None` when the file needs the whole reading.
+pub fn read_in_parts(text: &str, v: PiVersion) -> Option<(Vec<MalformedLine>, Reading)> {
+    let model = JsValue::from(default_model());
+    let mut parts = Parts::new(&model, v, PART_SIZE);
+    let mut shapes = Shapes::default();
+    let malformed = session_file::for_each_message(text, v, |message| {
+        // The classifier reads `serde_json::Value`s: a copy of one message at a time.
+        shapes.push(&message.to_value());
+        parts.push(message);
+    })?;
+    let verdict = parts.finish()?;
+    let shapes = shapes.finish();
+    Some((malformed, Reading::Judged { shapes, verdict }))
+}
+
+/// The whole reading: every entry parsed, the context built from them ([`session_file::load`]).
+pub fn read_whole(text: &str, v: PiVersion) -> (Vec<MalformedLine>, Reading) {
+    let loaded = session_file::load(text, v);
+    let reading = match loaded.context {
+        None => Reading::NotSession,
+        Some(Err(error)) => Reading::NoContext(error.to_string()),
+        Some(Ok(context)) => {
+            let model = JsValue::from(default_model());
+            let messages: Vec<serde_json::Value> =
+                context.messages.iter().map(JsValue::to_value).collect();
+            Reading::Judged {
+                shapes: shapes(&messages),
+                verdict: wire::findings(&context.messages, &model, v),
+            }
+        }
+    };
+    (loaded.malformed, reading)
+}
+
 impl ScanReport {
     fn add(&mut self, path: &Path, pi_version: PiVersion) {
         let file = path.display().to_string();
         let text = match std::fs::read(path) {
-            // pi decodes with a StringDecoder, which replaces invalid UTF-8 the same way.
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            // pi decodes with a StringDecoder, which replaces invalid UTF-8 the same way; valid
+            // text is taken as it is read, not copied.
+            Ok(bytes) => String::from_utf8(bytes)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
             Err(error) => {
                 self.files.unreadable += 1;
                 self.problem(&file, format!("cannot read: {error}"));
                 return;
             }
         };
-        let loaded = session_file::load(&text, pi_version);
-        if !loaded.malformed.is_empty() {
+        let (malformed, reading) = read(&text, pi_version);
+        if !malformed.is_empty() {
             self.files.with_malformed_lines += 1;
         }
         self.malformed_lines
-            .extend(loaded.malformed.iter().map(|m| SkippedLine {
+            .extend(malformed.into_iter().map(|line| SkippedLine {
                 file: file.clone(),
-                line: m.clone(),
+                line,
             }));
-        self.add_context(&file, loaded, pi_version);
-    }
-
-    fn add_context(&mut self, file: &str, loaded: SessionFile, pi_version: PiVersion) {
-        let context = match loaded.context {
-            None => {
+        match reading {
+            Reading::NotSession => {
                 self.files.not_sessions += 1;
                 self.problem(
-                    file,
+                    &file,
                     "not a pi session: the first entry is not a session header".into(),
                 );
-                return;
             }
-            Some(Err(error)) => {
+            Reading::NoContext(error) => {
                 self.sessions.pi_fails += 1;
-                self.problem(file, format!("pi cannot build the context: {error}"));
-                return;
+                self.problem(&file, format!("pi cannot build the context: {error}"));
             }
-            Some(Ok(context)) => context,
-        };
-        let model = JsValue::from(default_model());
-        let findings = match wire::findings(&context.messages, &model, pi_version) {
-            Ok(findings) => findings,
-            Err(thrown) => {
+            Reading::Judged {
+                verdict: Err(thrown),
+                ..
+            } => {
                 self.sessions.pi_fails += 1;
-                self.problem(file, thrown.to_string());
-                return;
+                self.problem(&file, thrown.to_string());
             }
-        };
-        self.sessions.judged += 1;
-        // The shape classifier reads `serde_json::Value`s (a copy of the messages, one session
-        // at a time).
-        let messages: Vec<serde_json::Value> =
-            context.messages.iter().map(JsValue::to_value).collect();
-        for shape in shapes(&messages) {
-            *self.shapes.entry(shape.to_string()).or_default() += 1;
+            Reading::Judged {
+                shapes,
+                verdict: Ok(findings),
+            } => {
+                self.sessions.judged += 1;
+                for shape in shapes {
+                    *self.shapes.entry(shape.to_string()).or_default() += 1;
+                }
+                self.add_findings(&file, &findings);
+            }
         }
-        self.add_findings(file, &findings);
     }
 
     fn add_findings(&mut self, file: &str, findings: &[WireFinding]) {
