@@ -12,7 +12,7 @@ use ctxfuzz::transcript::session_file::{Index, load};
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::session_context::SessionRules;
-use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, Provider, default_model};
 use serde_json::Value;
 
 use crate::common::{charged_places, write};
@@ -63,13 +63,14 @@ fn same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
     true
 }
 
-/// Whether `scan` reads `text` in parts for pi `v`, with the verdict of the whole reading
-/// (asserted).
+/// Whether `scan` reads `text` in parts for pi `v`, with the verdict of the whole reading for
+/// every provider (asserted).
 fn scan_same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
-    let Some(in_parts) = scan::read_in_parts(text, v) else {
+    let Some(in_parts) = scan::read_in_parts(text, v, &Provider::ALL) else {
         return false;
     };
-    assert_eq!(in_parts, scan::read_whole(text, v), "{what}, pi {v:?}");
+    let whole = scan::read_whole(text, v, &Provider::ALL);
+    assert_eq!(in_parts, whole, "{what}, pi {v:?}");
     true
 }
 
