@@ -37,8 +37,7 @@ done
 largest=$(stat -c %s "$dir"/scan/*.jsonl | sort -n | tail -1)
 echo "scan directory: $files session files, the largest $largest bytes"
 for _ in $(seq "$runs"); do
-  # Exit 1: the generated sessions hold shapes the API rejects.
-  /usr/bin/time -o "$dir/time" -f "%e %U %M" "$target/release/ctxfuzz" scan "$dir/scan" > /dev/null || [ $? -eq 1 ]
+  /usr/bin/time -o "$dir/time" -f "%e %U %M" "$target/release/ctxfuzz" scan "$dir/scan" > /dev/null
   read -r wall user kib < "$dir/time"
   echo "ctxfuzz scan: $wall s wall, $user s user, $kib KiB ($(awk "BEGIN {printf \"%.2f\", $kib * 1024 / $largest}")x the largest file)"
 done

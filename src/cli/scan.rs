@@ -229,11 +229,14 @@ pub fn read_in_parts(
     let malformed = session_file::for_each_message(text, v, |message| {
         // The classifier reads `serde_json::Value`s: a copy of one message at a time.
         shapes.push(&message.to_value());
-        if let Some(kept) = &mut kept {
-            kept.push(message.clone());
-        }
-        if let Some(parts) = &mut parts {
-            parts.push(message);
+        match (&mut parts, &mut kept) {
+            (Some(parts), Some(kept)) => {
+                kept.push(message.clone());
+                parts.push(message);
+            }
+            (Some(parts), None) => parts.push(message),
+            (None, Some(kept)) => kept.push(message),
+            (None, None) => {}
         }
     })?;
     let mut in_parts = parts.map(Parts::finish);
