@@ -204,7 +204,7 @@ fn memory_check_of_a_long_session_file_holds_its_text_and_an_index() {
 /// `ctxfuzz scan` reads each session file of a directory as `check` does, through an index of its
 /// lines, and drops it before the next: three long sessions (85 MB each, branches and
 /// compactions) are scanned within twice the largest's size of address space, the bound `check`
-/// meets on one of them. Read whole, one such file needed over four times its size.
+/// meets on one of them. Read whole (as scan did), they fail an allocation within that bound.
 #[test]
 fn memory_scan_of_long_sessions_holds_one_text_and_an_index() {
     let dir = tempfile::tempdir().unwrap();
