@@ -3,12 +3,15 @@
 # session of MESSAGES messages with branches and compactions (`long_transcript MESSAGES 1
 # session`, about 285 MB for a million), checked RUNS times alternately with Node's `JSON.parse`
 # of its lines (what pi's `loadEntriesFromFile` does), each under `/usr/bin/time`: wall and user
-# seconds and peak RSS, and the ratio of the RSS to the file's size.
+# seconds and peak RSS, and the ratio of the RSS to the file's size. Then `ctxfuzz scan` of a
+# directory of FILES such sessions (seeds 1 to FILES; 0 skips it), RUNS times: its peak RSS
+# against the largest file's size.
 #
-#     CARGO_TARGET_DIR=... bash ci/session-check-figure.sh [MESSAGES] [RUNS]
+#     CARGO_TARGET_DIR=... bash ci/session-check-figure.sh [MESSAGES] [RUNS] [FILES]
 set -euo pipefail
 messages=${1:-1000000}
 runs=${2:-3}
+files=${3:-10}
 target=${CARGO_TARGET_DIR:-target}
 cargo build --release --quiet --bin ctxfuzz --example long_transcript
 dir=$(mktemp -d)
@@ -24,4 +27,17 @@ for _ in $(seq "$runs"); do
   /usr/bin/time -o "$dir/time" -f "%e %U %M" "$target/release/ctxfuzz" check "$dir/session.jsonl" > /dev/null
   read -r wall user kib < "$dir/time"
   echo "ctxfuzz check: $wall s wall, $user s user, $kib KiB ($(awk "BEGIN {printf \"%.2f\", $kib * 1024 / $bytes}")x the file)"
+done
+[ "$files" -gt 0 ] || exit 0
+mkdir "$dir/scan"
+mv "$dir/session.jsonl" "$dir/scan/long-1.jsonl"
+for seed in $(seq 2 "$files"); do
+  "$target/release/examples/long_transcript" "$messages" "$seed" session > "$dir/scan/long-$seed.jsonl"
+done
+largest=$(stat -c %s "$dir"/scan/*.jsonl | sort -n | tail -1)
+echo "scan directory: $files session files, the largest $largest bytes"
+for _ in $(seq "$runs"); do
+  /usr/bin/time -o "$dir/time" -f "%e %U %M" "$target/release/ctxfuzz" scan "$dir/scan" > /dev/null
+  read -r wall user kib < "$dir/time"
+  echo "ctxfuzz scan: $wall s wall, $user s user, $kib KiB ($(awk "BEGIN {printf \"%.2f\", $kib * 1024 / $largest}")x the largest file)"
 done

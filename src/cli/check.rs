@@ -28,7 +28,6 @@ use ctxfuzz_oracles::invariants::wire::{
 };
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
-use ctxfuzz_oracles::pi::session_context::SessionRules;
 use ctxfuzz_oracles::pi::{Api, PiVersion, Provider, Thrown};
 use serde_json::{Value, json};
 
@@ -55,7 +54,7 @@ pub struct Args {
 
 /// The providers `--provider` names: one, or every modelled one (`all`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Providers(Vec<Provider>);
+pub struct Providers(pub Vec<Provider>);
 
 impl Default for Providers {
     fn default() -> Self {
@@ -63,7 +62,8 @@ impl Default for Providers {
     }
 }
 
-fn providers(name: &str) -> Result<Providers, String> {
+/// `--provider`'s parser, `check`'s and `scan`'s.
+pub(super) fn providers(name: &str) -> Result<Providers, String> {
     if name == "all" {
         return Ok(Providers(Provider::ALL.to_vec()));
     }
@@ -82,21 +82,31 @@ fn judge(
     v: PiVersion,
     last_file: bool,
 ) -> Result<Outcome> {
-    let model = JsValue::from(provider.model());
-    let api = provider.api();
-    if api == Api::AnthropicMessages {
+    if provider.api() == Api::AnthropicMessages {
+        let model = JsValue::from(provider.model());
         return judge_anthropic(path, text, &model, v, last_file);
     }
-    let judged = |messages: &[JsValue<'_>]| {
-        let judged = body_rejections(messages, &model, api, v)
-            .expect("every API but Anthropic's has a JSON body");
-        Outcome::of(judged.map(Verdict::BodyRejected))
-    };
     if session_file::is_session_file(path, text) {
-        return Ok(judged(&session_file::read_messages(path, text, v)?));
+        let messages = session_file::read_messages(path, text, v)?;
+        return Ok(Outcome::of(verdict_of_whole(&messages, provider, v)));
     }
     let document = io::parse_json_borrowed(path, text)?;
-    Ok(judged(io::messages_of(path, &document)?))
+    let messages = io::messages_of(path, &document)?;
+    Ok(Outcome::of(verdict_of_whole(messages, provider, v)))
+}
+
+/// The verdict on the body pi `v` builds for `provider` from `messages`, judged whole: the
+/// Anthropic body's findings, or any other API's rejections.
+pub(super) fn verdict_of_whole(
+    messages: &[JsValue<'_>],
+    provider: Provider,
+    v: PiVersion,
+) -> Result<BodyVerdict, Thrown> {
+    let model = JsValue::from(provider.model());
+    match body_rejections(messages, &model, provider.api(), v) {
+        Some(judged) => judged.map(BodyVerdict::BodyRejected),
+        None => findings(messages, &model, v).map(BodyVerdict::Rejected),
+    }
 }
 
 /// Judges one file's Anthropic body: a pi session file (`*.jsonl`, or a session header on the first line) by the
@@ -122,10 +132,10 @@ fn judge_anthropic(
     }
     if session_file::is_session_file(path, text) {
         if let Some(judged) = session_in_parts(path, text, model, v) {
-            return Ok(Outcome::of(judged.map(Verdict::Rejected)));
+            return Ok(Outcome::of(judged.map(BodyVerdict::Rejected)));
         }
         let messages = session_file::read_messages(path, text, v)?;
-        let outcome = Outcome::of(findings(&messages, model, v).map(Verdict::Rejected));
+        let outcome = Outcome::of(findings(&messages, model, v).map(BodyVerdict::Rejected));
         leave(messages, last_file);
         return Ok(outcome);
     }
@@ -133,31 +143,29 @@ fn judge_anthropic(
     if io::for_each_item(path, text, |message| parts.push(message))?
         && let Some(judged) = parts.finish()
     {
-        return Ok(Outcome::of(judged.map(Verdict::Rejected)));
+        return Ok(Outcome::of(judged.map(BodyVerdict::Rejected)));
     }
     let document = io::parse_json_borrowed(path, text)?;
-    let outcome =
-        Outcome::of(findings(io::messages_of(path, &document)?, model, v).map(Verdict::Rejected));
+    let outcome = Outcome::of(
+        findings(io::messages_of(path, &document)?, model, v).map(BodyVerdict::Rejected),
+    );
     leave(document, last_file);
     Ok(outcome)
 }
 
 /// A session file judged in parts through the index of its lines
-/// ([`session_file::Index`]): `None` when the file needs the whole reading, or its parts do not
-/// stand alone.
+/// ([`session_file::for_each_message`]): `None` when the file needs the whole reading, or its
+/// parts do not stand alone.
 fn session_in_parts(
     path: &Path,
     text: &str,
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Option<Result<Vec<WireFinding>, Thrown>> {
-    let index = session_file::Index::read(text).ok()?;
     let mut parts = Parts::new(model, v, PART_SIZE);
-    index
-        .for_each_message(SessionRules::of(v), |message| parts.push(message))
-        .ok()?;
+    let malformed = session_file::for_each_message(text, v, |message| parts.push(message))?;
     let judged = parts.finish()?;
-    session_file::warn_malformed(path, &index.malformed);
+    session_file::warn_malformed(path, &malformed);
     Some(judged)
 }
 
@@ -170,19 +178,20 @@ struct Judged<'p> {
 
 /// Whether pi builds a body for the file at all, and the rules it breaks.
 enum Outcome {
-    Judged(Verdict),
+    Judged(BodyVerdict),
     Throws(Thrown),
 }
 
 /// The rules a body breaks: the Anthropic body's with their causes and known shapes, any other
 /// API's with their location and text.
-enum Verdict {
+#[derive(Debug, PartialEq)]
+pub enum BodyVerdict {
     Rejected(Vec<WireFinding>),
     BodyRejected(Vec<BodyRejection>),
 }
 
 impl Outcome {
-    fn of(judged: Result<Verdict, Thrown>) -> Self {
+    fn of(judged: Result<BodyVerdict, Thrown>) -> Self {
         match judged {
             Ok(verdict) => Outcome::Judged(verdict),
             Err(thrown) => Outcome::Throws(thrown),
@@ -192,9 +201,18 @@ impl Outcome {
     /// How many rules the body breaks (`None` when pi throws).
     fn violations(&self) -> Option<usize> {
         match self {
-            Outcome::Judged(Verdict::Rejected(found)) => Some(found.len()),
-            Outcome::Judged(Verdict::BodyRejected(found)) => Some(found.len()),
+            Outcome::Judged(verdict) => Some(verdict.violations()),
             Outcome::Throws(_) => None,
+        }
+    }
+}
+
+impl BodyVerdict {
+    /// How many rules the body breaks.
+    pub fn violations(&self) -> usize {
+        match self {
+            BodyVerdict::Rejected(found) => found.len(),
+            BodyVerdict::BodyRejected(found) => found.len(),
         }
     }
 }
@@ -271,9 +289,9 @@ fn text_report(judged: &[Judged], pi_version: PiVersion) -> String {
     out
 }
 
-fn write_violations(out: &mut String, verdict: &Verdict) {
+fn write_violations(out: &mut String, verdict: &BodyVerdict) {
     match verdict {
-        Verdict::Rejected(found) => {
+        BodyVerdict::Rejected(found) => {
             for finding in found {
                 let _ = writeln!(out, "  {}  {}", location(finding), finding.wire.rule);
                 if let Some(shape) = finding.shape {
@@ -290,7 +308,7 @@ fn write_violations(out: &mut String, verdict: &Verdict) {
                 let _ = writeln!(out, "    API error: {}", finding.wire.text);
             }
         }
-        Verdict::BodyRejected(found) => {
+        BodyVerdict::BodyRejected(found) => {
             for rejection in found {
                 let _ = writeln!(out, "  {}  {}", rejection.location, rejection.rule);
                 let _ = writeln!(out, "    API error: {}", rejection.text);
@@ -312,8 +330,8 @@ fn json_report(judged: &[Judged], pi_version: PiVersion) -> Value {
                 Outcome::Judged(verdict) => json!({
                     "verdict": if judged.outcome.violations() == Some(0) { "clean" } else { "violations" },
                     "violations": match verdict {
-                        Verdict::Rejected(found) => found.iter().map(finding_json).collect::<Vec<_>>(),
-                        Verdict::BodyRejected(found) => found.iter().map(rejection_json).collect(),
+                        BodyVerdict::Rejected(found) => found.iter().map(finding_json).collect::<Vec<_>>(),
+                        BodyVerdict::BodyRejected(found) => found.iter().map(rejection_json).collect(),
                     },
                 }),
             };

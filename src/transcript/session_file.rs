@@ -85,6 +85,20 @@ pub fn load(text: &str, v: PiVersion) -> SessionFile<'_> {
     }
 }
 
+/// Hands `message` every message of the context pi `v` builds from a session file's text, read
+/// through the index of its lines ([`Index`]), and gives the lines pi skips: `None` (perhaps after
+/// some messages) when the file needs the whole reading ([`load`]). Only the index lives past a
+/// message: `check` and `scan` judge them as they come.
+pub fn for_each_message<'t>(
+    text: &'t str,
+    v: PiVersion,
+    message: impl FnMut(JsValue<'t>),
+) -> Option<Vec<MalformedLine>> {
+    let index = Index::read(text).ok()?;
+    index.for_each_message(SessionRules::of(v), message).ok()?;
+    Some(index.malformed)
+}
+
 /// The agent messages of a session file, as `check` judges them. Malformed lines are reported on
 /// stderr, one `FILE:LINE:COLUMN` warning each; a file that is not a session, or on which pi
 /// cannot build the context, is an error.

@@ -203,82 +203,109 @@ impl fmt::Display for Shape {
 
 /// The shapes `messages` has.
 pub fn shapes(messages: &[Value]) -> BTreeSet<Shape> {
-    let mut found = BTreeSet::new();
-    if messages.len() >= LONG_TRANSCRIPT {
-        found.insert(Shape::LongTranscript);
-    }
-    let first_call = first_call_index(messages);
-    let mut callers: HashMap<&str, usize> = HashMap::new();
-    let mut other_model_ids: HashSet<&str> = HashSet::new();
-    let mut span = Span::default();
-    for (index, message) in messages.iter().enumerate() {
+    let mut reader = Shapes::default();
+    messages.iter().for_each(|message| reader.push(message));
+    reader.finish()
+}
+
+/// The shapes of a transcript read one message at a time (`ctxfuzz scan` of a session file read
+/// in parts, where the messages are never all held): what it keeps is its findings, the current
+/// assistant's span, and the call ids so far (owned, as the messages are dropped once read).
+#[derive(Default)]
+pub struct Shapes {
+    found: BTreeSet<Shape>,
+    messages: usize,
+    /// Every call id of an assistant so far.
+    called: HashSet<Box<str>>,
+    /// The ids of results no assistant had called yet: a later call of one makes it
+    /// [`Shape::ResultBeforeCall`].
+    answered_early: HashSet<Box<str>>,
+    /// Other-model call ids by their sanitised form, for [`Shape::SanitisedIdCollision`].
+    sanitised: HashMap<Vec<u16>, Box<str>>,
+    span: Span,
+}
+
+impl Shapes {
+    /// The transcript's next message.
+    pub fn push(&mut self, message: &Value) {
+        let found = &mut self.found;
+        self.messages += 1;
         if !message.is_object() {
             found.insert(Shape::NonObjectEntry);
         }
-        content_shapes(message, &mut found);
+        content_shapes(message, found);
         match message.get("role").and_then(Value::as_str) {
             Some("assistant") => {
-                span.close(&mut found);
+                self.span.close(found);
                 let calls = call_ids(message);
-                assistant_shapes(message, &calls, &mut found);
+                assistant_shapes(message, &calls, found);
                 for &id in &calls {
-                    *callers.entry(id).or_default() += 1;
-                    id_shapes(id, &mut found);
+                    // Two calls of one id, in one assistant or two.
+                    if !self.called.insert(id.into()) {
+                        found.insert(Shape::IdReusedAcrossTurns);
+                    }
+                    if self.answered_early.contains(id) {
+                        found.insert(Shape::ResultBeforeCall);
+                    }
+                    id_shapes(id, found);
                     if !is_target_model(message) {
-                        other_model_ids.insert(id);
                         if id.encode_utf16().count() > 64 {
                             found.insert(Shape::IdOver64Units);
                         }
+                        if let Some(other) = self.sanitised.insert(sanitised(id), id.into())
+                            && &*other != id
+                        {
+                            found.insert(Shape::SanitisedIdCollision);
+                        }
                     }
                 }
-                span = Span {
-                    calls,
+                self.span = Span {
+                    calls: calls.into_iter().map(Box::from).collect(),
                     ..Span::default()
                 };
             }
             Some("toolResult") => {
                 let Some(id) = message.get("toolCallId").and_then(Value::as_str) else {
-                    continue;
+                    return;
                 };
-                id_shapes(id, &mut found);
-                if span.calls.contains(&id) {
-                    span.answer(id, &mut found);
+                id_shapes(id, found);
+                if self.span.calls.iter().any(|call| &**call == id) {
+                    self.span.answer(id, found);
+                } else if self.called.contains(id) {
+                    found.insert(Shape::ResultLate);
                 } else {
-                    match first_call.get(id) {
-                        Some(&at) if at > index => found.insert(Shape::ResultBeforeCall),
-                        Some(_) => found.insert(Shape::ResultLate),
-                        None => false,
-                    };
+                    self.answered_early.insert(id.into());
                 }
             }
-            _ => span.barriers.extend(BarrierKind::of(message)),
+            _ => self.span.barriers.extend(BarrierKind::of(message)),
         }
     }
-    span.close(&mut found);
-    if callers.values().any(|&count| count > 1) {
-        found.insert(Shape::IdReusedAcrossTurns);
+
+    /// The shapes of the messages pushed.
+    pub fn finish(mut self) -> BTreeSet<Shape> {
+        self.span.close(&mut self.found);
+        if self.messages >= LONG_TRANSCRIPT {
+            self.found.insert(Shape::LongTranscript);
+        }
+        self.found
     }
-    if has_sanitising_collision(&other_model_ids) {
-        found.insert(Shape::SanitisedIdCollision);
-    }
-    found
 }
 
 /// One assistant and what followed it up to the next assistant.
 #[derive(Default)]
-struct Span<'a> {
-    calls: Vec<&'a str>,
+struct Span {
+    calls: Vec<Box<str>>,
     /// Ids answered so far, in answer order (first answer of each).
-    answered: Vec<&'a str>,
+    answered: Vec<Box<str>>,
     barriers: BTreeSet<BarrierKind>,
 }
 
-impl<'a> Span<'a> {
-    fn answer(&mut self, id: &'a str, found: &mut BTreeSet<Shape>) {
-        if self.answered.contains(&id) {
+impl Span {
+    fn answer(&mut self, id: &str, found: &mut BTreeSet<Shape>) {
+        if self.answered.iter().any(|answered| &**answered == id) {
             found.insert(Shape::ResultDuplicated);
         } else {
-            self.answered.push(id);
+            self.answered.push(id.into());
         }
         for &kind in &self.barriers {
             found.insert(Shape::BarrierBetweenCallAndResult(kind));
@@ -287,19 +314,18 @@ impl<'a> Span<'a> {
 
     fn close(&mut self, found: &mut BTreeSet<Shape>) {
         let mut distinct_calls: Vec<&str> = Vec::new();
-        for &id in &self.calls {
-            if !distinct_calls.contains(&id) {
+        for id in &self.calls {
+            if !distinct_calls.contains(&&**id) {
                 distinct_calls.push(id);
             }
         }
         if self.answered.len() < distinct_calls.len() {
             found.insert(Shape::ResultMissing);
         }
-        let call_order: Vec<&str> = distinct_calls
+        let call_order = distinct_calls
             .into_iter()
-            .filter(|id| self.answered.contains(id))
-            .collect();
-        if call_order != self.answered {
+            .filter(|id| self.answered.iter().any(|answered| &**answered == *id));
+        if !call_order.eq(self.answered.iter().map(|id| &**id)) {
             found.insert(Shape::ResultsReordered);
         }
     }
@@ -368,19 +394,6 @@ fn id_shapes(id: &str, found: &mut BTreeSet<Shape>) {
     }
 }
 
-/// Index of the first assistant that calls each id.
-fn first_call_index(messages: &[Value]) -> HashMap<&str, usize> {
-    let mut first = HashMap::new();
-    for (index, message) in messages.iter().enumerate() {
-        if message.get("role").and_then(Value::as_str) == Some("assistant") {
-            for id in call_ids(message) {
-                first.entry(id).or_insert(index);
-            }
-        }
-    }
-    first
-}
-
 fn call_ids(assistant: &Value) -> Vec<&str> {
     let Some(blocks) = assistant.get("content").and_then(Value::as_array) else {
         return Vec::new();
@@ -399,21 +412,16 @@ fn is_target_model(assistant: &Value) -> bool {
         && field("model") == Some(TARGET_MODEL.model)
 }
 
-/// Whether two different ids become one under the Anthropic provider's id normaliser
-/// (`[^a-zA-Z0-9_-]` → `_` per UTF-16 code unit, then the first 64 units).
-fn has_sanitising_collision(ids: &HashSet<&str>) -> bool {
-    let mut seen: HashMap<Vec<u16>, &str> = HashMap::new();
-    ids.iter().any(|&id| {
-        let normalised: Vec<u16> = id
-            .encode_utf16()
-            .map(|unit| match u8::try_from(unit) {
-                Ok(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' => unit,
-                _ => u16::from(b'_'),
-            })
-            .take(64)
-            .collect();
-        seen.insert(normalised, id).is_some_and(|other| other != id)
-    })
+/// An id as the Anthropic provider's id normaliser makes it (`[^a-zA-Z0-9_-]` → `_` per UTF-16
+/// code unit, then the first 64 units): two different ids made one are a collision.
+fn sanitised(id: &str) -> Vec<u16> {
+    id.encode_utf16()
+        .map(|unit| match u8::try_from(unit) {
+            Ok(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' => unit,
+            _ => u16::from(b'_'),
+        })
+        .take(64)
+        .collect()
 }
 
 #[cfg(test)]

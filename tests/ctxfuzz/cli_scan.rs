@@ -1,5 +1,6 @@
 //! `ctxfuzz scan DIR` as a user runs it: counts of risky shapes across a tree of pi session files,
-//! read-only, tolerant of everything a real sessions directory holds.
+//! read-only, tolerant of everything a real sessions directory holds; per provider with
+//! `--provider`.
 
 use std::path::Path;
 use std::process::Output;
@@ -143,9 +144,16 @@ fn counts_every_risky_shape_and_every_file_that_could_not_be_judged() {
     );
     assert_eq!(report["shapes"]["stop-with-calls:aborted"], 1);
     assert_eq!(report["shapes"]["result-duplicated"], 0);
-    assert_eq!(report["wire_rules"]["orphan-result"]["sessions"], 2);
-    assert_eq!(report["wire_rules"]["duplicate-result"]["sessions"], 1);
-    let known: Vec<&str> = report["known_failures"]
+    let anthropic = &report["providers"][0];
+    assert_eq!(anthropic["provider"], "anthropic");
+    assert_eq!(report["providers"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        anthropic["sessions"],
+        json!({"judged": 5, "pi_fails": 0, "rejected": 3})
+    );
+    assert_eq!(anthropic["wire_rules"]["orphan-result"]["sessions"], 2);
+    assert_eq!(anthropic["wire_rules"]["duplicate-result"]["sessions"], 1);
+    let known: Vec<&str> = anthropic["known_failures"]
         .as_object()
         .unwrap()
         .keys()
@@ -154,7 +162,7 @@ fn counts_every_risky_shape_and_every_file_that_could_not_be_judged() {
     assert!(known.iter().any(|k| k.starts_with("1:")), "{known:?}");
     assert!(known.iter().any(|k| k.starts_with("2:")), "{known:?}");
     assert!(known.iter().any(|k| k.starts_with("3:")), "{known:?}");
-    let rejected: Vec<&str> = report["rejected"]
+    let rejected: Vec<&str> = anthropic["rejected"]
         .as_array()
         .unwrap()
         .iter()
@@ -193,11 +201,13 @@ fn the_table_names_the_counts_and_the_files() {
     assert_eq!(out.status.code(), Some(1));
     let table = String::from_utf8(out.stdout).unwrap();
     for expected in [
-        "sessions rejected by the API today",
+        "sessions rejected by an API today",
+        "provider anthropic (API anthropic-messages)",
         "barrier-between-call-and-result:custom",
         "orphan-result",
         "known failure shapes",
         "truncated.jsonl:5:",
+        "rejected sessions, anthropic:",
         "v28.jsonl (",
     ] {
         assert!(
@@ -278,4 +288,139 @@ fn a_missing_directory_is_bad_input() {
     assert_eq!(out.status.code(), Some(2), "a file is not a directory");
     let out = ctxfuzz(&["scan", "/tmp", "--pi", "banana"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A corpus transcript that bricks one API alone, as a session file of its messages.
+fn session_of_corpus(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/check")
+        .join(name);
+    let messages: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let entries: Vec<Value> = messages
+        .into_iter()
+        .map(|m| json!({"type": "message", "message": m}))
+        .collect();
+    session(&entries)
+}
+
+/// Per provider: the rejected files (by name) and the rule ids.
+fn rejected_per_provider(report: &Value) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let names = |v: &Value| -> Vec<String> {
+        let mut names: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let file = r["file"].as_str().unwrap();
+                Path::new(file)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    report["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let rules = p["wire_rules"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            (
+                p["provider"].as_str().unwrap().to_string(),
+                names(&p["rejected"]),
+                rules,
+            )
+        })
+        .collect()
+}
+
+/// Sessions that brick one API each are rejected by that API's providers alone, with its rule ids;
+/// the default, Anthropic, rejects none of them.
+#[test]
+fn per_provider_a_session_that_bricks_one_api_is_rejected_for_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, corpus) in [
+        (
+            "long-id.jsonl",
+            "openai-completions-long-call-id-kept-for-openrouter.json",
+        ),
+        (
+            "cut-off.jsonl",
+            "openai-responses-reply-cut-off-while-reasoning.json",
+        ),
+        (
+            "image.jsonl",
+            "google-result-image-splits-the-responses.json",
+        ),
+    ] {
+        write(dir.path(), file, session_of_corpus(corpus));
+    }
+    write(
+        dir.path(),
+        "clean.jsonl",
+        session(&[user("go"), call("A", "toolUse"), result("A")]),
+    );
+    let path = dir.path().to_str().unwrap();
+    let out = ctxfuzz(&["scan", path, "--json", "--provider", "all"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["sessions"],
+        json!({"judged": 4, "pi_fails": 0, "rejected": 3})
+    );
+    let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let long_id = (
+        strings(&["long-id.jsonl"]),
+        strings(&["tool-call-id-too-long"]),
+    );
+    let expected: Vec<(String, Vec<String>, Vec<String>)> = [
+        ("anthropic", (vec![], vec![])),
+        (
+            "openai",
+            (
+                strings(&["cut-off.jsonl"]),
+                strings(&["reasoning-without-following-item"]),
+            ),
+        ),
+        ("openrouter", long_id.clone()),
+        ("groq", long_id.clone()),
+        ("deepseek", long_id),
+        (
+            "google",
+            (
+                strings(&["image.jsonl"]),
+                strings(&[
+                    "function-response-count-mismatch",
+                    "function-response-not-after-call",
+                ]),
+            ),
+        ),
+    ]
+    .into_iter()
+    .map(|(provider, (files, rules))| (provider.to_string(), files, rules))
+    .collect();
+    assert_eq!(rejected_per_provider(&report), expected);
+
+    let table = String::from_utf8(ctxfuzz(&["scan", path, "--provider", "google"]).stdout).unwrap();
+    assert!(
+        table.contains("provider google (API google-generative-ai)")
+            && table.contains("rejected sessions, google:")
+            && table.contains("image.jsonl (2 violations): function-response-count-mismatch"),
+        "{table}"
+    );
+    let (report, out) = scan_json(dir.path());
+    assert_eq!(out.status.code(), Some(0), "Anthropic takes all four");
+    assert_eq!(
+        rejected_per_provider(&report),
+        [("anthropic".to_string(), vec![], vec![])]
+    );
 }

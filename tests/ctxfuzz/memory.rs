@@ -200,3 +200,27 @@ fn memory_check_of_a_long_session_file_holds_its_text_and_an_index() {
         "a {file_kib} KiB session within {limit} KiB: {stderr}"
     );
 }
+
+/// `ctxfuzz scan` reads each session file of a directory as `check` does, through an index of its
+/// lines, and drops it before the next: three long sessions (85 MB each, branches and
+/// compactions) are scanned within twice the largest's size of address space, the bound `check`
+/// meets on one of them. Read whole (as scan did), they fail an allocation within that bound.
+#[test]
+fn memory_scan_of_long_sessions_holds_one_text_and_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut largest_kib = 0;
+    for seed in 1..=3 {
+        let path = dir.path().join(format!("long-{seed}.jsonl"));
+        let mut out = BufWriter::new(File::create(&path).unwrap());
+        ctxfuzz::generators::session_file::write_long(&mut out, 300_000, seed).unwrap();
+        out.flush().unwrap();
+        drop(out);
+        largest_kib = largest_kib.max(std::fs::metadata(&path).unwrap().len() / 1024);
+    }
+    let limit = 2 * largest_kib + BASE_KIB;
+    let (code, stderr) = within(limit, &["scan", dir.path().to_str().unwrap()]);
+    assert_eq!(
+        code, 0,
+        "three sessions of up to {largest_kib} KiB within {limit} KiB: {stderr}"
+    );
+}

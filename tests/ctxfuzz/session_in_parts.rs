@@ -1,16 +1,18 @@
-//! `ctxfuzz check` reads a pi session file through an index of its lines
+//! `ctxfuzz check` and `ctxfuzz scan` read a pi session file through an index of its lines
 //! (`transcript::session_file::Index`), parsing again only the entries the context keeps: on the
 //! session vectors and on generated sessions, for every pi, whatever it reads this way is what the
 //! whole reading (`session_file::load`) gives, and the files it does not cover are left to it; a
-//! long session's findings are named where the whole reading has them.
+//! long session's findings are named where the whole reading has them. `scan`'s verdict of a file
+//! (its shapes, findings, malformed lines) read in parts is its verdict read whole.
 
 use arbitrary::Unstructured;
+use ctxfuzz::cli::scan;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file};
 use ctxfuzz::transcript::session_file::{Index, load};
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::session_context::SessionRules;
-use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::pi::{PiVersion, Provider, default_model};
 use serde_json::Value;
 
 use crate::common::{charged_places, write};
@@ -61,18 +63,54 @@ fn same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
     true
 }
 
-#[test]
-fn the_session_vectors_read_through_the_index_as_whole() {
-    let mut read = 0;
-    for line in VECTORS.lines() {
+/// Whether `scan` reads `text` in parts for pi `v`, with the verdict of the whole reading for
+/// every provider (asserted).
+fn scan_same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
+    let Some(in_parts) = scan::read_in_parts(text, v, &Provider::ALL) else {
+        return false;
+    };
+    let whole = scan::read_whole(text, v, &Provider::ALL);
+    assert_eq!(in_parts, whole, "{what}, pi {v:?}");
+    true
+}
+
+/// The session vectors' file texts, with their names.
+fn session_vectors() -> impl Iterator<Item = (String, String)> {
+    VECTORS.lines().filter_map(|line| {
         let vector: Value = serde_json::from_str(line).unwrap();
         let input = &vector["input"];
         if input.get("entries").is_none() && input.get("jsonl").is_none() {
-            continue;
+            return None;
         }
-        let text = file_text(input, true);
+        Some((file_text(input, true), vector["name"].to_string()))
+    })
+}
+
+/// A generated session's file text, from `seed`.
+fn generated_session(seed: u64) -> String {
+    let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
+    let input = session_file::session_input(&mut Unstructured::new(&bytes)).expect("generates");
+    file_text(&input, false)
+}
+
+/// The long session with an orphan result far past the first part, and the call it should
+/// answer left open.
+fn long_session_with_a_stray_result() -> String {
+    let mut text = Vec::new();
+    session_file::write_long(&mut text, 20_000, 1).unwrap();
+    String::from_utf8(text).unwrap().replacen(
+        r#""toolCallId":"toolu_0004000_0""#,
+        r#""toolCallId":"stray""#,
+        1,
+    )
+}
+
+#[test]
+fn the_session_vectors_read_through_the_index_as_whole() {
+    let mut read = 0;
+    for (text, name) in session_vectors() {
         for v in PiVersion::ALL {
-            read += usize::from(same_as_whole(&text, v, vector["name"].as_str().unwrap()));
+            read += usize::from(same_as_whole(&text, v, &name));
         }
     }
     assert_eq!(
@@ -85,9 +123,7 @@ fn the_session_vectors_read_through_the_index_as_whole() {
 fn generated_sessions_read_through_the_index_as_whole() {
     let (mut cases, mut read) = (0, 0);
     for seed in 0..3_000u64 {
-        let bytes = seeded_bytes(seed, 2 * pi_gen::SEED_BYTES);
-        let input = session_file::session_input(&mut Unstructured::new(&bytes)).expect("generates");
-        let text = file_text(&input, false);
+        let text = generated_session(seed);
         for v in PiVersion::ALL {
             cases += 1;
             read += usize::from(same_as_whole(&text, v, &format!("seed {seed}")));
@@ -100,14 +136,7 @@ fn generated_sessions_read_through_the_index_as_whole() {
 
 #[test]
 fn check_names_the_findings_of_a_long_session_where_the_whole_reading_has_them() {
-    let mut text = Vec::new();
-    session_file::write_long(&mut text, 20_000, 1).unwrap();
-    // An orphan result far past the first part, and the call it should answer left open.
-    let text = String::from_utf8(text).unwrap().replacen(
-        r#""toolCallId":"toolu_0004000_0""#,
-        r#""toolCallId":"stray""#,
-        1,
-    );
+    let text = long_session_with_a_stray_result();
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "long.jsonl", &text);
     let places = charged_places(&path);
@@ -121,6 +150,42 @@ fn check_names_the_findings_of_a_long_session_where_the_whole_reading_has_them()
     assert!(!expected.is_empty());
     assert_eq!(places, expected);
     assert!(same_as_whole(&text, v, "the long session"));
+}
+
+#[test]
+fn scan_of_the_session_vectors_in_parts_is_scan_of_them_whole() {
+    let mut read = 0;
+    for (text, name) in session_vectors() {
+        for v in PiVersion::ALL {
+            read += usize::from(scan_same_as_whole(&text, v, &name));
+        }
+    }
+    assert_eq!(
+        read, 40,
+        "every session vector, for each of the four pi versions"
+    );
+}
+
+#[test]
+fn scan_of_generated_sessions_in_parts_is_scan_of_them_whole() {
+    let (mut cases, mut read) = (0, 0);
+    for seed in 0..3_000u64 {
+        let text = generated_session(seed);
+        for v in PiVersion::ALL {
+            cases += 1;
+            read += usize::from(scan_same_as_whole(&text, v, &format!("seed {seed}")));
+        }
+    }
+    assert!(read * 2 > cases, "{read} of {cases} read in parts");
+}
+
+/// Cut into parts, with a finding far past the first and the long-transcript shape.
+#[test]
+fn scan_of_a_long_session_in_parts_is_scan_of_it_whole() {
+    let text = long_session_with_a_stray_result();
+    for v in PiVersion::ALL {
+        assert!(scan_same_as_whole(&text, v, "the long session"));
+    }
 }
 
 #[test]
