@@ -120,8 +120,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         (None, None) if args.variant.is_some() => {
             bail!("--variant/--rule names a variant of one target: add --target")
         }
+        // `--provider` alone runs the targets that judge a provider's body.
         (None, None) => targets::default_names()
             .into_iter()
+            .filter(|name| args.profile.provider.is_none() || targets::judges_a_provider(name))
             .map(String::from)
             .collect(),
     };

@@ -59,17 +59,35 @@ pub fn default_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// Targets that judge the request body pi builds for a provider (`--provider`); every other
+/// target judges no provider's body and refuses the flag.
+const JUDGE_A_PROVIDER: &[&str] = &["sweep", "oracle-json", "differential", "pipeline"];
+
+/// Whether the target called `name` judges a provider's request body (`--provider`).
+pub fn judges_a_provider(name: &str) -> bool {
+    JUDGE_A_PROVIDER.contains(&name.replace('_', "-").as_str())
+}
+
 /// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
 /// `oracle-json`).
 pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let wanted = name.replace('_', "-");
-    match REGISTRY.iter().find(|(known, _)| *known == wanted) {
-        Some((_, builder)) => builder(variant, profile),
-        None => bail!(
+    let Some((_, builder)) = REGISTRY.iter().find(|(known, _)| *known == wanted) else {
+        bail!(
             "unknown target `{name}` (known targets: {})",
             names().join(", ")
-        ),
+        )
+    };
+    if let Some(provider) = profile.provider
+        && !judges_a_provider(name)
+    {
+        bail!(
+            "target `{wanted}` judges no provider's request body, so not `{provider}`'s: \
+             --provider is for {}",
+            JUDGE_A_PROVIDER.join(", ")
+        );
     }
+    builder(variant, profile)
 }
 
 /// Builds the target a case file names, with the profile it records, for `variant`.
