@@ -2,6 +2,7 @@
 //! package can run, built by name. One file per target; one line per target in [`REGISTRY`].
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::pi::Provider;
 
 use super::profile::Profile;
 use super::target::{DynTarget, Target};
@@ -88,6 +89,30 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box
         );
     }
     builder(variant, profile)
+}
+
+/// The targets a fuzz run of `name` judges its cases with: the one [`build`] gives when
+/// `--provider` names a provider or the target judges none; else one per modelled provider, in
+/// [`Provider::ALL`]'s order, each case judged by the one its bytes pick
+/// ([`super::bytes::pick`], docs/decisions.md).
+pub fn rotation(
+    name: &str,
+    variant: Option<&str>,
+    profile: &Profile,
+) -> Result<Vec<Box<dyn DynTarget>>> {
+    if profile.provider.is_some() || !judges_a_provider(name) {
+        return Ok(vec![build(name, variant, profile)?]);
+    }
+    Provider::ALL
+        .into_iter()
+        .map(|provider| {
+            let profile = Profile {
+                provider: Some(provider),
+                ..profile.clone()
+            };
+            build(name, variant, &profile)
+        })
+        .collect()
 }
 
 /// Builds the target a case file names, with the profile it records, for `variant`.
