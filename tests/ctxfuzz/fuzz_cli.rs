@@ -354,3 +354,170 @@ fn export_seeds_writes_one_libfuzzer_input_per_case() {
     assert!(sweep.len() >= 10);
     assert!(seeds.join("oracle_json").is_dir());
 }
+
+/// The case files a run wrote under `dir/findings`, read.
+fn case_files(dir: &Path) -> Vec<serde_json::Value> {
+    let Ok(written) = std::fs::read_dir(dir.join("findings")) else {
+        return Vec::new();
+    };
+    written
+        .map(|file| {
+            let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+            serde_json::from_str(&text).unwrap()
+        })
+        .collect()
+}
+
+/// For each API pi speaks besides Anthropic's, a short seeded run of the sweep target for one of
+/// its providers finds a transcript whose body, as pi builds it after the sweep, that API refuses
+/// (`wire-valid` with the API's own rule, shown in its own class and not charged to the sweep);
+/// the case file records the provider, and replays to the same verdict only with it.
+#[test]
+fn each_api_s_refused_body_is_found_recorded_with_its_provider_and_replayed() {
+    for (provider, rule, seed, runs) in [
+        ("groq", "missing-tool-response", "1", "3000"), // openai-completions
+        ("openai", "duplicate-item-id", "3", "10000"),  // openai-responses
+        ("google", "empty-text-part", "1", "3000"),     // google-generative-ai
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let run = ctxfuzz_in(
+            dir.path(),
+            &[
+                "fuzz",
+                "--target",
+                "sweep",
+                "--provider",
+                provider,
+                "--seed",
+                seed,
+                "--runs",
+                runs,
+                "--keep-all",
+            ],
+        );
+        assert_eq!(run.status.code(), Some(0), "{provider}: {}", text(&run));
+        let cases = case_files(dir.path());
+        assert!(
+            !cases.is_empty(),
+            "{provider}: no case file\n{}",
+            text(&run)
+        );
+        for case in &cases {
+            assert_eq!(case["profile"]["provider"], provider, "{case}");
+            assert_eq!(
+                case["verdicts"]["strict"],
+                serde_json::json!(["wire-valid"])
+            );
+        }
+        let why = |case: &&serde_json::Value| case["why"].as_str().unwrap().contains(rule);
+        assert!(cases.iter().any(|case| why(&case)), "{provider}: no {rule}");
+        let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+        assert!(
+            text(&replay).contains(" 0 mismatch(es)"),
+            "{}",
+            text(&replay)
+        );
+
+        // Without its provider the same case is judged for Anthropic, which says otherwise.
+        for file in std::fs::read_dir(dir.path().join("findings")).unwrap() {
+            let path = file.unwrap().path();
+            let mut case: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            case["profile"] = serde_json::json!({});
+            std::fs::write(&path, case.to_string()).unwrap();
+        }
+        let anthropic = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+        assert_eq!(anthropic.status.code(), Some(1), "{}", text(&anthropic));
+    }
+}
+
+/// A case file without a provider (every one written before providers were recorded) is judged
+/// for Anthropic, as it always was; the same input recorded for Google is judged for Google. An
+/// empty user text: Anthropic takes the message pi sends for it, Gemini refuses the empty text part.
+#[test]
+fn a_case_file_without_a_provider_replays_as_anthropic() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = serde_json::json!([{"role": "user", "content": [{"type": "text", "text": ""}]}]);
+    for (name, profile, verdict) in [
+        ("before.json", serde_json::json!({}), serde_json::json!([])),
+        (
+            "google.json",
+            serde_json::json!({"provider": "google"}),
+            serde_json::json!(["wire-valid"]),
+        ),
+    ] {
+        let case = serde_json::json!({"target": "sweep", "why": name, "profile": profile,
+                                      "input": input, "verdicts": {"strict": verdict}});
+        std::fs::write(dir.path().join(name), case.to_string()).unwrap();
+    }
+    let replay = ctxfuzz_in(dir.path(), &["replay", "."]);
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+    assert!(text(&replay).contains("2 case file(s), 2 verdict(s) judged, 0 mismatch(es)"));
+}
+
+/// Without `--provider`, each case of a pi-transcript target is judged for the provider its bytes
+/// pick: one run records several providers, and every case file replays with its own.
+#[test]
+fn without_a_provider_each_case_picks_one_and_its_case_file_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ctxfuzz_in(
+        dir.path(),
+        &[
+            "fuzz",
+            "--target",
+            "sweep",
+            "--seed",
+            "1",
+            "--runs",
+            "3000",
+            "--keep-all",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let providers: std::collections::BTreeSet<String> = case_files(dir.path())
+        .iter()
+        .map(|case| case["profile"]["provider"].as_str().unwrap().to_string())
+        .collect();
+    assert!(providers.len() > 2, "{providers:?}");
+    assert!(providers.contains("anthropic"), "{providers:?}");
+    let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+}
+
+/// A target that judges no provider's body refuses `--provider` with the targets that do; without
+/// `--target`, `--provider` runs those alone.
+#[test]
+fn provider_is_refused_by_a_target_that_judges_no_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = ctxfuzz_in(
+        dir.path(),
+        &[
+            "fuzz",
+            "--target",
+            "compaction",
+            "--provider",
+            "groq",
+            "--runs",
+            "10",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains(
+            "target `compaction` judges no provider's request body, so not `groq`'s: \
+             --provider is for sweep, oracle-json, differential, pipeline"
+        ),
+        "{}",
+        text(&refused)
+    );
+    let all = ctxfuzz_in(dir.path(), &["fuzz", "--provider", "groq", "--runs", "10"]);
+    assert_eq!(all.status.code(), Some(0), "{}", text(&all));
+    for name in ["sweep [", "oracle-json [", "differential [", "pipeline ["] {
+        assert!(
+            text(&all).contains(&format!("fuzzing {name}")),
+            "{}",
+            text(&all)
+        );
+    }
+    assert!(!text(&all).contains("fuzzing compaction"), "{}", text(&all));
+}
