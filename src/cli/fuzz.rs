@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
+use ctxfuzz_oracles::pi::Provider;
 use serde_json::{Map, Value, json};
 
 use super::exit::ExitCode;
@@ -475,6 +476,7 @@ fn json_summary(
                         "invariant": f.key.invariant,
                         "cause": f.violation.cause.to_string(),
                         "summary": f.violation.summary,
+                        "provider": f.profile.provider.map(Provider::name),
                         "case_file": written.then(|| out.join(f.file_name()).display().to_string()),
                         "regenerate": f.origin.map(|o| args.regenerate_command(f.target, o.seed, o.case)),
                     })
