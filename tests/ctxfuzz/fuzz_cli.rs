@@ -544,3 +544,49 @@ fn provider_is_refused_by_a_target_that_judges_no_body() {
     }
     assert!(!text(&all).contains("fuzzing compaction"), "{}", text(&all));
 }
+
+/// The pipeline target charges a compaction that cuts inside a call cycle (`midpoint`, nothing
+/// swept after it) for each API pi speaks besides Anthropic's: the result whose call was
+/// summarised is refused by the body pi builds for it, which the original transcript's was not.
+#[test]
+fn a_compaction_that_cuts_a_call_cycle_is_charged_for_every_api() {
+    for (provider, rule) in [
+        ("groq", "tool-without-call"),
+        ("openai", "function-call-output-without-call"),
+        ("google", "function-response-not-after-call"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let run = ctxfuzz_in(
+            dir.path(),
+            &[
+                "fuzz",
+                "--target",
+                "pipeline",
+                "--variant",
+                "midpoint",
+                "--sweep",
+                "off",
+                "--provider",
+                provider,
+                "--seed",
+                "1",
+                "--runs",
+                "3000",
+                "--jobs",
+                "1",
+            ],
+        );
+        assert_eq!(run.status.code(), Some(1), "{provider}: {}", text(&run));
+        let cases = case_files(dir.path());
+        assert!(
+            cases
+                .iter()
+                .any(|case| case["profile"]["provider"] == provider
+                    && case["why"].as_str().unwrap().contains(rule)),
+            "{provider}: no {rule}\n{}",
+            text(&run)
+        );
+        let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+        assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+    }
+}
