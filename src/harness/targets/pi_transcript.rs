@@ -31,10 +31,10 @@ pub(super) struct Boundary {
     pub release: Option<PiRelease>,
     /// The provider `--provider` named, recorded back (`None`: Anthropic, as a case file written
     /// before providers were recorded was judged).
-    pub named: Option<Provider>,
-    pub provider: Provider,
+    named: Option<Provider>,
+    provider: Provider,
     /// The provider's model, read once for the oracle, which takes it for every case.
-    pub model: JsValue<'static>,
+    model: JsValue<'static>,
 }
 
 impl Boundary {
@@ -62,6 +62,8 @@ impl Boundary {
         Some(judged.map(|found| found.iter().map(|r| self.violation(r)).collect()))
     }
 
+    /// One rejection as a violation: charged to the system under test unless its target says
+    /// otherwise (the sweep shows it in its own class, [`Boundary::another_api`]).
     fn violation(&self, rejection: &BodyRejection) -> Violation {
         let BodyRejection {
             rule,
@@ -124,8 +126,8 @@ impl Boundary {
         }
     }
 
-    /// Whether a `wire-valid` violation is of a body the Anthropic judgement did not make: a
-    /// rule of another API, whose cause is not modelled.
+    /// Whether `violation` is a rule of another API's body than Anthropic's, whose cause (which
+    /// rewriter could have prevented it) is not modelled.
     pub fn another_api(&self, violation: &Violation) -> bool {
         self.provider.api() != Api::AnthropicMessages && violation.invariant == wire::WIRE_VALID
     }
