@@ -590,3 +590,77 @@ fn a_compaction_that_cuts_a_call_cycle_is_charged_for_every_api() {
         assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
     }
 }
+
+/// The differential target asks the named provider's body whether it takes a result back: its
+/// case files record that provider and replay with it (for groq and openai, at these seeds, one
+/// of them is judged otherwise for Anthropic); the oracle-json target reads and judges files as
+/// `check --provider` does, without a finding on a clean tree.
+#[test]
+fn differential_and_oracle_json_judge_the_named_provider() {
+    for (provider, seed, otherwise_for_anthropic) in [
+        ("groq", "1", true),
+        ("openai", "2", true),
+        ("google", "1", false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let differential = ctxfuzz_in(
+            dir.path(),
+            &[
+                "fuzz",
+                "--target",
+                "differential",
+                "--provider",
+                provider,
+                "--seed",
+                seed,
+                "--runs",
+                "1000",
+                "--keep-all",
+                "--jobs",
+                "1",
+            ],
+        );
+        assert_eq!(
+            differential.status.code(),
+            Some(0),
+            "{}",
+            text(&differential)
+        );
+        let cases = case_files(dir.path());
+        assert!(!cases.is_empty(), "{}", text(&differential));
+        assert!(
+            cases
+                .iter()
+                .all(|case| case["profile"]["provider"] == provider)
+        );
+        let replay = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+        assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+        if otherwise_for_anthropic {
+            for file in std::fs::read_dir(dir.path().join("findings")).unwrap() {
+                let path = file.unwrap().path();
+                let mut case: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                case["profile"] = serde_json::json!({"against": "allowlist"});
+                std::fs::write(&path, case.to_string()).unwrap();
+            }
+            let anthropic = ctxfuzz_in(dir.path(), &["replay", "findings"]);
+            assert_eq!(anthropic.status.code(), Some(1), "{}", text(&anthropic));
+        }
+
+        let oracle_json = ctxfuzz_in(
+            dir.path(),
+            &[
+                "fuzz",
+                "--target",
+                "oracle-json",
+                "--provider",
+                provider,
+                "--seed",
+                "1",
+                "--runs",
+                "1000",
+            ],
+        );
+        assert_eq!(oracle_json.status.code(), Some(0), "{}", text(&oracle_json));
+    }
+}
