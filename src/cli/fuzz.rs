@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
+use ctxfuzz_oracles::pi::Provider;
 use serde_json::{Map, Value, json};
 
 use super::exit::ExitCode;
@@ -120,8 +121,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         (None, None) if args.variant.is_some() => {
             bail!("--variant/--rule names a variant of one target: add --target")
         }
+        // `--provider` alone runs the targets that judge a provider's body.
         (None, None) => targets::default_names()
             .into_iter()
+            .filter(|name| args.profile.provider.is_none() || targets::judges_a_provider(name))
             .map(String::from)
             .collect(),
     };
@@ -129,15 +132,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("no targets are registered");
     }
     let config = config(&args);
-    let built: Vec<Box<dyn DynTarget>> = names
+    let built: Vec<Vec<Box<dyn DynTarget>>> = names
         .iter()
-        .map(|name| targets::build(name, args.variant.as_deref(), &args.profile))
+        .map(|name| targets::rotation(name, args.variant.as_deref(), &args.profile))
         .collect::<Result<_>>()?;
     let out = out_dir(&args);
     let mut runs = Vec::new();
-    for target in &built {
-        let outcome = announce_and_fuzz(target.as_ref(), &config, &args, &out)?;
-        runs.push((target.as_ref(), outcome));
+    for rotation in &built {
+        let rotation: Vec<&dyn DynTarget> = rotation.iter().map(AsRef::as_ref).collect();
+        let outcome = announce_and_fuzz(&rotation, &config, &args, &out)?;
+        runs.push((rotation[0], outcome));
         if stop::requested().is_some() {
             break;
         }
@@ -151,7 +155,7 @@ fn run_contract(args: &Args) -> Result<ExitCode> {
     let target = targets::contract::ContractTarget::from_profile(&args.profile)?;
     let config = config(args);
     let out = out_dir(args);
-    let outcome = announce_and_fuzz(&target, &config, args, &out)?;
+    let outcome = announce_and_fuzz(&[&target], &config, args, &out)?;
     let skipped = target.cannot_express();
     let total: u64 = skipped.values().sum();
     let reasons: Vec<String> = skipped
@@ -202,13 +206,16 @@ fn out_dir(args: &Args) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("findings"))
 }
 
-/// Fuzzes one target, with its header line and its summary as `--quiet`/`--verbose` say.
+/// Fuzzes one target, in a rotation of one per provider or alone ([`targets::rotation`]), with
+/// its header line and its summary as `--quiet`/`--verbose` say; the first of the rotation names
+/// the run.
 fn announce_and_fuzz(
-    target: &dyn DynTarget,
+    rotation: &[&dyn DynTarget],
     config: &Config,
     args: &Args,
     out: &Path,
 ) -> Result<RunOutcome> {
+    let target = rotation[0];
     let verbosity = args.verbosity();
     if matches!(verbosity, Verbosity::Normal | Verbosity::Verbose) {
         println!(
@@ -220,7 +227,7 @@ fn announce_and_fuzz(
             budget_text(config)
         );
     }
-    let outcome = fuzz_target(target, config, args, out)?;
+    let outcome = fuzz_target(rotation, config, args, out)?;
     match verbosity {
         Verbosity::Verbose => print!("{}", summary(target, &outcome)),
         Verbosity::Normal => print!("{}", brief_summary(target, &outcome, args, out)),
@@ -258,7 +265,7 @@ fn budget_text(config: &Config) -> String {
 }
 
 fn fuzz_target(
-    target: &dyn DynTarget,
+    rotation: &[&dyn DynTarget],
     config: &Config,
     args: &Args,
     out: &std::path::Path,
@@ -268,7 +275,7 @@ fn fuzz_target(
     // (invariant, change) of the charged findings printed in full: a later finding with the same
     // change is the same defect in another shape, and gets one line.
     let changes = std::sync::Mutex::new(Vec::new());
-    let on_finding = |finding: &Finding, progress: &Progress| {
+    let on_finding = |finding: &Finding, target: &dyn DynTarget, progress: &Progress| {
         let charged = finding.class == Class::Charged;
         let path = if charged || args.keep_all {
             match finding.write(out) {
@@ -325,12 +332,14 @@ fn fuzz_target(
         }
     };
     let mut progress = match verbosity {
-        Verbosity::Normal | Verbosity::Verbose => {
-            Progress::for_stdout(&format!("{} [{}]", target.name(), target.variant()))
-        }
+        Verbosity::Normal | Verbosity::Verbose => Progress::for_stdout(&format!(
+            "{} [{}]",
+            rotation[0].name(),
+            rotation[0].variant()
+        )),
         Verbosity::Quiet | Verbosity::Json => Progress::Hidden,
     };
-    let outcome = runner::fuzz(target, config, &mut progress, &on_finding);
+    let outcome = runner::fuzz_rotation(rotation, config, &mut progress, &on_finding);
     if let Some(error) = write_errors.into_inner().expect("error list lock").first() {
         bail!("{error}");
     }
@@ -467,6 +476,7 @@ fn json_summary(
                         "invariant": f.key.invariant,
                         "cause": f.violation.cause.to_string(),
                         "summary": f.violation.summary,
+                        "provider": f.profile.provider.map(Provider::name),
                         "case_file": written.then(|| out.join(f.file_name()).display().to_string()),
                         "regenerate": f.origin.map(|o| args.regenerate_command(f.target, o.seed, o.case)),
                     })

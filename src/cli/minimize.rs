@@ -151,8 +151,8 @@ fn shrink_case(path: &Path, args: &Args) -> Result<CaseFile> {
 
 /// Decodes an artifact and minimises it for its first violation charged to the variant.
 fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFile, String)> {
-    let target = targets::build(target_name, args.variant.as_deref(), &Profile::default())?;
-    let conversion = artifacts::convert(target.as_ref(), &[file.to_path_buf()]);
+    let rotation = targets::rotation(target_name, args.variant.as_deref(), &Profile::default())?;
+    let conversion = artifacts::convert(&rotation, &[file.to_path_buf()]);
     if let Some(failed) = conversion.not_reproduced.first() {
         bail!("{}: {}", failed.artifact.display(), failed.reason);
     }
@@ -165,7 +165,7 @@ fn from_artifact(target_name: &str, file: &Path, args: &Args) -> Result<(CaseFil
 /// Converts every artifact of the run in `dir` and writes one case per group under `out`.
 fn from_run(dir: &Path, out: &Path) -> Result<ExitCode> {
     let run = RunRecord::read(dir)?;
-    let target = targets::build(&run.target, run.variant.as_deref(), &Profile::default())
+    let rotation = targets::rotation(&run.target, run.variant.as_deref(), &Profile::default())
         .with_context(|| {
             format!(
                 "{}: the run's target",
@@ -173,7 +173,7 @@ fn from_run(dir: &Path, out: &Path) -> Result<ExitCode> {
             )
         })?;
     let files = artifacts::artifact_files(&dir.join(artifacts::ARTIFACTS))?;
-    let conversion = artifacts::convert(target.as_ref(), &files);
+    let conversion = artifacts::convert(&rotation, &files);
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut record = ConversionRecord::default();
     for group in &conversion.groups {

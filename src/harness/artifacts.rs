@@ -100,19 +100,20 @@ pub fn artifact_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Judges every artifact with `target` (the run's variant) and groups its charged violations as
+/// Judges every artifact with the target of `rotation` (the run's variant, one per provider where
+/// the target judges one) its bytes pick, as libFuzzer's run did, and groups its charged violations as
 /// the in-process loop groups findings: by target, variant, invariant, cause and the shape of the
 /// minimised input. A minimised input is filed once: an artifact's charged violation is not
 /// minimised again when an input already minimised from that artifact shows it, and a minimised
 /// input equal to an earlier group's joins that group, whatever it was minimised for (its case
 /// file's verdict lists every invariant it breaks). Artifacts whose minimised input lands in an
 /// existing group only add to its count.
-pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
+pub fn convert(rotation: &[Box<dyn DynTarget>], artifacts: &[PathBuf]) -> Conversion {
     let mut groups: Vec<ArtifactGroup> = Vec::new();
     let mut conversion = Conversion::default();
     for artifact in artifacts {
-        let input = match decode(target, artifact) {
-            Ok(input) => input,
+        let (target, input) = match decode(rotation, artifact) {
+            Ok(decoded) => decoded,
             Err(reason) => {
                 conversion.not_reproduced.push(NotReproduced {
                     artifact: artifact.clone(),
@@ -167,12 +168,20 @@ pub fn convert(target: &dyn DynTarget, artifacts: &[PathBuf]) -> Conversion {
     conversion
 }
 
-fn decode(target: &dyn DynTarget, artifact: &Path) -> Result<Value, Error> {
+/// The artifact's input, and the target of `rotation` its bytes pick, as [`super::fuzz_one`] picked it.
+fn decode<'r>(
+    rotation: &'r [Box<dyn DynTarget>],
+    artifact: &Path,
+) -> Result<(&'r dyn DynTarget, Value), Error> {
     let bytes = std::fs::read(artifact).map_err(Error::CannotRead)?;
-    target.decode(&bytes).map_err(|source| Error::CannotDecode {
-        target: target.name(),
-        source,
-    })
+    let target = super::bytes::pick(rotation, &bytes).as_ref();
+    let input = target
+        .decode(&bytes)
+        .map_err(|source| Error::CannotDecode {
+            target: target.name(),
+            source,
+        })?;
+    Ok((target, input))
 }
 
 /// Why a judgement is not a crash of `target`'s variant.
@@ -259,6 +268,7 @@ mod tests {
     #[test]
     fn an_input_that_breaks_several_invariants_is_filed_once_however_it_was_reached() {
         let target = targets::build("sweep", Some("none"), &Profile::default()).unwrap();
+        let rotation = [targets::build("sweep", Some("none"), &Profile::default()).unwrap()];
         let dir = tempfile::tempdir().unwrap();
         let padded = brick(&[json!({"role": "user", "content": "hi"})]);
         let files: Vec<PathBuf> = [brick(&[]), padded]
@@ -273,7 +283,7 @@ mod tests {
         let judged = target.judge_caught(&brick(&[]));
         assert!(judged.verdict().len() >= 3, "{:?}", judged.verdict());
 
-        let conversion = convert(target.as_ref(), &files);
+        let conversion = convert(&rotation, &files);
         assert!(conversion.not_reproduced.is_empty());
         let filed: Vec<(&str, usize)> = conversion
             .groups

@@ -5,6 +5,14 @@
 /// messages, small enough that filling the buffer stays a small part of an exec.
 pub const MAX_CASE_BYTES: usize = 2048;
 
+/// The one of `rotation` that judges the case `bytes` (a rotation of targets, one per provider):
+/// chosen by the bytes' length, so a case picks the same one again from its bytes alone (a seed
+/// and an index, or a libFuzzer input, whose first byte says how to decode it). `rotation` is
+/// never empty.
+pub fn pick<'r, T>(rotation: &'r [T], bytes: &[u8]) -> &'r T {
+    &rotation[bytes.len() % rotation.len()]
+}
+
 /// Fills `buffer` with the bytes of case `index` of the run seeded with `seed`. The length varies
 /// from case to case (short inputs find the small counterexamples, long ones reach deep shapes).
 pub fn fill(seed: u64, index: u64, buffer: &mut Vec<u8>) {

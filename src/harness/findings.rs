@@ -139,7 +139,9 @@ fn size(input: &Value) -> usize {
 }
 
 impl Finding {
-    /// `TARGET-VARIANT-INVARIANT-HASH.json`: stable for the same minimised input.
+    /// `TARGET-VARIANT-INVARIANT-HASH.json`, with `-PROVIDER` before the hash when the profile
+    /// names one: stable for the same minimised input, and apart for each provider it was judged
+    /// for (one input can be a finding for two providers in one run).
     pub fn file_name(&self) -> String {
         let text = serde_json::to_string(&self.input).expect("a JSON value always serialises");
         let slug = |s: &str| -> String {
@@ -147,8 +149,12 @@ impl Finding {
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
                 .collect()
         };
+        let provider = self
+            .profile
+            .provider
+            .map_or_else(String::new, |p| format!("{p}-"));
         format!(
-            "{}-{}-{}-{:08x}.json",
+            "{}-{}-{}-{provider}{:08x}.json",
             slug(self.target),
             slug(&self.variant),
             slug(self.key.invariant),
@@ -187,7 +193,8 @@ impl Finding {
         }
     }
 
-    /// What a person reads: the violation, where the case file is, the commands that replay and
+    /// What a person reads: the violation (and the provider whose body it was judged for, when
+    /// the profile names one), where the case file is, the commands that replay and
     /// regenerate it, the minimised input, and the diff that explains it (for a fault, the
     /// evidence does).
     pub fn report(
@@ -197,9 +204,13 @@ impl Finding {
         regenerate: Option<&str>,
     ) -> String {
         let mut text = String::new();
+        let judged_for = self
+            .profile
+            .provider
+            .map_or_else(String::new, |p| format!(" for {p}"));
         let _ = writeln!(
             text,
-            "finding: {} [{}] {} ({})",
+            "finding: {} [{}] {} ({}){judged_for}",
             self.target, self.variant, self.key.invariant, self.violation.cause
         );
         let _ = writeln!(text, "  {}", self.violation.summary);

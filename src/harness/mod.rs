@@ -48,7 +48,8 @@ pub fn no_error_backtraces() {
     }
 }
 
-/// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`):
+/// One libFuzzer input through target `name` (the default variant, or `CTXFUZZ_VARIANT`; for a
+/// target that judges a provider's body, the provider the bytes pick, as in the in-process loop):
 /// decodes the bytes exactly as the in-process loop does and panics (a libFuzzer crash) on any
 /// violation charged to the system under test. Unpreventable and informational violations are
 /// not crashes.
@@ -61,7 +62,7 @@ pub fn no_error_backtraces() {
 /// the in-process loop draws once in a few hundred cases. Rejected, such an input is still run
 /// (and a crash on it reported) whenever a mutation draws it, but never bred on.
 pub fn fuzz_one(name: &str, bytes: &[u8]) -> bool {
-    let target = cached_target(name);
+    let target = bytes::pick(cached_rotation(name), bytes).as_ref();
     let Ok(case) = target.libfuzzer_case(bytes) else {
         return false;
     };
@@ -82,18 +83,20 @@ pub fn fuzz_one(name: &str, bytes: &[u8]) -> bool {
     !case.outsized
 }
 
-/// Targets built once per process (libFuzzer calls [`fuzz_one`] millions of times).
-fn cached_target(name: &str) -> &'static dyn DynTarget {
-    static CACHE: OnceLock<Mutex<HashMap<String, &'static dyn DynTarget>>> = OnceLock::new();
+/// Targets built once per process (libFuzzer calls [`fuzz_one`] millions of times), one per
+/// provider where the target judges one ([`targets::rotation`]).
+fn cached_rotation(name: &str) -> &'static [Box<dyn DynTarget>] {
+    type Rotation = &'static [Box<dyn DynTarget>];
+    static CACHE: OnceLock<Mutex<HashMap<String, Rotation>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .expect("target cache lock");
-    *cache.entry(name.to_string()).or_insert_with(|| {
+    cache.entry(name.to_string()).or_insert_with(|| {
         let variant = std::env::var("CTXFUZZ_VARIANT").ok();
-        let target = targets::build(name, variant.as_deref(), &Profile::default())
+        let rotation = targets::rotation(name, variant.as_deref(), &Profile::default())
             .unwrap_or_else(|e| panic!("cannot build fuzz target `{name}`: {e:#}"));
-        Box::leak(target)
+        Vec::leak(rotation)
     })
 }
 

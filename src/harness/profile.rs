@@ -5,16 +5,16 @@
 //! target knows are ignored, so a case file written by a newer ctxfuzz still replays. Each target
 //! reads the fields it knows and records them back ([`super::Target::profile`]).
 //!
-//! A field with a finite set of values (a pi version, a barrier rule, a contract, a format) is held
-//! as its type, parsed once where the flag or the case file is read ([`as_text`]), and written back
-//! as the same text; a bad name is refused there with the names accepted.
+//! A field with a finite set of values (a pi version, a provider, a barrier rule, a contract, a
+//! format) is held as its type, parsed once where the flag or the case file is read ([`as_text`]),
+//! and written back as the same text; a bad name is refused there with the names accepted.
 
 use std::fmt;
 use std::str::FromStr;
 
 use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
-use ctxfuzz_oracles::pi::PiVersion;
+use ctxfuzz_oracles::pi::{PiVersion, Provider};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -28,6 +28,12 @@ pub struct Profile {
     #[arg(long, value_name = "VERSION")]
     #[serde(with = "as_text", skip_serializing_if = "Option::is_none")]
     pub pi: Option<PiRelease>,
+    /// The provider whose request body the pi-transcript targets judge (anthropic, openai,
+    /// openrouter, groq, deepseek, google) [default: each case picks one, docs/fuzzing.md]; a case
+    /// file without one was judged for anthropic.
+    #[arg(long, value_name = "PROVIDER")]
+    #[serde(with = "as_text", skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
     /// The second sweep rule of the `differential` target.
     #[arg(long, value_name = "RULE")]
     #[serde(with = "as_text", skip_serializing_if = "Option::is_none")]
@@ -107,6 +113,7 @@ impl Profile {
             flag("--against", &self.against),
             flag("--sweep", &self.sweep),
             flag("--pi", &self.pi),
+            flag("--provider", &self.provider),
             flag("--sut", &self.sut),
             flag("--sut-timeout-ms", &self.sut_timeout_ms),
             flag("--sut-startup-ms", &self.sut_startup_ms),

@@ -139,6 +139,20 @@ pub fn fuzz(
     progress: &mut Progress,
     on_finding: &(dyn Fn(&Finding, &Progress) + Sync),
 ) -> RunOutcome {
+    fuzz_rotation(&[target], config, progress, &|finding, _, progress| {
+        on_finding(finding, progress)
+    })
+}
+
+/// Fuzzes a rotation of one target (one per provider, [`super::targets::rotation`]): each case
+/// judged, minimised and recorded by the one its bytes pick ([`bytes::pick`]), which `on_finding`
+/// is handed with the finding (its explanation is that target's).
+pub fn fuzz_rotation(
+    rotation: &[&dyn DynTarget],
+    config: &Config,
+    progress: &mut Progress,
+    on_finding: &(dyn Fn(&Finding, &dyn DynTarget, &Progress) + Sync),
+) -> RunOutcome {
     let start = Instant::now();
     let deadline = config.time.map(|t| start + t);
     let end = config
@@ -173,6 +187,7 @@ pub fn fuzz(
                                     break;
                                 }
                                 bytes::fill(config.seed, index, &mut buffer);
+                                let target = *bytes::pick(rotation, &buffer);
                                 let wanted = |judgement: &Judgement| {
                                     found.lock().expect("findings lock").wants(judgement)
                                 };
@@ -203,6 +218,7 @@ pub fn fuzz(
                                     counter.fetch_add(1, Ordering::Relaxed);
                                     on_finding(
                                         &finding,
+                                        target,
                                         &shared_progress.lock().expect("progress lock"),
                                     );
                                     found.lock().expect("findings lock").findings.push(finding);

@@ -213,6 +213,9 @@ fn planted_a_sweep_that_edits_kept_messages_shows_the_edit_in_its_diff() {
         "sweep",
         "--sut",
         &sut,
+        // The diff below is of the Anthropic request (its `tool_use` blocks).
+        "--provider",
+        "anthropic",
         "--runs",
         "300",
         "--seed",

@@ -7,6 +7,7 @@ use ctxfuzz::harness::profile::SweepAfter;
 use ctxfuzz::sweep::BarrierRule;
 use ctxfuzz_oracles::contracts::ContractKind;
 use ctxfuzz_oracles::formats::Format;
+use ctxfuzz_oracles::pi::Provider;
 use serde_json::json;
 
 use crate::common::ctxfuzz_in;
@@ -22,6 +23,7 @@ struct Flags {
 fn every_field() -> Profile {
     Profile {
         pi: Some("0.87.1".parse().unwrap()),
+        provider: Some(Provider::Groq),
         against: Some(BarrierRule::Allowlist),
         sweep: Some(SweepAfter::Off),
         sut: Some("python3 tests/sut/sweep.py".into()),
@@ -60,6 +62,7 @@ fn a_case_files_profile_reads_and_writes_back_unchanged() {
         json!({}),
         json!({"pi": "1.6.0"}),
         json!({"pi": "1.6.0", "sweep": "off"}),
+        json!({"pi": "1.6.0", "provider": "google"}),
         json!({"pi": "v0.87.1", "against": "all-other-roles", "sweep": "allowlist"}),
         json!({"contract": "cut", "format": "ai-sdk", "sut": "python3 x.py"}),
         json!({"sut": "python3 x.py", "sut_startup_ms": 5000, "sut_timeout_ms": 2000}),
@@ -105,6 +108,10 @@ fn a_case_files_unknown_name_is_refused_with_the_known_ones() {
         (
             json!({"contract": "window"}),
             "not a profile: unknown contract `window` (known: sweep, repair, cut, prune, trim)",
+        ),
+        (
+            json!({"provider": "bedrock"}),
+            "not a profile: unknown provider `bedrock` (known: anthropic, openai",
         ),
         (
             json!({"pi": "latest"}),

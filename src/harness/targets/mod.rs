@@ -2,6 +2,7 @@
 //! package can run, built by name. One file per target; one line per target in [`REGISTRY`].
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::pi::Provider;
 
 use super::profile::Profile;
 use super::target::{DynTarget, Target};
@@ -59,17 +60,59 @@ pub fn default_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// Targets that judge the request body pi builds for a provider (`--provider`); every other
+/// target judges no provider's body and refuses the flag.
+const JUDGE_A_PROVIDER: &[&str] = &["sweep", "oracle-json", "differential", "pipeline"];
+
+/// Whether the target called `name` judges a provider's request body (`--provider`).
+pub fn judges_a_provider(name: &str) -> bool {
+    JUDGE_A_PROVIDER.contains(&name.replace('_', "-").as_str())
+}
+
 /// Builds the target called `name` (`oracle_json`, the cargo-fuzz spelling, is accepted for
 /// `oracle-json`).
 pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box<dyn DynTarget>> {
     let wanted = name.replace('_', "-");
-    match REGISTRY.iter().find(|(known, _)| *known == wanted) {
-        Some((_, builder)) => builder(variant, profile),
-        None => bail!(
+    let Some((_, builder)) = REGISTRY.iter().find(|(known, _)| *known == wanted) else {
+        bail!(
             "unknown target `{name}` (known targets: {})",
             names().join(", ")
-        ),
+        )
+    };
+    if let Some(provider) = profile.provider
+        && !judges_a_provider(name)
+    {
+        bail!(
+            "target `{wanted}` judges no provider's request body, so not `{provider}`'s: \
+             --provider is for {}",
+            JUDGE_A_PROVIDER.join(", ")
+        );
     }
+    builder(variant, profile)
+}
+
+/// The targets a fuzz run of `name` judges its cases with: the one [`build`] gives when
+/// `--provider` names a provider or the target judges none; else one per modelled provider, in
+/// [`Provider::ALL`]'s order, each case judged by the one its bytes pick
+/// ([`super::bytes::pick`], docs/decisions.md).
+pub fn rotation(
+    name: &str,
+    variant: Option<&str>,
+    profile: &Profile,
+) -> Result<Vec<Box<dyn DynTarget>>> {
+    if profile.provider.is_some() || !judges_a_provider(name) {
+        return Ok(vec![build(name, variant, profile)?]);
+    }
+    Provider::ALL
+        .into_iter()
+        .map(|provider| {
+            let profile = Profile {
+                provider: Some(provider),
+                ..profile.clone()
+            };
+            build(name, variant, &profile)
+        })
+        .collect()
 }
 
 /// Builds the target a case file names, with the profile it records, for `variant`.

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::error::by_name;
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation, wire};
+use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
@@ -109,18 +109,15 @@ impl Serialize for SortedKeys<'_> {
 }
 
 impl OracleJson {
-    /// Reads and judges the file as `check` does (`parse_json_borrowed`, `messages_of`, the wire
-    /// oracle), from bytes instead of from disk: the verdict, or the one-line error.
+    /// Reads and judges the file as `check --provider` does (`parse_json_borrowed`, `messages_of`,
+    /// the provider's body judged), from bytes instead of from disk: the verdict, or the one-line
+    /// error.
     fn check(&self, bytes: Vec<u8>) -> Result<Judgement> {
         let path = Path::new(FILE_NAME);
         let text = io::text_of(path, bytes)?;
         let document = io::parse_json_borrowed(path, &text)?;
         let messages = io::messages_of(path, &document)?;
-        Ok(wire::judge_borrowed(
-            messages,
-            &self.boundary.model,
-            self.boundary.pi,
-        ))
+        Ok(self.boundary.judge(messages))
     }
 }
 

@@ -1,51 +1,101 @@
 //! What every target over a pi transcript shares: the provider boundary it judges against (the pi
-//! version and the model), how an input is read as a transcript, how one is generated, and the
+//! version and the provider), how an input is read as a transcript, how one is generated, and the
 //! key of its shapes (for de-duplicating findings).
+//!
+//! The Anthropic body is judged by the wire invariants, with each rejection's cause and known
+//! shape; the body of any other provider by its API's rules (`body_rejections`), each rule it
+//! breaks one `wire-valid` violation. pi builds that body after its own repairs, so every
+//! rejection is one each retry draws again: all of them count as permanent 400s. Which rewriter
+//! could have prevented one is not modelled for those APIs (docs/fuzzing.md#providers).
 
 use std::borrow::Borrow;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::Violation;
-use ctxfuzz_oracles::invariants::wire;
+use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{self, Api, PiVersion, Thrown};
+use ctxfuzz_oracles::pi::{self, Api, PiVersion, Provider, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::{PiRelease, Profile};
 use crate::transcript::build::Build;
 use crate::transcript::shapes;
 
-/// The provider boundary a target judges against: the pi version and the model.
+/// The provider boundary a target judges against: the pi version and the provider.
 pub(super) struct Boundary {
     pub pi: PiVersion,
     /// The release `--pi` named, recorded back (`None`: the oracle's default).
     pub release: Option<PiRelease>,
-    /// Read once for the oracle, which takes it for every case.
-    pub model: JsValue<'static>,
+    /// The provider `--provider` named, recorded back (`None`: Anthropic, as a case file written
+    /// before providers were recorded was judged).
+    named: Option<Provider>,
+    provider: Provider,
+    /// The provider's model, read once for the oracle, which takes it for every case.
+    model: JsValue<'static>,
 }
 
 impl Boundary {
     pub fn from_profile(profile: &Profile) -> Self {
+        let provider = profile.provider.unwrap_or_default();
         Boundary {
             pi: profile
                 .pi
                 .as_ref()
                 .map_or_else(PiVersion::default, PiRelease::version),
             release: profile.pi.clone(),
-            model: JsValue::from(pi::default_model()),
+            named: profile.provider,
+            provider,
+            model: JsValue::from(provider.model()),
+        }
+    }
+
+    /// The rules the body of a provider other than Anthropic breaks, one `wire-valid` violation
+    /// each; `None` for the Anthropic body, `Err` when pi itself would throw.
+    fn body_violations<'a, M: Borrow<JsValue<'a>>>(
+        &self,
+        messages: &'a [M],
+    ) -> Option<Result<Vec<Violation>, Thrown>> {
+        let judged = wire::body_rejections(messages, &self.model, self.provider.api(), self.pi)?;
+        Some(judged.map(|found| found.iter().map(|r| self.violation(r)).collect()))
+    }
+
+    /// One rejection as a violation: charged to the system under test unless its target says
+    /// otherwise (the sweep shows it in its own class, [`Boundary::another_api`]).
+    fn violation(&self, rejection: &BodyRejection) -> Violation {
+        let BodyRejection {
+            rule,
+            location,
+            text,
+        } = rejection;
+        Violation {
+            invariant: wire::WIRE_VALID,
+            cause: Cause::SystemUnderTest,
+            summary: format!("{}: {location} breaks {rule}: {text}", self.provider),
+            evidence: json!({"provider": self.provider.name(), "rule": rule,
+                             "location": location, "error": text}),
+        }
+    }
+
+    /// The verdict on the body pi builds for `messages`, as `ctxfuzz check --provider` gives it.
+    pub fn judge<'a, M: Borrow<JsValue<'a>>>(&self, messages: &'a [M]) -> Judgement {
+        match self.body_violations(messages) {
+            None => wire::judge_borrowed(messages, &self.model, self.pi),
+            Some(Ok(violations)) => Judgement::from_violations(violations),
+            Some(Err(thrown)) => Judgement::CannotJudge(thrown.to_string()),
         }
     }
 
     /// The violations of `messages` behind the permanent 400s (a missing result, say, is pi's to
-    /// repair); `Err` when pi itself would throw.
+    /// repair in the Anthropic body); `Err` when pi itself would throw.
     pub fn contract_violations<'a, M: Borrow<JsValue<'a>>>(
         &self,
         messages: &'a [M],
     ) -> Result<Vec<Violation>, Thrown> {
-        wire::permanent(messages, &self.model, self.pi)
+        self.body_violations(messages)
+            .unwrap_or_else(|| wire::permanent(messages, &self.model, self.pi))
     }
 
     /// How many permanent 400s `messages` draw, read as [`JsValue`]s (or references to them):
@@ -54,27 +104,38 @@ impl Boundary {
         &self,
         messages: &'a [M],
     ) -> Result<usize, Thrown> {
-        wire::permanent_count(messages, &self.model, self.pi)
+        match wire::body_rejections(messages, &self.model, self.provider.api(), self.pi) {
+            Some(judged) => judged.map(|found| found.len()),
+            None => wire::permanent_count(messages, &self.model, self.pi),
+        }
     }
 
-    /// The Anthropic request pi would send for `messages`, pretty-printed (or why pi throws).
+    /// The request pi would send for `messages`, pretty-printed (or why pi throws): the
+    /// Anthropic body's messages, or the whole body of any other API (its one list).
     pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
-        match pi::render(
-            messages,
-            &self.model.to_value(),
-            Api::AnthropicMessages,
-            self.pi,
-        ) {
+        let api = self.provider.api();
+        match pi::render(messages, &self.model.to_value(), api, self.pi) {
             Ok(rendered) => {
-                serde_json::to_string_pretty(&rendered.body["messages"]).expect("JSON") + "\n"
+                let shown = match api {
+                    Api::AnthropicMessages => &rendered.body["messages"],
+                    _ => &rendered.body,
+                };
+                serde_json::to_string_pretty(shown).expect("JSON") + "\n"
             }
             Err(thrown) => format!("{thrown}\n"),
         }
     }
 
+    /// Whether `violation` is a rule of another API's body than Anthropic's, whose cause (which
+    /// rewriter could have prevented it) is not modelled.
+    pub fn another_api(&self, violation: &Violation) -> bool {
+        self.provider.api() != Api::AnthropicMessages && violation.invariant == wire::WIRE_VALID
+    }
+
     pub fn profile(&self) -> Profile {
         Profile {
             pi: self.release.clone(),
+            provider: self.named,
             ..Profile::default()
         }
     }

@@ -1,5 +1,5 @@
 //! The `pipeline` target, in the order pi and its extensions apply them: compaction → sweep → pi's
-//! `convertToLlm` and `transformMessages` → the Anthropic request → the wire validator, for pi
+//! `convertToLlm` and `transformMessages` → the provider's request → its API's rules, for pi
 //! transcripts; for chat transcripts, compaction → the OpenAI chat validator.
 //!
 //! Generated transcripts are damaged on purpose, so the provider may refuse the original too. The
@@ -16,11 +16,10 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use ctxfuzz_oracles::js_value::JsValue;
-use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
 
 use super::compaction::{NamedConfig, generate_transcript};
-use super::pi_transcript::Transcript;
+use super::pi_transcript::{Boundary, Transcript};
 use crate::compaction::{Compaction, Compactor, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::{PiRelease, Profile, SweepAfter};
 use crate::harness::target::Target;
@@ -30,9 +29,7 @@ pub const NAME: &str = "pipeline";
 
 pub(super) struct PipelineTarget {
     variant: NamedConfig,
-    pi: PiRelease,
-    /// pi's default model, read once instead of once a case.
-    model: JsValue<'static>,
+    boundary: Boundary,
     sweep: SweepAfter,
 }
 
@@ -69,9 +66,7 @@ impl PipelineTarget {
         messages: &[M],
     ) -> Judgement {
         match family {
-            Family::Pi => {
-                wire::judge_borrowed(&self.swept(messages), &self.model, self.pi.version())
-            }
+            Family::Pi => self.boundary.judge(&self.swept(messages)),
             Family::Chat => Judgement::from_violations(wire::judge_chat::<Message, M>(messages)),
         }
     }
@@ -84,11 +79,7 @@ impl Target for PipelineTarget {
     fn build(variant: Option<NamedConfig>, profile: &Profile) -> Result<PipelineTarget> {
         Ok(PipelineTarget {
             variant: variant.unwrap_or_default(),
-            pi: profile
-                .pi
-                .clone()
-                .unwrap_or_else(|| PiRelease::checked_against(PiVersion::default())),
-            model: JsValue::from(default_model()),
+            boundary: Boundary::from_profile(profile),
             sweep: profile
                 .sweep
                 .unwrap_or(SweepAfter::Rule(BarrierRule::Strict)),
@@ -104,10 +95,13 @@ impl Target for PipelineTarget {
     }
 
     fn profile(&self) -> Profile {
+        // The pi release is recorded even when it is the default, as it always was here.
+        let pi = self.boundary.release.clone();
+        let pi = pi.unwrap_or_else(|| PiRelease::checked_against(self.boundary.pi));
         Profile {
-            pi: Some(self.pi.clone()),
+            pi: Some(pi),
             sweep: Some(self.sweep),
-            ..Profile::default()
+            ..self.boundary.profile()
         }
     }
 
@@ -174,9 +168,10 @@ fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation>
         .collect()
 }
 
-/// What a violation is about: the tool id it names (pi; a result without an id is about "no id",
-/// whichever rule and index name it), or the error text without message indices (chat, whose
-/// errors name the ids).
+/// What a violation is about: the tool id it names (pi's Anthropic body; a result without an id is
+/// about "no id", whichever rule and index name it), or the error text without message indices
+/// (chat, whose errors name the ids, and the body of another API, whose texts name its ids where
+/// the API's do).
 fn subject(v: &Violation) -> String {
     match (
         v.evidence.get("tool_use_id"),
