@@ -20,8 +20,8 @@ pub struct Args {
     pub file: PathBuf,
     /// A named variant (cycle-safe, autobot, midpoint, floor-0, compose-after-reset, old-clip-key,
     /// no-preserve, no-state); the options below override its knobs.
-    #[arg(long, default_value = "cycle-safe")]
-    pub variant: String,
+    #[arg(long = "variant", value_name = "VARIANT", default_value = "cycle-safe", value_parser = CompactionConfig::named)]
+    pub config: CompactionConfig,
     /// Boundary policy.
     #[arg(long, value_parser = parse_policy)]
     pub policy: Option<Policy>,
@@ -63,7 +63,7 @@ fn parse_family(text: &str) -> Result<Family> {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let text = io::read_text(&args.file)?;
-    let mut config = CompactionConfig::named(&args.variant)?;
+    let mut config = args.config;
     config.policy = args.policy.unwrap_or(config.policy);
     config.window = args.window.unwrap_or(config.window);
     config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);

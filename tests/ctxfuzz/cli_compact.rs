@@ -135,6 +135,18 @@ fn a_transcript_that_is_not_an_array_is_a_clear_error() {
 }
 
 #[test]
+fn an_unknown_variant_is_refused_with_the_known_ones_before_the_file_is_read() {
+    let out = ctxfuzz(&["compact", "no-such-file.json", "--variant", "cycle-unsafe"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("unknown compaction variant `cycle-unsafe` (known: cycle-safe, autobot,"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no-such-file.json"), "{stderr}");
+}
+
+#[test]
 fn a_closed_pipe_ends_the_output_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let file = transcript(dir.path());
