@@ -66,3 +66,263 @@ fn a_round_read_as_js_values_is_judged_as_read_as_values() {
     assert_eq!(as_values[3].evidence["commands"], json!(["ls -la"]));
     assert_eq!(as_js_values, as_values);
 }
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text})
+}
+
+fn reply(text: &str) -> Value {
+    json!({"role": "assistant", "content": text})
+}
+
+/// An assistant calling `read` once per id.
+fn calls(ids: &[&str]) -> Value {
+    let calls: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"id": id, "type": "function", "function": {"name": "read", "arguments": "{}"}}))
+        .collect();
+    json!({"role": "assistant", "content": "", "tool_calls": calls})
+}
+
+fn result(id: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": id, "content": "ok"})
+}
+
+fn summary_message(text: &str) -> Value {
+    json!({"sender": "system", "messageType": "context_summary", "text": text})
+}
+
+/// A round that compacted nothing, the boundary policy having picked `picked`.
+fn untouched(input: &[Value], picked: usize) -> Round<'_> {
+    Round {
+        input,
+        input_after: input,
+        output: input,
+        boundary: 0,
+        picked,
+        summary: "",
+        summariser_input: &[],
+        tracker_calls: &[],
+    }
+}
+
+/// A round that cut at `boundary` behind `summary`, with the tracker calls it made.
+fn compacted<'a>(
+    input: &'a [Value],
+    output: &'a [Value],
+    boundary: usize,
+    summary: &'a str,
+    tracker_calls: &'a [TrackerCall],
+) -> Round<'a> {
+    Round {
+        input,
+        input_after: input,
+        output,
+        boundary,
+        picked: boundary,
+        summary,
+        summariser_input: &[],
+        tracker_calls,
+    }
+}
+
+/// The output of a cut at `boundary`: the summary message, then the kept messages.
+fn cut(input: &[Value], boundary: usize, summary: &str) -> Vec<Value> {
+    [summary_message(summary)]
+        .into_iter()
+        .chain(input[boundary..].iter().cloned())
+        .collect()
+}
+
+fn of<'v>(violations: &'v [Violation], invariant: Invariant) -> Vec<&'v Violation> {
+    violations
+        .iter()
+        .filter(|v| v.invariant.id == invariant.id)
+        .collect()
+}
+
+fn chat() -> Contract {
+    Contract::from_json("chat", &json!({}))
+}
+
+#[test]
+fn a_contract_reads_the_family_the_policy_and_the_knobs_with_the_reference_s_defaults() {
+    let pi = Contract::from_json(
+        "pi",
+        &json!({"policy": "midpoint", "user_message_cap": 3, "shell_tools": ["Bash", 7]}),
+    );
+    assert!(pi.pi && !pi.cycle_safe);
+    assert_eq!(
+        (pi.user_message_cap, pi.clip_chars, pi.state_command_cap),
+        (3, 400, 10)
+    );
+    assert_eq!(pi.shell_tools, ["bash"]);
+    assert_eq!(pi.file_write_tools.len(), 5);
+    let chat = Contract::from_json("chat", &json!({"policy": "cycle-safe", "clip_chars": 9}));
+    assert!(!chat.pi && chat.cycle_safe);
+    assert_eq!(chat.clip_chars, 9);
+    assert!(Contract::from_json("chat", &json!({})).cycle_safe);
+}
+
+/// Boundary 0 is charged with the latest valid cut in the first half of the transcript.
+#[test]
+fn a_boundary_of_0_is_charged_with_the_latest_valid_cut_of_the_first_half() {
+    let input = [user("a"), reply("b"), user("c"), reply("d"), user("e")];
+    let found = judge(&chat(), &[untouched(&input, 0)]);
+    let charged = of(&found, BOUNDARY_VALID);
+    assert_eq!(charged.len(), 1, "{found:?}");
+    assert_eq!(
+        charged[0].summary,
+        "boundary 0 although index 2 is a valid cut"
+    );
+    assert_eq!(charged[0].evidence, json!({"valid_cut": 2, "round": 0}));
+    // Nothing to cut in a transcript of one message.
+    assert!(judge(&chat(), &[untouched(&input[..1], 0)]).is_empty());
+}
+
+/// A picked boundary is charged at a tool result, inside an open call cycle (what lies between
+/// the call and its result does not close it), and past the end; a cut before the call is valid.
+#[test]
+fn a_picked_boundary_is_charged_at_a_result_inside_a_cycle_and_past_the_end() {
+    let input = [
+        user("a"),
+        calls(&["c1"]),
+        user("wait"),
+        result("c1"),
+        user("b"),
+        reply("c"),
+    ];
+    let summaries = |picked: usize| -> Vec<String> {
+        of(
+            &judge(&chat(), &[untouched(&input, picked)]),
+            BOUNDARY_VALID,
+        )
+        .iter()
+        .map(|v| v.summary.clone())
+        .collect()
+    };
+    assert_eq!(summaries(3), ["boundary 3 is at a tool result"]);
+    assert_eq!(summaries(2), ["boundary 2 is inside an open call cycle"]);
+    assert_eq!(summaries(6), ["boundary 6 is past the end"]);
+    assert!(summaries(1).is_empty());
+    assert!(summaries(4).is_empty());
+    // Without the cycle-safe policy a cut inside a cycle is not the boundary's fault.
+    let midpoint = Contract::from_json("chat", &json!({"policy": "midpoint"}));
+    assert!(of(&judge(&midpoint, &[untouched(&input, 2)]), BOUNDARY_VALID).is_empty());
+}
+
+/// A kept result whose call went into the summary is reported at its own index in the input,
+/// not at the first kept message's.
+#[test]
+fn a_kept_result_cut_from_its_call_is_reported_at_its_own_index() {
+    let input = [
+        user("q"),
+        calls(&["c1", "c2"]),
+        result("c1"),
+        user("mid"),
+        result("c2"),
+        reply("end"),
+    ];
+    let output = cut(&input, 3, "S");
+    let found = judge(&chat(), &[compacted(&input, &output, 3, "S", &[])]);
+    let orphans = of(&found, NO_NEW_ORPHANS);
+    assert_eq!(orphans.len(), 1, "{found:?}");
+    assert_eq!(
+        orphans[0].evidence,
+        json!({"boundary": 3, "orphaned_input_indices": [4], "round": 0})
+    );
+    // A result that was an orphan already is not a new one.
+    let mut input = input;
+    input[1] = calls(&["c1"]);
+    let output = cut(&input, 3, "S");
+    let found = judge(&chat(), &[compacted(&input, &output, 3, "S", &[])]);
+    assert!(of(&found, NO_NEW_ORPHANS).is_empty(), "{found:?}");
+}
+
+/// The tracker is reset once, first, and refilled with each kept message's estimate (`len / 4`).
+#[test]
+fn the_tracker_is_reset_once_first_and_refilled_with_each_kept_message() {
+    let input = [
+        user(&"a".repeat(40)),
+        reply(&"b".repeat(80)),
+        user(&"c".repeat(40)),
+        reply(&"d".repeat(81)),
+    ];
+    let output = cut(&input, 2, "S");
+    let judged = |calls: &[TrackerCall]| -> Vec<String> {
+        of(
+            &judge(&chat(), &[compacted(&input, &output, 2, "S", calls)]),
+            RESET_DELIVERED,
+        )
+        .iter()
+        .map(|v| v.summary.clone())
+        .collect()
+    };
+    use TrackerCall::{Add, Reset};
+    assert!(judged(&[Reset, Add { prompt: 10 }, Add { prompt: 20 }]).is_empty());
+    assert!(judged(&[]).is_empty());
+    assert_eq!(
+        judged(&[Reset, Add { prompt: 10 }]),
+        ["refilled 1 message(s) for 2 kept"]
+    );
+    assert_eq!(
+        judged(&[Reset, Add { prompt: 10 }, Add { prompt: 21 }]),
+        ["refilled 2 message(s) for 2 kept"]
+    );
+    assert_eq!(
+        judged(&[Add { prompt: 10 }, Reset, Add { prompt: 20 }]),
+        ["the tracker was reset 1 time(s) without a delivered summary"]
+    );
+    assert_eq!(
+        judged(&[Reset, Reset, Add { prompt: 10 }, Add { prompt: 20 }]),
+        ["the tracker was reset 2 time(s) without a delivered summary"]
+    );
+    // A reset in a round that compacted nothing.
+    let found = judge(
+        &chat(),
+        &[Round {
+            tracker_calls: &[Reset],
+            ..untouched(&input, 2)
+        }],
+    );
+    assert_eq!(of(&found, RESET_DELIVERED).len(), 1, "{found:?}");
+}
+
+/// A user turn summarised in the first round must still be in the second round's summary; the
+/// second round's violations carry its number.
+#[test]
+fn a_turn_summarised_in_an_earlier_round_must_survive_the_next() {
+    let first_input = [
+        user("first turn"),
+        reply(&"x".repeat(200)),
+        user("second"),
+        reply(&"y".repeat(200)),
+    ];
+    let first_summary = "### User messages (verbatim)\n- first turn";
+    let first_output = cut(&first_input, 2, first_summary);
+    let second_input: Vec<Value> = first_output
+        .iter()
+        .cloned()
+        .chain([user("third"), reply("z")])
+        .collect();
+    let rounds = |second_summary: &str| -> Vec<Violation> {
+        let second_output = cut(&second_input, 3, second_summary);
+        judge(
+            &chat(),
+            &[
+                compacted(&first_input, &first_output, 2, first_summary, &[]),
+                compacted(&second_input, &second_output, 3, second_summary, &[]),
+            ],
+        )
+    };
+    let kept = rounds("### User messages (verbatim)\n- first turn\n- second");
+    assert!(of(&kept, ACROSS_ROUNDS).is_empty(), "{kept:?}");
+    let lost = rounds("### User messages (verbatim)\n- second");
+    let across = of(&lost, ACROSS_ROUNDS);
+    assert_eq!(across.len(), 1, "{lost:?}");
+    assert_eq!(across[0].evidence["round"], json!(1));
+    assert_eq!(
+        across[0].evidence["expected"],
+        json!("- first turn\n- second")
+    );
+}
