@@ -326,3 +326,108 @@ fn a_turn_summarised_in_an_earlier_round_must_survive_the_next() {
         json!("- first turn\n- second")
     );
 }
+
+/// With nothing compacted, the transcript and the tracker stay as they were.
+#[test]
+fn nothing_compacted_leaves_the_transcript_and_the_tracker_alone() {
+    let input = [user("a")];
+    let changed = [user("b")];
+    let found = judge(
+        &chat(),
+        &[Round {
+            output: &changed,
+            ..untouched(&input, 0)
+        }],
+    );
+    let summaries: Vec<&str> = found.iter().map(|v| v.summary.as_str()).collect();
+    assert_eq!(
+        summaries,
+        [
+            "boundary 0 but the transcript or the tracker was touched",
+            "nothing was compacted but the transcript changed"
+        ]
+    );
+    let found = judge(
+        &chat(),
+        &[Round {
+            tracker_calls: &[TrackerCall::Add { prompt: 0 }],
+            ..untouched(&input, 0)
+        }],
+    );
+    assert_eq!(of(&found, BOUNDARY_VALID).len(), 1, "{found:?}");
+    assert!(of(&found, KEPT_SUFFIX).is_empty(), "{found:?}");
+}
+
+/// The output is one message carrying the summary, then the kept messages as they were: each
+/// way of breaking that is charged; a summary of the whole transcript is not.
+#[test]
+fn the_output_is_the_summary_then_the_kept_messages_as_they_were() {
+    let input = [user("a"), reply("b"), user("c"), reply("d")];
+    let kept_suffix = |output: &[Value], boundary: usize, summary: &str| -> usize {
+        let round = compacted(&input, output, boundary, summary, &[]);
+        of(&judge(&chat(), &[round]), KEPT_SUFFIX).len()
+    };
+    assert_eq!(kept_suffix(&cut(&input, 2, "S"), 2, "S"), 0);
+    assert_eq!(kept_suffix(&cut(&input, 4, "S"), 4, "S"), 0);
+    assert_eq!(kept_suffix(&cut(&input, 2, "S"), 2, "T"), 1);
+    assert_eq!(kept_suffix(&cut(&input, 2, "S")[..2], 2, "S"), 1);
+    let mut edited = cut(&input, 2, "S");
+    edited[2] = reply("edited");
+    assert_eq!(kept_suffix(&edited, 2, "S"), 1);
+    assert_eq!(kept_suffix(&cut(&input, 4, "S"), 5, "S"), 1);
+}
+
+/// A first compaction that loses its region's latest turn breaks user-turns-preserved alone,
+/// even after a round that compacted nothing: there is no earlier summary for it to lose a turn of.
+#[test]
+fn a_first_compaction_losing_a_turn_is_not_charged_across_rounds() {
+    let first_input = [user("a")];
+    let input = [user("A"), reply(&"x".repeat(200)), user("B"), reply("y")];
+    let summary = "### User messages (verbatim)\n- A";
+    let output = cut(&input, 3, summary);
+    for rounds in [
+        vec![compacted(&input, &output, 3, summary, &[])],
+        vec![
+            untouched(&first_input, 0),
+            compacted(&input, &output, 3, summary, &[]),
+        ],
+    ] {
+        let found = judge(&chat(), &rounds);
+        assert_eq!(of(&found, USER_TURNS).len(), 1, "{found:?}");
+        assert!(of(&found, ACROSS_ROUNDS).is_empty(), "{found:?}");
+    }
+}
+
+/// A turn the first summary already lost is charged again when the second one lacks it: the
+/// turns are counted from the first round's region, not read back from its summary.
+#[test]
+fn a_turn_an_earlier_summary_lost_is_counted_from_its_region() {
+    let first_input = [
+        user("first turn"),
+        reply(&"x".repeat(200)),
+        user("second"),
+        reply(&"y".repeat(200)),
+    ];
+    let first_summary = "a summary without its turns";
+    let first_output = cut(&first_input, 2, first_summary);
+    let second_input: Vec<Value> = first_output
+        .iter()
+        .cloned()
+        .chain([user("third"), reply("z")])
+        .collect();
+    let second_summary = "### User messages (verbatim)\n- second";
+    let second_output = cut(&second_input, 3, second_summary);
+    let found = judge(
+        &chat(),
+        &[
+            compacted(&first_input, &first_output, 2, first_summary, &[]),
+            compacted(&second_input, &second_output, 3, second_summary, &[]),
+        ],
+    );
+    let across = of(&found, ACROSS_ROUNDS);
+    assert_eq!(across.len(), 1, "{found:?}");
+    assert_eq!(
+        across[0].evidence["expected"],
+        json!("- first turn\n- second")
+    );
+}
