@@ -356,6 +356,10 @@ fn nothing_compacted_leaves_the_transcript_and_the_tracker_alone() {
     );
     assert_eq!(of(&found, BOUNDARY_VALID).len(), 1, "{found:?}");
     assert!(of(&found, KEPT_SUFFIX).is_empty(), "{found:?}");
+    // An orphan the transcript already had is no new one when nothing was compacted.
+    let orphaned = [user("a"), result("gone")];
+    let found = judge(&chat(), &[untouched(&orphaned, 0)]);
+    assert!(of(&found, NO_NEW_ORPHANS).is_empty(), "{found:?}");
 }
 
 /// The output is one message carrying the summary, then the kept messages as they were: each
