@@ -435,3 +435,71 @@ fn a_turn_an_earlier_summary_lost_is_counted_from_its_region() {
         json!("- first turn\n- second")
     );
 }
+
+/// A tool result the summariser reads unclipped breaks clip-bounded.
+#[test]
+fn a_result_the_summariser_reads_unclipped_breaks_clip_bounded() {
+    let long = json!({"role": "tool", "tool_call_id": "c1", "content": "x".repeat(50)});
+    let input = [user("a"), calls(&["c1"]), long, user("b"), reply("c")];
+    let output = cut(&input, 3, "S");
+    let contract = Contract::from_json("chat", &json!({"clip_chars": 5}));
+    let found = judge(
+        &contract,
+        &[Round {
+            summariser_input: &input[..3],
+            ..compacted(&input, &output, 3, "S", &[])
+        }],
+    );
+    let clipped = of(&found, CLIP_BOUNDED);
+    assert_eq!(clipped.len(), 1, "{found:?}");
+}
+
+/// At most `user_message_cap` verbatim turns are rendered.
+#[test]
+fn at_most_the_cap_of_verbatim_turns_is_rendered() {
+    let input = [user("a"), reply(&"x".repeat(200)), user("b"), reply("y")];
+    let contract = Contract::from_json("chat", &json!({"user_message_cap": 1}));
+    let caps = |summary: &str| -> Vec<String> {
+        let output = cut(&input, 2, summary);
+        of(
+            &judge(&contract, &[compacted(&input, &output, 2, summary, &[])]),
+            CAPS,
+        )
+        .iter()
+        .map(|v| v.summary.clone())
+        .collect()
+    };
+    assert!(caps("### User messages (verbatim)\n- a").is_empty());
+    assert_eq!(
+        caps("### User messages (verbatim)\n- b\n- a"),
+        ["2 verbatim turns rendered, cap 1"]
+    );
+}
+
+/// A summary is delivered only when the round cut somewhere and the summary says something.
+#[test]
+fn a_reset_needs_a_cut_and_a_summary_that_says_something() {
+    use TrackerCall::{Add, Reset};
+    let input = [user("a"), reply("b"), user("c"), reply("d")];
+    let reset_delivered = |round: Round<'_>| -> Vec<String> {
+        of(&judge(&chat(), &[round]), RESET_DELIVERED)
+            .iter()
+            .map(|v| v.summary.clone())
+            .collect()
+    };
+    let undelivered = ["the tracker was reset 1 time(s) without a delivered summary"];
+    let output = cut(&input, 2, "");
+    let calls = [Reset, Add { prompt: 0 }, Add { prompt: 0 }];
+    assert_eq!(
+        reset_delivered(compacted(&input, &output, 2, "", &calls)),
+        undelivered
+    );
+    assert_eq!(
+        reset_delivered(Round {
+            summary: "S",
+            tracker_calls: &[Reset],
+            ..untouched(&input, 0)
+        }),
+        undelivered
+    );
+}
