@@ -503,3 +503,70 @@ fn a_reset_needs_a_cut_and_a_summary_that_says_something() {
         undelivered
     );
 }
+
+/// A pi transcript: text parts joined, `toolCall` blocks read for the state (a falsy `path`
+/// falls through to `file_path`), `toolResult` messages, a `compactionSummary` carrying the
+/// summary. The right summary breaks nothing; each piece it lacks is named.
+#[test]
+fn a_pi_round_is_read_in_pi_s_own_shapes() {
+    let call = |id: &str, name: &str, arguments: Value| json!({"type": "toolCall", "id": id, "name": name, "arguments": arguments});
+    let done = |id: &str| json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": "ok"}]});
+    let input = [
+        json!({"role": "user", "content": [{"type": "text", "text": "write"}, {"type": "image"},
+                                           {"type": "text", "text": "it"}]}),
+        json!({"role": "assistant", "content": [
+            {"type": "text", "text": "o".repeat(2000)},
+            call("t1", "Write_File", json!({"path": "", "file_path": "a.md"})),
+            call("t2", "bash", json!({"command": "ls"})),
+            call("t3", "bash", json!({"command": "pwd"})),
+        ]}),
+        done("t1"),
+        done("t2"),
+        done("t3"),
+        json!({"role": "user", "content": "next"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]}),
+    ];
+    let state = "### Retained state (extracted, not inferred)\n**Files written:** a.md\n**Tools used:** Write_File, bash\n";
+    let turns = "\n### User messages (verbatim)\n- write it";
+    let judged = |contract: &Contract, summary: &str, boundary: usize| -> Vec<String> {
+        let output: Vec<Value> = [json!({"role": "compactionSummary", "summary": summary})]
+            .into_iter()
+            .chain(input[boundary..].iter().cloned())
+            .collect();
+        judge(
+            contract,
+            &[compacted(&input, &output, boundary, summary, &[])],
+        )
+        .iter()
+        .map(|v| v.summary.clone())
+        .collect()
+    };
+    let pi = Contract::from_json("pi", &json!({}));
+    let right = format!("{state}**Commands run:** ls; pwd\n{turns}");
+    assert!(judged(&pi, &right, 5).is_empty());
+    assert_eq!(
+        judged(&pi, &right, 3),
+        [
+            "boundary 3 is at a tool result",
+            "2 kept tool result(s) lost their call to the summary"
+        ]
+    );
+    let without_files = right.replace("**Files written:** a.md\n", "");
+    assert_eq!(
+        judged(&pi, &without_files, 5),
+        ["the summary lacks the extracted state: Files written"]
+    );
+    let capped = Contract::from_json("pi", &json!({"state_command_cap": 1}));
+    assert_eq!(
+        judged(&capped, &right, 5),
+        ["all 2 commands rendered, cap 1"]
+    );
+    assert!(
+        judged(
+            &capped,
+            &format!("{state}**Commands run:** pwd\n{turns}"),
+            5
+        )
+        .is_empty()
+    );
+}
