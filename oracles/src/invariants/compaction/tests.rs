@@ -134,7 +134,7 @@ fn cut(input: &[Value], boundary: usize, summary: &str) -> Vec<Value> {
         .collect()
 }
 
-fn of<'v>(violations: &'v [Violation], invariant: Invariant) -> Vec<&'v Violation> {
+fn of(violations: &[Violation], invariant: Invariant) -> Vec<&Violation> {
     violations
         .iter()
         .filter(|v| v.invariant.id == invariant.id)
