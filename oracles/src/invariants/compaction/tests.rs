@@ -288,36 +288,43 @@ fn the_tracker_is_reset_once_first_and_refilled_with_each_kept_message() {
     assert_eq!(of(&found, RESET_DELIVERED).len(), 1, "{found:?}");
 }
 
-/// A user turn summarised in the first round must still be in the second round's summary; the
-/// second round's violations carry its number.
-#[test]
-fn a_turn_summarised_in_an_earlier_round_must_survive_the_next() {
+/// Two compactions: the first cuts `user("first turn"), reply, user("second"), reply` at 2 behind
+/// `first_summary`; the second cuts that output plus `user("third"), reply` at 3 behind
+/// `second_summary`.
+fn two_rounds(first_summary: &str, second_summary: &str) -> Vec<Violation> {
     let first_input = [
         user("first turn"),
         reply(&"x".repeat(200)),
         user("second"),
         reply(&"y".repeat(200)),
     ];
-    let first_summary = "### User messages (verbatim)\n- first turn";
     let first_output = cut(&first_input, 2, first_summary);
     let second_input: Vec<Value> = first_output
         .iter()
         .cloned()
         .chain([user("third"), reply("z")])
         .collect();
-    let rounds = |second_summary: &str| -> Vec<Violation> {
-        let second_output = cut(&second_input, 3, second_summary);
-        judge(
-            &chat(),
-            &[
-                compacted(&first_input, &first_output, 2, first_summary, &[]),
-                compacted(&second_input, &second_output, 3, second_summary, &[]),
-            ],
-        )
-    };
-    let kept = rounds("### User messages (verbatim)\n- first turn\n- second");
+    let second_output = cut(&second_input, 3, second_summary);
+    judge(
+        &chat(),
+        &[
+            compacted(&first_input, &first_output, 2, first_summary, &[]),
+            compacted(&second_input, &second_output, 3, second_summary, &[]),
+        ],
+    )
+}
+
+/// A user turn summarised in the first round must still be in the second round's summary; the
+/// second round's violations carry its number.
+#[test]
+fn a_turn_summarised_in_an_earlier_round_must_survive_the_next() {
+    let first_summary = "### User messages (verbatim)\n- first turn";
+    let kept = two_rounds(
+        first_summary,
+        "### User messages (verbatim)\n- first turn\n- second",
+    );
     assert!(of(&kept, ACROSS_ROUNDS).is_empty(), "{kept:?}");
-    let lost = rounds("### User messages (verbatim)\n- second");
+    let lost = two_rounds(first_summary, "### User messages (verbatim)\n- second");
     let across = of(&lost, ACROSS_ROUNDS);
     assert_eq!(across.len(), 1, "{lost:?}");
     assert_eq!(across[0].evidence["round"], json!(1));
@@ -406,27 +413,9 @@ fn a_first_compaction_losing_a_turn_is_not_charged_across_rounds() {
 /// turns are counted from the first round's region, not read back from its summary.
 #[test]
 fn a_turn_an_earlier_summary_lost_is_counted_from_its_region() {
-    let first_input = [
-        user("first turn"),
-        reply(&"x".repeat(200)),
-        user("second"),
-        reply(&"y".repeat(200)),
-    ];
-    let first_summary = "a summary without its turns";
-    let first_output = cut(&first_input, 2, first_summary);
-    let second_input: Vec<Value> = first_output
-        .iter()
-        .cloned()
-        .chain([user("third"), reply("z")])
-        .collect();
-    let second_summary = "### User messages (verbatim)\n- second";
-    let second_output = cut(&second_input, 3, second_summary);
-    let found = judge(
-        &chat(),
-        &[
-            compacted(&first_input, &first_output, 2, first_summary, &[]),
-            compacted(&second_input, &second_output, 3, second_summary, &[]),
-        ],
+    let found = two_rounds(
+        "a summary without its turns",
+        "### User messages (verbatim)\n- second",
     );
     let across = of(&found, ACROSS_ROUNDS);
     assert_eq!(across.len(), 1, "{found:?}");
