@@ -119,6 +119,240 @@ fn a_planted_module_without_a_layer_is_reported() {
     );
 }
 
+/// Where `serde_json::Value` may stand in a module's code (its tests aside): where files, case
+/// files, other programs' messages and the minimiser's inputs are read or written, each entry a
+/// module and everything under it, with the reason. Everywhere else a transcript is the oracle's
+/// borrowed `JsValue` or a typed value (docs/decisions.md, "`serde_json::Value` stands only at the edges").
+const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
+    ("ctxfuzz::cli", "the command line reads and writes files"),
+    (
+        "ctxfuzz::transcript::io",
+        "reads and writes transcript files",
+    ),
+    ("ctxfuzz::transcript::case", "case files"),
+    (
+        "ctxfuzz::harness::findings",
+        "a finding as its case file holds it",
+    ),
+    ("ctxfuzz::harness::artifacts", "writes a finding's files"),
+    ("ctxfuzz::harness::report", "the campaign's report file"),
+    ("ctxfuzz::harness::replay", "reads case files"),
+    ("ctxfuzz::harness::profile", "a case file's profile"),
+    ("ctxfuzz::harness::minimize", "the minimiser"),
+    (
+        "ctxfuzz::harness::runner",
+        "hands a failing input to the minimiser",
+    ),
+    (
+        "ctxfuzz::harness::target",
+        "the type-erased seam of case files, replay and the minimiser (`DynTarget`)",
+    ),
+    (
+        "ctxfuzz::harness::pi_bridge",
+        "the lines exchanged with the real pi in Node",
+    ),
+    (
+        "ctxfuzz::harness::external",
+        "the lines exchanged with an external program",
+    ),
+    (
+        "ctxfuzz::harness::supervisor",
+        "the lines exchanged with an external program",
+    ),
+    (
+        "ctxfuzz::harness::targets::contract",
+        "writes an external program's input, reads its answer",
+    ),
+    (
+        "ctxfuzz::harness::coverage",
+        "writes the coverage report's cases",
+    ),
+    (
+        "ctxfuzz::generators::session_file",
+        "writes pi session files",
+    ),
+    (
+        "ctxfuzz::guard::schedule",
+        "a guard schedule as its case file holds it",
+    ),
+    (
+        "ctxfuzz::guard::trace",
+        "a guard trace as its case file holds it",
+    ),
+    (
+        "ctxfuzz::guard::compare",
+        "every wiring's trace for the case file",
+    ),
+    ("ctxfuzz::mutants", "reads the golden vectors file"),
+    (
+        "ctxfuzz_oracles::json_text",
+        "JSON text as JavaScript reads and writes it",
+    ),
+    (
+        "ctxfuzz_oracles::js_value",
+        "the conversion between `Value` and `JsValue`",
+    ),
+    (
+        "ctxfuzz_oracles::js",
+        "JavaScript's reading of either value (`Json`)",
+    ),
+    (
+        "ctxfuzz_oracles::pi::vectors",
+        "the vectors protocol: the lines exchanged with the real pi",
+    ),
+    (
+        "ctxfuzz_oracles::pi::session_context",
+        "a session's context as the vectors protocol writes it",
+    ),
+    (
+        "ctxfuzz_oracles::wire::anthropic::request",
+        "the request body as the vectors protocol writes it",
+    ),
+];
+
+/// Modules that still carry `serde_json::Value` inside, each with what it holds: the work left
+/// of issue 39's one data model. The list only shrinks: the test fails when an entry no longer
+/// needs to be here.
+const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
+    (
+        "ctxfuzz::sweep",
+        "`Message for Value`: the pipeline target runs the sweep on `Value`s",
+    ),
+    (
+        "ctxfuzz::compaction",
+        "`Message for Value`, the families' messages built in code",
+    ),
+    (
+        "ctxfuzz::transcript::build",
+        "`Build for Value`: the generators build either type",
+    ),
+    (
+        "ctxfuzz::transcript::shapes",
+        "the shape classifier reads `Value` messages",
+    ),
+    (
+        "ctxfuzz::transcript::format_shapes",
+        "the formats' shape classifier",
+    ),
+    (
+        "ctxfuzz::generators::pi",
+        "generates `Value` transcripts for the systems that read them",
+    ),
+    (
+        "ctxfuzz::harness::targets",
+        "the targets' inputs built or judged as `Value`",
+    ),
+    (
+        "ctxfuzz_oracles::formats",
+        "the format bridges: `Entry.rest` clones each message",
+    ),
+    (
+        "ctxfuzz_oracles::contracts",
+        "the contracts judge the bridges' `Value`s",
+    ),
+    (
+        "ctxfuzz_oracles::invariants",
+        "`Violation.evidence`, and the invariants' `Value` entry points",
+    ),
+    (
+        "ctxfuzz_oracles::pi::request",
+        "the openai and google bodies built as `Value` lists",
+    ),
+    (
+        "ctxfuzz_oracles::pi::provider",
+        "a provider's model as a `Value`",
+    ),
+    (
+        "ctxfuzz_oracles::pi",
+        "the `Value` entry points (`convert_to_llm`, `default_model`)",
+    ),
+];
+
+#[test]
+fn serde_json_values_stand_only_at_the_edges() {
+    let mut modules = BTreeMap::new();
+    for (package, dir) in [("ctxfuzz", "src"), ("ctxfuzz_oracles", "oracles/src")] {
+        for (module, source) in read_crate(dir) {
+            modules.insert(format!("{package}::{}", module.join("::")), source);
+        }
+    }
+    let problems = value_problems(&modules);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_planted_value_off_the_edges_is_reported_and_a_stale_entry_too() {
+    let modules = BTreeMap::from([
+        (
+            "ctxfuzz::error".to_string(),
+            "use serde_json::{Map, Value};\n".to_string(),
+        ),
+        (
+            "ctxfuzz::cli::io".to_string(),
+            "fn f() -> serde_json::Value { todo!() }\n".to_string(),
+        ),
+        (
+            "ctxfuzz::guard::shrink".to_string(),
+            "fn f() {}\n#[cfg(test)]\nmod tests { use serde_json::Value; }\n".to_string(),
+        ),
+    ]);
+    let problems = value_problems(&modules);
+    assert!(problems.contains(&"ctxfuzz::error holds a `serde_json::Value` off the edges (tests/ctxfuzz/layers.rs, VALUE_AT_THE_EDGES)".to_string()), "{problems:?}");
+    assert!(
+        !problems
+            .iter()
+            .any(|p| p.starts_with("ctxfuzz::cli::io") || p.starts_with("ctxfuzz::guard::shrink")),
+        "{problems:?}"
+    );
+    assert!(problems.contains(&"`ctxfuzz::transcript::build` is listed in VALUE_INSIDE_STILL but holds no `serde_json::Value`: remove it".to_string()), "{problems:?}");
+}
+
+/// Every module holding a `Value` outside both lists, then every entry of either list that
+/// covers no such module.
+fn value_problems(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let holders: BTreeSet<&String> = modules
+        .iter()
+        .filter(|(module, source)| !module.ends_with("::tests") && holds_value(source))
+        .map(|(module, _)| module)
+        .collect();
+    let covers =
+        |entry: &str, module: &str| module == entry || module.starts_with(&format!("{entry}::"));
+    let mut problems = Vec::new();
+    for module in &holders {
+        let listed = VALUE_AT_THE_EDGES
+            .iter()
+            .chain(VALUE_INSIDE_STILL)
+            .any(|(entry, _)| covers(entry, module));
+        if !listed {
+            problems.push(format!(
+                "{module} holds a `serde_json::Value` off the edges (tests/ctxfuzz/layers.rs, VALUE_AT_THE_EDGES)"
+            ));
+        }
+    }
+    for (list, entries) in [
+        ("VALUE_AT_THE_EDGES", VALUE_AT_THE_EDGES),
+        ("VALUE_INSIDE_STILL", VALUE_INSIDE_STILL),
+    ] {
+        for (entry, _) in entries {
+            if !holders.iter().any(|module| covers(entry, module)) {
+                problems.push(format!(
+                    "`{entry}` is listed in {list} but holds no `serde_json::Value`: remove it"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether a module's code before its tests names `serde_json::Value`, by path or by import.
+fn holds_value(source: &str) -> bool {
+    let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+    code_lines(code).any(|line| line.contains("serde_json::Value"))
+        || imports(code)
+            .iter()
+            .any(|path| path.len() == 2 && path[0] == "serde_json" && path[1] == "Value")
+}
+
 /// Every problem: modules without a layer, upward imports, then circles.
 fn check(modules: &BTreeMap<ModulePath, String>, layers: &[&[&str]]) -> Vec<String> {
     let layer_of = |module: &ModulePath| {
