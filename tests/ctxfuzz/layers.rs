@@ -122,7 +122,8 @@ fn a_planted_module_without_a_layer_is_reported() {
 /// Where `serde_json::Value` may stand in a module's code (its tests aside): where files, case
 /// files, other programs' messages and the minimiser's inputs are read or written, each entry a
 /// module and everything under it, with the reason. Everywhere else a transcript is the oracle's
-/// borrowed `JsValue` or a typed value (docs/decisions.md, "`serde_json::Value` stands only at the edges").
+/// borrowed `JsValue` or a typed value (docs/decisions.md: "`serde_json::Value` stands only at
+/// the edges").
 const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
     ("ctxfuzz::cli", "the command line reads and writes files"),
     (
