@@ -228,7 +228,7 @@ pub fn read_in_parts(
     let mut shapes = Shapes::default();
     let malformed = session_file::for_each_message(text, v, |message| {
         // The classifier reads `serde_json::Value`s: a copy of one message at a time.
-        shapes.push(&message.to_value());
+        shapes.push(&message);
         match (&mut parts, &mut kept) {
             (Some(parts), Some(kept)) => {
                 kept.push(message.clone());
@@ -268,17 +268,13 @@ pub fn read_whole(
     let reading = match loaded.context {
         None => Reading::NotSession,
         Some(Err(error)) => Reading::NoContext(error.to_string()),
-        Some(Ok(context)) => {
-            let messages: Vec<serde_json::Value> =
-                context.messages.iter().map(JsValue::to_value).collect();
-            Reading::Judged {
-                shapes: shapes(&messages),
-                verdicts: providers
-                    .iter()
-                    .map(|&provider| check::verdict_of_whole(&context.messages, provider, v))
-                    .collect(),
-            }
-        }
+        Some(Ok(context)) => Reading::Judged {
+            shapes: shapes(&context.messages),
+            verdicts: providers
+                .iter()
+                .map(|&provider| check::verdict_of_whole(&context.messages, provider, v))
+                .collect(),
+        },
     };
     (loaded.malformed, reading)
 }

@@ -5,9 +5,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-use serde_json::Value;
-
-use super::js;
+use ctxfuzz_oracles::js::{field, truthy};
+use ctxfuzz_oracles::js_value::JsValue;
 
 /// An assistant's `api`/`provider`/`model`; pi sanitises the call ids of every assistant that is
 /// not from the model it is sending to.
@@ -56,14 +55,14 @@ impl BarrierKind {
     ];
 
     /// The kind of `message`, or `None` for an assistant or a tool result.
-    pub fn of(message: &Value) -> Option<BarrierKind> {
-        let kind = match message.get("role").and_then(Value::as_str) {
+    pub fn of(message: &JsValue) -> Option<BarrierKind> {
+        let kind = match field(message, "role").and_then(JsValue::as_str) {
             Some("assistant" | "toolResult") => return None,
             Some("user") => BarrierKind::User,
             Some("custom") => BarrierKind::Custom,
             Some("branchSummary") => BarrierKind::BranchSummary,
             Some("compactionSummary") => BarrierKind::CompactionSummary,
-            Some("bashExecution") if js::truthy(message.get("excludeFromContext")) => {
+            Some("bashExecution") if truthy(field(message, "excludeFromContext")) => {
                 BarrierKind::BashExecutionExcluded
             }
             Some("bashExecution") => BarrierKind::BashExecution,
@@ -202,7 +201,7 @@ impl fmt::Display for Shape {
 }
 
 /// The shapes `messages` has.
-pub fn shapes(messages: &[Value]) -> BTreeSet<Shape> {
+pub fn shapes(messages: &[JsValue]) -> BTreeSet<Shape> {
     let mut reader = Shapes::default();
     messages.iter().for_each(|message| reader.push(message));
     reader.finish()
@@ -227,14 +226,14 @@ pub struct Shapes {
 
 impl Shapes {
     /// The transcript's next message.
-    pub fn push(&mut self, message: &Value) {
+    pub fn push(&mut self, message: &JsValue) {
         let found = &mut self.found;
         self.messages += 1;
-        if !message.is_object() {
+        if message.as_object().is_none() {
             found.insert(Shape::NonObjectEntry);
         }
         content_shapes(message, found);
-        match message.get("role").and_then(Value::as_str) {
+        match field(message, "role").and_then(JsValue::as_str) {
             Some("assistant") => {
                 self.span.close(found);
                 let calls = call_ids(message);
@@ -265,7 +264,7 @@ impl Shapes {
                 };
             }
             Some("toolResult") => {
-                let Some(id) = message.get("toolCallId").and_then(Value::as_str) else {
+                let Some(id) = field(message, "toolCallId").and_then(JsValue::as_str) else {
                     return;
                 };
                 id_shapes(id, found);
@@ -331,11 +330,11 @@ impl Span {
     }
 }
 
-fn assistant_shapes(message: &Value, calls: &[&str], found: &mut BTreeSet<Shape>) {
+fn assistant_shapes(message: &JsValue, calls: &[&str], found: &mut BTreeSet<Shape>) {
     if calls.len() >= 2 {
         found.insert(Shape::MultiCallTurn);
     }
-    let stop = message.get("stopReason").and_then(Value::as_str);
+    let stop = field(message, "stopReason").and_then(JsValue::as_str);
     if let Some(&stop) = NOTABLE_STOPS.iter().find(|&&s| Some(s) == stop)
         && !calls.is_empty()
     {
@@ -343,19 +342,19 @@ fn assistant_shapes(message: &Value, calls: &[&str], found: &mut BTreeSet<Shape>
     }
 }
 
-fn content_shapes(message: &Value, found: &mut BTreeSet<Shape>) {
-    let role = message.get("role").and_then(Value::as_str);
+fn content_shapes(message: &JsValue, found: &mut BTreeSet<Shape>) {
+    let role = field(message, "role").and_then(JsValue::as_str);
     if !matches!(role, Some("user" | "assistant" | "toolResult")) {
         return;
     }
-    match message.get("content") {
+    match field(message, "content") {
         None => {
             found.insert(Shape::MissingContent);
         }
-        Some(Value::Null) => {
+        Some(JsValue::Null) => {
             found.insert(Shape::NullContent);
         }
-        Some(Value::String(text)) => {
+        Some(JsValue::String(text)) => {
             if role != Some("user") {
                 found.insert(Shape::StringContent);
             }
@@ -363,16 +362,15 @@ fn content_shapes(message: &Value, found: &mut BTreeSet<Shape>) {
                 found.insert(Shape::HugeBody);
             }
         }
-        Some(Value::Array(blocks)) => {
+        Some(JsValue::Array(blocks)) => {
             for block in blocks {
-                match block.get("type").and_then(Value::as_str) {
+                match field(block, "type").and_then(JsValue::as_str) {
                     Some("image") if role == Some("toolResult") => {
                         found.insert(Shape::MultimodalToolResult);
                     }
                     Some("text")
-                        if block
-                            .get("text")
-                            .and_then(Value::as_str)
+                        if field(block, "text")
+                            .and_then(JsValue::as_str)
                             .is_some_and(|t| t.len() >= HUGE_BODY) =>
                     {
                         found.insert(Shape::HugeBody);
@@ -394,22 +392,22 @@ fn id_shapes(id: &str, found: &mut BTreeSet<Shape>) {
     }
 }
 
-fn call_ids(assistant: &Value) -> Vec<&str> {
-    let Some(blocks) = assistant.get("content").and_then(Value::as_array) else {
+fn call_ids<'v>(assistant: &'v JsValue) -> Vec<&'v str> {
+    let Some(blocks) = field(assistant, "content").and_then(JsValue::as_array) else {
         return Vec::new();
     };
     blocks
         .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .filter(|b| field(b, "type").and_then(JsValue::as_str) == Some("toolCall"))
+        .filter_map(|b| field(b, "id").and_then(JsValue::as_str))
         .collect()
 }
 
-fn is_target_model(assistant: &Value) -> bool {
-    let field = |name| assistant.get(name).and_then(Value::as_str);
-    field("api") == Some(TARGET_MODEL.api)
-        && field("provider") == Some(TARGET_MODEL.provider)
-        && field("model") == Some(TARGET_MODEL.model)
+fn is_target_model(assistant: &JsValue) -> bool {
+    let text = |name| field(assistant, name).and_then(JsValue::as_str);
+    text("api") == Some(TARGET_MODEL.api)
+        && text("provider") == Some(TARGET_MODEL.provider)
+        && text("model") == Some(TARGET_MODEL.model)
 }
 
 /// An id as the Anthropic provider's id normaliser makes it (`[^a-zA-Z0-9_-]` → `_` per UTF-16

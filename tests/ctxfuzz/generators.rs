@@ -11,7 +11,7 @@ use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -39,7 +39,7 @@ fn every_shape_occurs_in_10000_seeded_cases() {
     let mut counts: BTreeMap<Shape, usize> = Shape::all().into_iter().map(|s| (s, 0)).collect();
     let mut messages = 0;
     for seed in 0..CASES {
-        let transcript: Vec<Value> = pi::from_seed(seed);
+        let transcript: Vec<JsValue> = pi::from_seed(seed);
         messages += transcript.len();
         for shape in shapes(&transcript) {
             *counts
@@ -95,7 +95,7 @@ fn an_exhausted_input_still_gives_an_ordinary_transcript() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["user", "assistant", "toolResult"]);
-    assert!(shapes(&transcript).is_empty());
+    assert!(shapes(&js_value::borrow_all(&transcript)).is_empty());
 }
 
 /// A 10k-message transcript needs an input long enough to pay for it: a coverage-guided fuzzer

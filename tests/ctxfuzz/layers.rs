@@ -228,10 +228,6 @@ const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
         "`Build for Value`: the generators build either type",
     ),
     (
-        "ctxfuzz::transcript::shapes",
-        "the shape classifier reads `Value` messages",
-    ),
-    (
         "ctxfuzz::transcript::format_shapes",
         "the formats' shape classifier",
     ),

@@ -168,7 +168,7 @@ impl Target for Differential {
     }
 
     fn shape(&self, transcript: &Transcript) -> String {
-        shape(&transcript.to_values())
+        shape(&transcript.0)
     }
 
     fn class(&self, violation: &Violation) -> Class {

@@ -162,14 +162,14 @@ impl<'de> Deserialize<'de> for Transcript {
 }
 
 impl Transcript {
-    /// The messages as `Value`s, for the readers that take them (shapes, `render`).
+    /// The messages as `Value`s, for the readers that take them (`render`).
     pub fn to_values(&self) -> Vec<Value> {
         self.0.iter().map(JsValue::to_value).collect()
     }
 }
 
 /// The shapes (docs/fuzzing.md#shapes) of a (minimised) transcript, as one key.
-pub(super) fn shape(messages: &[Value]) -> String {
+pub(super) fn shape(messages: &[JsValue]) -> String {
     let names: Vec<String> = shapes::shapes(messages)
         .iter()
         .map(ToString::to_string)

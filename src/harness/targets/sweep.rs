@@ -153,7 +153,7 @@ impl Target for SweepTarget {
     }
 
     fn shape(&self, transcript: &Transcript) -> String {
-        shape(&transcript.to_values())
+        shape(&transcript.0)
     }
 
     fn class(&self, violation: &Violation) -> Class {

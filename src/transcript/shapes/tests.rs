@@ -1,3 +1,4 @@
+use ctxfuzz_oracles::js_value;
 use serde_json::{Value, json};
 
 use super::*;
@@ -23,14 +24,19 @@ fn u() -> Value {
     json!({"role": "user", "content": "hi"})
 }
 
+/// The shapes of messages written with `json!`.
+fn shapes_of(messages: &[Value]) -> BTreeSet<Shape> {
+    shapes(&js_value::borrow_all(messages))
+}
+
 fn has(messages: &[Value], shape: Shape) -> bool {
-    shapes(messages).contains(&shape)
+    shapes_of(messages).contains(&shape)
 }
 
 #[test]
 fn a_clean_transcript_has_no_shape() {
     let clean = [u(), a(&["x"]), r("x"), a(&["y", "z"]), r("y"), r("z")];
-    assert_eq!(shapes(&clean), BTreeSet::from([Shape::MultiCallTurn]));
+    assert_eq!(shapes_of(&clean), BTreeSet::from([Shape::MultiCallTurn]));
 }
 
 #[test]
@@ -68,7 +74,7 @@ fn barriers_count_only_between_a_call_and_its_result() {
         (json!(7), BarrierKind::NoRole),
         (json!({"role": "system"}), BarrierKind::System),
     ] {
-        assert_eq!(BarrierKind::of(&message), Some(kind));
+        assert_eq!(BarrierKind::of(&JsValue::from(&message)), Some(kind));
         assert!(has(
             &[a(&["x"]), message, r("x")],
             Shape::BarrierBetweenCallAndResult(kind)
