@@ -10,7 +10,7 @@ use arbitrary::Unstructured;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::sweep::{BarrierRule, sweep};
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use serde_json::Value;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
@@ -52,10 +52,15 @@ fn small(c: &mut Criterion) {
             }
         })
     });
+    // The sweep reads the oracle's `JsValue`, borrowed here from the parsed cases.
+    let borrowed: Vec<Vec<JsValue>> = cases
+        .iter()
+        .map(|case| js_value::borrow_all(case))
+        .collect();
     for rule in [BarrierRule::None, BarrierRule::Strict] {
         group.bench_function(format!("sweep {rule}"), |b| {
             b.iter(|| {
-                for case in &cases {
+                for case in &borrowed {
                     black_box(sweep(case, rule));
                 }
             })
@@ -69,7 +74,11 @@ fn long(c: &mut Criterion) {
     let pool: Vec<Value> = small_cases().into_iter().flatten().collect();
     let mut group = c.benchmark_group("per-message");
     for len in [1_000, 10_000, 100_000] {
-        let transcript: Vec<Value> = pool.iter().cycle().take(len).cloned().collect();
+        let transcript: Vec<JsValue> = js_value::borrow_all(&pool)
+            .into_iter()
+            .cycle()
+            .take(len)
+            .collect();
         group.throughput(Throughput::Elements(len as u64));
         group.bench_function(format!("sweep strict {len}"), |b| {
             b.iter_batched_ref(

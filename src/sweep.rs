@@ -24,7 +24,6 @@ use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
 use crate::error::Error;
 use crate::transcript::js;
@@ -101,19 +100,12 @@ impl FromStr for BarrierRule {
     }
 }
 
-/// A message as the sweep reads it: a `serde_json::Value` (what the fuzz targets build), the
-/// `JsValue` that `ctxfuzz sweep` reads a file into (borrowed from its text: a fifth of the
-/// memory), or a reference to either.
+/// A message as the sweep reads it: the oracle's `JsValue` (what the fuzz targets build, and what
+/// `ctxfuzz sweep` reads a file into, borrowed from its text: a fifth of the memory of a
+/// `serde_json::Value`), or a reference to one.
 pub trait Message {
     type Json: Json + Serialize + fmt::Debug + Clone + PartialEq;
     fn json(&self) -> &Self::Json;
-}
-
-impl Message for Value {
-    type Json = Value;
-    fn json(&self) -> &Value {
-        self
-    }
 }
 
 impl<'t> Message for JsValue<'t> {
@@ -132,7 +124,7 @@ impl<M: Message> Message for &M {
 
 /// What the sweep kept and what it removed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Swept<'a, M: Message = Value> {
+pub struct Swept<'a, M: Message> {
     pub messages: Kept<'a, M>,
     /// The `toolCallId` of every swept result, in encounter order (duplicates possible).
     pub swept: Vec<String>,
@@ -141,7 +133,7 @@ pub struct Swept<'a, M: Message = Value> {
 /// The messages a sweep kept, borrowed from its input (messages, or references to messages that
 /// live elsewhere: a compaction's kept messages are swept without being copied).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kept<'a, M: Message = Value> {
+pub enum Kept<'a, M: Message> {
     /// Nothing was swept: the input itself.
     Input(&'a [M]),
     /// Some results were swept: the other messages, in order.

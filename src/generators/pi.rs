@@ -15,9 +15,9 @@
 //! libFuzzer's minimiser) moves toward ordinary transcripts.
 
 use arbitrary::{Result, Unstructured};
+use ctxfuzz_oracles::js_value::JsValue;
 use proptest::collection::vec;
 use proptest::prelude::*;
-use serde_json::Value;
 
 use crate::transcript::build::Build;
 
@@ -69,7 +69,7 @@ pub fn from_turns<B: Build>(turns: &[Vec<u8>]) -> Vec<B> {
 
 /// The proptest face: up to seven turns of up to [`TURN_BYTES`] bytes each. Shrinking removes
 /// whole turns, then moves each turn's bytes toward 0, that is toward an ordinary turn.
-pub fn strategy() -> impl Strategy<Value = Vec<Value>> {
+pub fn strategy() -> impl Strategy<Value = Vec<JsValue<'static>>> {
     vec(vec(any::<u8>(), 0..=TURN_BYTES), 1..=7).prop_map(|turns| from_turns(&turns))
 }
 

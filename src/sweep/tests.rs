@@ -1,5 +1,6 @@
 //! pi-condense's worked examples 1–12 (docs/sweep.md) and the gh-11 acceptance criteria.
 
+use ctxfuzz_oracles::js_value;
 use serde_json::{Value, json};
 
 use super::*;
@@ -28,6 +29,7 @@ fn custom() -> Value {
 /// Runs `rule` and checks the no-op identity on the way: the input itself exactly when nothing
 /// was swept, and otherwise messages borrowed from it.
 fn run(input: &[Value], rule: BarrierRule) -> (Vec<Value>, Vec<String>) {
+    let input = &js_value::borrow_all(input)[..];
     let out = sweep(input, rule);
     match &out.messages {
         Kept::Input(kept) => {
@@ -48,7 +50,11 @@ fn run(input: &[Value], rule: BarrierRule) -> (Vec<Value>, Vec<String>) {
         }
     }
     (
-        out.messages.refs().into_iter().cloned().collect(),
+        out.messages
+            .refs()
+            .into_iter()
+            .map(JsValue::to_value)
+            .collect(),
         out.swept,
     )
 }
@@ -67,6 +73,7 @@ fn expect(input: &[Value], rule: BarrierRule, removed: &[usize], ids: &[&str]) {
 }
 
 fn identity(input: &[Value], rule: BarrierRule) {
+    let input = &js_value::borrow_all(input)[..];
     let out = sweep(input, rule);
     assert!(
         out.messages.is_input(input),
@@ -268,6 +275,7 @@ fn ac2_multi_call_partial_answer() {
 #[test]
 fn ac3_barrier_after_a_completed_cycle_returns_the_input_itself() {
     let input = vec![assistant(&["x"]), result("x"), custom()];
+    let input = js_value::borrow_all(&input);
     let out = sweep(&input, BarrierRule::default());
     let Kept::Input(kept) = out.messages else {
         panic!("nothing swept, yet the sweep returned a copy");
@@ -345,7 +353,7 @@ fn the_input_is_never_mutated() {
     let input = vec![assistant(&["a"]), custom(), result("a"), result("b")];
     let before = input.clone();
     for rule in BarrierRule::ALL {
-        let _ = sweep(&input, rule);
+        let _ = sweep(&js_value::borrow_all(&input), rule);
     }
     assert_eq!(input, before);
 }
@@ -362,7 +370,8 @@ fn rules_parse_and_print_by_name() {
 #[test]
 fn the_protocol_line_is_one_line_in_the_external_program_shape() {
     let input = [assistant(&["a"]), custom(), result("a")];
-    let out = sweep(&input, BarrierRule::Strict);
+    let messages = js_value::borrow_all(&input);
+    let out = sweep(&messages, BarrierRule::Strict);
     let mut line = Vec::new();
     write_protocol_line(&mut line, &out.messages, &out.swept).unwrap();
     let line = String::from_utf8(line).unwrap();
@@ -377,7 +386,8 @@ fn swept_ids_are_what_the_sweep_reports_on_values_and_on_borrowed_messages() {
     // The sweep targets check idempotence with `swept_ids` on the kept messages, which a correct
     // sweep never sweeps again: this pins that it reports what `sweep` does.
     let input = [assistant(&["a"]), result("b"), result("a"), result("a")];
-    let refs: Vec<&Value> = input.iter().collect();
+    let input = js_value::borrow_all(&input);
+    let refs: Vec<&JsValue> = input.iter().collect();
     for rule in BarrierRule::ALL {
         let expected = sweep(&input, rule).swept;
         assert_eq!(expected, ["b", "a"], "rule {rule}");

@@ -130,7 +130,7 @@ fn twin(rule: BarrierRule) -> TwinRule {
     rule.name().parse().unwrap()
 }
 
-fn sweep_properties(transcript: &[Value]) -> Result<(), TestCaseError> {
+fn sweep_properties(transcript: &[JsValue]) -> Result<(), TestCaseError> {
     for rule in BarrierRule::ALL {
         let first = sweep(transcript, rule);
         let kept = first.messages.refs();

@@ -216,10 +216,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
 /// needs to be here.
 const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
     (
-        "ctxfuzz::sweep",
-        "`Message for Value`: the pipeline target runs the sweep on `Value`s",
-    ),
-    (
         "ctxfuzz::compaction",
         "`Message for Value`, the families' messages built in code",
     ),
@@ -230,10 +226,6 @@ const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
     (
         "ctxfuzz::transcript::format_shapes",
         "the formats' shape classifier",
-    ),
-    (
-        "ctxfuzz::generators::pi",
-        "generates `Value` transcripts for the systems that read them",
     ),
     (
         "ctxfuzz::harness::targets",

@@ -183,7 +183,7 @@ impl Target for Differential {
         let messages = transcript.to_values();
         let request = |rule| {
             self.boundary
-                .request_text(&without(&messages, &swept_positions(&messages, rule)))
+                .request_text(&without(&messages, &swept_positions(&transcript.0, rule)))
         };
         Some(Explanation {
             expected_label: format!("request after `{}`", self.rule),
