@@ -90,14 +90,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
 fn batch(pi_version: PiVersion) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
+    // Each answer is written into one buffer and handed to stdout whole: stdout is line-buffered,
+    // and the serialiser's many small writes each searched for a newline (a fifth of the time).
+    let mut text = Vec::new();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {
         let line = line?;
         let answer = match parse_line(&line, index + 1) {
             Ok(input) => pi::run_vector_input(&input, pi_version),
             Err(error) => json!({"error": error, "stage": "input"}),
         };
-        json_text::to_writer(&mut stdout, &answer)?;
-        stdout.write_all(b"\n")?;
+        text.clear();
+        json_text::to_writer(&mut text, &answer)?;
+        text.push(b'\n');
+        stdout.write_all(&text)?;
         stdout.flush()?;
     }
     Ok(ExitCode::Clean)
