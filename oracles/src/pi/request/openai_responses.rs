@@ -141,12 +141,12 @@ fn assistant_items(
         let kind = field(block, "type");
         if is_str(kind, "thinking") {
             let signature = field(block, "thinkingSignature");
-            if let Some(item) = reasoning::item(signature).map_err(throw)? {
+            if let Some(item) = reasoning::item(signature)? {
                 items.push(item);
             }
         } else if is_str(kind, "text") {
             let signature = field(block, "textSignature");
-            let id = message_id::message_id(signature, sent, texts).map_err(throw)?;
+            let id = message_id::message_id(signature, sent, texts)?;
             texts += 1;
             let text = sanitized_text(field(block, "text")).map_err(restage)?;
             let mut item = json!({"type": "message", "role": "assistant", "status": "completed",

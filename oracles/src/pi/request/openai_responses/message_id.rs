@@ -8,10 +8,12 @@
 
 use serde_json::Value;
 
+use super::throw;
 use crate::js::{self, truthy};
 use crate::js_string;
 use crate::js_value::JsValue;
 use crate::json_text;
+use crate::pi::Thrown;
 use crate::pi::request::short_hash::short_hash;
 
 /// OpenAI's limit on an item id.
@@ -26,12 +28,12 @@ pub(super) struct MessageId {
 }
 
 /// The item's id and phase for the `block`-th text block of message `message` (`msgIndex`);
-/// `Err` holds what pi throws on a truthy signature that is not a string.
+/// `Err` is what pi throws on a truthy signature that is not a string.
 pub(super) fn message_id(
     signature: Option<&JsValue>,
     message: usize,
     block: usize,
-) -> Result<MessageId, String> {
+) -> Result<MessageId, Thrown> {
     let (id, phase) = match parsed(signature)? {
         Some((id, phase)) => (id, phase),
         None => (String::new(), None),
@@ -51,12 +53,14 @@ pub(super) fn message_id(
 
 /// `parseTextSignature`: the id and phase of a `{"v":1,"id":"…"}` signature, else the whole
 /// signature as the id; `None` for a falsy one.
-fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<String>)>, String> {
+fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<String>)>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
     let Some(JsValue::String(text)) = signature else {
-        return Err("TypeError: signature.startsWith is not a function".into());
+        return Err(throw(
+            "TypeError: signature.startsWith is not a function".into(),
+        ));
     };
     if text.starts_with('{')
         && let Ok(Value::Object(fields)) = json_text::parse(text)
@@ -78,12 +82,13 @@ mod tests {
 
     use super::{MessageId, message_id};
     use crate::js_value::JsValue;
+    use crate::pi::{Stage, Thrown};
 
     fn id_of(
         signature: serde_json::Value,
         message: usize,
         block: usize,
-    ) -> Result<MessageId, String> {
+    ) -> Result<MessageId, Thrown> {
         message_id(Some(&JsValue::from(&signature)), message, block)
     }
 
@@ -167,7 +172,10 @@ mod tests {
     fn a_signature_that_is_not_a_string_throws() {
         assert_eq!(
             id_of(json!(5), 0, 0),
-            Err("TypeError: signature.startsWith is not a function".into())
+            Err(Thrown::new(
+                Stage::OpenAiResponses,
+                "TypeError: signature.startsWith is not a function".into()
+            ))
         );
         assert_eq!(id_of(json!(false), 2, 0), Ok(plain("msg_pi_2")));
     }

@@ -13,10 +13,12 @@
 
 use serde_json::Value;
 
+use super::throw;
 use crate::js::{self, truthy};
 use crate::js_string::{self, JsChar};
 use crate::js_value::JsValue;
 use crate::json_text;
+use crate::pi::Thrown;
 
 /// The texts V8 quotes whole when they fail to parse (`IsSpecialString`).
 const NAMED_WHOLE: [&str; 4] = ["NaN", "Infinity", "undefined", "[object Object]"];
@@ -24,16 +26,16 @@ const NAMED_WHOLE: [&str; 4] = ["NaN", "Infinity", "undefined", "[object Object]
 /// How many units V8 shows on either side of an unexpected token in a long text.
 const CONTEXT: usize = 10;
 
-/// The reasoning item of a thinking block's `thinkingSignature`, if it has one; `Err` holds what
+/// The reasoning item of a thinking block's `thinkingSignature`, if it has one; `Err` is what
 /// `JSON.parse` throws.
-pub(super) fn item(signature: Option<&JsValue>) -> Result<Option<Value>, String> {
+pub(super) fn item(signature: Option<&JsValue>) -> Result<Option<Value>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
     let text = js::to_js_string(signature);
     json_text::parse(&text)
         .map(Some)
-        .map_err(|error| syntax_error(&text, &error.to_string()))
+        .map_err(|error| throw(syntax_error(&text, &error.to_string())))
 }
 
 /// V8's message for `JSON.parse(text)` failing; `parser_words` where it is not modelled.
@@ -71,8 +73,9 @@ mod tests {
 
     use super::item;
     use crate::js_value::JsValue;
+    use crate::pi::Thrown;
 
-    fn parsed(signature: serde_json::Value) -> Result<Option<serde_json::Value>, String> {
+    fn parsed(signature: serde_json::Value) -> Result<Option<serde_json::Value>, Thrown> {
         item(Some(&JsValue::from(&signature)))
     }
 
@@ -92,7 +95,7 @@ mod tests {
     /// Each expected text is what Node 20's `JSON.parse` throws for the same input.
     #[test]
     fn a_signature_that_is_not_json_throws_v8_s_words() {
-        let error = |s: &str| parsed(json!(s)).unwrap_err();
+        let error = |s: &str| parsed(json!(s)).unwrap_err().error;
         assert_eq!(
             error("sig"),
             r#"SyntaxError: Unexpected token 's', "sig" is not valid JSON"#
@@ -144,7 +147,7 @@ mod tests {
             r#"SyntaxError: Unexpected token 'N', " NaN" is not valid JSON"#
         );
         assert_eq!(
-            parsed(json!({})).unwrap_err(),
+            parsed(json!({})).unwrap_err().error,
             r#"SyntaxError: "[object Object]" is not valid JSON"#
         );
     }
@@ -153,7 +156,7 @@ mod tests {
     /// by units too.
     #[test]
     fn v8_counts_the_text_in_utf16_units() {
-        let error = parsed(json!("\u{1F600}".repeat(12))).unwrap_err();
+        let error = parsed(json!("\u{1F600}".repeat(12))).unwrap_err().error;
         let high = crate::js_string::lone(0xD83D);
         assert_eq!(
             error,
@@ -167,7 +170,8 @@ mod tests {
             "x".repeat(9),
             "y".repeat(20)
         )))
-        .unwrap_err();
+        .unwrap_err()
+        .error;
         assert_eq!(
             error,
             format!(
@@ -180,7 +184,7 @@ mod tests {
     /// Malformed JSON that begins like a value is not worded as V8 words it.
     #[test]
     fn a_text_that_begins_like_json_keeps_the_parser_s_words() {
-        let error = parsed(json!("{a}")).unwrap_err();
+        let error = parsed(json!("{a}")).unwrap_err().error;
         assert!(
             error.starts_with("SyntaxError: ") && !error.contains("is not valid JSON"),
             "{error}"
