@@ -95,12 +95,17 @@ fn batch(pi_version: PiVersion) -> Result<ExitCode> {
     let mut text = Vec::new();
     for (index, line) in stdin.lock().split(b'\n').enumerate() {
         let line = line?;
-        let answer = match parse_line(&line, index + 1) {
-            Ok(input) => pi::run_vector_input(&input, pi_version),
-            Err(error) => json!({"error": error, "stage": "input"}),
-        };
         text.clear();
-        json_text::to_writer(&mut text, &answer)?;
+        match read_line(&line, index + 1) {
+            Ok(line) => match json_text::parse_borrowed(&line) {
+                Ok(input) => pi::write_vector_answer(&input, pi_version, &mut text)?,
+                Err(e) => {
+                    let error = format!("line {}: invalid JSON: {e}", index + 1);
+                    json_text::to_writer(&mut text, &input_error(&error))?;
+                }
+            },
+            Err(error) => json_text::to_writer(&mut text, &input_error(&error))?,
+        }
         text.push(b'\n');
         stdout.write_all(&text)?;
         stdout.flush()?;
@@ -108,10 +113,15 @@ fn batch(pi_version: PiVersion) -> Result<ExitCode> {
     Ok(ExitCode::Clean)
 }
 
-fn parse_line(line: &[u8], number: usize) -> std::result::Result<Value, String> {
+/// The answer to a line that is no input.
+fn input_error(error: &str) -> Value {
+    json!({"error": error, "stage": "input"})
+}
+
+/// A line's text, as JavaScript reads it ([`js_string::from_text`]).
+fn read_line(line: &[u8], number: usize) -> std::result::Result<std::borrow::Cow<'_, str>, String> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()))?;
-    json_text::parse(&js_string::from_text(text))
-        .map_err(|e| format!("line {number}: invalid JSON: {e}"))
+    Ok(js_string::from_text(text))
 }

@@ -30,7 +30,7 @@ pub use fault::Fault;
 pub use provider::Provider;
 pub use thrown::{Stage, Thrown};
 pub use transform::normalize_tool_call_id;
-pub use vectors::{run_vector_input, run_vector_input_with_fault};
+pub use vectors::{run_vector_input, run_vector_input_with_fault, write_vector_answer};
 pub use version::PiVersion;
 
 /// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5.

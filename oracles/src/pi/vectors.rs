@@ -5,6 +5,9 @@
 
 use std::borrow::Cow;
 
+use std::io;
+
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::transform::IdNormaliser;
@@ -12,8 +15,10 @@ use super::{
     Api, Fault, PiVersion, Thrown, convert, default_model, json_body, request, session_context,
     transform,
 };
-use crate::js::truthy;
+use crate::js::{field, truthy};
 use crate::js_value::{self, JsValue};
+use crate::json_text;
+use crate::wire::anthropic::Request;
 
 /// The input keys that ask for the body of an API other than Anthropic's, and that API.
 const JSON_BODIES: [(&str, Api); 3] = [
@@ -23,12 +28,26 @@ const JSON_BODIES: [(&str, Api); 3] = [
 ];
 
 /// Runs one protocol input, in session mode when it has `entries` or `jsonl`, else in message
-/// mode (`run_messages`).
+/// mode (`answer_messages`).
 pub fn run_vector_input(input: &Value, v: PiVersion) -> Value {
     if input.get("entries").is_some() || input.get("jsonl").is_some() {
         return run_session_input(input, v);
     }
-    run_messages(input, v, None)
+    answer_messages(&JsValue::from(input), v, None, to_value)
+}
+
+/// [`run_vector_input`] on an input read from its text, its answer written to `out` as it is
+/// built rather than first made a `serde_json::Value` (`render --batch`): the same answer, each
+/// object's keys in the order pi writes them where a `Value` sorts them.
+pub fn write_vector_answer(
+    input: &JsValue,
+    v: PiVersion,
+    out: &mut impl io::Write,
+) -> serde_json::Result<()> {
+    if field(input, "entries").is_some() || field(input, "jsonl").is_some() {
+        return json_text::to_writer(out, &run_session_input(&input.to_value(), v));
+    }
+    answer_messages(input, v, None, |answer| json_text::to_writer(out, answer))
 }
 
 /// The vectors protocol in session mode: `{"entries": [...] | "jsonl": "...", "leafId"?, "model"?,
@@ -67,7 +86,8 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
     }
     let session = context.to_json();
     messages_input.insert("messages".into(), session["messages"].clone());
-    let mut output = run_messages(&Value::Object(messages_input), v, None);
+    let messages_input = Value::Object(messages_input);
+    let mut output = answer_messages(&JsValue::from(&messages_input), v, None, to_value);
     if let Value::Object(fields) = &mut output {
         fields.insert("session".into(), session);
     }
@@ -77,112 +97,174 @@ fn run_session_input(input: &Value, v: PiVersion) -> Value {
 /// [`run_vector_input`] in message mode with a seeded fault in the model (for the known-defect
 /// catalog: each fault must make some golden vector differ).
 pub fn run_vector_input_with_fault(input: &Value, v: PiVersion, fault: Option<Fault>) -> Value {
-    run_messages(input, v, fault)
+    answer_messages(&JsValue::from(input), v, fault, to_value)
+}
+
+/// One message-mode answer, borrowing every message and body it shows; its fields in the order
+/// of their names, the order a `serde_json::Value` map writes them in.
+#[derive(Default, Serialize)]
+pub(crate) struct Answer<'r, 'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anthropic: Option<Request<'r>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'r str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    google: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    llm: Option<&'r [Cow<'a, JsValue<'a>>]>,
+    #[serde(rename = "openaiCompletions", skip_serializing_if = "Option::is_none")]
+    openai_completions: Option<Value>,
+    #[serde(rename = "openaiResponses", skip_serializing_if = "Option::is_none")]
+    openai_responses: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stage: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transformed: Option<&'r [Cow<'a, JsValue<'a>>]>,
 }
 
 /// Runs one message-mode input: `{"messages": [...], "model"?: {...} (shallow-merged over
 /// [`default_model`]), "skipConvert"?: bool, "anthropic"?: bool, "openaiCompletions"?: bool,
-/// "openaiResponses"?: bool, "google"?: bool}`.
+/// "openaiResponses"?: bool, "google"?: bool}`, and hands its answer to `emit`.
 ///
-/// Output: `{"llm", "transformed"}` plus `"anthropic"` (the request body),
+/// The answer: `{"llm", "transformed"}` plus `"anthropic"` (the request body),
 /// `"openaiCompletions": {"messages"}`, `"openaiResponses": {"input"}` and `"google":
 /// {"contents"}` (the list of that body) when asked; or, when the
 /// JavaScript would throw, `{"error", "stage"}` plus the stages that completed before it
 /// (`"llm"` when `transformMessages` throws, as the vectors show). An input that is not an object
 /// with a `messages` array gives `{"error", "stage": "input"}`.
-pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) -> Value {
-    let Some(Value::Array(messages)) = input.get("messages") else {
-        return json!({"error": "expected an object with a \"messages\" array", "stage": "input"});
+pub(crate) fn answer_messages<R>(
+    input: &JsValue,
+    v: PiVersion,
+    fault: Option<Fault>,
+    emit: impl FnOnce(&Answer) -> R,
+) -> R {
+    let Some(JsValue::Array(messages)) = field(input, "messages") else {
+        return emit(&Answer {
+            error: Some("expected an object with a \"messages\" array"),
+            stage: Some("input".into()),
+            ..Answer::default()
+        });
     };
-    let model = merged_model(input.get("model"));
+    let model = merged_model(field(input, "model"));
     let model = JsValue::from(&model);
-    let messages = js_value::borrow_all(messages);
-    let llm = if truthy(input.get("skipConvert")) {
+    let llm = if truthy(field(input, "skipConvert")) {
         messages.iter().map(Cow::Borrowed).collect()
     } else {
-        match convert::convert(&messages, v) {
+        match convert::convert(messages, v) {
             Ok(llm) => llm,
-            Err(thrown) => return failure(&thrown, []),
+            Err(thrown) => return emit(&failure(&thrown, None, None)),
         }
     };
     let transformed =
         match transform::transform(llm.clone(), &model, v, IdNormaliser::Anthropic, fault) {
             Ok(transformed) => transformed.messages,
-            Err(thrown) => return failure(&thrown, [("llm", to_array(&llm))]),
+            Err(thrown) => return emit(&failure(&thrown, Some(&llm), None)),
         };
-    let mut output = Map::new();
-    if truthy(input.get("anthropic")) {
+    let mut answer = Answer {
+        llm: Some(&llm),
+        transformed: Some(&transformed),
+        ..Answer::default()
+    };
+    if truthy(field(input, "anthropic")) {
         match request::build(&llm, &transformed, &model, v, fault) {
-            Ok(request) => {
-                output.insert("anthropic".into(), request.to_json());
-            }
-            Err(thrown) => {
-                return failure(
-                    &thrown,
-                    [
-                        ("llm", to_array(&llm)),
-                        ("transformed", to_array(&transformed)),
-                    ],
-                );
-            }
+            Ok(request) => answer.anthropic = Some(request),
+            Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         }
     }
     // The bodies of the other APIs, each built from `llm` with its own id normaliser.
     for (key, api) in JSON_BODIES {
-        let Some((body_key, build)) = json_body(api).filter(|_| truthy(input.get(key))) else {
+        let Some((body_key, build)) = json_body(api).filter(|_| truthy(field(input, key))) else {
             continue;
         };
-        match build(&llm, &model, v) {
-            Ok(items) => {
-                output.insert(key.into(), json!({ body_key: items }));
-            }
-            Err(thrown) => {
-                return failure(
-                    &thrown,
-                    [
-                        ("llm", to_array(&llm)),
-                        ("transformed", to_array(&transformed)),
-                    ],
-                );
-            }
+        let body = match build(&llm, &model, v) {
+            Ok(items) => json!({ body_key: items }),
+            Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
+        };
+        match api {
+            Api::OpenAiCompletions => answer.openai_completions = Some(body),
+            Api::OpenAiResponses => answer.openai_responses = Some(body),
+            Api::GoogleGenerativeAi | Api::AnthropicMessages => answer.google = Some(body),
         }
     }
-    output.insert("llm".into(), to_array(&llm));
-    output.insert("transformed".into(), to_array(&transformed));
-    Value::Object(output)
+    emit(&answer)
 }
 
 /// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`).
-fn merged_model(overrides: Option<&Value>) -> Value {
+fn merged_model(overrides: Option<&JsValue>) -> Value {
     let mut model = default_model();
-    if let (Value::Object(base), Some(Value::Object(overrides))) = (&mut model, overrides) {
-        for (key, value) in overrides {
-            base.insert(key.clone(), value.clone());
+    if let (Value::Object(base), Some(JsValue::Object(overrides))) = (&mut model, overrides) {
+        for (key, value) in overrides.iter() {
+            base.insert(key.to_string(), value.to_value());
         }
     }
     model
 }
 
-fn to_array(messages: &[Cow<'_, JsValue<'_>>]) -> Value {
-    Value::Array(messages.iter().map(|m| m.to_value()).collect())
+fn to_value(answer: &Answer) -> Value {
+    serde_json::to_value(answer).expect("an answer is plain JSON")
 }
 
-fn failure<const N: usize>(thrown: &Thrown, completed: [(&str, Value); N]) -> Value {
-    let mut output = Map::new();
-    output.insert("error".into(), Value::from(thrown.error.clone()));
-    output.insert("stage".into(), Value::from(thrown.stage.to_string()));
-    for (key, value) in completed {
-        output.insert(key.into(), value);
+/// The answer to a throw, with the stages that completed before it.
+fn failure<'r, 'a>(
+    thrown: &'r Thrown,
+    llm: Option<&'r [Cow<'a, JsValue<'a>>]>,
+    transformed: Option<&'r [Cow<'a, JsValue<'a>>]>,
+) -> Answer<'r, 'a> {
+    Answer {
+        error: Some(&thrown.error),
+        stage: Some(thrown.stage.to_string()),
+        llm,
+        transformed,
+        ..Answer::default()
     }
-    Value::Object(output)
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::run_vector_input;
+    use super::{run_vector_input, write_vector_answer};
+    use crate::js_value::JsValue;
+    use crate::json_text;
     use crate::pi::PiVersion;
+
+    /// `render --batch`'s answer, written as it is built, is the protocol's answer: in message
+    /// mode, in session mode (`entries`, `jsonl`) and for an input without messages.
+    #[test]
+    fn an_answer_written_as_built_is_the_protocol_s_answer() {
+        let entries = json!([
+            {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"},
+            {"type": "message", "id": "a", "parentId": null, "timestamp": "2026-01-01T00:00:01.000Z",
+             "message": {"role": "user", "content": "go", "timestamp": 1}}
+        ]);
+        let jsonl: String = entries
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| format!("{entry}\n"))
+            .collect();
+        let messages = json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+             "model": "claude-sonnet-4-5", "stopReason": "toolUse", "timestamp": 2,
+             "content": [{"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]}
+        ]);
+        for input in [
+            json!({"anthropic": true, "google": true, "messages": messages}),
+            json!({"anthropic": true, "entries": entries}),
+            json!({"openaiResponses": true, "jsonl": jsonl}),
+            json!({"anthropic": true}),
+        ] {
+            let mut text = Vec::new();
+            write_vector_answer(&JsValue::from(&input), PiVersion::default(), &mut text).unwrap();
+            let written = json_text::parse(std::str::from_utf8(&text).unwrap()).unwrap();
+            assert_eq!(
+                written,
+                run_vector_input(&input, PiVersion::default()),
+                "{input}"
+            );
+        }
+    }
 
     /// A session-mode input asks for any API's body as a message-mode one does.
     #[test]
