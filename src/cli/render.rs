@@ -9,7 +9,8 @@
 //!
 //! `--batch` reads JSON lines (`{"messages", "model"?, "skipConvert"?, "anthropic"?}`) and answers
 //! each with exactly the `output` shape of the reference vectors (see
-//! `ctxfuzz_oracles::pi::run_vector_input`); a line that is not valid JSON (or not UTF-8) gets
+//! `ctxfuzz_oracles::pi::write_vector_answer`, which writes it as it is built: a message's keys in
+//! the order the line gave them); a line that is not valid JSON (or not UTF-8) gets
 //! `{"error": ..., "stage": "input"}` and the batch goes on. Every answer is flushed at once, so
 //! another program can drive it line by line.
 
