@@ -228,6 +228,23 @@ mod tests {
     use crate::json_text;
     use crate::pi::PiVersion;
 
+    /// An input without a `messages` array is answered with the input stage's error, whichever
+    /// bodies it asks for.
+    #[test]
+    fn an_input_without_messages_is_an_input_error() {
+        for input in [
+            json!({"anthropic": true}),
+            json!({"messages": "go"}),
+            json!([]),
+        ] {
+            assert_eq!(
+                run_vector_input(&input, PiVersion::default()),
+                json!({"error": "expected an object with a \"messages\" array", "stage": "input"}),
+                "{input}"
+            );
+        }
+    }
+
     /// `render --batch`'s answer, written as it is built, is the protocol's answer: in message
     /// mode, in session mode (`entries`, `jsonl`) and for an input without messages.
     #[test]
