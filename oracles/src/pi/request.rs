@@ -29,8 +29,8 @@ use serde_json::Value;
 
 use crate::js_value::JsValue;
 
-use super::transform::replace_images;
-use super::{Fault, PiVersion, Stage, Thrown};
+use super::transform::{self, replace_images};
+use super::{Api, Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
@@ -198,6 +198,25 @@ pub(crate) fn user_parts(
         }
     }
     Ok((!parts.is_empty()).then_some(parts))
+}
+
+/// The messages an API's body builder converts: `given` when the caller has already run
+/// `transformMessages` with that API's id normaliser (or with one that gives the same), else
+/// `transformMessages(llm)` run here, as pi-ai's provider runs it.
+pub(crate) fn transformed_for<'t, 'a>(
+    given: Option<&'t [Cow<'a, JsValue<'a>>]>,
+    llm: &[Cow<'a, JsValue<'a>>],
+    model: &JsValue,
+    api: Api,
+    v: PiVersion,
+) -> Result<Cow<'t, [Cow<'a, JsValue<'a>>]>, Thrown> {
+    if let Some(given) = given {
+        return Ok(Cow::Borrowed(given));
+    }
+    let ids = api.id_normaliser(model, v);
+    Ok(Cow::Owned(
+        transform::transform(llm.to_vec(), model, v, ids, None)?.messages,
+    ))
 }
 
 /// An assistant's blocks after `transformMessages`, which leaves every assistant's content an

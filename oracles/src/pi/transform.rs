@@ -108,6 +108,23 @@ impl IdNormaliser {
     }
 }
 
+/// Whether `transformMessages(messages)` with `ids` gives what it gives with Anthropic's
+/// normaliser, for messages on which Anthropic's did not throw (so every call id it reads is a
+/// string, which no other normaliser throws on): `ids` normalises every call id as Anthropic's
+/// does. Read wider than `transform` reads them: every `toolCall` block of any message, the calls
+/// of the model's own assistants (which keep their ids) too, so that a "yes" is always right.
+/// `foreign` is passed as `false`: only the Responses normaliser reads it, for a `call|item` id
+/// whose `|` it keeps either way, where Anthropic's never keeps one.
+pub(crate) fn renames_like_anthropic(messages: &[Cow<'_, JsValue<'_>>], ids: IdNormaliser) -> bool {
+    messages
+        .iter()
+        .filter_map(|message| field(message, "content").and_then(JsValue::as_array))
+        .flatten()
+        .filter(|block| is_str(field(block, "type"), "toolCall"))
+        .filter_map(|block| field(block, "id").and_then(JsValue::as_str))
+        .all(|id| ids.normalize(id, false) == normalize_tool_call_id(id))
+}
+
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
 pub(crate) fn same_model(assistant: &JsValue, model: &JsValue) -> bool {
     same_provider_and_api(assistant, model)

@@ -30,12 +30,12 @@ use serde_json::{Map, Value, json};
 
 use super::{
     collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    trimmable, user_parts,
+    transformed_for, trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Stage, Thrown, transform};
+use crate::pi::{PiVersion, Stage, Thrown};
 
 pub(crate) mod model;
 
@@ -67,6 +67,7 @@ fn thought_signature<'v>(same: bool, signature: Option<&'v JsValue>) -> Option<&
 /// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
 pub(crate) fn build<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
+    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
     model: &JsValue,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
@@ -74,10 +75,8 @@ pub(crate) fn build<'a>(
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
         collapse_system_messages(llm).map_err(restage)?;
     }
-    let ids = Api::GoogleGenerativeAi.id_normaliser(model, v);
-    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
-        .map_err(restage)?
-        .messages;
+    let transformed =
+        transformed_for(transformed, llm, model, Api::GoogleGenerativeAi, v).map_err(restage)?;
     let requires_id = requires_tool_call_id(model, v);
     let mut contents = Vec::new();
     // Whether the last content is a user turn of function responses, which the next joins.

@@ -29,14 +29,14 @@ use serde_json::{Map, Value, json};
 
 use super::{
     collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    user_parts,
+    transformed_for, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
-use crate::pi::{PiVersion, Stage, Thrown, transform};
+use crate::pi::{PiVersion, Stage, Thrown};
 
 mod message_id;
 mod reasoning;
@@ -54,6 +54,7 @@ fn throw(error: String) -> Thrown {
 /// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
 pub(crate) fn build<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
+    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
     model: &JsValue,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
@@ -69,10 +70,8 @@ pub(crate) fn build<'a>(
             out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
         }
     }
-    let ids = Api::OpenAiResponses.id_normaliser(model, v);
-    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
-        .map_err(restage)?
-        .messages;
+    let transformed =
+        transformed_for(transformed, llm, model, Api::OpenAiResponses, v).map_err(restage)?;
     // From 0.86 the collapsed system messages are gone before the conversation is converted.
     let conversation = transformed
         .iter()

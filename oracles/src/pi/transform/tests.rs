@@ -122,3 +122,47 @@ fn ids_are_sanitised_per_utf16_unit_and_cut_at_64() {
     ));
     assert!(matches!(normalize_tool_call_id("a.b"), Cow::Owned(_)));
 }
+
+/// Another normaliser gives Anthropic's `transformMessages` output only when it renames every
+/// call id alike: an id in normal form for both, or an id both sanitise the same, is alike; an id
+/// either keeps or renames its own way, in any call of any message, is not. Blocks that are no
+/// call are not read.
+#[test]
+fn a_normaliser_renames_like_anthropic_only_when_every_call_id_comes_out_alike() {
+    let completions = IdNormaliser::OpenAiCompletions {
+        openai: true,
+        v: PiVersion::From130,
+    };
+    let responses = IdNormaliser::OpenAiResponses { keeps_items: true };
+    let google = IdNormaliser::Google { requires_id: false };
+    let messages = |ids: &[&str]| -> Vec<serde_json::Value> {
+        let calls: Vec<_> = ids
+            .iter()
+            .map(|id| serde_json::json!({"type": "toolCall", "id": id, "name": "bash"}))
+            .collect();
+        vec![
+            serde_json::json!({"role": "user", "content": [{"type": "text", "id": "not.a call"}]}),
+            serde_json::json!({"role": "assistant", "content": calls}),
+        ]
+    };
+    let alike = |ids: &[&str], normaliser: IdNormaliser| {
+        let messages = messages(ids);
+        let messages = crate::js_value::borrow_all(&messages);
+        let borrowed: Vec<_> = messages.iter().map(Cow::Borrowed).collect();
+        renames_like_anthropic(&borrowed, normaliser)
+    };
+    for normaliser in [completions, responses, google, IdNormaliser::Anthropic] {
+        assert!(
+            alike(&["call_1", "toolu_2-b"], normaliser),
+            "{normaliser:?}"
+        );
+    }
+    // Both sanitise `.` to `_` (the Responses normaliser on a whole id, without `|`).
+    assert!(alike(&["call.1"], responses));
+    // Google's keeps the `.`, the Responses one keeps the `|` and strips a trailing `_`,
+    // openai-completions cuts the `openai` provider's ids at 40.
+    assert!(!alike(&["call_1", "call.1"], google));
+    assert!(!alike(&["call_1|fc_2"], responses));
+    assert!(!alike(&["call_1_"], responses));
+    assert!(!alike(&["call_1", &"z".repeat(41)], completions));
+}
