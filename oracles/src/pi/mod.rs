@@ -124,7 +124,7 @@ pub fn render<M: Borrow<Value>>(
     let llm = convert::convert(&messages, v)?;
     let ids = api.id_normaliser(&model, v);
     let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
-    let body = json!({ list: build(&llm, Some(&transformed.messages), &model, v)? });
+    let body = request::object([(list, build(&llm, Some(&transformed.messages), &model, v)?)]);
     Ok(Rendered {
         llm: to_values(&llm),
         transformed: to_values(&transformed.messages),

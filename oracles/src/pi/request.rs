@@ -200,6 +200,18 @@ pub(crate) fn user_parts(
     Ok((!parts.is_empty()).then_some(parts))
 }
 
+/// An object of `fields`, each value moved in. `json!` passes every expression it is given
+/// through `serde_json::to_value`, which copies a `Value` whole: a body's parts were copied once
+/// for each object they were nested in.
+pub(crate) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
+}
+
 /// The messages an API's body builder converts: `given` when the caller has already run
 /// `transformMessages` with that API's id normaliser (or with one that gives the same), else
 /// `transformMessages(llm)` run here, as pi-ai's provider runs it.

@@ -139,7 +139,7 @@ pub(crate) fn run_messages(input: &Value, v: PiVersion, fault: Option<Fault>) ->
         let alike = fault.is_none() && transform::renames_like_anthropic(&llm, ids);
         match build(&llm, alike.then_some(&transformed[..]), &model, v) {
             Ok(items) => {
-                output.insert(key.into(), json!({ body_key: items }));
+                output.insert(key.into(), request::object([(body_key, items)]));
             }
             Err(thrown) => {
                 return failure(

@@ -29,8 +29,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    transformed_for, trimmable, user_parts,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -89,14 +89,14 @@ pub(crate) fn build<'a>(
             let Some(parts) = user_parts(content, text, inline_data).map_err(restage)? else {
                 continue;
             };
-            contents.push(json!({"role": "user", "parts": parts}));
+            contents.push(object([("role", "user".into()), ("parts", parts.into())]));
             responses_open = false;
         } else if is_str(role, "assistant") {
             let parts = model_parts(message, model, v, requires_id)?;
             if parts.is_empty() {
                 continue;
             }
-            contents.push(json!({"role": "model", "parts": parts}));
+            contents.push(object([("role", "model".into()), ("parts", parts.into())]));
             responses_open = false;
         } else if is_str(role, "toolResult") {
             let (response, images) = function_response(message, model, v, requires_id)?;
@@ -106,13 +106,16 @@ pub(crate) fn build<'a>(
                         parts.push(response);
                     }
                 }
-                _ => contents.push(json!({"role": "user", "parts": [response]})),
+                _ => contents.push(object([
+                    ("role", "user".into()),
+                    ("parts", vec![response].into()),
+                ])),
             }
             responses_open = true;
             if let Some(images) = images {
                 let mut parts = vec![json!({"text": "Tool result image:"})];
                 parts.extend(images);
-                contents.push(json!({"role": "user", "parts": parts}));
+                contents.push(object([("role", "user".into()), ("parts", parts.into())]));
                 responses_open = false;
             }
         }
@@ -207,7 +210,7 @@ fn function_call(call: &JsValue, signature: Option<&str>, requires_id: bool) -> 
     if requires_id && let Some(id) = field(call, "id") {
         function.insert("id".into(), id.to_value());
     }
-    let mut part = json!({"functionCall": function});
+    let mut part = object([("functionCall", function.into())]);
     if let Some(signature) = signature {
         part["thoughtSignature"] = json!(signature);
     }
@@ -239,7 +242,7 @@ fn function_response(
     if let Some(name) = field(result, "toolName") {
         response.insert("name".into(), name.to_value());
     }
-    response.insert("response".into(), json!({ key: value }));
+    response.insert("response".into(), object([(key, value.into())]));
     // transformMessages replaced the images by a note for a model without vision, so the ones
     // left are always sent.
     let images: Vec<Value> = read.images.into_iter().map(inline_data).collect();
@@ -255,7 +258,7 @@ fn function_response(
     if requires_id && let Some(id) = field(result, "toolCallId") {
         response.insert("id".into(), id.to_value());
     }
-    Ok((json!({"functionResponse": response}), separate))
+    Ok((object([("functionResponse", response.into())]), separate))
 }
 
 #[cfg(test)]

@@ -27,8 +27,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    transformed_for, trimmable,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -156,7 +156,10 @@ fn convert(
                     out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
                 }
                 images.insert(0, json!({"type": "text", "text": RESULT_IMAGES_TEXT}));
-                out.push(json!({"role": "user", "content": images}));
+                out.push(object([
+                    ("role", "user".into()),
+                    ("content", images.into()),
+                ]));
             }
             rest = after_run;
             continue;
@@ -232,7 +235,7 @@ fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>
         let text = sanitized_text(text).map_err(restage)?;
         parts.push(json!({"type": "text", "text": text}));
     }
-    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
+    Ok((!parts.is_empty()).then(|| object([("role", "user".into()), ("content", parts.into())])))
 }
 
 fn assistant_message(

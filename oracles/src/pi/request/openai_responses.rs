@@ -28,8 +28,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    transformed_for, user_parts,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -86,7 +86,7 @@ pub(crate) fn build<'a>(
             let Some(parts) = user_parts(content, text_part, image_part).map_err(restage)? else {
                 continue;
             };
-            out.push(json!({"role": "user", "content": parts}));
+            out.push(object([("role", "user".into()), ("content", parts.into())]));
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, model, v, sent)?;
             if items.is_empty() {
@@ -233,7 +233,11 @@ fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
         let output = result_output(content, "msg.content", v)?;
         (split_id(id, "msg.toolCallId")?.0, output)
     };
-    Ok(json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+    Ok(object([
+        ("type", "function_call_output".into()),
+        ("call_id", call_id.into()),
+        ("output", output),
+    ]))
 }
 
 /// A result's output: its texts joined, or a note when it has none; with images, `input_text`
