@@ -261,6 +261,16 @@ fn downgrade_images<'a>(
             } else {
                 return Ok(message);
             };
+            // An array without images comes out as it went in: kept, not copied (a `null` block
+            // still throws, below).
+            let unchanged = |blocks: &[JsValue]| {
+                !blocks
+                    .iter()
+                    .any(|block| block.is_null() || is_str(field(block, "type"), "image"))
+            };
+            if content.and_then(JsValue::as_array).is_some_and(unchanged) {
+                return Ok(message);
+            }
             let blocks = iterate_content(content)?;
             let replaced = replace_images(&blocks, placeholder)?;
             Ok(with_field(&message, "content", JsValue::from(replaced)))
@@ -316,11 +326,10 @@ fn with_field<'a>(
     key: &'static str,
     value: JsValue<'a>,
 ) -> Cow<'a, JsValue<'a>> {
-    let mut copy = message.clone();
-    if let JsValue::Object(map) = &mut copy {
-        map.insert(key, value);
-    }
-    Cow::Owned(copy)
+    Cow::Owned(match message {
+        JsValue::Object(map) => JsValue::Object(map.with(key, value)),
+        other => other.clone(),
+    })
 }
 
 /// Step 2 for one message: remap a result's id through the global map, or rewrite an
@@ -414,7 +423,9 @@ fn transform_block<'b, 'a>(
         return thinking_block(block, same, v);
     }
     if is_str(kind, "text") {
-        if same {
+        // `{type: "text", text: block.text}`: a block without other fields is that already.
+        let plain = |map: &Object| map.iter().all(|(key, _)| key == "type" || key == "text");
+        if same || block.as_object().is_some_and(plain) {
             return Ok(BlockOutcome::Keep);
         }
         let mut map = Object::new();
