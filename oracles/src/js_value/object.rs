@@ -71,6 +71,20 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// `{...object, [key]: value}`: the value replaced in its place, or the field appended. The
+    /// value it replaces is never copied (a message's content is most of the message).
+    pub fn with(&self, key: impl Into<Str<'a>>, value: JsValue<'a>) -> Self {
+        let key = key.into();
+        let mut value = Some(value);
+        let mut fields = Vec::with_capacity(self.0.len() + 1);
+        for (k, old) in &self.0 {
+            let new = if *k == key { value.take() } else { None };
+            fields.push((k.clone(), new.unwrap_or_else(|| old.clone())));
+        }
+        fields.extend(value.map(|value| (key, value)));
+        Object(fields.into_boxed_slice())
+    }
+
     /// `delete object[key]`.
     pub fn remove(&mut self, key: &str) {
         if let Some(at) = self.0.iter().position(|(k, _)| k == key) {

@@ -51,6 +51,28 @@ fn a_key_borrowed_or_owned_is_found_in_a_map_by_its_text() {
     assert_eq!(map.get("other"), None);
 }
 
+/// `{...object, [key]: value}` replaces a field in its place and appends a new one, leaving the
+/// object it was made from as it was.
+#[test]
+fn an_object_with_a_field_replaces_it_in_place_or_appends_it() {
+    let message = parse(r#"{"role": "user", "content": [1, 2], "timestamp": 3}"#);
+    let object = message.as_object().unwrap();
+    let keys = |object: &Object| -> Vec<String> { object.iter().map(|(k, _)| k.into()).collect() };
+    let replaced = object.with("content", JsValue::from("x"));
+    assert_eq!(keys(&replaced), ["role", "content", "timestamp"]);
+    assert_eq!(
+        JsValue::Object(replaced).to_value(),
+        json!({"role": "user", "content": "x", "timestamp": 3})
+    );
+    let appended = object.with("id", JsValue::from("a"));
+    assert_eq!(keys(&appended), ["role", "content", "timestamp", "id"]);
+    assert_eq!(
+        appended.get("content").map(JsValue::to_value),
+        Some(json!([1, 2]))
+    );
+    assert_eq!(message.to_value()["content"], json!([1, 2]));
+}
+
 #[test]
 fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
     let pair = parse(r#"{"a": 1, "a": 2}"#);

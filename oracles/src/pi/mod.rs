@@ -124,7 +124,7 @@ pub fn render<M: Borrow<Value>>(
     let llm = convert::convert(&messages, v)?;
     let ids = api.id_normaliser(&model, v);
     let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
-    let body = json!({ list: build(&llm, &model, v)? });
+    let body = request::object([(list, build(&llm, Some(&transformed.messages), &model, v)?)]);
     Ok(Rendered {
         llm: to_values(&llm),
         transformed: to_values(&transformed.messages),
@@ -161,14 +161,19 @@ pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
     Ok(RenderedBorrowed { llm, transformed })
 }
 
-/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output.
-pub(crate) type Builder =
-    for<'a> fn(&[Cow<'a, JsValue<'a>>], &JsValue, PiVersion) -> Result<Value, Thrown>;
+/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output
+/// and, when the caller has it, `transformMessages`' output with the API's id normaliser (else the
+/// builder runs it, [`request::transformed_for`]).
+pub(crate) type Builder = for<'a> fn(
+    &[Cow<'a, JsValue<'a>>],
+    Option<&[Cow<'a, JsValue<'a>>]>,
+    &JsValue,
+    PiVersion,
+) -> Result<Value, Thrown>;
 
 /// The body of an API other than Anthropic's (whose typed request is [`request::build`]'s): the
-/// body's field that holds its list, and the builder of that list from `convertToLlm`'s output
-/// (each runs `transformMessages` with its own id normaliser). Here, above both, so that neither
-/// the API nor the builders import the other.
+/// body's field that holds its list, and the builder of that list from `convertToLlm`'s output.
+/// Here, above both, so that neither the API nor the builders import the other.
 pub(crate) fn json_body(api: Api) -> Option<(&'static str, Builder)> {
     match api {
         Api::AnthropicMessages => None,

@@ -25,12 +25,12 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::js_value::JsValue;
 
-use super::transform::replace_images;
-use super::{Fault, PiVersion, Stage, Thrown};
+use super::transform::{self, replace_images};
+use super::{Api, Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
@@ -198,6 +198,37 @@ pub(crate) fn user_parts(
         }
     }
     Ok((!parts.is_empty()).then_some(parts))
+}
+
+/// An object of `fields`, each value moved in. `json!` passes every expression it is given
+/// through `serde_json::to_value`, which copies a `Value` whole: a body's parts were copied once
+/// for each object they were nested in. (Inserted one by one: collecting a map sorts its fields
+/// in a buffer first, which costs more than the two or three of a body's objects.)
+pub(crate) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+/// The messages an API's body builder converts: `given` when the caller has already run
+/// `transformMessages` with that API's id normaliser (or with one that gives the same), else
+/// `transformMessages(llm)` run here, as pi-ai's provider runs it.
+pub(crate) fn transformed_for<'t, 'a>(
+    given: Option<&'t [Cow<'a, JsValue<'a>>]>,
+    llm: &[Cow<'a, JsValue<'a>>],
+    model: &JsValue,
+    api: Api,
+    v: PiVersion,
+) -> Result<Cow<'t, [Cow<'a, JsValue<'a>>]>, Thrown> {
+    if let Some(given) = given {
+        return Ok(Cow::Borrowed(given));
+    }
+    let ids = api.id_normaliser(model, v);
+    Ok(Cow::Owned(
+        transform::transform(llm.to_vec(), model, v, ids, None)?.messages,
+    ))
 }
 
 /// An assistant's blocks after `transformMessages`, which leaves every assistant's content an

@@ -108,6 +108,23 @@ impl IdNormaliser {
     }
 }
 
+/// Whether `transformMessages(messages)` with `ids` gives what it gives with Anthropic's
+/// normaliser, for messages on which Anthropic's did not throw (so every call id it reads is a
+/// string, which no other normaliser throws on): `ids` normalises every call id as Anthropic's
+/// does. Read wider than `transform` reads them: every `toolCall` block of any message, the calls
+/// of the model's own assistants (which keep their ids) too, so that a "yes" is always right.
+/// `foreign` is passed as `false`: only the Responses normaliser reads it, for a `call|item` id
+/// whose `|` it keeps either way, where Anthropic's never keeps one.
+pub(crate) fn renames_like_anthropic(messages: &[Cow<'_, JsValue<'_>>], ids: IdNormaliser) -> bool {
+    messages
+        .iter()
+        .filter_map(|message| field(message, "content").and_then(JsValue::as_array))
+        .flatten()
+        .filter(|block| is_str(field(block, "type"), "toolCall"))
+        .filter_map(|block| field(block, "id").and_then(JsValue::as_str))
+        .all(|id| ids.normalize(id, false) == normalize_tool_call_id(id))
+}
+
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
 pub(crate) fn same_model(assistant: &JsValue, model: &JsValue) -> bool {
     same_provider_and_api(assistant, model)
@@ -244,6 +261,16 @@ fn downgrade_images<'a>(
             } else {
                 return Ok(message);
             };
+            // An array without images comes out as it went in: kept, not copied (a `null` block
+            // still throws, below).
+            let unchanged = |blocks: &[JsValue]| {
+                !blocks
+                    .iter()
+                    .any(|block| block.is_null() || is_str(field(block, "type"), "image"))
+            };
+            if content.and_then(JsValue::as_array).is_some_and(unchanged) {
+                return Ok(message);
+            }
             let blocks = iterate_content(content)?;
             let replaced = replace_images(&blocks, placeholder)?;
             Ok(with_field(&message, "content", JsValue::from(replaced)))
@@ -299,11 +326,10 @@ fn with_field<'a>(
     key: &'static str,
     value: JsValue<'a>,
 ) -> Cow<'a, JsValue<'a>> {
-    let mut copy = message.clone();
-    if let JsValue::Object(map) = &mut copy {
-        map.insert(key, value);
-    }
-    Cow::Owned(copy)
+    Cow::Owned(match message {
+        JsValue::Object(map) => JsValue::Object(map.with(key, value)),
+        other => other.clone(),
+    })
 }
 
 /// Step 2 for one message: remap a result's id through the global map, or rewrite an
@@ -397,7 +423,9 @@ fn transform_block<'b, 'a>(
         return thinking_block(block, same, v);
     }
     if is_str(kind, "text") {
-        if same {
+        // `{type: "text", text: block.text}`: a block without other fields is that already.
+        let plain = |map: &Object| map.iter().all(|(key, _)| key == "type" || key == "text");
+        if same || block.as_object().is_some_and(plain) {
             return Ok(BlockOutcome::Keep);
         }
         let mut map = Object::new();

@@ -171,13 +171,18 @@ pub(crate) fn answer_messages<R>(
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         }
     }
-    // The bodies of the other APIs, each built from `llm` with its own id normaliser.
+    // The bodies of the other APIs, each built from `llm` through `transformMessages` with its own
+    // id normaliser: the Anthropic run above whenever that normaliser renames every call id alike
+    // (as it does most ids), run again only when not. A seeded fault stays in the Anthropic
+    // stages, as before, so no other body takes their `transformed`.
     for (key, api) in JSON_BODIES {
         let Some((body_key, build)) = json_body(api).filter(|_| truthy(field(input, key))) else {
             continue;
         };
-        let body = match build(&llm, &model, v) {
-            Ok(items) => json!({ body_key: items }),
+        let ids = api.id_normaliser(&model, v);
+        let alike = fault.is_none() && transform::renames_like_anthropic(&llm, ids);
+        let body = match build(&llm, alike.then_some(&transformed[..]), &model, v) {
+            Ok(items) => request::object([(body_key, items)]),
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         };
         match api {
@@ -223,10 +228,104 @@ fn failure<'r, 'a>(
 mod tests {
     use serde_json::json;
 
-    use super::{run_vector_input, write_vector_answer};
+    use super::{run_vector_input, run_vector_input_with_fault, write_vector_answer};
     use crate::js_value::JsValue;
     use crate::json_text;
-    use crate::pi::PiVersion;
+    use crate::pi::{Api, Fault, PiVersion, Provider, render};
+
+    /// A user's turn, another model's call `id` and its result.
+    fn call_and_result(id: &str) -> serde_json::Value {
+        json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "api": "x", "provider": "x", "model": "x",
+             "stopReason": "toolUse", "timestamp": 2,
+             "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]},
+            {"role": "toolResult", "toolCallId": id, "toolName": "read",
+             "content": [{"type": "text", "text": "ok"}], "isError": false, "timestamp": 3}
+        ])
+    }
+
+    /// Each API's body is the one built through its own normaliser's `transformMessages`
+    /// (`render`'s), whether that renames the call id as Anthropic's does (then the `transformed`
+    /// answer is reused) or not: a `call|item` id the Responses normaliser keeps both parts of
+    /// for OpenAI, an id longer than the 40 units openai-completions cuts OpenAI's to.
+    #[test]
+    fn each_body_is_built_through_its_own_normaliser() {
+        let completions = json!({"id": "gpt-4o", "api": "openai-completions",
+            "provider": "openai", "input": ["text"]});
+        let bodies = [
+            (
+                "openaiCompletions",
+                "messages",
+                Api::OpenAiCompletions,
+                completions,
+            ),
+            (
+                "openaiResponses",
+                "input",
+                Api::OpenAiResponses,
+                Provider::OpenAi.model(),
+            ),
+            (
+                "google",
+                "contents",
+                Api::GoogleGenerativeAi,
+                Provider::Google.model(),
+            ),
+        ];
+        let long = "z".repeat(41);
+        for id in ["call_1", "call_1|fc_2", &long] {
+            let messages = call_and_result(id);
+            for (key, list, api, model) in &bodies {
+                let input = json!({*key: true, "model": model, "messages": messages});
+                let output = run_vector_input(&input, PiVersion::default());
+                let rendered = render(
+                    messages.as_array().unwrap(),
+                    model,
+                    *api,
+                    PiVersion::default(),
+                )
+                .unwrap();
+                assert_eq!(output[key][list], rendered.body[list], "{key} {id}");
+            }
+        }
+        // The two ids that come out otherwise than Anthropic's do, as the bodies show them.
+        let sent = |id: &str, key: &str, model: &serde_json::Value| {
+            let input = json!({key: true, "model": model, "messages": call_and_result(id)});
+            run_vector_input(&input, PiVersion::default())
+        };
+        assert_eq!(
+            sent("call_1|fc_2", "openaiResponses", &bodies[1].3)["openaiResponses"]["input"][1]["call_id"],
+            "call_1"
+        );
+        assert_eq!(
+            sent(&long, "openaiCompletions", &bodies[0].3)["openaiCompletions"]["messages"][1]["tool_calls"]
+                [0]["id"],
+            "z".repeat(40)
+        );
+    }
+
+    /// A seeded fault stays in the Anthropic stages: the other bodies are built as without it,
+    /// not from the faulty `transformed` (here, a call left open at a user's turn).
+    #[test]
+    fn a_seeded_fault_leaves_the_other_bodies_alone() {
+        let mut messages = call_and_result("call_1");
+        messages.as_array_mut().unwrap().remove(2);
+        messages
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"role": "user", "content": "again", "timestamp": 4}));
+        let input = json!({"openaiCompletions": true, "model": Provider::Groq.model(),
+            "messages": messages});
+        let clean = run_vector_input(&input, PiVersion::default());
+        let faulty = run_vector_input_with_fault(
+            &input,
+            PiVersion::default(),
+            Some(Fault::NoSyntheticAtUser),
+        );
+        assert_ne!(faulty["transformed"], clean["transformed"]);
+        assert_eq!(faulty["openaiCompletions"], clean["openaiCompletions"]);
+    }
 
     /// An input without a `messages` array is answered with the input stage's error, whichever
     /// bodies it asks for.

@@ -39,7 +39,7 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
     };
     let (list, build) = pi::json_body(api)?;
     let judged = pi::convert::convert(messages, v)
-        .and_then(|llm| build(&llm, model, v))
+        .and_then(|llm| build(&llm, None, model, v))
         .map(|body| {
             let entries = body.as_array().map_or(&[][..], Vec::as_slice);
             validate(entries)

@@ -29,13 +29,13 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    trimmable, user_parts,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Stage, Thrown, transform};
+use crate::pi::{PiVersion, Stage, Thrown};
 
 pub(crate) mod model;
 
@@ -67,6 +67,7 @@ fn thought_signature<'v>(same: bool, signature: Option<&'v JsValue>) -> Option<&
 /// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
 pub(crate) fn build<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
+    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
     model: &JsValue,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
@@ -74,10 +75,8 @@ pub(crate) fn build<'a>(
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
         collapse_system_messages(llm).map_err(restage)?;
     }
-    let ids = Api::GoogleGenerativeAi.id_normaliser(model, v);
-    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
-        .map_err(restage)?
-        .messages;
+    let transformed =
+        transformed_for(transformed, llm, model, Api::GoogleGenerativeAi, v).map_err(restage)?;
     let requires_id = requires_tool_call_id(model, v);
     let mut contents = Vec::new();
     // Whether the last content is a user turn of function responses, which the next joins.
@@ -90,14 +89,14 @@ pub(crate) fn build<'a>(
             let Some(parts) = user_parts(content, text, inline_data).map_err(restage)? else {
                 continue;
             };
-            contents.push(json!({"role": "user", "parts": parts}));
+            contents.push(object([("role", "user".into()), ("parts", parts.into())]));
             responses_open = false;
         } else if is_str(role, "assistant") {
             let parts = model_parts(message, model, v, requires_id)?;
             if parts.is_empty() {
                 continue;
             }
-            contents.push(json!({"role": "model", "parts": parts}));
+            contents.push(object([("role", "model".into()), ("parts", parts.into())]));
             responses_open = false;
         } else if is_str(role, "toolResult") {
             let (response, images) = function_response(message, model, v, requires_id)?;
@@ -107,13 +106,16 @@ pub(crate) fn build<'a>(
                         parts.push(response);
                     }
                 }
-                _ => contents.push(json!({"role": "user", "parts": [response]})),
+                _ => contents.push(object([
+                    ("role", "user".into()),
+                    ("parts", vec![response].into()),
+                ])),
             }
             responses_open = true;
             if let Some(images) = images {
                 let mut parts = vec![json!({"text": "Tool result image:"})];
                 parts.extend(images);
-                contents.push(json!({"role": "user", "parts": parts}));
+                contents.push(object([("role", "user".into()), ("parts", parts.into())]));
                 responses_open = false;
             }
         }
@@ -208,7 +210,7 @@ fn function_call(call: &JsValue, signature: Option<&str>, requires_id: bool) -> 
     if requires_id && let Some(id) = field(call, "id") {
         function.insert("id".into(), id.to_value());
     }
-    let mut part = json!({"functionCall": function});
+    let mut part = object([("functionCall", function.into())]);
     if let Some(signature) = signature {
         part["thoughtSignature"] = json!(signature);
     }
@@ -240,7 +242,7 @@ fn function_response(
     if let Some(name) = field(result, "toolName") {
         response.insert("name".into(), name.to_value());
     }
-    response.insert("response".into(), json!({ key: value }));
+    response.insert("response".into(), object([(key, value.into())]));
     // transformMessages replaced the images by a note for a model without vision, so the ones
     // left are always sent.
     let images: Vec<Value> = read.images.into_iter().map(inline_data).collect();
@@ -256,7 +258,7 @@ fn function_response(
     if requires_id && let Some(id) = field(result, "toolCallId") {
         response.insert("id".into(), id.to_value());
     }
-    Ok((json!({"functionResponse": response}), separate))
+    Ok((object([("functionResponse", response.into())]), separate))
 }
 
 #[cfg(test)]

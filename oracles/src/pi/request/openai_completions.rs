@@ -27,14 +27,14 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    trimmable,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Stage, Thrown, transform};
+use crate::pi::{PiVersion, Stage, Thrown};
 
 mod compat;
 mod reasoning;
@@ -57,6 +57,7 @@ fn throw(error: String) -> Thrown {
 /// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
 pub(crate) fn build<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
+    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
     model: &JsValue,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
@@ -72,10 +73,8 @@ pub(crate) fn build<'a>(
         }
         declares_tools = !head.tools.is_empty();
     }
-    let ids = Api::OpenAiCompletions.id_normaliser(model, v);
-    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
-        .map_err(restage)?
-        .messages;
+    let transformed =
+        transformed_for(transformed, llm, model, Api::OpenAiCompletions, v).map_err(restage)?;
     // From 0.86 the collapsed system messages are gone before the conversation is converted.
     let conversation: Vec<&JsValue> = transformed
         .iter()
@@ -157,7 +156,10 @@ fn convert(
                     out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
                 }
                 images.insert(0, json!({"type": "text", "text": RESULT_IMAGES_TEXT}));
-                out.push(json!({"role": "user", "content": images}));
+                out.push(object([
+                    ("role", "user".into()),
+                    ("content", images.into()),
+                ]));
             }
             rest = after_run;
             continue;
@@ -233,7 +235,7 @@ fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>
         let text = sanitized_text(text).map_err(restage)?;
         parts.push(json!({"type": "text", "text": text}));
     }
-    Ok((!parts.is_empty()).then(|| json!({"role": "user", "content": parts})))
+    Ok((!parts.is_empty()).then(|| object([("role", "user".into()), ("content", parts.into())])))
 }
 
 fn assistant_message(

@@ -28,15 +28,15 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{
-    collapse_system_messages, read_result_content, sanitized, sanitized_text, transformed_blocks,
-    user_parts,
+    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
+    transformed_blocks, transformed_for, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::json_text;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
-use crate::pi::{PiVersion, Stage, Thrown, transform};
+use crate::pi::{PiVersion, Stage, Thrown};
 
 mod message_id;
 mod reasoning;
@@ -54,6 +54,7 @@ fn throw(error: String) -> Thrown {
 /// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
 pub(crate) fn build<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
+    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
     model: &JsValue,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
@@ -69,10 +70,8 @@ pub(crate) fn build<'a>(
             out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
         }
     }
-    let ids = Api::OpenAiResponses.id_normaliser(model, v);
-    let transformed = transform::transform(llm.to_vec(), model, v, ids, None)
-        .map_err(restage)?
-        .messages;
+    let transformed =
+        transformed_for(transformed, llm, model, Api::OpenAiResponses, v).map_err(restage)?;
     // From 0.86 the collapsed system messages are gone before the conversation is converted.
     let conversation = transformed
         .iter()
@@ -87,7 +86,7 @@ pub(crate) fn build<'a>(
             let Some(parts) = user_parts(content, text_part, image_part).map_err(restage)? else {
                 continue;
             };
-            out.push(json!({"role": "user", "content": parts}));
+            out.push(object([("role", "user".into()), ("content", parts.into())]));
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, model, v, sent)?;
             if items.is_empty() {
@@ -234,7 +233,11 @@ fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
         let output = result_output(content, "msg.content", v)?;
         (split_id(id, "msg.toolCallId")?.0, output)
     };
-    Ok(json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+    Ok(object([
+        ("type", "function_call_output".into()),
+        ("call_id", call_id.into()),
+        ("output", output),
+    ]))
 }
 
 /// A result's output: its texts joined, or a note when it has none; with images, `input_text`

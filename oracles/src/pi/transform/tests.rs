@@ -122,3 +122,105 @@ fn ids_are_sanitised_per_utf16_unit_and_cut_at_64() {
     ));
     assert!(matches!(normalize_tool_call_id("a.b"), Cow::Owned(_)));
 }
+
+/// Another normaliser gives Anthropic's `transformMessages` output only when it renames every
+/// call id alike: an id in normal form for both, or an id both sanitise the same, is alike; an id
+/// either keeps or renames its own way, in any call of any message, is not. Blocks that are no
+/// call are not read.
+#[test]
+fn a_normaliser_renames_like_anthropic_only_when_every_call_id_comes_out_alike() {
+    let completions = IdNormaliser::OpenAiCompletions {
+        openai: true,
+        v: PiVersion::From130,
+    };
+    let responses = IdNormaliser::OpenAiResponses { keeps_items: true };
+    let google = IdNormaliser::Google { requires_id: false };
+    let messages = |ids: &[&str]| -> Vec<serde_json::Value> {
+        let calls: Vec<_> = ids
+            .iter()
+            .map(|id| serde_json::json!({"type": "toolCall", "id": id, "name": "bash"}))
+            .collect();
+        vec![
+            serde_json::json!({"role": "user", "content": [{"type": "text", "id": "not.a call"}]}),
+            serde_json::json!({"role": "assistant", "content": calls}),
+        ]
+    };
+    let alike = |ids: &[&str], normaliser: IdNormaliser| {
+        let messages = messages(ids);
+        let messages = crate::js_value::borrow_all(&messages);
+        let borrowed: Vec<_> = messages.iter().map(Cow::Borrowed).collect();
+        renames_like_anthropic(&borrowed, normaliser)
+    };
+    for normaliser in [completions, responses, google, IdNormaliser::Anthropic] {
+        assert!(
+            alike(&["call_1", "toolu_2-b"], normaliser),
+            "{normaliser:?}"
+        );
+    }
+    // Both sanitise `.` to `_` (the Responses normaliser on a whole id, without `|`).
+    assert!(alike(&["call.1"], responses));
+    // Google's keeps the `.`, the Responses one keeps the `|` and strips a trailing `_`,
+    // openai-completions cuts the `openai` provider's ids at 40.
+    assert!(!alike(&["call_1", "call.1"], google));
+    assert!(!alike(&["call_1|fc_2"], responses));
+    assert!(!alike(&["call_1_"], responses));
+    assert!(!alike(&["call_1", &"z".repeat(41)], completions));
+}
+
+/// For a model without vision, a tool result or user array without images stays borrowed (a
+/// `null` block in one still throws); another model's assistant whose text blocks are only
+/// `{type, text}` stays borrowed too, as `{type: "text", text}` is that block. A text block with
+/// another field, or an image, is copied and rewritten.
+#[test]
+fn messages_the_transform_would_rebuild_as_they_are_stay_borrowed() {
+    let model = serde_json::json!({"id": "m", "api": "x", "provider": "x", "input": ["text"]});
+    let model = JsValue::from(&model);
+    let text = serde_json::json!({"type": "text", "text": "ok"});
+    let signed = serde_json::json!({"type": "text", "text": "ok", "textSignature": "s"});
+    let image = serde_json::json!({"type": "image", "data": "AA==", "mimeType": "image/png"});
+    let assistant = |blocks: serde_json::Value| {
+        serde_json::json!({"role": "assistant", "api": "y", "provider": "y", "model": "y",
+            "stopReason": "stop", "content": blocks})
+    };
+    let messages = [
+        serde_json::json!({"role": "user", "content": [text.clone()]}),
+        serde_json::json!({"role": "toolResult", "toolCallId": "a", "content": [text.clone()]}),
+        assistant(serde_json::json!([text.clone(), {"type": "text"}])),
+        serde_json::json!({"role": "user", "content": [text.clone(), image.clone()]}),
+        serde_json::json!({"role": "toolResult", "toolCallId": "a", "content": [image]}),
+        assistant(serde_json::json!([text.clone(), signed])),
+    ];
+    let messages = crate::js_value::borrow_all(&messages);
+    let borrowed = messages.iter().map(Cow::Borrowed).collect();
+    let out = transform(
+        borrowed,
+        &model,
+        PiVersion::From130,
+        IdNormaliser::Anthropic,
+        None,
+    )
+    .unwrap()
+    .messages;
+    let kept: Vec<bool> = out.iter().map(|m| matches!(m, Cow::Borrowed(_))).collect();
+    assert_eq!(kept, [true, true, true, false, false, false]);
+    assert_eq!(
+        out[5].to_value()["content"],
+        serde_json::json!([text, {"type": "text", "text": "ok"}])
+    );
+    let null_block = [serde_json::json!({"role": "toolResult", "toolCallId": "a",
+        "content": [text.clone(), null]})];
+    let null_block = crate::js_value::borrow_all(&null_block);
+    let thrown = transform(
+        null_block.iter().map(Cow::Borrowed).collect(),
+        &model,
+        PiVersion::From130,
+        IdNormaliser::Anthropic,
+        None,
+    )
+    .err()
+    .expect("throws");
+    assert_eq!(
+        thrown.error,
+        "TypeError: Cannot read properties of null (reading 'type')"
+    );
+}

@@ -31,7 +31,7 @@ pub(crate) fn keeps_item_ids(model: &JsValue) -> bool {
 /// the model's (`source.provider !== model.provider || source.api !== model.api`).
 pub(crate) fn normalize_tool_call_id(id: &str, keeps_items: bool, foreign: bool) -> Cow<'_, str> {
     let Some((call, rest)) = id.split_once('|').filter(|_| keeps_items) else {
-        return Cow::Owned(normalized_part(id));
+        return normalized_part(id);
     };
     // `id.split("|")`: the item id ends at a second `|`, if any.
     let item = rest.split('|').next().unwrap_or_default();
@@ -39,18 +39,23 @@ pub(crate) fn normalize_tool_call_id(id: &str, keeps_items: bool, foreign: bool)
     let item = if foreign {
         format!("fc_{}", short_hash(item))
     } else {
-        normalized_part(item)
+        normalized_part(item).into_owned()
     };
     let item = if item.starts_with("fc_") {
         item
     } else {
-        normalized_part(&format!("fc_{item}"))
+        normalized_part(&format!("fc_{item}")).into_owned()
     };
     Cow::Owned(format!("{}|{item}", normalized_part(call)))
 }
 
-/// `normalizeIdPart`: sanitised, cut to 64, trailing underscores stripped.
-fn normalized_part(part: &str) -> String {
+/// `normalizeIdPart`: sanitised, cut to 64, trailing underscores stripped. Lent back when the
+/// part is already its own normal form, as almost every call id is.
+fn normalized_part(part: &str) -> Cow<'_, str> {
+    let kept = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    if part.len() <= MAX_ID && !part.ends_with('_') && part.bytes().all(kept) {
+        return Cow::Borrowed(part);
+    }
     let sanitized: String = js_string::code_units(part)
         .map(|unit| match unit {
             JsChar::Scalar(c) if c.is_ascii_alphanumeric() || c == '_' || c == '-' => c,
@@ -58,11 +63,13 @@ fn normalized_part(part: &str) -> String {
         })
         .take(MAX_ID)
         .collect();
-    sanitized.trim_end_matches('_').to_string()
+    Cow::Owned(sanitized.trim_end_matches('_').to_string())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::normalize_tool_call_id as normalized;
 
     #[test]
@@ -77,6 +84,19 @@ mod tests {
         );
         // One underscore per UTF-16 unit: an astral character is two, then stripped at the end.
         assert_eq!(normalized("x\u{1F600}y", false, false), "x__y");
+    }
+
+    /// An id already in normal form is lent back, up to the cut's length and not past it, and
+    /// not with a trailing underscore.
+    #[test]
+    fn an_id_in_normal_form_is_lent_back() {
+        let borrowed = |id: &str| matches!(normalized(id, false, false), Cow::Borrowed(_));
+        assert!(borrowed(&"z".repeat(64)));
+        assert!(borrowed("call_1-a"));
+        assert!(!borrowed(&"z".repeat(65)));
+        assert!(!borrowed("call_1_"));
+        assert!(!borrowed("call.1"));
+        assert!(!borrowed("call|1"));
     }
 
     #[test]
