@@ -11,9 +11,9 @@
 //!    the session context, render through pi, validate the request) against plain serde_json
 //!    parsing of the same lines. Target: at most 2x the parse.
 //!
-//! 3. `render --batch`'s work per transcript (`run_vector_input`: `convertToLlm`,
-//!    `transformMessages` and one request body, the JSON written as `Value`s; reading and printing
-//!    the lines left out) for each API the oracle models, over the same 20,000 transcripts.
+//! 3. `render --batch`'s work per transcript (`write_vector_answer`: `convertToLlm`,
+//!    `transformMessages` and one request body, the answer written as JSON text; reading the
+//!    lines left out) for each API the oracle models, over the same 20,000 transcripts.
 //!    Target: no API's body slower than the Anthropic one (docs/figures.md#oracle-against-the-real-pi).
 //!
 //! The ratios are printed at the end, measured in this run.
@@ -28,7 +28,7 @@ use ctxfuzz::transcript::session_file;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{
-    PiVersion, Provider, convert_and_transform, default_model, run_vector_input,
+    PiVersion, Provider, convert_and_transform, default_model, write_vector_answer,
 };
 use serde_json::{Value, json};
 
@@ -127,14 +127,17 @@ fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
     ]
 }
 
-/// `render --batch`'s work on every input (the answers' sizes, so that none is optimised away).
-fn render_batch(inputs: &[Value]) -> usize {
+/// `render --batch`'s work on every input: its answer written as it is built
+/// (`write_vector_answer`), the bytes counted so that none is optimised away.
+fn render_batch(inputs: &[JsValue]) -> usize {
+    let mut text = Vec::new();
     inputs
         .iter()
         .map(|input| {
-            run_vector_input(input, PiVersion::From130)
-                .as_object()
-                .map_or(0, |o| o.len())
+            text.clear();
+            write_vector_answer(input, PiVersion::From130, &mut text)
+                .expect("an answer is written");
+            text.len()
         })
         .sum()
 }
@@ -196,7 +199,11 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
-    let batches = batch_inputs(&transcripts_json);
+    let inputs_json = batch_inputs(&transcripts_json);
+    let batches: Vec<(&str, Vec<JsValue>)> = inputs_json
+        .iter()
+        .map(|(api, inputs)| (*api, js_value::borrow_all(inputs)))
+        .collect();
     let mut group = c.benchmark_group("render --batch, one body a transcript (20,000 transcripts)");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));

@@ -25,12 +25,10 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
-
 use crate::js_value::JsValue;
 
-use super::transform::{self, replace_images};
-use super::{Api, Fault, PiVersion, Stage, Thrown};
+use super::transform::replace_images;
+use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
@@ -40,8 +38,13 @@ mod fixtures;
 pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
+mod shared;
 pub(crate) mod short_hash;
 mod tools;
+
+pub(crate) use shared::{
+    object, read_result_content, transformed_blocks, transformed_for, user_parts,
+};
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
 const IMAGE_ONLY_TEXT: &str = "(see attached image)";
@@ -170,119 +173,6 @@ fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
         None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
         Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
     }
-}
-
-/// A user message's content as the OpenAI Responses and Google builders map it
-/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
-/// without lone surrogates), `image` any other item's; `None` when there is no part.
-pub(crate) fn user_parts(
-    content: Option<&JsValue>,
-    text: impl Fn(&str) -> Value,
-    image: impl Fn(&JsValue) -> Value,
-) -> Result<Option<Vec<Value>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(content)) => return Ok(Some(vec![text(&sanitized(content))])),
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            parts.push(text(&sanitized_text(field(item, "text"))?));
-        } else {
-            parts.push(image(item));
-        }
-    }
-    Ok((!parts.is_empty()).then_some(parts))
-}
-
-/// An object of `fields`, each value moved in. `json!` passes every expression it is given
-/// through `serde_json::to_value`, which copies a `Value` whole: a body's parts were copied once
-/// for each object they were nested in. (Inserted one by one: collecting a map sorts its fields
-/// in a buffer first, which costs more than the two or three of a body's objects.)
-pub(crate) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    let mut map = Map::new();
-    for (key, value) in fields {
-        map.insert(key.to_owned(), value);
-    }
-    Value::Object(map)
-}
-
-/// The messages an API's body builder converts: `given` when the caller has already run
-/// `transformMessages` with that API's id normaliser (or with one that gives the same), else
-/// `transformMessages(llm)` run here, as pi-ai's provider runs it.
-pub(crate) fn transformed_for<'t, 'a>(
-    given: Option<&'t [Cow<'a, JsValue<'a>>]>,
-    llm: &[Cow<'a, JsValue<'a>>],
-    model: &JsValue,
-    api: Api,
-    v: PiVersion,
-) -> Result<Cow<'t, [Cow<'a, JsValue<'a>>]>, Thrown> {
-    if let Some(given) = given {
-        return Ok(Cow::Borrowed(given));
-    }
-    let ids = api.id_normaliser(model, v);
-    Ok(Cow::Owned(
-        transform::transform(llm.to_vec(), model, v, ids, None)?.messages,
-    ))
-}
-
-/// An assistant's blocks after `transformMessages`, which leaves every assistant's content an
-/// array (it throws on anything else).
-pub(crate) fn transformed_blocks<'v, 'a>(message: &'v JsValue<'a>) -> &'v [JsValue<'a>] {
-    field(message, "content")
-        .and_then(JsValue::as_array)
-        .unwrap_or_default()
-}
-
-/// A tool result's content as pi-ai's OpenAI and Google builders read it
-/// (`msg.content.filter(...)`): its texts joined with `\n`, whether they count as text, and its
-/// images.
-pub(crate) struct ResultContent<'v, 'a> {
-    pub text: String,
-    /// Before 1.3 any text counts; from 1.3 a blank one does not.
-    pub has_text: bool,
-    pub images: Vec<&'v JsValue<'a>>,
-}
-
-/// Reads a result's `content`; the error is what the JavaScript throws, `expression` naming the
-/// content in the builder's words (`toolMsg.content`, `msg.content`, ...).
-pub(crate) fn read_result_content<'v, 'a>(
-    content: Option<&'v JsValue<'a>>,
-    expression: &str,
-    v: PiVersion,
-) -> Result<ResultContent<'v, 'a>, String> {
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(js::cannot_read(content, "filter")),
-        Some(_) => return Err(format!("TypeError: {expression}.filter is not a function")),
-    };
-    if let Some(block) = blocks.iter().find(|b| b.is_null()) {
-        return Err(js::cannot_read(Some(block), "type"));
-    }
-    let texts = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "text"))
-        .map(|b| field(b, "text"));
-    let text = js::join(texts, "\n");
-    let has_text = if v >= PiVersion::From130 {
-        !js::is_blank(&text)
-    } else {
-        !text.is_empty()
-    };
-    let images = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "image"))
-        .collect();
-    Ok(ResultContent {
-        text,
-        has_text,
-        images,
-    })
 }
 
 /// `convertMessages`: the wire messages.

@@ -46,10 +46,6 @@ fn restage(thrown: Thrown) -> Thrown {
     Thrown::new(Stage::GoogleGenerativeAi, thrown.error)
 }
 
-fn throw(error: String) -> Thrown {
-    Thrown::new(Stage::GoogleGenerativeAi, error)
-}
-
 /// `resolveThoughtSignature`: a signature of the very provider and model that is base64
 /// (`/^[A-Za-z0-9+/]+={0,2}$/`, a length a multiple of 4); any other is left out.
 fn thought_signature<'v>(same: bool, signature: Option<&'v JsValue>) -> Option<&'v str> {
@@ -225,7 +221,7 @@ fn function_response(
     v: PiVersion,
     requires_id: bool,
 ) -> Result<(Value, Option<Vec<Value>>), Thrown> {
-    let read = read_result_content(field(result, "content"), "msg.content", v).map_err(throw)?;
+    let read = read_result_content(field(result, "content"), "msg.content", v).map_err(restage)?;
     let value = if read.has_text {
         sanitized(&read.text).into_owned()
     } else if read.images.is_empty() {

@@ -343,7 +343,7 @@ fn tool_message(
     images: &mut Vec<Value>,
 ) -> Result<Value, Thrown> {
     let read =
-        read_result_content(field(result, "content"), "toolMsg.content", v).map_err(throw)?;
+        read_result_content(field(result, "content"), "toolMsg.content", v).map_err(restage)?;
     // Before 0.80.4 a result without text says it has an image even when it has none.
     let sent = if read.has_text {
         read.text.as_str()

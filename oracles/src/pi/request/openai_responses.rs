@@ -248,7 +248,7 @@ fn result_output(
     expression: &str,
     v: PiVersion,
 ) -> Result<Value, Thrown> {
-    let read = read_result_content(content, expression, v).map_err(throw)?;
+    let read = read_result_content(content, expression, v).map_err(restage)?;
     if read.images.is_empty() {
         // Before 0.80.4 a result without text says it has an image even when it has none.
         let note = if v >= PiVersion::From0804 {
