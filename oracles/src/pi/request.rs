@@ -34,7 +34,7 @@ use crate::js_string;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;

@@ -61,6 +61,7 @@ mod tests {
     use super::*;
     use crate::js_value;
     use crate::pi::Provider;
+    use crate::pi::request::fixtures::user;
 
     /// The rules, and where, `provider`'s body breaks for `messages`; `Err` with pi's throw.
     fn rejected(
@@ -71,10 +72,6 @@ mod tests {
         let model = JsValue::from(provider.model());
         let judged = body_rejections(&messages, &model, provider.api(), PiVersion::default())?;
         Some(judged.map(|found| found.into_iter().map(|r| (r.rule, r.location)).collect()))
-    }
-
-    fn user(text: &str) -> Value {
-        json!({"role": "user", "content": text, "timestamp": 1})
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Messages and bodies the builders' tests share: a transcript written in a few words, and the
-//! list of the body pi builds for it (through the vectors protocol, as `render --batch` runs it).
+//! Messages and bodies the builders' and the body rules' tests share: a transcript written in a
+//! few words, and the list of the body pi builds for it (through the vectors protocol, as
+//! `render --batch` runs it).
 
 use serde_json::{Value, json};
 
