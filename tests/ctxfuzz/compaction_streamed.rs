@@ -14,6 +14,7 @@ use ctxfuzz::compaction::{
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::transcript::io;
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 use serde_json::Value;
 
 const PATH: &str = "transcript.json";
@@ -38,7 +39,7 @@ fn in_memory(
         faults: Faults::default(),
     };
     let compaction = compact::<JsValue, _>(messages, &compactor, &mut tracker);
-    let json = serde_json::to_string(&compaction.to_json(&tracker)).unwrap();
+    let json = json_text::to_string_pretty(&compaction.to_json(&tracker)).unwrap();
     let clipped = (compaction.summariser_input.iter()).any(|seen| matches!(seen, Cow::Owned(_)));
     (json, compaction.decision.outcome, clipped)
 }
@@ -54,7 +55,7 @@ fn streamed(text: &str, family: Option<Family>, config: &CompactionConfig) -> St
     let json = compacted
         .decision
         .to_json(&messages, compacted.kept(), &tracker);
-    serde_json::to_string(&json).unwrap()
+    json_text::to_string_pretty(&json).unwrap()
 }
 
 /// A transcript of each family from `seed`; every other one opens with a user turn holding a
