@@ -8,7 +8,7 @@
 //! (which reads as the float `-0.0`), objects without a repeated key (whose first place keeps the
 //! last value). Any other text is built and written as a value is.
 
-use memchr::memchr2;
+use memchr::memchr2_iter;
 
 use crate::js_string;
 
@@ -46,30 +46,18 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
     let mut key_next = false;
     let mut at = 0;
     while let Some(&byte) = raw.get(at) {
-        if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
-            at += 1;
-            continue;
-        }
-        if !matches!(byte, b']' | b'}' | b',' | b':') {
-            // A value opens a member of an array, a key one of an object.
-            let depth = open.len();
-            let opens = open
-                .last_mut()
-                .filter(|o| (key_next || !o.object) && o.empty);
-            if let Some(innermost) = opens {
-                innermost.empty = false;
-                new_line(out, indent, depth);
+        // Where the token ends, and whether it is written as it stands.
+        let (end, as_it_stands) = match byte {
+            b' ' | b'\t' | b'\n' | b'\r' => (at + 1, false),
+            b',' => {
+                key_next = open.last().is_some_and(|o| o.object);
+                out.push(b',');
+                new_line(out, indent, open.len());
+                (at + 1, false)
             }
-        }
-        let end = match byte {
-            b'[' | b'{' => {
-                open.push(Open {
-                    object: byte == b'{',
-                    empty: true,
-                    keys: keys.len(),
-                });
-                key_next = byte == b'{';
-                at + 1
+            b':' => {
+                out.extend_from_slice(if indent.is_some() { b": " } else { b":" });
+                (at + 1, false)
             }
             b']' | b'}' => {
                 let Some(closed) = open.pop() else {
@@ -80,59 +68,80 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
                 if !closed.empty {
                     new_line(out, indent, open.len());
                 }
-                at + 1
+                (at + 1, true)
             }
-            b',' => {
-                key_next = open.last().is_some_and(|o| o.object);
-                out.push(b',');
-                new_line(out, indent, open.len());
-                at += 1;
-                continue;
-            }
-            b':' => {
-                out.extend_from_slice(if indent.is_some() { b": " } else { b":" });
-                at += 1;
-                continue;
-            }
-            b'"' => {
-                let Some(end) = string_end(raw, at) else {
-                    return false;
-                };
-                if key_next {
-                    let key = &raw[at..end];
-                    let first = open.last().map_or(0, |o| o.keys);
-                    if keys[first..].contains(&key) {
-                        return false;
-                    }
-                    keys.push(key);
-                    key_next = false;
+            _ => {
+                // A value opens a member of an array, a key one of an object.
+                let depth = open.len();
+                let opens = open
+                    .last_mut()
+                    .filter(|o| (key_next || !o.object) && o.empty);
+                if let Some(innermost) = opens {
+                    innermost.empty = false;
+                    new_line(out, indent, depth);
                 }
-                end
-            }
-            b'-' | b'0'..=b'9' => match integer_end(raw, at) {
-                Some(end) => end,
-                None => return false,
-            },
-            b't' | b'f' | b'n' => {
-                let word: &[u8] = match byte {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !raw[at..].starts_with(word) {
-                    return false;
+                match value_end(raw, at, &mut key_next, &mut open, &mut keys) {
+                    Some(end) => (end, true),
+                    None => return false,
                 }
-                at + word.len()
             }
-            _ => return false,
         };
-        if out.len() + (end - at) > LAID_OUT_MAX {
-            return false;
+        if as_it_stands {
+            if out.len() + (end - at) > LAID_OUT_MAX {
+                return false;
+            }
+            out.extend_from_slice(&raw[at..end]);
         }
-        out.extend_from_slice(&raw[at..end]);
-        at = end;
+        // Always onwards, whatever `end` says: no arithmetic here can make the loop stall.
+        at = end.max(at + 1);
     }
     true
+}
+
+/// Just past the token starting a value (or a key) at `at`, when it is written as it stands;
+/// an opening bracket is recorded in `open`, a key in `keys`.
+fn value_end<'r>(
+    raw: &'r [u8],
+    at: usize,
+    key_next: &mut bool,
+    open: &mut Vec<Open>,
+    keys: &mut Vec<&'r [u8]>,
+) -> Option<usize> {
+    let byte = raw[at];
+    match byte {
+        b'[' | b'{' => {
+            open.push(Open {
+                object: byte == b'{',
+                empty: true,
+                keys: keys.len(),
+            });
+            *key_next = byte == b'{';
+            Some(at + 1)
+        }
+        b'"' => {
+            let end = string_end(raw, at)?;
+            if *key_next {
+                let key = &raw[at..end];
+                let first = open.last().map_or(0, |o| o.keys);
+                if keys[first..].contains(&key) {
+                    return None;
+                }
+                keys.push(key);
+                *key_next = false;
+            }
+            Some(end)
+        }
+        b'-' | b'0'..=b'9' => integer_end(raw, at),
+        b't' | b'f' | b'n' => {
+            let word: &[u8] = match byte {
+                b't' => b"true",
+                b'f' => b"false",
+                _ => b"null",
+            };
+            raw[at..].starts_with(word).then_some(at + word.len())
+        }
+        _ => None,
+    }
 }
 
 /// A line break and the indentation of a member `depth` levels into the value.
@@ -146,9 +155,15 @@ fn new_line(out: &mut Vec<u8>, indent: Indent, depth: usize) {
 /// Just past the closing quote of the string opening at `start`, when its escapes are all
 /// written as they stand (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`).
 fn string_end(raw: &[u8], start: usize) -> Option<usize> {
-    let mut at = start + 1;
-    loop {
-        at += memchr2(b'"', b'\\', &raw[at..])?;
+    let body = start + 1;
+    // Past the character a backslash escapes. The search itself always moves on, so no
+    // arithmetic here can make the loop stall.
+    let mut resume = body;
+    for found in memchr2_iter(b'"', b'\\', &raw[body..]) {
+        let at = body + found;
+        if at < resume {
+            continue;
+        }
         if raw[at] == b'"' {
             return Some(at + 1);
         }
@@ -158,8 +173,9 @@ fn string_end(raw: &[u8], start: usize) -> Option<usize> {
         ) {
             return None;
         }
-        at += 2;
+        resume = at + 2;
     }
+    None
 }
 
 /// Just past the integer starting at `start`, when it is written as it stands: at most 18

@@ -1,3 +1,6 @@
+use std::collections::BTreeMap;
+use std::io::Write as _;
+
 use serde_json::json;
 
 use super::*;
@@ -256,19 +259,20 @@ fn the_pretty_layout_is_serde_jsons() {
     );
 }
 
-/// `text` (one JSON value) written by the writers from its text, in each layout and inside two
-/// open arrays (each `[[text]]`), and as they write the value read from it; and whether its
-/// tokens were moved as they stand rather than built.
+/// `text` (one JSON value) written by the writers from its text, in each layout and after an
+/// array and an object that closed (`[[{"k":[0]}],{"r":text}]`), and as they write the value
+/// read from it; and whether its tokens were moved as they stand rather than built.
 fn laid_out(text: &str) -> ([String; 2], [String; 2], bool) {
     let raw: &RawValue = serde_json::from_str(text).unwrap();
-    let nested = vec![vec![raw]];
-    let nested_text = format!("[[{text}]]");
-    let read = parse_borrowed(&nested_text).unwrap();
+    let closed = vec![BTreeMap::from([("k", vec![0])])];
+    let around = (closed, BTreeMap::from([("r", raw)]));
+    let around_text = format!(r#"[[{{"k":[0]}}],{{"r":{text}}}]"#);
+    let read = parse_borrowed(&around_text).unwrap();
     let moved = reindent::write(raw.get(), Some(0), &mut Vec::new());
     (
         [
-            to_string(&nested).unwrap(),
-            to_string_pretty(&nested).unwrap(),
+            to_string(&around).unwrap(),
+            to_string_pretty(&around).unwrap(),
         ],
         [to_string(&read).unwrap(), to_string_pretty(&read).unwrap()],
         moved,
@@ -346,4 +350,18 @@ fn a_value_too_long_to_lay_out_is_built() {
     let long = quoted(reindent::LAID_OUT_MAX + 1);
     let raw: &RawValue = serde_json::from_str(&long).unwrap();
     assert_eq!(to_string_pretty(&[raw]).unwrap(), format!("[\n  {long}\n]"));
+}
+
+#[test]
+fn a_value_built_is_moved_in_line_by_line_and_flushed_through() {
+    let mut out = io::BufWriter::new(Vec::new());
+    let mut shifted = Shifted {
+        out: &mut out,
+        depth: 2,
+    };
+    shifted.write_all(b"[\n  1,").unwrap();
+    shifted.write_all(b"\n  \"a\"\n]").unwrap();
+    shifted.flush().unwrap();
+    assert_eq!(out.buffer(), b"", "flushed");
+    assert_eq!(out.get_ref(), b"[\n      1,\n      \"a\"\n    ]");
 }
