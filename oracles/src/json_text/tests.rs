@@ -365,3 +365,23 @@ fn a_value_built_is_moved_in_line_by_line_and_flushed_through() {
     assert_eq!(out.buffer(), b"", "flushed");
     assert_eq!(out.get_ref(), b"[\n      1,\n      \"a\"\n    ]");
 }
+
+#[test]
+fn an_array_read_item_by_item_hands_over_each_wanted_items_text() {
+    let text = "[1, {\"a\": \"\\ud83d\"} ,\n[true], \"x\"]";
+    let mut read = Vec::new();
+    let passed = for_each_raw_item_where(
+        text,
+        |at| at != 2,
+        |at, item| {
+            read.push((at, item.get()));
+            ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(passed.unwrap(), Some(4));
+    assert_eq!(read, [(0, "1"), (1, "{\"a\": \"\\ud83d\"}"), (3, "\"x\"")]);
+    assert_eq!(
+        for_each_raw_item_where("{}", |_| true, |_, _| ControlFlow::Continue(())).unwrap(),
+        None
+    );
+}
