@@ -44,20 +44,19 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
     let mut keys: Vec<&[u8]> = Vec::new();
     // Whether the next string is a key.
     let mut key_next = false;
-    let mut at = 0;
-    while let Some(&byte) = raw.get(at) {
-        // Where the token ends, and whether it is written as it stands.
-        let (end, as_it_stands) = match byte {
-            b' ' | b'\t' | b'\n' | b'\r' => (at + 1, false),
+    let mut bytes = raw.iter().enumerate();
+    while let Some((at, &byte)) = bytes.next() {
+        let end = match byte {
+            b' ' | b'\t' | b'\n' | b'\r' => continue,
             b',' => {
                 key_next = open.last().is_some_and(|o| o.object);
                 out.push(b',');
                 new_line(out, indent, open.len());
-                (at + 1, false)
+                continue;
             }
             b':' => {
                 out.extend_from_slice(if indent.is_some() { b": " } else { b":" });
-                (at + 1, false)
+                continue;
             }
             b']' | b'}' => {
                 let Some(closed) = open.pop() else {
@@ -68,7 +67,7 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
                 if !closed.empty {
                     new_line(out, indent, open.len());
                 }
-                (at + 1, true)
+                at + 1
             }
             _ => {
                 // A value opens a member of an array, a key one of an object.
@@ -81,19 +80,20 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
                     new_line(out, indent, depth);
                 }
                 match value_end(raw, at, &mut key_next, &mut open, &mut keys) {
-                    Some(end) => (end, true),
+                    Some(end) => end,
                     None => return false,
                 }
             }
         };
-        if as_it_stands {
-            if out.len() + (end - at) > LAID_OUT_MAX {
-                return false;
-            }
-            out.extend_from_slice(&raw[at..end]);
+        if out.len() + (end - at) > LAID_OUT_MAX {
+            return false;
         }
-        // Always onwards, whatever `end` says: no arithmetic here can make the loop stall.
-        at = end.max(at + 1);
+        out.extend_from_slice(&raw[at..end]);
+        // Past the token. Each turn of the loop takes the next byte, so no arithmetic here can
+        // make it stall.
+        if end > at + 1 {
+            bytes.nth(end - at - 2);
+        }
     }
     true
 }
