@@ -346,6 +346,11 @@ fn a_value_too_long_to_lay_out_is_built() {
         None,
         &mut Vec::new()
     ));
+    // The limit is on the whole value laid out, a token inside it counted where it lies.
+    let inside = |len: usize| format!("[{}]", quoted(len));
+    let max = reindent::LAID_OUT_MAX;
+    assert!(reindent::write(&inside(max - 2), None, &mut Vec::new()));
+    assert!(!reindent::write(&inside(max - 1), None, &mut Vec::new()));
     // Written all the same, in one piece.
     let long = quoted(reindent::LAID_OUT_MAX + 1);
     let raw: &RawValue = serde_json::from_str(&long).unwrap();
