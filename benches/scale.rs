@@ -30,6 +30,7 @@ use ctxfuzz::sweep::{BarrierRule, write_protocol_line};
 use ctxfuzz::transcript::io;
 use ctxfuzz_oracles::invariants::wire::{PART_SIZE, Parts};
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::Value;
@@ -101,7 +102,8 @@ fn compacted(text: &str) -> usize {
     let json = compacted
         .decision
         .to_json(&messages, compacted.kept(), &tracker);
-    serde_json::to_writer(std::io::sink(), &json).expect("a sink takes every byte");
+    // The command's writer: serde_json's own would copy each kept message's text as it stands.
+    json_text::to_writer(std::io::sink(), &json).expect("a sink takes every byte");
     compacted.kept()
 }
 

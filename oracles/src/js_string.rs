@@ -62,7 +62,9 @@ fn is_low(unit: u16) -> bool {
 
 /// Whether `text` may hold a lone surrogate or a marked character (a fast, conservative test).
 pub fn may_hold_reserved(text: &str) -> bool {
-    text.as_bytes().contains(&RESERVED_LEAD_BYTE)
+    // memchr's vector search: a file's text is searched once a read, 181 MB for a million
+    // messages, and the slice's own search is several times slower.
+    memchr::memchr(RESERVED_LEAD_BYTE, text.as_bytes()).is_some()
 }
 
 /// A string holding the single lone surrogate `unit` (`0xD800..=0xDFFF`).

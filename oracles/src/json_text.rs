@@ -21,11 +21,13 @@
 
 use std::fmt;
 use std::io;
+use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 
 use crate::js::{Json, View};
@@ -80,6 +82,56 @@ pub fn for_each_item_where<'t>(
     wanted: impl FnMut(usize) -> bool,
     mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
+    match rewrite(text) {
+        None => for_each_borrowed_item_where(text, wanted, item),
+        Some(rewritten) => read_items(&rewritten.text, |progress, deserializer| {
+            let mut queue = rewritten.queue.into_iter();
+            deserializer.deserialize_seq(Rebuilt {
+                wanted,
+                item: |at, value: JsValue<'static>| item(at, value),
+                progress,
+                queue: &mut queue,
+            })
+        }),
+    }
+}
+
+/// [`for_each_item_where`] handing over each wanted item's text as it lies in `text` (which is
+/// in the representation, see the module documentation), its escapes unread: what the writers
+/// write in their layout without building the item ([`reindent`]).
+pub fn for_each_raw_item_where<'t>(
+    text: &'t str,
+    wanted: impl FnMut(usize) -> bool,
+    item: impl FnMut(usize, &'t RawValue) -> ControlFlow<()>,
+) -> serde_json::Result<Option<usize>> {
+    for_each_borrowed_item_where(text, wanted, item)
+}
+
+/// The items of the array in `text`, each read as a `T` borrowing from `text`.
+fn for_each_borrowed_item_where<'t, T: Deserialize<'t>>(
+    text: &'t str,
+    wanted: impl FnMut(usize) -> bool,
+    mut item: impl FnMut(usize, T) -> ControlFlow<()>,
+) -> serde_json::Result<Option<usize>> {
+    read_items(text, |progress, deserializer| {
+        deserializer.deserialize_seq(Items {
+            wanted,
+            item: &mut item,
+            progress,
+            items: PhantomData,
+        })
+    })
+}
+
+/// Reads the array in `text` with `read` (see [`for_each_item_where`]): `None` when the document
+/// does not start with `[`, the number of items passed otherwise.
+fn read_items<'t>(
+    text: &'t str,
+    read: impl FnOnce(
+        &mut Progress,
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
+    ) -> serde_json::Result<()>,
+) -> serde_json::Result<Option<usize>> {
     if !text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('[')
@@ -87,33 +139,8 @@ pub fn for_each_item_where<'t>(
         return Ok(None);
     }
     let mut progress = Progress::default();
-    let read = match rewrite(text) {
-        None => {
-            let mut deserializer = serde_json::Deserializer::from_str(text);
-            let items = Items {
-                wanted,
-                item: &mut item,
-                progress: &mut progress,
-            };
-            deserializer
-                .deserialize_seq(items)
-                .and_then(|()| deserializer.end())
-        }
-        Some(rewritten) => {
-            let mut deserializer = serde_json::Deserializer::from_str(&rewritten.text);
-            let mut queue = rewritten.queue.into_iter();
-            let rebuilt = Rebuilt {
-                wanted,
-                item: |at, value: JsValue<'static>| item(at, value),
-                progress: &mut progress,
-                queue: &mut queue,
-            };
-            deserializer
-                .deserialize_seq(rebuilt)
-                .and_then(|()| deserializer.end())
-        }
-    };
-    match read {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match read(&mut progress, &mut deserializer).and_then(|()| deserializer.end()) {
         // serde_json refuses an array left before its end.
         Err(_) if progress.stopped => Ok(Some(progress.items)),
         read => read.map(|()| Some(progress.items)),
@@ -128,17 +155,19 @@ struct Progress {
     stopped: bool,
 }
 
-/// The items of an array, borrowed from the text (see [`for_each_item_where`]).
-struct Items<'s, W, F> {
+/// The items of an array, borrowed from the text (see [`for_each_item_where`]), each a `T`.
+struct Items<'s, W, F, T> {
     wanted: W,
     item: F,
     progress: &'s mut Progress,
+    items: PhantomData<T>,
 }
 
-impl<'de, W, F> Visitor<'de> for Items<'_, W, F>
+impl<'de, W, F, T> Visitor<'de> for Items<'_, W, F, T>
 where
     W: FnMut(usize) -> bool,
-    F: FnMut(usize, JsValue<'de>) -> ControlFlow<()>,
+    F: FnMut(usize, T) -> ControlFlow<()>,
+    T: Deserialize<'de>,
 {
     type Value = ();
 
@@ -157,7 +186,7 @@ where
                     None => break,
                 }
             }
-            let Some(value) = seq.next_element::<JsValue<'de>>()? else {
+            let Some(value) = seq.next_element::<T>()? else {
                 break;
             };
             self.progress.items = at + 1;
@@ -424,9 +453,24 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
-/// serde_json's layout (`inner`) with strings written as `JSON.stringify` writes them.
+/// serde_json's layout (`inner`) with strings written as `JSON.stringify` writes them, and a
+/// value's text read from a document ([`RawValue`]) written as the value it holds would be.
 struct Stringify<F> {
     inner: F,
+    /// In the pretty layout, the arrays and objects open around what is written next.
+    indent: reindent::Indent,
+    /// A value's text laid out, kept for the next one's.
+    scratch: Vec<u8>,
+}
+
+impl<F> Stringify<F> {
+    fn open(&mut self) {
+        self.indent = self.indent.map(|depth| depth + 1);
+    }
+
+    fn close(&mut self) {
+        self.indent = self.indent.map(|depth| depth - 1);
+    }
 }
 
 impl<F: Formatter> Formatter for Stringify<F> {
@@ -448,11 +492,33 @@ impl<F: Formatter> Formatter for Stringify<F> {
         Ok(())
     }
 
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        self.scratch.clear();
+        if reindent::write(fragment, self.indent, &mut self.scratch) {
+            return writer.write_all(&self.scratch);
+        }
+        // Built and written alone, moved in by the indentation around it as it is written.
+        let value = parse_borrowed(fragment).map_err(io::Error::other)?;
+        let depth = self.indent.unwrap_or(0);
+        let shifted = Shifted { out: writer, depth };
+        match self.indent {
+            None => write_with(shifted, CompactFormatter, None, &value),
+            Some(_) => write_with(shifted, PrettyFormatter::new(), Some(0), &value),
+        }
+        .map_err(io::Error::other)
+    }
+
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open();
         self.inner.begin_array(writer)
     }
 
     fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.close();
         self.inner.end_array(writer)
     }
 
@@ -469,10 +535,12 @@ impl<F: Formatter> Formatter for Stringify<F> {
     }
 
     fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open();
         self.inner.begin_object(writer)
     }
 
     fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.close();
         self.inner.end_object(writer)
     }
 
@@ -493,13 +561,44 @@ impl<F: Formatter> Formatter for Stringify<F> {
     }
 }
 
+/// Writes to `out` what is written to it, each line after the first moved in by `depth` levels
+/// of the pretty layout: its line breaks are only between tokens, never inside a string.
+struct Shifted<'w, W: ?Sized> {
+    out: &'w mut W,
+    depth: usize,
+}
+
+impl<W: ?Sized + io::Write> io::Write for Shifted<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        for (at, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if at > 0 {
+                self.out.write_all(b"\n")?;
+                for _ in 0..self.depth {
+                    self.out.write_all(b"  ")?;
+                }
+            }
+            self.out.write_all(line)?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 fn write_with<W: io::Write, F: Formatter, T: Serialize + ?Sized>(
     writer: W,
     formatter: F,
+    indent: reindent::Indent,
     value: &T,
 ) -> serde_json::Result<()> {
-    let mut serializer =
-        serde_json::Serializer::with_formatter(writer, Stringify { inner: formatter });
+    let formatter = Stringify {
+        inner: formatter,
+        indent,
+        scratch: Vec::new(),
+    };
+    let mut serializer = serde_json::Serializer::with_formatter(writer, formatter);
     value.serialize(&mut serializer)
 }
 
@@ -508,7 +607,7 @@ pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    write_with(writer, CompactFormatter, value)
+    write_with(writer, CompactFormatter, None, value)
 }
 
 /// `JSON.stringify(value)` as a `String`.
@@ -523,7 +622,7 @@ pub fn to_writer_pretty<W: io::Write, T: Serialize + ?Sized>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    write_with(writer, PrettyFormatter::new(), value)
+    write_with(writer, PrettyFormatter::new(), Some(0), value)
 }
 
 /// [`to_writer_pretty`] into a `String`.
@@ -533,5 +632,6 @@ pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<
     Ok(String::from_utf8(out).expect("JSON output is UTF-8"))
 }
 
+mod reindent;
 #[cfg(test)]
 mod tests;

@@ -115,7 +115,9 @@ pub fn lent_by<'t>(text: &'t str, part: &str) -> Str<'t> {
 
 /// Items of the array in `text`, serialised as [`for_each_item`] reads them, never held whole:
 /// `first` if any, then each item whose position `keep` accepts (the text was read whole once
-/// before: see [`for_each_item_where`]).
+/// before: see [`for_each_item_where`]). The kept items go out as their text in the file,
+/// which only `ctxfuzz_oracles::json_text`'s writers lay out as the items they hold (serde_json's
+/// own copy that text as it stands).
 pub struct Items<'a, K> {
     pub path: &'a Path,
     pub text: &'a str,
@@ -130,14 +132,20 @@ impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
             seq.serialize_element(first)?;
         }
         let mut failed = None;
-        for_each_item_where(self.path, self.text, &self.keep, |_, item| {
-            failed = seq.serialize_element(&item).err();
-            match failed {
-                Some(_) => ControlFlow::Break(()),
-                None => ControlFlow::Continue(()),
-            }
-        })
-        .map_err(|e| S::Error::custom(format!("{e:#}")))?;
+        // Each kept item is written from its text, never built: re-laid out, not parsed again.
+        refuse_byte_order_mark(self.path, self.text)
+            .and_then(|()| {
+                let text = js_string::from_text(self.text);
+                json_text::for_each_raw_item_where(&text, &self.keep, |_, item| {
+                    failed = seq.serialize_element(item).err();
+                    match failed {
+                        Some(_) => ControlFlow::Break(()),
+                        None => ControlFlow::Continue(()),
+                    }
+                })
+                .map_err(|e| json_error(self.path, &e))
+            })
+            .map_err(|e| S::Error::custom(format!("{e:#}")))?;
         match failed {
             Some(error) => Err(error),
             None => seq.end(),

@@ -14,6 +14,7 @@ use ctxfuzz::compaction::{
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::transcript::io;
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text;
 use serde_json::Value;
 
 const PATH: &str = "transcript.json";
@@ -38,7 +39,7 @@ fn in_memory(
         faults: Faults::default(),
     };
     let compaction = compact::<JsValue, _>(messages, &compactor, &mut tracker);
-    let json = serde_json::to_string(&compaction.to_json(&tracker)).unwrap();
+    let json = json_text::to_string_pretty(&compaction.to_json(&tracker)).unwrap();
     let clipped = (compaction.summariser_input.iter()).any(|seen| matches!(seen, Cow::Owned(_)));
     (json, compaction.decision.outcome, clipped)
 }
@@ -54,23 +55,30 @@ fn streamed(text: &str, family: Option<Family>, config: &CompactionConfig) -> St
     let json = compacted
         .decision
         .to_json(&messages, compacted.kept(), &tracker);
-    serde_json::to_string(&json).unwrap()
+    json_text::to_string_pretty(&json).unwrap()
 }
 
 /// A transcript of each family from `seed`; every other one opens with a user turn holding a
-/// lone surrogate escape, which takes the reader's rewriting path.
+/// lone surrogate escape, which takes the reader's rewriting path, and ends with one holding
+/// escapes the writers decode (a kept message written as it is built, not from its text); every
+/// third one is laid out on many lines, as a person's editor writes it.
 fn transcripts(seed: u64) -> [(Family, String); 2] {
-    let pi = Value::Array(pi::from_seed(seed)).to_string();
+    let text = |messages: Vec<Value>| match seed % 3 {
+        0 => serde_json::to_string_pretty(&messages).unwrap(),
+        _ => Value::Array(messages).to_string(),
+    };
+    let pi = text(pi::from_seed(seed));
     let bytes = seeded_bytes(seed, 4096);
-    let chat: Vec<Value> = chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
-    let chat = Value::Array(chat).to_string();
-    let surrogate = |text: String, role: &str| match seed % 2 {
-        0 => text,
-        _ => format!(
-            r#"[{{"role":"{role}","content":"cut \ud83d here"}}{}{}"#,
-            if text == "[]" { "" } else { "," },
-            &text[1..]
-        ),
+    let chat = text(chat::transcript(&mut Unstructured::new(&bytes)).unwrap());
+    let surrogate = |text: String, role: &str| {
+        let inner = &text[1..text.len() - 1];
+        match seed % 2 {
+            0 => text.clone(),
+            _ => format!(
+                r#"[{{"role":"{role}","content":"cut \ud83d here"}}{}{inner},{{"role":"{role}","content":"\u00e9 \/ \udc00"}}]"#,
+                if inner.is_empty() { "" } else { "," },
+            ),
+        }
     };
     [
         (Family::Pi, surrogate(pi, "user")),

@@ -1,3 +1,6 @@
+use std::collections::BTreeMap;
+use std::io::Write as _;
+
 use serde_json::json;
 
 use super::*;
@@ -253,5 +256,137 @@ fn the_pretty_layout_is_serde_jsons() {
         serde_json::to_string_pretty(&json!({"a": [1, {"b": "X"}], "c": [2]}))
             .unwrap()
             .replace('X', "\\udbff")
+    );
+}
+
+/// `text` (one JSON value) written by the writers from its text, in each layout and after an
+/// array and an object that closed (`[[{"k":[0]}],{"r":text}]`), and as they write the value
+/// read from it; and whether its tokens were moved as they stand rather than built.
+fn laid_out(text: &str) -> ([String; 2], [String; 2], bool) {
+    let raw: &RawValue = serde_json::from_str(text).unwrap();
+    let closed = vec![BTreeMap::from([("k", vec![0])])];
+    let around = (closed, BTreeMap::from([("r", raw)]));
+    let around_text = format!(r#"[[{{"k":[0]}}],{{"r":{text}}}]"#);
+    let read = parse_borrowed(&around_text).unwrap();
+    let moved = reindent::write(raw.get(), Some(0), &mut Vec::new());
+    (
+        [
+            to_string(&around).unwrap(),
+            to_string_pretty(&around).unwrap(),
+        ],
+        [to_string(&read).unwrap(), to_string_pretty(&read).unwrap()],
+        moved,
+    )
+}
+
+#[test]
+fn a_value_written_from_its_text_is_laid_out_as_the_value_read_from_it() {
+    let moved = [
+        "{\"a\" :1,\r\n\t\"b\": [true , false,null],\"c\":{ },\"d\":[ ],\"e\":\"x\\\"y\\\\z\\n\\t\\b\\f\\r\"}",
+        r#"[-12, 0, 123456789012345678, -123456789012345678, "é ☃ 😀"]"#,
+        r#"{"a": {"a": [1, {"a": {}}]}, "b": {"a": 2}, "c": "a"}"#,
+        r#"{"x": {"y": 1}, "y": {"x": [{"x": 0}]}, "z": 2}"#,
+        r#"[[], [{}], [[[]]], {"": ""}]"#,
+        "\"s\"",
+        "0",
+        "null",
+    ];
+    for text in moved {
+        let (written, expected, was_moved) = laid_out(text);
+        assert_eq!(written, expected, "{text}");
+        assert!(was_moved, "{text} is written as its tokens stand");
+    }
+    // Each of these holds a token the writers write otherwise (a decoded escape, a float, a
+    // repeated key's value in its first place, a lone surrogate), built and written as a value.
+    let built = [
+        r#"["\u0041\u00e9"]"#,
+        r#"{"a": "x\/y"}"#,
+        r#"[1.0, 2.50]"#,
+        "[1e5]",
+        "[1E5]",
+        "-0",
+        "[1234567890123456789, 2]",
+        r#"{"a": 1, "a": 2}"#,
+        r#"{"a": 1, "b": {"c": {}}, "a": [2]}"#,
+        r#"[{"k": 1}, "\ud83d cut"]"#,
+        r#"{"x": {"y": ["\udc00"]}}"#,
+    ];
+    for text in built {
+        let (written, expected, was_moved) = laid_out(text);
+        assert_eq!(written, expected, "{text}");
+        assert!(!was_moved, "{text} is built");
+    }
+    // A reserved character (the representation of a lone surrogate) is decoded when written.
+    let lone_in_text = format!("[\"{}\"]", lone(0xD83D));
+    assert!(!reindent::write(&lone_in_text, None, &mut Vec::new()));
+}
+
+#[test]
+fn text_that_is_not_json_is_never_a_panic() {
+    // The writers' texts are values serde_json read; these stop where they stop being JSON.
+    for text in ["tru", "]", "[1] 2]", "\"abc", "\"ab\\", "-", "01", "x"] {
+        let mut out = Vec::new();
+        let moved = reindent::write(text, Some(0), &mut out);
+        assert!(!moved, "{text:?}: {}", String::from_utf8_lossy(&out));
+    }
+}
+
+#[test]
+fn a_value_too_long_to_lay_out_is_built() {
+    let quoted = |len: usize| format!("\"{}\"", "x".repeat(len - 2));
+    let mut out = Vec::new();
+    assert!(reindent::write(
+        &quoted(reindent::LAID_OUT_MAX),
+        None,
+        &mut out
+    ));
+    assert_eq!(out.len(), reindent::LAID_OUT_MAX);
+    assert!(!reindent::write(
+        &quoted(reindent::LAID_OUT_MAX + 1),
+        None,
+        &mut Vec::new()
+    ));
+    // The limit is on the whole value laid out, a token inside it counted where it lies.
+    let inside = |len: usize| format!("[{}]", quoted(len));
+    let max = reindent::LAID_OUT_MAX;
+    assert!(reindent::write(&inside(max - 2), None, &mut Vec::new()));
+    assert!(!reindent::write(&inside(max - 1), None, &mut Vec::new()));
+    // Written all the same, in one piece.
+    let long = quoted(reindent::LAID_OUT_MAX + 1);
+    let raw: &RawValue = serde_json::from_str(&long).unwrap();
+    assert_eq!(to_string_pretty(&[raw]).unwrap(), format!("[\n  {long}\n]"));
+}
+
+#[test]
+fn a_value_built_is_moved_in_line_by_line_and_flushed_through() {
+    let mut out = io::BufWriter::new(Vec::new());
+    let mut shifted = Shifted {
+        out: &mut out,
+        depth: 2,
+    };
+    shifted.write_all(b"[\n  1,").unwrap();
+    shifted.write_all(b"\n  \"a\"\n]").unwrap();
+    shifted.flush().unwrap();
+    assert_eq!(out.buffer(), b"", "flushed");
+    assert_eq!(out.get_ref(), b"[\n      1,\n      \"a\"\n    ]");
+}
+
+#[test]
+fn an_array_read_item_by_item_hands_over_each_wanted_items_text() {
+    let text = "[1, {\"a\": \"\\ud83d\"} ,\n[true], \"x\"]";
+    let mut read = Vec::new();
+    let passed = for_each_raw_item_where(
+        text,
+        |at| at != 2,
+        |at, item| {
+            read.push((at, item.get()));
+            ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(passed.unwrap(), Some(4));
+    assert_eq!(read, [(0, "1"), (1, "{\"a\": \"\\ud83d\"}"), (3, "\"x\"")]);
+    assert_eq!(
+        for_each_raw_item_where("{}", |_| true, |_, _| ControlFlow::Continue(())).unwrap(),
+        None
     );
 }
