@@ -19,7 +19,7 @@ mod builder;
 mod object;
 mod packed_str;
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -168,6 +168,22 @@ impl<'a> From<&'a str> for JsValue<'a> {
 impl From<String> for JsValue<'_> {
     fn from(text: String) -> Self {
         JsValue::String(text.into())
+    }
+}
+
+/// Borrowed or owned as the `Cow` is (a sanitised text is borrowed unless it had to change).
+impl<'a> From<Cow<'a, str>> for JsValue<'a> {
+    fn from(text: Cow<'a, str>) -> Self {
+        match text {
+            Cow::Borrowed(text) => text.into(),
+            Cow::Owned(text) => text.into(),
+        }
+    }
+}
+
+impl From<bool> for JsValue<'_> {
+    fn from(b: bool) -> Self {
+        JsValue::Bool(b)
     }
 }
 

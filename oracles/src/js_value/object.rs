@@ -85,6 +85,19 @@ impl<'a> Object<'a> {
         Object(fields.into_boxed_slice())
     }
 
+    /// `{...self, ...over}`: each field of `self` with `over`'s value where `over` has its key,
+    /// then `over`'s other fields in their order.
+    pub fn spread(&self, over: &Object<'a>) -> Self {
+        let mut fields: Vec<(Str<'a>, JsValue<'a>)> = self.0.to_vec();
+        for (key, value) in &over.0 {
+            match fields.iter_mut().find(|(k, _)| k == key) {
+                Some(slot) => slot.1 = value.clone(),
+                None => fields.push((key.clone(), value.clone())),
+            }
+        }
+        Object(fields.into_boxed_slice())
+    }
+
     /// `delete object[key]`.
     pub fn remove(&mut self, key: &str) {
         if let Some(at) = self.0.iter().position(|(k, _)| k == key) {

@@ -74,6 +74,19 @@ fn an_object_with_a_field_replaces_it_in_place_or_appends_it() {
 }
 
 #[test]
+fn a_spread_object_takes_the_later_values_in_the_earlier_places() {
+    let base = parse(r#"{"id": "a", "api": "x", "input": ["text"]}"#);
+    let over = parse(r#"{"input": [], "provider": "p", "id": "b"}"#);
+    let spread = base.as_object().unwrap().spread(over.as_object().unwrap());
+    let keys: Vec<&str> = spread.iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["id", "api", "input", "provider"]);
+    assert_eq!(
+        JsValue::Object(spread).to_value(),
+        json!({"id": "b", "api": "x", "input": [], "provider": "p"})
+    );
+}
+
+#[test]
 fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
     let pair = parse(r#"{"a": 1, "a": 2}"#);
     assert_eq!(pair.as_object().unwrap().len(), 1, "every key the same");
