@@ -1,10 +1,10 @@
 //! Which API pi builds a request body for (`model.api`). The API picks the tool-call id
 //! normaliser pi-ai's provider passes to the shared `transformMessages`, and the body builder.
 
-use super::PiVersion;
 use super::request::google::model as google_model;
 use super::request::openai_responses::tool_call_id as responses_ids;
 use super::transform::IdNormaliser;
+use super::{PiVersion, Stage};
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
 
@@ -32,6 +32,17 @@ impl Api {
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
             Api::GoogleGenerativeAi => "google-generative-ai",
+        }
+    }
+
+    /// The stage of this API's body builder: where what it throws, `transformMessages` run for it
+    /// included, is thrown.
+    pub(crate) fn stage(self) -> Stage {
+        match self {
+            Api::AnthropicMessages => Stage::Anthropic,
+            Api::OpenAiCompletions => Stage::OpenAiCompletions,
+            Api::OpenAiResponses => Stage::OpenAiResponses,
+            Api::GoogleGenerativeAi => Stage::GoogleGenerativeAi,
         }
     }
 

@@ -124,7 +124,8 @@ pub fn render<M: Borrow<Value>>(
     let llm = convert::convert(&messages, v)?;
     let ids = api.id_normaliser(&model, v);
     let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
-    let body = request::object([(list, build(&llm, Some(&transformed.messages), &model, v)?)]);
+    let items = build(&llm, &transformed.messages, &model, v)?;
+    let body = JsValue::object([(list, JsValue::from(items))]).to_value();
     Ok(Rendered {
         llm: to_values(&llm),
         transformed: to_values(&transformed.messages),
@@ -162,14 +163,13 @@ pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
 }
 
 /// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output
-/// and, when the caller has it, `transformMessages`' output with the API's id normaliser (else the
-/// builder runs it, [`request::transformed_for`]).
-pub(crate) type Builder = for<'a> fn(
-    &[Cow<'a, JsValue<'a>>],
-    Option<&[Cow<'a, JsValue<'a>>]>,
+/// and `transformMessages`' output with the API's id normaliser, borrowing from the latter.
+pub(crate) type Builder = for<'r> fn(
+    &[Cow<'_, JsValue<'_>>],
+    &'r [Cow<'_, JsValue<'_>>],
     &JsValue,
     PiVersion,
-) -> Result<Value, Thrown>;
+) -> Result<Vec<JsValue<'r>>, Thrown>;
 
 /// The body of an API other than Anthropic's (whose typed request is [`request::build`]'s): the
 /// body's field that holds its list, and the builder of that list from `convertToLlm`'s output.

@@ -25,12 +25,15 @@
 
 use std::borrow::Cow;
 
+use serde::{Serialize, Serializer};
+
 use crate::js_value::JsValue;
 
 use super::transform::replace_images;
-use super::{Fault, PiVersion, Stage, Thrown};
+use super::{Api, Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
+use crate::json_text;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
 #[cfg(test)]
@@ -43,7 +46,7 @@ pub(crate) mod short_hash;
 mod tools;
 
 pub(crate) use shared::{
-    object, read_result_content, transformed_blocks, transformed_for, user_parts,
+    parsed_signature, read_result_content, transformed_blocks, transformed_for, user_parts,
 };
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
@@ -264,6 +267,49 @@ fn user_content<'a>(content: Option<&'a JsValue<'a>>) -> Result<Option<Content<'
 /// `sanitizeSurrogates(text)`: the text without its lone surrogates.
 fn sanitized(text: &str) -> Cow<'_, str> {
     js_string::without_lone_surrogates(text)
+}
+
+/// [`sanitized`] of a text the caller owns, the text itself when nothing changes.
+fn sanitized_owned(text: String) -> String {
+    match sanitized(&text) {
+        Cow::Owned(clean) => clean,
+        Cow::Borrowed(_) => text,
+    }
+}
+
+/// A throw of the shared readers (at the Anthropic stage) restaged at `api`'s builder's.
+fn restaged(api: Api) -> impl Fn(Thrown) -> Thrown {
+    move |thrown| Thrown::new(api.stage(), thrown.error)
+}
+
+/// `JSON.stringify(call.arguments)` of the OpenAI bodies, its keys in the order a
+/// `serde_json::Value` writes them (sorted). pi writes an object's keys in their own order
+/// (integer-like ones first): the texts differ for arguments whose keys are not sorted, which
+/// the generated transcripts never have (their calls take one argument).
+fn arguments_text(arguments: &JsValue) -> String {
+    json_text::to_string(&SortedKeys(arguments)).expect("JSON of a JSON value")
+}
+
+/// A value written with every object's keys sorted (by their bytes, as a `serde_json::Value`'s
+/// map orders them), without first being copied into one.
+struct SortedKeys<'v>(&'v JsValue<'v>);
+
+impl Serialize for SortedKeys<'_> {
+    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
+            JsValue::Object(object) => {
+                let mut fields: Vec<(&str, &JsValue)> = object.iter().collect();
+                fields.sort_unstable_by_key(|(key, _)| *key);
+                out.collect_map(
+                    fields
+                        .into_iter()
+                        .map(|(key, value)| (key, SortedKeys(value))),
+                )
+            }
+            value => value.serialize(out),
+        }
+    }
 }
 
 /// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.
@@ -528,6 +574,18 @@ mod tests {
         assert_eq!(
             first_assistant_block(&messages, &model),
             json!({"type": "thinking", "thinking": "hmm", "signature": ""})
+        );
+    }
+
+    /// A call's arguments are written with every object's keys sorted, at any depth, as a
+    /// `serde_json::Value` writes them.
+    #[test]
+    fn arguments_are_written_with_their_keys_sorted() {
+        let text = r#"{"b": 1, "a": {"d": [{"f": 1, "e": "x"}], "c": null}}"#;
+        let arguments = crate::json_text::parse_borrowed(text).unwrap();
+        assert_eq!(
+            super::arguments_text(&arguments),
+            r#"{"a":{"c":null,"d":[{"e":"x","f":1}]},"b":1}"#
         );
     }
 }

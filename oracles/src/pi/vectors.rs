@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use std::io;
+use std::sync::LazyLock;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -109,13 +110,13 @@ pub(crate) struct Answer<'r, 'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'r str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    google: Option<Value>,
+    google: Option<JsValue<'r>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     llm: Option<&'r [Cow<'a, JsValue<'a>>]>,
     #[serde(rename = "openaiCompletions", skip_serializing_if = "Option::is_none")]
-    openai_completions: Option<Value>,
+    openai_completions: Option<JsValue<'r>>,
     #[serde(rename = "openaiResponses", skip_serializing_if = "Option::is_none")]
-    openai_responses: Option<Value>,
+    openai_responses: Option<JsValue<'r>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stage: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,7 +147,6 @@ pub(crate) fn answer_messages<R>(
         });
     };
     let model = merged_model(field(input, "model"));
-    let model = JsValue::from(&model);
     let llm = if truthy(field(input, "skipConvert")) {
         messages.iter().map(Cow::Borrowed).collect()
     } else {
@@ -160,6 +160,8 @@ pub(crate) fn answer_messages<R>(
             Ok(transformed) => transformed.messages,
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), None)),
         };
+    // Declared before the answer, which borrows from them.
+    let mut own_runs: [Option<Vec<Cow<JsValue>>>; JSON_BODIES.len()] = Default::default();
     let mut answer = Answer {
         llm: Some(&llm),
         transformed: Some(&transformed),
@@ -174,35 +176,47 @@ pub(crate) fn answer_messages<R>(
     // The bodies of the other APIs, each built from `llm` through `transformMessages` with its own
     // id normaliser: the Anthropic run above whenever that normaliser renames every call id alike
     // (as it does most ids), run again only when not. A seeded fault stays in the Anthropic
-    // stages, as before, so no other body takes their `transformed`.
-    for (key, api) in JSON_BODIES {
+    // stages, as before, so no other body takes their `transformed`. Each body borrows from the
+    // run it was built from: a run of its own is kept in its slot of `own_runs`.
+    for ((key, api), own_run) in JSON_BODIES.into_iter().zip(&mut own_runs) {
         let Some((body_key, build)) = json_body(api).filter(|_| truthy(field(input, key))) else {
             continue;
         };
         let ids = api.id_normaliser(&model, v);
-        let alike = fault.is_none() && transform::renames_like_anthropic(&llm, ids);
-        let body = match build(&llm, alike.then_some(&transformed[..]), &model, v) {
-            Ok(items) => request::object([(body_key, items)]),
+        let messages: &[Cow<JsValue>] =
+            if fault.is_none() && transform::renames_like_anthropic(&llm, ids) {
+                &transformed
+            } else {
+                match request::transformed_for(&llm, &model, api, v) {
+                    Ok(messages) => own_run.insert(messages),
+                    Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
+                }
+            };
+        let body = match build(&llm, messages, &model, v) {
+            Ok(items) => JsValue::object([(body_key, JsValue::from(items))]),
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         };
-        match api {
-            Api::OpenAiCompletions => answer.openai_completions = Some(body),
-            Api::OpenAiResponses => answer.openai_responses = Some(body),
-            Api::GoogleGenerativeAi | Api::AnthropicMessages => answer.google = Some(body),
-        }
+        let slot = match api {
+            Api::OpenAiCompletions => &mut answer.openai_completions,
+            Api::OpenAiResponses => &mut answer.openai_responses,
+            Api::GoogleGenerativeAi | Api::AnthropicMessages => &mut answer.google,
+        };
+        *slot = Some(body);
     }
     emit(&answer)
 }
 
-/// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`).
-fn merged_model(overrides: Option<&JsValue>) -> Value {
-    let mut model = default_model();
-    if let (Value::Object(base), Some(JsValue::Object(overrides))) = (&mut model, overrides) {
-        for (key, value) in overrides.iter() {
-            base.insert(key.to_string(), value.to_value());
+/// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`),
+/// borrowing the strings of both: the default model is built once.
+fn merged_model<'a>(overrides: Option<&JsValue<'a>>) -> JsValue<'a> {
+    static DEFAULT_JSON: LazyLock<Value> = LazyLock::new(default_model);
+    static DEFAULT: LazyLock<JsValue<'static>> = LazyLock::new(|| JsValue::from(&*DEFAULT_JSON));
+    match (&*DEFAULT, overrides) {
+        (JsValue::Object(base), Some(JsValue::Object(overrides))) => {
+            JsValue::Object(base.spread(overrides))
         }
+        (model, _) => model.clone(),
     }
-    model
 }
 
 fn to_value(answer: &Answer) -> Value {

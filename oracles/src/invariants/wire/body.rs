@@ -5,12 +5,10 @@
 
 use std::borrow::Borrow;
 
-use serde::Serialize;
-use serde_json::Value;
-
 use crate::js_value::JsValue;
 use crate::pi::{self, Api, PiVersion, Thrown};
 use crate::wire::{EntryViolation, WireRule, google, openai, openai_responses};
+use serde::Serialize;
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,18 +29,17 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
     api: Api,
     v: PiVersion,
 ) -> Option<Result<Vec<BodyRejection>, Thrown>> {
-    let validate: fn(&[Value]) -> Vec<EntryViolation> = match api {
+    let validate: fn(&[JsValue]) -> Vec<EntryViolation> = match api {
         Api::AnthropicMessages => return None,
-        Api::OpenAiCompletions => openai::validate_body::<Value, Value>,
-        Api::OpenAiResponses => openai_responses::validate_input::<Value, Value>,
-        Api::GoogleGenerativeAi => google::validate_contents::<Value, Value>,
+        Api::OpenAiCompletions => |entries| openai::validate_body::<JsValue, _>(entries),
+        Api::OpenAiResponses => |entries| openai_responses::validate_input::<JsValue, _>(entries),
+        Api::GoogleGenerativeAi => |entries| google::validate_contents::<JsValue, _>(entries),
     };
     let (list, build) = pi::json_body(api)?;
-    let judged = pi::convert::convert(messages, v)
-        .and_then(|llm| build(&llm, None, model, v))
-        .map(|body| {
-            let entries = body.as_array().map_or(&[][..], Vec::as_slice);
-            validate(entries)
+    let judged = pi::convert::convert(messages, v).and_then(|llm| {
+        let transformed = pi::request::transformed_for(&llm, model, api, v)?;
+        build(&llm, &transformed, model, v).map(|entries| {
+            validate(&entries)
                 .into_iter()
                 .map(|found| BodyRejection {
                     rule: found.rule,
@@ -50,7 +47,8 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
                     text: found.message,
                 })
                 .collect()
-        });
+        })
+    });
     Some(judged)
 }
 

@@ -26,25 +26,20 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
-
 use super::{
-    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
-    transformed_blocks, transformed_for, trimmable, user_parts,
+    collapse_system_messages, read_result_content, restaged, sanitized_owned, sanitized_text,
+    transformed_blocks, trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Stage, Thrown};
+use crate::pi::{PiVersion, Thrown};
 
 pub(crate) mod model;
 
 use model::{multimodal_function_response, requires_tool_call_id};
 
-/// A throw of the shared helpers, at this builder's stage.
-fn restage(thrown: Thrown) -> Thrown {
-    Thrown::new(Stage::GoogleGenerativeAi, thrown.error)
-}
+const API: Api = Api::GoogleGenerativeAi;
 
 /// `resolveThoughtSignature`: a signature of the very provider and model that is base64
 /// (`/^[A-Za-z0-9+/]+={0,2}$/`, a length a multiple of 4); any other is left out.
@@ -60,75 +55,90 @@ fn thought_signature<'v>(same: bool, signature: Option<&'v JsValue>) -> Option<&
     (base64 && signature.len() % 4 == 0).then_some(signature)
 }
 
-/// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
-pub(crate) fn build<'a>(
-    llm: &[Cow<'a, JsValue<'a>>],
-    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
+/// A content of the body: a turn's role (`user` or `model`) and its parts.
+struct Content<'r> {
+    role: &'static str,
+    parts: Vec<JsValue<'r>>,
+}
+
+impl<'r> Content<'r> {
+    fn into_json(self) -> JsValue<'r> {
+        JsValue::object([("role", self.role.into()), ("parts", self.parts.into())])
+    }
+}
+
+/// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
+/// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
+/// from it.
+pub(crate) fn build<'r>(
+    llm: &[Cow<'_, JsValue<'_>>],
+    transformed: &'r [Cow<'_, JsValue<'_>>],
     model: &JsValue,
     v: PiVersion,
-) -> Result<Value, Thrown> {
+) -> Result<Vec<JsValue<'r>>, Thrown> {
     if v.has_system_role() {
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
-        collapse_system_messages(llm).map_err(restage)?;
+        collapse_system_messages(llm).map_err(restaged(API))?;
     }
-    let transformed =
-        transformed_for(transformed, llm, model, Api::GoogleGenerativeAi, v).map_err(restage)?;
     let requires_id = requires_tool_call_id(model, v);
-    let mut contents = Vec::new();
+    let mut contents: Vec<Content> = Vec::new();
     // Whether the last content is a user turn of function responses, which the next joins.
     let mut responses_open = false;
     for message in transformed.iter().map(|m| &**m) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let text = |text: &str| json!({"text": text});
-            let Some(parts) = user_parts(content, text, inline_data).map_err(restage)? else {
+            let text = |text: Cow<'r, str>| JsValue::object([("text", text.into())]);
+            let parts = user_parts(content, text, inline_data).map_err(restaged(API))?;
+            let Some(parts) = parts else {
                 continue;
             };
-            contents.push(object([("role", "user".into()), ("parts", parts.into())]));
+            contents.push(Content {
+                role: "user",
+                parts,
+            });
             responses_open = false;
         } else if is_str(role, "assistant") {
             let parts = model_parts(message, model, v, requires_id)?;
             if parts.is_empty() {
                 continue;
             }
-            contents.push(object([("role", "model".into()), ("parts", parts.into())]));
+            contents.push(Content {
+                role: "model",
+                parts,
+            });
             responses_open = false;
         } else if is_str(role, "toolResult") {
             let (response, images) = function_response(message, model, v, requires_id)?;
             match contents.last_mut() {
-                Some(Value::Object(last)) if responses_open => {
-                    if let Some(Value::Array(parts)) = last.get_mut("parts") {
-                        parts.push(response);
-                    }
-                }
-                _ => contents.push(object([
-                    ("role", "user".into()),
-                    ("parts", vec![response].into()),
-                ])),
+                Some(last) if responses_open => last.parts.push(response),
+                _ => contents.push(Content {
+                    role: "user",
+                    parts: vec![response],
+                }),
             }
             responses_open = true;
             if let Some(images) = images {
-                let mut parts = vec![json!({"text": "Tool result image:"})];
+                let mut parts = vec![JsValue::object([("text", "Tool result image:".into())])];
                 parts.extend(images);
-                contents.push(object([("role", "user".into()), ("parts", parts.into())]));
+                contents.push(Content {
+                    role: "user",
+                    parts,
+                });
                 responses_open = false;
             }
         }
     }
-    Ok(Value::Array(contents))
+    Ok(contents.into_iter().map(Content::into_json).collect())
 }
 
 /// `{inlineData: {mimeType, data}}`, an `undefined` field left out as the JSON of the body
 /// leaves it.
-fn inline_data(image: &JsValue) -> Value {
-    let mut data = Map::new();
-    for key in ["mimeType", "data"] {
-        if let Some(value) = field(image, key) {
-            data.insert(key.into(), value.to_value());
-        }
-    }
-    json!({"inlineData": data})
+fn inline_data<'r>(image: &'r JsValue<'_>) -> JsValue<'r> {
+    let data = ["mimeType", "data"]
+        .into_iter()
+        .filter_map(|key| Some((key, field(image, key)?.clone())));
+    JsValue::object([("inlineData", JsValue::object(data))])
 }
 
 /// `!value || value.trim() === ""`, throwing where `trim` does not exist.
@@ -136,25 +146,34 @@ fn blank(value: Option<&JsValue>, expression: &str) -> Result<bool, Thrown> {
     if !truthy(value) {
         return Ok(true);
     }
-    Ok(js::is_blank(trimmable(value, expression).map_err(restage)?))
+    Ok(js::is_blank(
+        trimmable(value, expression).map_err(restaged(API))?,
+    ))
 }
 
-/// A text part, with its signature when it has one.
-fn text_part(text: Option<&JsValue>, signature: Option<&str>) -> Result<Value, Thrown> {
-    let mut part = json!({"text": sanitized_text(text).map_err(restage)?});
-    if let Some(signature) = signature {
-        part["thoughtSignature"] = json!(signature);
+/// A text part, with its signature when it has one; `thought` marks a thinking block's.
+fn text_part<'r>(
+    text: Option<&'r JsValue<'_>>,
+    signature: Option<&'r str>,
+    thought: bool,
+) -> Result<JsValue<'r>, Thrown> {
+    let mut part = vec![("text", sanitized_text(text).map_err(restaged(API))?.into())];
+    if thought {
+        part.push(("thought", true.into()));
     }
-    Ok(part)
+    if let Some(signature) = signature {
+        part.push(("thoughtSignature", signature.into()));
+    }
+    Ok(JsValue::object(part))
 }
 
 /// The parts of one assistant message.
-fn model_parts(
-    message: &JsValue,
+fn model_parts<'r>(
+    message: &'r JsValue<'_>,
     model: &JsValue,
     v: PiVersion,
     requires_id: bool,
-) -> Result<Vec<Value>, Thrown> {
+) -> Result<Vec<JsValue<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
     // Unlike transformMessages, the builder does not compare the API.
     let same = js::strict_equals(field(message, "provider"), field(model, "provider"))
@@ -172,7 +191,7 @@ fn model_parts(
             if dropped(blank(text, "block.text")?, signature) {
                 continue;
             }
-            parts.push(text_part(text, signature)?);
+            parts.push(text_part(text, signature, false)?);
         } else if is_str(kind, "thinking") {
             let signature = thought_signature(same, field(block, "thinkingSignature"));
             let thinking = field(block, "thinking");
@@ -180,11 +199,7 @@ fn model_parts(
                 continue;
             }
             // Another provider's or model's thinking is plain text, without its signature.
-            let mut part = text_part(thinking, signature)?;
-            if same {
-                part["thought"] = json!(true);
-            }
-            parts.push(part);
+            parts.push(text_part(thinking, signature, same)?);
         } else if is_str(kind, "toolCall") {
             let signature = thought_signature(same, field(block, "thoughtSignature"));
             parts.push(function_call(block, signature, requires_id));
@@ -194,36 +209,41 @@ fn model_parts(
 }
 
 /// `{functionCall: {name, args: arguments ?? {}, id?}, thoughtSignature?}`.
-fn function_call(call: &JsValue, signature: Option<&str>, requires_id: bool) -> Value {
-    let mut function = Map::new();
+fn function_call<'r>(
+    call: &'r JsValue<'_>,
+    signature: Option<&'r str>,
+    requires_id: bool,
+) -> JsValue<'r> {
+    let mut function = Vec::with_capacity(3);
     if let Some(name) = field(call, "name") {
-        function.insert("name".into(), name.to_value());
+        function.push(("name", name.clone()));
     }
     let args = field(call, "arguments")
         .filter(|a| !js::is_nullish(Some(*a)))
-        .map_or_else(|| json!({}), JsValue::to_value);
-    function.insert("args".into(), args);
+        .map_or_else(|| JsValue::object::<&str>([]), JsValue::clone);
+    function.push(("args", args));
     if requires_id && let Some(id) = field(call, "id") {
-        function.insert("id".into(), id.to_value());
+        function.push(("id", id.clone()));
     }
-    let mut part = object([("functionCall", function.into())]);
+    let mut part = vec![("functionCall", JsValue::object(function))];
     if let Some(signature) = signature {
-        part["thoughtSignature"] = json!(signature);
+        part.push(("thoughtSignature", signature.into()));
     }
-    part
+    JsValue::object(part)
 }
 
 /// A result's `functionResponse` part, and the parts of the user turn its images take after it
 /// when the model cannot take them inside the response.
-fn function_response(
-    result: &JsValue,
+fn function_response<'r>(
+    result: &'r JsValue<'_>,
     model: &JsValue,
     v: PiVersion,
     requires_id: bool,
-) -> Result<(Value, Option<Vec<Value>>), Thrown> {
-    let read = read_result_content(field(result, "content"), "msg.content", v).map_err(restage)?;
+) -> Result<(JsValue<'r>, Option<Vec<JsValue<'r>>>), Thrown> {
+    let read =
+        read_result_content(field(result, "content"), "msg.content", v).map_err(restaged(API))?;
     let value = if read.has_text {
-        sanitized(&read.text).into_owned()
+        sanitized_owned(read.text)
     } else if read.images.is_empty() {
         String::new()
     } else {
@@ -234,27 +254,28 @@ fn function_response(
     } else {
         "output"
     };
-    let mut response = Map::new();
+    let mut response = Vec::with_capacity(4);
     if let Some(name) = field(result, "toolName") {
-        response.insert("name".into(), name.to_value());
+        response.push(("name", name.clone()));
     }
-    response.insert("response".into(), object([(key, value.into())]));
+    response.push(("response", JsValue::object([(key, value.into())])));
     // transformMessages replaced the images by a note for a model without vision, so the ones
     // left are always sent.
-    let images: Vec<Value> = read.images.into_iter().map(inline_data).collect();
+    let images: Vec<JsValue> = read.images.into_iter().map(inline_data).collect();
     let separate = !images.is_empty() && !multimodal_function_response(model);
     let separate = if separate {
         Some(images)
     } else {
         if !images.is_empty() {
-            response.insert("parts".into(), Value::Array(images));
+            response.push(("parts", images.into()));
         }
         None
     };
     if requires_id && let Some(id) = field(result, "toolCallId") {
-        response.insert("id".into(), id.to_value());
+        response.push(("id", id.clone()));
     }
-    Ok((object([("functionResponse", response.into())]), separate))
+    let part = JsValue::object([("functionResponse", JsValue::object(response))]);
+    Ok((part, separate))
 }
 
 #[cfg(test)]

@@ -24,17 +24,14 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
-
 use super::{
-    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
-    transformed_blocks, transformed_for, trimmable,
+    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized,
+    sanitized_owned, sanitized_text, transformed_blocks, trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
-use crate::json_text;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Stage, Thrown};
+use crate::pi::{PiVersion, Thrown};
 
 mod compat;
 mod reasoning;
@@ -42,39 +39,39 @@ pub(crate) mod tool_call_id;
 
 use compat::Compat;
 
+const API: Api = Api::OpenAiCompletions;
 const BRIDGE_TEXT: &str = "I have processed the tool results.";
 const RESULT_IMAGES_TEXT: &str = "Attached image(s) from tool result:";
 
-/// A throw of the shared helpers, at this builder's stage.
-fn restage(thrown: Thrown) -> Thrown {
-    Thrown::new(Stage::OpenAiCompletions, thrown.error)
-}
-
 fn throw(error: String) -> Thrown {
-    Thrown::new(Stage::OpenAiCompletions, error)
+    Thrown::new(API.stage(), error)
 }
 
-/// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
-pub(crate) fn build<'a>(
-    llm: &[Cow<'a, JsValue<'a>>],
-    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
+/// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
+/// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
+/// from it.
+pub(crate) fn build<'r>(
+    llm: &[Cow<'_, JsValue<'_>>],
+    transformed: &'r [Cow<'_, JsValue<'_>>],
     model: &JsValue,
     v: PiVersion,
-) -> Result<Value, Thrown> {
+) -> Result<Vec<JsValue<'r>>, Thrown> {
     let compat = Compat::of(model, v);
     let mut out = Vec::new();
     let mut declares_tools = false;
     if v.has_system_role() {
-        let head = collapse_system_messages(llm).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restaged(API))?;
         if !head.prompt.is_empty() {
             let developer = truthy(field(model, "reasoning")) && compat.developer_role;
             let role = if developer { "developer" } else { "system" };
-            out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
+            let prompt = sanitized(&head.prompt).into_owned();
+            out.push(JsValue::object([
+                ("role", role.into()),
+                ("content", prompt.into()),
+            ]));
         }
         declares_tools = !head.tools.is_empty();
     }
-    let transformed =
-        transformed_for(transformed, llm, model, Api::OpenAiCompletions, v).map_err(restage)?;
     // From 0.86 the collapsed system messages are gone before the conversation is converted.
     let conversation: Vec<&JsValue> = transformed
         .iter()
@@ -88,7 +85,7 @@ pub(crate) fn build<'a>(
     if !declares_tools && compat.tools_with_tool_history {
         read_tool_history(llm)?;
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
 /// `hasToolHistory(messages)` for its throws: it stops at the first tool result or call.
@@ -124,13 +121,26 @@ fn read_tool_history(messages: &[Cow<'_, JsValue<'_>>]) -> Result<(), Thrown> {
     Ok(())
 }
 
+/// `{role: "assistant", content: "I have processed the tool results."}`.
+fn bridge<'r>() -> JsValue<'r> {
+    JsValue::object([
+        ("role", "assistant".into()),
+        ("content", BRIDGE_TEXT.into()),
+    ])
+}
+
+/// `{type: "text", text}`.
+fn text_part<'r>(text: impl Into<JsValue<'r>>) -> JsValue<'r> {
+    JsValue::object([("type", "text".into()), ("text", text.into())])
+}
+
 /// The loop of `convertMessages` over the transformed conversation.
-fn convert(
-    conversation: &[&JsValue],
+fn convert<'r>(
+    conversation: &[&'r JsValue<'_>],
     model: &JsValue,
     compat: Compat,
     v: PiVersion,
-    out: &mut Vec<Value>,
+    out: &mut Vec<JsValue<'r>>,
 ) -> Result<(), Thrown> {
     // `lastRole === "toolResult"`.
     let mut after_results = false;
@@ -138,7 +148,7 @@ fn convert(
     while let Some((&message, after)) = rest.split_first() {
         let role = field(message, "role");
         if compat.assistant_after_tool_result && after_results && is_str(role, "user") {
-            out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
+            out.push(bridge());
         }
         if is_str(role, "toolResult") {
             let run = rest
@@ -146,17 +156,16 @@ fn convert(
                 .take_while(|m| is_str(field(m, "role"), "toolResult"))
                 .count();
             let (results, after_run) = rest.split_at(run);
-            let mut images = Vec::new();
+            let mut images = vec![text_part(RESULT_IMAGES_TEXT)];
             for result in results {
                 out.push(tool_message(result, compat, v, &mut images)?);
             }
-            after_results = images.is_empty();
+            after_results = images.len() == 1;
             if !after_results {
                 if compat.assistant_after_tool_result {
-                    out.push(json!({"role": "assistant", "content": BRIDGE_TEXT}));
+                    out.push(bridge());
                 }
-                images.insert(0, json!({"type": "text", "text": RESULT_IMAGES_TEXT}));
-                out.push(object([
+                out.push(JsValue::object([
                     ("role", "user".into()),
                     ("content", images.into()),
                 ]));
@@ -184,17 +193,23 @@ fn convert(
     Ok(())
 }
 
-/// `data:${mimeType};base64,${data}`.
-fn image_part(image: &JsValue) -> Value {
+/// `{type: "image_url", image_url: {url: "data:${mimeType};base64,${data}"}}`.
+fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
     let url = format!(
         "data:{};base64,{}",
         js::to_js_string(field(image, "mimeType")),
         js::to_js_string(field(image, "data"))
     );
-    json!({"type": "image_url", "image_url": {"url": url}})
+    JsValue::object([
+        ("type", "image_url".into()),
+        ("image_url", JsValue::object([("url", url.into())])),
+    ])
 }
 
-fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>, Thrown> {
+fn user_message<'r>(
+    content: Option<&'r JsValue<'_>>,
+    v: PiVersion,
+) -> Result<Option<JsValue<'r>>, Thrown> {
     let method = if v >= PiVersion::From086 {
         "filter"
     } else {
@@ -202,7 +217,10 @@ fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>
     };
     let items = match content {
         Some(JsValue::String(text)) => {
-            return Ok(Some(json!({"role": "user", "content": sanitized(text)})));
+            return Ok(Some(JsValue::object([
+                ("role", "user".into()),
+                ("content", sanitized(text).into()),
+            ])));
         }
         Some(JsValue::Array(items)) => items,
         None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, method))),
@@ -232,20 +250,20 @@ fn user_message(content: Option<&JsValue>, v: PiVersion) -> Result<Option<Value>
                 _ => {}
             }
         }
-        let text = sanitized_text(text).map_err(restage)?;
-        parts.push(json!({"type": "text", "text": text}));
+        parts.push(text_part(sanitized_text(text).map_err(restaged(API))?));
     }
-    Ok((!parts.is_empty()).then(|| object([("role", "user".into()), ("content", parts.into())])))
+    Ok((!parts.is_empty())
+        .then(|| JsValue::object([("role", "user".into()), ("content", parts.into())])))
 }
 
-fn assistant_message(
-    message: &JsValue,
+fn assistant_message<'r>(
+    message: &'r JsValue<'_>,
     model: &JsValue,
     compat: Compat,
     v: PiVersion,
-) -> Result<Option<Value>, Thrown> {
+) -> Result<Option<JsValue<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
-    let of_type = |kind: &str| -> Vec<&JsValue> {
+    let of_type = |kind: &str| -> Vec<&'r JsValue<'_>> {
         blocks
             .iter()
             .filter(|b| is_str(field(b, "type"), kind))
@@ -253,37 +271,42 @@ fn assistant_message(
     };
     let mut texts = Vec::new();
     for block in of_type("text") {
-        let text = trimmable(field(block, "text"), "block.text").map_err(restage)?;
+        let text = trimmable(field(block, "text"), "block.text").map_err(restaged(API))?;
         if !js::is_blank(text) {
             texts.push(sanitized(text));
         }
     }
-    let text = texts.concat();
     let calls = of_type("toolCall");
     let thinking = of_type("thinking");
     let preserved = reasoning::preserved_details(&thinking, &calls, v);
     let mut thoughts = Vec::new();
     for block in thinking {
-        let thought = trimmable(field(block, "thinking"), "block.thinking").map_err(restage)?;
+        let thought =
+            trimmable(field(block, "thinking"), "block.thinking").map_err(restaged(API))?;
         if !js::is_blank(thought) {
             thoughts.push((block, thought));
         }
     }
     let empty = compat.assistant_after_tool_result || compat.non_null_assistant_content;
-    let mut out = Map::new();
-    out.insert("role".into(), json!("assistant"));
-    out.insert(
-        "content".into(),
-        if empty { json!("") } else { Value::Null },
-    );
+    // The fields in the order pi sets them; a later one of the same name (a reasoning field named
+    // `content` before 0.86) takes the earlier one's place.
+    let mut out: Vec<(&str, JsValue)> = vec![
+        ("role", "assistant".into()),
+        ("content", if empty { "".into() } else { JsValue::Null }),
+    ];
+    let mut set = |name, value| match out.iter_mut().find(|(field, _)| *field == name) {
+        Some(slot) => slot.1 = value,
+        None => out.push((name, value)),
+    };
     if !thoughts.is_empty() && compat.thinking_as_text {
         let joined: Vec<Cow<str>> = thoughts.iter().map(|(_, t)| sanitized(t)).collect();
-        let mut parts = vec![json!({"type": "text", "text": joined.join("\n\n")})];
-        parts.extend(texts.iter().map(|t| json!({"type": "text", "text": t})));
-        out.insert("content".into(), Value::Array(parts));
+        let mut parts = vec![text_part(joined.join("\n\n"))];
+        parts.extend(texts.into_iter().map(text_part));
+        set("content", parts.into());
     } else {
+        let text = texts.concat();
         if !text.is_empty() {
-            out.insert("content".into(), json!(text));
+            set("content", text.into());
         }
         // From 0.86 preserved reasoning details replace the reasoning field.
         let replaced = v >= PiVersion::From086 && preserved.is_some();
@@ -291,83 +314,77 @@ fn assistant_message(
             && let Some(name) = reasoning::field_name(field(first, "thinkingSignature"), v)
         {
             let joined: Vec<&str> = thoughts.iter().map(|(_, t)| *t).collect();
-            out.insert(name.to_string(), json!(joined.join("\n")));
+            set(name, joined.join("\n").into());
         }
     }
     if !calls.is_empty() {
-        let tool_calls: Vec<Value> = calls.iter().map(|call| tool_call(call)).collect();
-        out.insert("tool_calls".into(), Value::Array(tool_calls));
+        let tool_calls: Vec<JsValue> = calls.iter().map(|call| tool_call(call)).collect();
+        set("tool_calls", tool_calls.into());
     }
     if let Some(details) = preserved {
-        out.insert("reasoning_details".into(), Value::Array(details));
+        set("reasoning_details", details.into());
     }
     if compat.reasoning_content_on_assistants
         && truthy(field(model, "reasoning"))
-        && !out.contains_key("reasoning_content")
+        && !out.iter().any(|(name, _)| *name == "reasoning_content")
     {
-        out.insert("reasoning_content".into(), json!(""));
+        out.push(("reasoning_content", "".into()));
     }
-    let has_content = match &out["content"] {
-        Value::String(s) => !s.is_empty(),
-        Value::Array(parts) => !parts.is_empty(),
+    let has_content = match out.iter().find(|(name, _)| *name == "content") {
+        Some((_, JsValue::String(s))) => !s.is_empty(),
+        Some((_, JsValue::Array(parts))) => !parts.is_empty(),
         _ => false,
     };
-    Ok((has_content || !calls.is_empty()).then_some(Value::Object(out)))
+    Ok((has_content || !calls.is_empty()).then(|| JsValue::object(out)))
 }
 
 /// `{id, type: "function", function: {name, arguments: JSON.stringify(arguments)}}`; an
 /// `undefined` field is left out, as the JSON of the body leaves it.
-fn tool_call(call: &JsValue) -> Value {
-    let mut function = Map::new();
+fn tool_call<'r>(call: &'r JsValue<'_>) -> JsValue<'r> {
+    let mut function = Vec::with_capacity(2);
     if let Some(name) = field(call, "name") {
-        function.insert("name".into(), name.to_value());
+        function.push(("name", name.clone()));
     }
     if let Some(arguments) = field(call, "arguments") {
-        let text = json_text::to_string(&arguments.to_value()).expect("JSON of a JSON value");
-        function.insert("arguments".into(), Value::String(text));
+        function.push(("arguments", arguments_text(arguments).into()));
     }
-    let mut out = Map::new();
-    if let Some(id) = field(call, "id") {
-        out.insert("id".into(), id.to_value());
-    }
-    out.insert("type".into(), json!("function"));
-    out.insert("function".into(), Value::Object(function));
-    Value::Object(out)
+    let id = field(call, "id").map(|id| ("id", id.clone()));
+    JsValue::object(id.into_iter().chain([
+        ("type", "function".into()),
+        ("function", JsValue::object(function)),
+    ]))
 }
 
 /// One `tool` message; the result's images go to `images`.
-fn tool_message(
-    result: &JsValue,
+fn tool_message<'r>(
+    result: &'r JsValue<'_>,
     compat: Compat,
     v: PiVersion,
-    images: &mut Vec<Value>,
-) -> Result<Value, Thrown> {
-    let read =
-        read_result_content(field(result, "content"), "toolMsg.content", v).map_err(restage)?;
+    images: &mut Vec<JsValue<'r>>,
+) -> Result<JsValue<'r>, Thrown> {
+    let read = read_result_content(field(result, "content"), "toolMsg.content", v)
+        .map_err(restaged(API))?;
     // Before 0.80.4 a result without text says it has an image even when it has none.
     let sent = if read.has_text {
-        read.text.as_str()
+        sanitized_owned(read.text)
     } else if read.images.is_empty() && v >= PiVersion::From0804 {
-        "(no tool output)"
+        "(no tool output)".into()
     } else {
-        "(see attached image)"
+        "(see attached image)".into()
     };
-    let mut out = Map::new();
-    out.insert("role".into(), json!("tool"));
-    out.insert("content".into(), json!(sanitized(sent)));
+    let mut out = vec![("role", "tool".into()), ("content", sent.into())];
     if let Some(id) = field(result, "toolCallId") {
-        out.insert("tool_call_id".into(), id.to_value());
+        out.push(("tool_call_id", id.clone()));
     }
-    if compat.tool_result_name && truthy(field(result, "toolName")) {
-        out.insert(
-            "name".into(),
-            field(result, "toolName").map(JsValue::to_value).into(),
-        );
+    if compat.tool_result_name
+        && let Some(name) = field(result, "toolName").filter(|name| truthy(Some(*name)))
+    {
+        out.push(("name", name.clone()));
     }
     // pi sends them when `model.input.includes("image")`: for a model without, transformMessages
     // already replaced them by a note, so the images left are always sent.
     images.extend(read.images.into_iter().map(image_part));
-    Ok(Value::Object(out))
+    Ok(JsValue::object(out))
 }
 
 #[cfg(test)]

@@ -25,53 +25,50 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
-
 use super::{
-    collapse_system_messages, object, read_result_content, sanitized, sanitized_text,
-    transformed_blocks, transformed_for, user_parts,
+    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized_owned,
+    sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
-use crate::json_text;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
-use crate::pi::{PiVersion, Stage, Thrown};
+use crate::pi::{PiVersion, Thrown};
 
 mod message_id;
 mod reasoning;
 pub(crate) mod tool_call_id;
 
-/// A throw of the shared helpers, at this builder's stage.
-fn restage(thrown: Thrown) -> Thrown {
-    Thrown::new(Stage::OpenAiResponses, thrown.error)
-}
+const API: Api = Api::OpenAiResponses;
 
 fn throw(error: String) -> Thrown {
-    Thrown::new(Stage::OpenAiResponses, error)
+    Thrown::new(API.stage(), error)
 }
 
-/// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`.
-pub(crate) fn build<'a>(
-    llm: &[Cow<'a, JsValue<'a>>],
-    transformed: Option<&[Cow<'a, JsValue<'a>>]>,
+/// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
+/// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
+/// from it.
+pub(crate) fn build<'r>(
+    llm: &[Cow<'_, JsValue<'_>>],
+    transformed: &'r [Cow<'_, JsValue<'_>>],
     model: &JsValue,
     v: PiVersion,
-) -> Result<Value, Thrown> {
+) -> Result<Vec<JsValue<'r>>, Thrown> {
     let mut out = Vec::new();
     if v.has_system_role() {
-        let head = collapse_system_messages(llm).map_err(restage)?;
+        let head = collapse_system_messages(llm).map_err(restaged(API))?;
         if !head.prompt.is_empty() {
             let role = if developer_role(model) {
                 "developer"
             } else {
                 "system"
             };
-            out.push(json!({"role": role, "content": sanitized(&head.prompt)}));
+            out.push(JsValue::object([
+                ("role", role.into()),
+                ("content", sanitized_owned(head.prompt).into()),
+            ]));
         }
     }
-    let transformed =
-        transformed_for(transformed, llm, model, Api::OpenAiResponses, v).map_err(restage)?;
     // From 0.86 the collapsed system messages are gone before the conversation is converted.
     let conversation = transformed
         .iter()
@@ -83,10 +80,14 @@ pub(crate) fn build<'a>(
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let Some(parts) = user_parts(content, text_part, image_part).map_err(restage)? else {
+            let parts = user_parts(content, text_part, image_part).map_err(restaged(API))?;
+            let Some(parts) = parts else {
                 continue;
             };
-            out.push(object([("role", "user".into()), ("content", parts.into())]));
+            out.push(JsValue::object([
+                ("role", "user".into()),
+                ("content", parts.into()),
+            ]));
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, model, v, sent)?;
             if items.is_empty() {
@@ -98,7 +99,7 @@ pub(crate) fn build<'a>(
         }
         sent += 1;
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
 /// `model.reasoning && model.compat?.supportsDeveloperRole !== false`.
@@ -110,26 +111,31 @@ fn developer_role(model: &JsValue) -> bool {
 }
 
 /// `{type: "input_image", detail: "auto", image_url: "data:${mimeType};base64,${data}"}`.
-fn image_part(image: &JsValue) -> Value {
+fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
     let url = format!(
         "data:{};base64,{}",
         js::to_js_string(field(image, "mimeType")),
         js::to_js_string(field(image, "data"))
     );
-    json!({"type": "input_image", "detail": "auto", "image_url": url})
+    JsValue::object([
+        ("type", "input_image".into()),
+        ("detail", "auto".into()),
+        ("image_url", url.into()),
+    ])
 }
 
-fn text_part(text: &str) -> Value {
-    json!({"type": "input_text", "text": sanitized(text)})
+/// `{type: "input_text", text}` of a text already without lone surrogates.
+fn text_part(text: Cow<'_, str>) -> JsValue<'_> {
+    JsValue::object([("type", "input_text".into()), ("text", text.into())])
 }
 
 /// The items of one assistant message; `sent` is `msgIndex`.
-fn assistant_items(
-    message: &JsValue,
+fn assistant_items<'r>(
+    message: &'r JsValue<'_>,
     model: &JsValue,
     v: PiVersion,
     sent: usize,
-) -> Result<Vec<Value>, Thrown> {
+) -> Result<Vec<JsValue<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
     let same_model = same_model(message, model);
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
@@ -147,14 +153,23 @@ fn assistant_items(
             let signature = field(block, "textSignature");
             let id = message_id::message_id(signature, sent, texts)?;
             texts += 1;
-            let text = sanitized_text(field(block, "text")).map_err(restage)?;
-            let mut item = json!({"type": "message", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-                "id": id.id});
+            let text = sanitized_text(field(block, "text")).map_err(restaged(API))?;
+            let content = JsValue::object([
+                ("type", "output_text".into()),
+                ("text", text.into()),
+                ("annotations", JsValue::Array(Box::default())),
+            ]);
+            let mut item = vec![
+                ("type", "message".into()),
+                ("role", "assistant".into()),
+                ("content", vec![content].into()),
+                ("status", "completed".into()),
+                ("id", id.id.into()),
+            ];
             if let Some(phase) = id.phase {
-                item["phase"] = json!(phase);
+                item.push(("phase", phase.into()));
             }
-            items.push(item);
+            items.push(JsValue::object(item));
         } else if is_str(kind, "toolCall") {
             items.push(function_call(block, same_model, sibling, v)?);
         }
@@ -164,12 +179,12 @@ fn assistant_items(
 
 /// `{type: "function_call", id, call_id, name, arguments: JSON.stringify(arguments)}`, an
 /// `undefined` field left out as the JSON of the body leaves it.
-fn function_call(
-    call: &JsValue,
+fn function_call<'r>(
+    call: &'r JsValue<'_>,
     same_model: bool,
     sibling: bool,
     v: PiVersion,
-) -> Result<Value, Thrown> {
+) -> Result<JsValue<'r>, Thrown> {
     let (call_id, item_id) = split_id(field(call, "id"), "toolCall.id")?;
     // Before 0.86 only a sibling model's `fc_` item id is dropped; from then on any item id that
     // is not `fc_` (the only kind a function_call takes) is dropped too.
@@ -179,26 +194,24 @@ fn function_call(
     } else {
         sibling && fc
     };
-    let mut out = Map::new();
-    out.insert("type".into(), json!("function_call"));
+    let mut out = vec![("type", "function_call".into())];
     if let Some(item_id) = item_id.filter(|_| !dropped) {
-        out.insert("id".into(), json!(item_id));
+        out.push(("id", item_id.into()));
     }
-    out.insert("call_id".into(), json!(call_id));
+    out.push(("call_id", call_id.into()));
     if let Some(name) = field(call, "name") {
-        out.insert("name".into(), name.to_value());
+        out.push(("name", name.clone()));
     }
     if let Some(arguments) = field(call, "arguments") {
-        let text = json_text::to_string(&arguments.to_value()).expect("JSON of a JSON value");
-        out.insert("arguments".into(), Value::String(text));
+        out.push(("arguments", arguments_text(arguments).into()));
     }
     if v >= PiVersion::From086
         && same_model
         && let Some(namespace) = field(call, "namespace")
     {
-        out.insert("namespace".into(), namespace.to_value());
+        out.push(("namespace", namespace.clone()));
     }
-    Ok(Value::Object(out))
+    Ok(JsValue::object(out))
 }
 
 /// `const [callId, itemId] = id.split("|")`: the call id and, in a `call|item` id, the item id (up
@@ -222,7 +235,7 @@ fn split_id<'v>(
 }
 
 /// `{type: "function_call_output", call_id, output}`.
-fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
+fn result_item<'r>(result: &'r JsValue<'_>, v: PiVersion) -> Result<JsValue<'r>, Thrown> {
     let id = field(result, "toolCallId");
     let content = field(result, "content");
     // From 0.86 the call id is split before the content is read; before, after.
@@ -233,7 +246,7 @@ fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
         let output = result_output(content, "msg.content", v)?;
         (split_id(id, "msg.toolCallId")?.0, output)
     };
-    Ok(object([
+    Ok(JsValue::object([
         ("type", "function_call_output".into()),
         ("call_id", call_id.into()),
         ("output", output),
@@ -243,12 +256,12 @@ fn result_item(result: &JsValue, v: PiVersion) -> Result<Value, Thrown> {
 /// A result's output: its texts joined, or a note when it has none; with images, `input_text`
 /// and `input_image` parts. Images are left only for a model that takes them (transformMessages
 /// replaced them by a note for any other), so the check on the model's `input` always passes.
-fn result_output(
-    content: Option<&JsValue>,
+fn result_output<'r>(
+    content: Option<&'r JsValue<'_>>,
     expression: &str,
     v: PiVersion,
-) -> Result<Value, Thrown> {
-    let read = read_result_content(content, expression, v).map_err(restage)?;
+) -> Result<JsValue<'r>, Thrown> {
+    let read = read_result_content(content, expression, v).map_err(restaged(API))?;
     if read.images.is_empty() {
         // Before 0.80.4 a result without text says it has an image even when it has none.
         let note = if v >= PiVersion::From0804 {
@@ -256,18 +269,18 @@ fn result_output(
         } else {
             "(see attached image)"
         };
-        return Ok(json!(sanitized(if read.has_text {
-            &read.text
+        return Ok(if read.has_text {
+            sanitized_owned(read.text).into()
         } else {
-            note
-        })));
+            note.into()
+        });
     }
     let mut parts = Vec::with_capacity(read.images.len() + 1);
     if read.has_text {
-        parts.push(text_part(&read.text));
+        parts.push(text_part(Cow::Owned(sanitized_owned(read.text))));
     }
     parts.extend(read.images.into_iter().map(image_part));
-    Ok(Value::Array(parts))
+    Ok(parts.into())
 }
 
 #[cfg(test)]

@@ -1,28 +1,27 @@
 //! The reading of pi's messages that the openai-completions, openai-responses and
 //! google-generative-ai body builders share: a user's parts, a tool result's content, the
-//! transformed messages a builder converts, and the objects of a body. What they throw is
-//! thrown at the Anthropic stage, and each builder restages it as its own.
+//! transformed messages a builder converts. What the readers throw is thrown at the Anthropic
+//! stage, and each builder restages it as its own.
 
 use std::borrow::Cow;
-
-use serde_json::{Map, Value};
 
 use super::{sanitized, sanitized_text, throw};
 use crate::js::{self, field, is_str};
 use crate::js_value::JsValue;
+use crate::json_text;
 use crate::pi::transform;
 use crate::pi::{Api, PiVersion, Thrown};
 
 /// A user message's content as the OpenAI Responses and Google builders map it
 /// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
 /// without lone surrogates), `image` any other item's; `None` when there is no part.
-pub(crate) fn user_parts(
-    content: Option<&JsValue>,
-    text: impl Fn(&str) -> Value,
-    image: impl Fn(&JsValue) -> Value,
-) -> Result<Option<Vec<Value>>, Thrown> {
+pub(crate) fn user_parts<'r>(
+    content: Option<&'r JsValue<'_>>,
+    text: impl Fn(Cow<'r, str>) -> JsValue<'r>,
+    image: impl Fn(&'r JsValue<'_>) -> JsValue<'r>,
+) -> Result<Option<Vec<JsValue<'r>>>, Thrown> {
     let items = match content {
-        Some(JsValue::String(content)) => return Ok(Some(vec![text(&sanitized(content))])),
+        Some(JsValue::String(content)) => return Ok(Some(vec![text(sanitized(content))])),
         Some(JsValue::Array(items)) => items,
         None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
         Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
@@ -33,7 +32,7 @@ pub(crate) fn user_parts(
             return Err(throw(js::cannot_read(Some(item), "type")));
         }
         if is_str(field(item, "type"), "text") {
-            parts.push(text(&sanitized_text(field(item, "text"))?));
+            parts.push(text(sanitized_text(field(item, "text"))?));
         } else {
             parts.push(image(item));
         }
@@ -41,35 +40,38 @@ pub(crate) fn user_parts(
     Ok((!parts.is_empty()).then_some(parts))
 }
 
-/// An object of `fields`, each value moved in. `json!` passes every expression it is given
-/// through `serde_json::to_value`, which copies a `Value` whole: a body's parts were copied once
-/// for each object they were nested in. (Inserted one by one: collecting a map sorts its fields
-/// in a buffer first, which costs more than the two or three of a body's objects.)
-pub(crate) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    let mut map = Map::new();
-    for (key, value) in fields {
-        map.insert(key.to_owned(), value);
-    }
-    Value::Object(map)
-}
-
-/// The messages an API's body builder converts: `given` when the caller has already run
-/// `transformMessages` with that API's id normaliser (or with one that gives the same), else
-/// `transformMessages(llm)` run here, as pi-ai's provider runs it.
-pub(crate) fn transformed_for<'t, 'a>(
-    given: Option<&'t [Cow<'a, JsValue<'a>>]>,
+/// `transformMessages(llm)` with `api`'s id normaliser, as pi-ai's provider runs it before its
+/// builder: what it throws is thrown at that builder's stage.
+pub(crate) fn transformed_for<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
     model: &JsValue,
     api: Api,
     v: PiVersion,
-) -> Result<Cow<'t, [Cow<'a, JsValue<'a>>]>, Thrown> {
-    if let Some(given) = given {
-        return Ok(Cow::Borrowed(given));
-    }
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
     let ids = api.id_normaliser(model, v);
-    Ok(Cow::Owned(
-        transform::transform(llm.to_vec(), model, v, ids, None)?.messages,
-    ))
+    transform::transform(llm.to_vec(), model, v, ids, None)
+        .map(|transformed| transformed.messages)
+        .map_err(|thrown| Thrown::new(api.stage(), thrown.error))
+}
+
+/// `JSON.parse(signature)` of a truthy signature, a non-string parsed as its string form, and
+/// borrowing from a string one; `None` for a falsy one. The error comes with the text parsed.
+pub(crate) fn parsed_signature<'r>(
+    signature: Option<&'r JsValue<'_>>,
+) -> Option<Result<JsValue<'r>, (Cow<'r, str>, serde_json::Error)>> {
+    if !js::truthy(signature) {
+        return None;
+    }
+    Some(match signature {
+        Some(JsValue::String(text)) => {
+            json_text::parse_borrowed(text).map_err(|error| (Cow::Borrowed(&**text), error))
+        }
+        _ => {
+            let text = js::to_js_string(signature);
+            let parsed = json_text::parse_borrowed(&text).map(|parsed| parsed.owned_copy());
+            parsed.map_err(|error| (Cow::Owned(text), error))
+        }
+    })
 }
 
 /// An assistant's blocks after `transformMessages`, which leaves every assistant's content an

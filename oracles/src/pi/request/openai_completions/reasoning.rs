@@ -7,12 +7,10 @@
 //! signature that parses as an array of OpenRouter reasoning details, else the tool calls' legacy
 //! `reasoning.encrypted` details.
 
-use serde_json::Value;
-
-use crate::js::{self, field, truthy};
+use crate::js::{field, is_str, truthy};
 use crate::js_value::JsValue;
-use crate::json_text;
 use crate::pi::PiVersion;
+use crate::pi::request::parsed_signature;
 
 const REASONING_FIELDS: [&str; 3] = ["reasoning", "reasoning_content", "reasoning_text"];
 
@@ -28,13 +26,13 @@ pub(super) fn field_name<'a>(signature: Option<&'a JsValue<'a>>, v: PiVersion) -
 }
 
 /// The `reasoning_details` of the message, if any.
-pub(super) fn preserved_details(
-    thinking: &[&JsValue],
-    calls: &[&JsValue],
+pub(super) fn preserved_details<'r>(
+    thinking: &[&'r JsValue<'_>],
+    calls: &[&'r JsValue<'_>],
     v: PiVersion,
-) -> Option<Vec<Value>> {
+) -> Option<Vec<JsValue<'r>>> {
     if v < PiVersion::From086 {
-        let details: Vec<Value> = calls
+        let details: Vec<JsValue> = calls
             .iter()
             .filter_map(|call| parsed(field(call, "thoughtSignature")))
             .filter(|detail| truthy(Some(detail)))
@@ -45,12 +43,12 @@ pub(super) fn preserved_details(
         thinking
             .iter()
             .find_map(|block| match parsed(field(block, "thinkingSignature"))? {
-                Value::Array(details) if !details.is_empty() && details.iter().all(is_detail) => {
-                    Some(details)
+                JsValue::Array(details) if !details.is_empty() && details.iter().all(is_detail) => {
+                    Some(details.into_vec())
                 }
                 _ => None,
             });
-    let legacy: Vec<Value> = calls
+    let legacy: Vec<JsValue> = calls
         .iter()
         .filter_map(|call| parsed(field(call, "thoughtSignature")))
         .filter(is_legacy_detail)
@@ -58,40 +56,45 @@ pub(super) fn preserved_details(
     signed.or((!legacy.is_empty()).then_some(legacy))
 }
 
-/// `JSON.parse(signature)` for a truthy signature (a non-string is parsed as its string form).
-fn parsed(signature: Option<&JsValue>) -> Option<Value> {
-    if !truthy(signature) {
-        return None;
-    }
-    json_text::parse(&js::to_js_string(signature)).ok()
+/// `JSON.parse(signature)` for a truthy signature that parses.
+fn parsed<'r>(signature: Option<&'r JsValue<'_>>) -> Option<JsValue<'r>> {
+    parsed_signature(signature)?.ok()
 }
 
 /// `isOpenAIReasoningDetail`.
-fn is_detail(detail: &Value) -> bool {
-    let Value::Object(fields) = detail else {
+fn is_detail(detail: &JsValue) -> bool {
+    let JsValue::Object(fields) = detail else {
         return false;
     };
-    let absent_or = |key: &str, kind: fn(&Value) -> bool| fields.get(key).is_none_or(kind);
-    let common = absent_or("id", |id| id.is_null() || id.is_string())
-        && absent_or("format", Value::is_string)
-        && absent_or("index", Value::is_number);
-    let is_string = |key: &str| fields.get(key).is_some_and(Value::is_string);
+    let absent_or = |key: &str, kind: fn(&JsValue) -> bool| fields.get(key).is_none_or(kind);
+    let is_string = |value: &JsValue| matches!(value, JsValue::String(_));
+    let common = absent_or("id", |id| matches!(id, JsValue::Null | JsValue::String(_)))
+        && absent_or("format", |format| matches!(format, JsValue::String(_)))
+        && absent_or("index", |index| matches!(index, JsValue::Number(_)));
+    let has_string = |key: &str| fields.get(key).is_some_and(is_string);
     common
-        && match fields.get("type").and_then(Value::as_str) {
-            Some("reasoning.summary") => is_string("summary"),
-            Some("reasoning.encrypted") => is_string("data"),
+        && match fields.get("type").and_then(JsValue::as_str) {
+            Some("reasoning.summary") => has_string("summary"),
+            Some("reasoning.encrypted") => has_string("data"),
             Some("reasoning.text") => {
-                is_string("text") && absent_or("signature", |s| s.is_null() || s.is_string())
+                has_string("text")
+                    && absent_or("signature", |s| {
+                        matches!(s, JsValue::Null | JsValue::String(_))
+                    })
             }
             _ => false,
         }
 }
 
 /// `parseLegacyEncryptedReasoningDetail`: an encrypted detail with a non-empty id and data.
-fn is_legacy_detail(detail: &Value) -> bool {
-    let non_empty = |key: &str| detail[key].as_str().is_some_and(|s| !s.is_empty());
+fn is_legacy_detail(detail: &JsValue) -> bool {
+    let non_empty = |key: &str| {
+        field(detail, key)
+            .and_then(JsValue::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
     is_detail(detail)
-        && detail["type"] == "reasoning.encrypted"
+        && is_str(field(detail, "type"), "reasoning.encrypted")
         && non_empty("id")
         && non_empty("data")
 }

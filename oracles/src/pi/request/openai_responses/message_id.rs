@@ -6,8 +6,6 @@
 //! n counting the messages sent before it), and an id over 64 UTF-16 units, which OpenAI refuses,
 //! becomes `msg_` and a hash of it.
 
-use serde_json::Value;
-
 use super::throw;
 use crate::js::{self, truthy};
 use crate::js_string;
@@ -24,7 +22,7 @@ const MAX_ID: usize = 64;
 pub(super) struct MessageId {
     pub id: String,
     /// `commentary` or `final_answer`, the only phases pi passes on.
-    pub phase: Option<String>,
+    pub phase: Option<&'static str>,
 }
 
 /// The item's id and phase for the `block`-th text block of message `message` (`msgIndex`);
@@ -53,7 +51,7 @@ pub(super) fn message_id(
 
 /// `parseTextSignature`: the id and phase of a `{"v":1,"id":"…"}` signature, else the whole
 /// signature as the id; `None` for a falsy one.
-fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<String>)>, Thrown> {
+fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<&'static str>)>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
@@ -63,15 +61,16 @@ fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<String>)
         ));
     };
     if text.starts_with('{')
-        && let Ok(Value::Object(fields)) = json_text::parse(text)
-        && fields.get("v").and_then(Value::as_f64) == Some(1.0)
-        && let Some(Value::String(id)) = fields.get("id")
+        && let Ok(JsValue::Object(fields)) = json_text::parse_borrowed(text)
+        && fields.get("v").and_then(JsValue::as_f64) == Some(1.0)
+        && let Some(JsValue::String(id)) = fields.get("id")
     {
-        let phase = fields
-            .get("phase")
-            .and_then(Value::as_str)
-            .filter(|phase| matches!(*phase, "commentary" | "final_answer"));
-        return Ok(Some((id.clone(), phase.map(str::to_string))));
+        let phase = match fields.get("phase").and_then(JsValue::as_str) {
+            Some("commentary") => Some("commentary"),
+            Some("final_answer") => Some("final_answer"),
+            _ => None,
+        };
+        return Ok(Some((id.to_string(), phase)));
     }
     Ok(Some((js::to_js_string(signature), None)))
 }
@@ -117,7 +116,7 @@ mod tests {
             id_of(json!(r#"{"v":1,"id":"msg_a","phase":"commentary"}"#), 0, 0),
             Ok(MessageId {
                 id: "msg_a".into(),
-                phase: Some("commentary".into())
+                phase: Some("commentary")
             })
         );
         assert_eq!(
@@ -128,7 +127,7 @@ mod tests {
             ),
             Ok(MessageId {
                 id: "msg_a".into(),
-                phase: Some("final_answer".into())
+                phase: Some("final_answer")
             })
         );
         assert_eq!(

@@ -11,14 +11,11 @@
 //! valid JSON`). A text that begins like a JSON value and breaks later is reported with this
 //! crate's parser's words, not V8's (docs/oracle.md says so).
 
-use serde_json::Value;
-
 use super::throw;
-use crate::js::{self, truthy};
 use crate::js_string::{self, JsChar};
 use crate::js_value::JsValue;
-use crate::json_text;
 use crate::pi::Thrown;
+use crate::pi::request::parsed_signature;
 
 /// The texts V8 quotes whole when they fail to parse (`IsSpecialString`).
 const NAMED_WHOLE: [&str; 4] = ["NaN", "Infinity", "undefined", "[object Object]"];
@@ -28,14 +25,10 @@ const CONTEXT: usize = 10;
 
 /// The reasoning item of a thinking block's `thinkingSignature`, if it has one; `Err` is what
 /// `JSON.parse` throws.
-pub(super) fn item(signature: Option<&JsValue>) -> Result<Option<Value>, Thrown> {
-    if !truthy(signature) {
-        return Ok(None);
-    }
-    let text = js::to_js_string(signature);
-    json_text::parse(&text)
-        .map(Some)
-        .map_err(|error| throw(syntax_error(&text, &error.to_string())))
+pub(super) fn item<'r>(signature: Option<&'r JsValue<'_>>) -> Result<Option<JsValue<'r>>, Thrown> {
+    parsed_signature(signature)
+        .transpose()
+        .map_err(|(text, error)| throw(syntax_error(&text, &error.to_string())))
 }
 
 /// V8's message for `JSON.parse(text)` failing; `parser_words` where it is not modelled.
@@ -76,7 +69,7 @@ mod tests {
     use crate::pi::Thrown;
 
     fn parsed(signature: serde_json::Value) -> Result<Option<serde_json::Value>, Thrown> {
-        item(Some(&JsValue::from(&signature)))
+        item(Some(&JsValue::from(&signature))).map(|item| item.map(|item| item.to_value()))
     }
 
     #[test]
