@@ -20,3 +20,13 @@ ensure_tool() {
   step "installing $crate $version (not on PATH yet)"
   timed cargo install "$crate" --version "$version" --locked --quiet
 }
+
+# figure_setup EXAMPLE: what a figure script starts with. Builds the release binary and EXAMPLE
+# (the example that writes the figure's inputs) into `$target`, and makes `$dir`, a scratch
+# directory removed when the script exits.
+figure_setup() {
+  target=${CARGO_TARGET_DIR:-target}
+  cargo build --release --quiet --bin ctxfuzz --example "$1"
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+}

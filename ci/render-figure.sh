@@ -10,12 +10,10 @@
 #     CARGO_TARGET_DIR=... bash ci/render-figure.sh [COUNT] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ci/lib.sh
 count=${1:-20000}
 runs=${2:-3}
-target=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet --bin ctxfuzz --example render_inputs
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+figure_setup render_inputs
 "$target/release/examples/render_inputs" "$count" > "$dir/inputs.jsonl"
 awk '{ print "{\"pi\":\"1.6.0\",\"input\":" $0 "}" }' "$dir/inputs.jsonl" > "$dir/requests.jsonl"
 echo "inputs: $count transcripts, $(stat -c %s "$dir/inputs.jsonl") bytes"

@@ -9,13 +9,12 @@
 #
 #     CARGO_TARGET_DIR=... bash ci/session-check-figure.sh [MESSAGES] [RUNS] [FILES]
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/lib.sh
 messages=${1:-1000000}
 runs=${2:-3}
 files=${3:-10}
-target=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet --bin ctxfuzz --example long_transcript
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+figure_setup long_transcript
 "$target/release/examples/long_transcript" "$messages" 1 session > "$dir/session.jsonl"
 bytes=$(stat -c %s "$dir/session.jsonl")
 echo "session file: $bytes bytes, $messages messages"

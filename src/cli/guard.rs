@@ -59,15 +59,6 @@ fn read_schedule(path: &Path) -> Result<Schedule> {
     match is_case {
         true => Schedule::from_value(&value["input"])
             .map_err(|e| anyhow!("{}: `input` is not a guard schedule: {e}", path.display())),
-        false => serde_json::from_str(&text).map_err(|e| {
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or_default();
-            anyhow!(
-                "{}:{}:{}: not a guard schedule: {message}",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        }),
+        false => io::parse_as(path, &text, "guard schedule"),
     }
 }

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::findings::{self, Finding};
 use super::target::{Class, DynTarget};
 use crate::error::Error;
+use crate::transcript::io;
 
 /// The file a nightly run writes into its run directory before fuzzing.
 pub const RUN_RECORD: &str = "run.json";
@@ -44,14 +45,7 @@ impl RunRecord {
         let path = dir.join(RUN_RECORD);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("{}: cannot read the run record", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: not a run record: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })
+        io::parse_as(&path, &text, "run record")
     }
 }
 
@@ -235,14 +229,7 @@ impl ConversionRecord {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
         };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: not a conversion record: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })
+        io::parse_as(&path, &text, "conversion record").map(Some)
     }
 }
 

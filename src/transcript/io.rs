@@ -16,6 +16,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::{JsValue, Str};
 use ctxfuzz_oracles::{js_string, json_text};
+use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -164,8 +165,13 @@ fn refuse_byte_order_mark(path: &Path, text: &str) -> Result<()> {
 }
 
 fn json_error(path: &Path, error: &serde_json::Error) -> anyhow::Error {
+    located(path, error, "invalid JSON")
+}
+
+/// `FILE:LINE:COLUMN: what: serde's message`.
+fn located(path: &Path, error: &serde_json::Error, what: &str) -> anyhow::Error {
     anyhow!(
-        "{}:{}:{}: invalid JSON: {}",
+        "{}:{}:{}: {what}: {}",
         path.display(),
         error.line(),
         // serde_json says column 0 for an error before the first character of a line (an
@@ -173,6 +179,13 @@ fn json_error(path: &Path, error: &serde_json::Error) -> anyhow::Error {
         error.column().max(1),
         describe_json_error(error)
     )
+}
+
+/// `text`, the file at `path`, read as a record this program wrote (a run record, a peer matrix,
+/// a guard schedule: serde's JSON, not `JSON.parse`'s); the error names the file, the position
+/// and `what` the file should have been.
+pub fn parse_as<T: DeserializeOwned>(path: &Path, text: &str, what: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| located(path, &e, &format!("not a {what}")))
 }
 
 /// Reads and parses one JSON file.

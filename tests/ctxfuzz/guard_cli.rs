@@ -104,6 +104,10 @@ fn bad_input_is_one_line_with_file_line_and_column_and_exit_2() {
         let error = stderr(&output);
         assert_eq!(error.lines().count(), 1, "{error}");
         assert!(error.contains(&format!("{name}{position}")), "{error}");
+        assert!(
+            !error.contains(" at line "),
+            "the position said twice: {error}"
+        );
         assert_eq!(
             std::fs::read_to_string(dir.path().join(name)).unwrap(),
             text

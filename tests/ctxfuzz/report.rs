@@ -161,8 +161,11 @@ fn a_broken_run_record_is_an_error_naming_the_file() {
     let output = ctxfuzz(&["report", dir.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The position is said once, in front, as editors read it.
     assert!(
-        stderr.contains("runs/sweep/run.json:1:") && stderr.contains("not a run record"),
+        stderr.contains(
+            "runs/sweep/run.json:1:12: not a run record: invalid type: integer `3`, expected a string\n"
+        ),
         "{stderr}"
     );
 }

@@ -24,6 +24,7 @@ use crate::harness::artifacts::{self, ConversionRecord, GroupRecord, NotReproduc
 use crate::harness::target::{Class, DynTarget};
 use crate::harness::{replay, targets};
 use crate::transcript::case::CaseFile;
+use crate::transcript::io;
 use libfuzzer_log::LogStats;
 
 /// The name of the peer matrix file a report picks up.
@@ -176,14 +177,7 @@ fn run(dir: &Path) -> Result<(Run, ConversionRecord)> {
 fn peers(path: &Path) -> Result<Vec<PeerRow>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}:{}: not a peer matrix (`ctxfuzz peers --json`): {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
-    })
+    io::parse_as(path, &text, "peer matrix (`ctxfuzz peers --json`)")
 }
 
 /// A row per failing variant of the case: the violation it was minimised for (its group's
