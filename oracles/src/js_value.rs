@@ -257,3 +257,26 @@ impl Serialize for JsValue<'_> {
 
 #[cfg(test)]
 mod tests;
+
+/// A value written with every object's keys sorted by their bytes, as a `serde_json::Value`'s
+/// map writes them, without first being copied into one: for texts that must stay what they
+/// were when they were written from `Value`s (a seed's file, a call's stringified arguments).
+pub struct SortedKeys<'v>(pub &'v JsValue<'v>);
+
+impl Serialize for SortedKeys<'_> {
+    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
+            JsValue::Object(object) => {
+                let mut fields: Vec<(&str, &JsValue)> = object.iter().collect();
+                fields.sort_unstable_by_key(|(key, _)| *key);
+                out.collect_map(
+                    fields
+                        .into_iter()
+                        .map(|(key, value)| (key, SortedKeys(value))),
+                )
+            }
+            scalar => scalar.serialize(out),
+        }
+    }
+}

@@ -25,9 +25,7 @@
 
 use std::borrow::Cow;
 
-use serde::{Serialize, Serializer};
-
-use crate::js_value::JsValue;
+use crate::js_value::{JsValue, SortedKeys};
 
 use super::transform::replace_images;
 use super::{Api, Fault, PiVersion, Stage, Thrown};
@@ -288,28 +286,6 @@ fn restaged(api: Api) -> impl Fn(Thrown) -> Thrown {
 /// the generated transcripts never have (their calls take one argument).
 fn arguments_text(arguments: &JsValue) -> String {
     json_text::to_string(&SortedKeys(arguments)).expect("JSON of a JSON value")
-}
-
-/// A value written with every object's keys sorted (by their bytes, as a `serde_json::Value`'s
-/// map orders them), without first being copied into one.
-struct SortedKeys<'v>(&'v JsValue<'v>);
-
-impl Serialize for SortedKeys<'_> {
-    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
-            JsValue::Object(object) => {
-                let mut fields: Vec<(&str, &JsValue)> = object.iter().collect();
-                fields.sort_unstable_by_key(|(key, _)| *key);
-                out.collect_map(
-                    fields
-                        .into_iter()
-                        .map(|(key, value)| (key, SortedKeys(value))),
-                )
-            }
-            value => value.serialize(out),
-        }
-    }
 }
 
 /// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.

@@ -15,8 +15,8 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::error::by_name;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
-use ctxfuzz_oracles::js_value::JsValue;
-use serde::{Deserialize, Serialize, Serializer};
+use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
@@ -80,30 +80,6 @@ impl InputFile {
         match self {
             InputFile::Text { file } => file.as_bytes().to_vec(),
             InputFile::Bytes { file_bytes } => file_bytes.clone(),
-        }
-    }
-}
-
-/// A value written with every object's keys in sorted order, as a `serde_json::Value` tree writes
-/// them: the generator builds the oracle's `JsValue` (keys in the order pi writes them), and a
-/// seed keeps meaning the same file it meant when the generator built `Value`s
-/// (docs/decisions.md).
-struct SortedKeys<'v>(&'v JsValue<'v>);
-
-impl Serialize for SortedKeys<'_> {
-    fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
-            JsValue::Object(object) => {
-                let mut fields: Vec<_> = object.iter().collect();
-                fields.sort_unstable_by_key(|(key, _)| *key);
-                out.collect_map(
-                    fields
-                        .into_iter()
-                        .map(|(key, value)| (key, SortedKeys(value))),
-                )
-            }
-            scalar => scalar.serialize(out),
         }
     }
 }
