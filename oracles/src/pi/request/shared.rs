@@ -54,24 +54,17 @@ pub(crate) fn transformed_for<'a>(
         .map_err(|thrown| Thrown::new(api.stage(), thrown.error))
 }
 
-/// `JSON.parse(signature)` of a truthy signature, a non-string parsed as its string form, and
-/// borrowing from a string one; `None` for a falsy one. The error comes with the text parsed.
-pub(crate) fn parsed_signature<'r>(
-    signature: Option<&'r JsValue<'_>>,
-) -> Option<Result<JsValue<'r>, (Cow<'r, str>, serde_json::Error)>> {
+/// `JSON.parse(signature)` of a truthy signature (a non-string parsed as its string form);
+/// `None` for a falsy one. The error comes with the text parsed.
+pub(crate) fn parsed_signature(
+    signature: Option<&JsValue>,
+) -> Option<Result<JsValue<'static>, (String, serde_json::Error)>> {
     if !js::truthy(signature) {
         return None;
     }
-    Some(match signature {
-        Some(JsValue::String(text)) => {
-            json_text::parse_borrowed(text).map_err(|error| (Cow::Borrowed(&**text), error))
-        }
-        _ => {
-            let text = js::to_js_string(signature);
-            let parsed = json_text::parse_borrowed(&text).map(|parsed| parsed.owned_copy());
-            parsed.map_err(|error| (Cow::Owned(text), error))
-        }
-    })
+    let text = js::to_js_string(signature);
+    let parsed = json_text::parse_borrowed(&text).map(|parsed| parsed.owned_copy());
+    Some(parsed.map_err(|error| (text, error)))
 }
 
 /// An assistant's blocks after `transformMessages`, which leaves every assistant's content an
