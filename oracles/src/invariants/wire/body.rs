@@ -5,10 +5,11 @@
 
 use std::borrow::Borrow;
 
+use serde::Serialize;
+
 use crate::js_value::JsValue;
 use crate::pi::{self, Api, PiVersion, Thrown};
 use crate::wire::{EntryViolation, WireRule, google, openai, openai_responses};
-use serde::Serialize;
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
