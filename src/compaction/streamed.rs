@@ -1,11 +1,12 @@
 //! The compaction of a file's array, read one message at a time and never held whole, as the
-//! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given),
-//! stopping at the first pi message, a second reads every message's facts, whose strings stay borrowed from
+//! sweep's is ([`crate::sweep::streamed`]): a first read counts the messages and finds the family
+//! (unless it is given), a second reads every message's facts, whose strings stay borrowed from
 //! the text, a third reads those messages of the region the policy picked that its facts do not
 //! stand for, and [`Compacted::messages`] writes the new transcript on a fourth. The reads after
 //! the first build only the messages they use. A transcript of any length costs its text, its
 //! facts and one message (docs/compaction.md#a-file-read-in-four-passes).
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -33,34 +34,26 @@ pub fn compact<'t>(
     summariser: &dyn Summariser,
     tracker: &mut Tracker,
 ) -> Result<Option<Compacted<'t>>> {
-    // The first read finds the family, unless it is given: it stops at the first message that
-    // shows pi's schema (the first one, in a pi transcript), and reads a chat transcript whole.
-    let family = match family {
-        Some(family) => family,
-        None => {
-            let mut pi = false;
-            // A document that is not an array is told by the second read.
-            io::for_each_item_where(path, text, |_| true, |_, message| {
-                pi = Family::detect([&message]) == Family::Pi;
-                if pi {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })?;
-            if pi { Family::Pi } else { Family::Chat }
-        }
+    // The first read: the family, unless given, and the number of messages (the facts are read
+    // into a vector of exactly that size: grown by doubling, it would need half as much again).
+    let pi = Cell::new(false);
+    let Some(len) = io::for_each_item_where(
+        path,
+        text,
+        |_| family.is_none() && !pi.get(),
+        |_, message| {
+            pi.set(Family::detect([&message]) == Family::Pi);
+            ControlFlow::Continue(())
+        },
+    )?
+    else {
+        return Ok(None);
     };
-    // The second reads every message's facts into a vector grown as it goes: counting the
-    // messages first, to size it exactly, passed over the whole text, a tenth of the command's
-    // time on a million messages, to save at most the vector's size again (docs/figures.md).
-    let mut facts = Reader::with_capacity(family, 0);
-    let is_array = io::for_each_item(path, text, |message| {
+    let family = family.unwrap_or(if pi.get() { Family::Pi } else { Family::Chat });
+    let mut facts = Reader::with_capacity(family, len);
+    io::for_each_item(path, text, |message| {
         facts.read(&message, |part| io::lent_by(text, part));
     })?;
-    if !is_array {
-        return Ok(None);
-    }
     let facts = facts.finish();
     let mut region = Region::pick(&facts, family, config);
     let needed: Vec<usize> = (0..region.picked())
