@@ -34,12 +34,11 @@ pub fn compact<'t>(
     summariser: &dyn Summariser,
     tracker: &mut Tracker,
 ) -> Result<Option<Compacted<'t>>> {
+    let document = io::Document::new(path, text)?;
     // The first read: the family, unless given, and the number of messages (the facts are read
     // into a vector of exactly that size: grown by doubling, it would need half as much again).
     let pi = Cell::new(false);
-    let Some(len) = io::for_each_item_where(
-        path,
-        text,
+    let Some(len) = document.for_each_item_where(
         |_| family.is_none() && !pi.get(),
         |_, message| {
             pi.set(Family::detect([&message]) == Family::Pi);
@@ -51,7 +50,7 @@ pub fn compact<'t>(
     };
     let family = family.unwrap_or(if pi.get() { Family::Pi } else { Family::Chat });
     let mut facts = Reader::with_capacity(family, len);
-    io::for_each_item(path, text, |message| {
+    document.for_each_item(|message| {
         facts.read(&message, |part| io::lent_by(text, part));
     })?;
     let facts = facts.finish();
@@ -62,7 +61,7 @@ pub fn compact<'t>(
     // The region's last message is always needed, so none is when there is no region.
     if let Some(&last) = needed.last() {
         let needs = |at| needed.binary_search(&at).is_ok();
-        io::for_each_item_where(path, text, needs, |at, message| {
+        document.for_each_item_where(needs, |at, message| {
             region.read_at(at, &message);
             if at == last {
                 ControlFlow::Break(())

@@ -163,6 +163,20 @@ fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
             to_string(&whole).unwrap(),
             "{text}"
         );
+        // A document searched once reads the same items every time it is read.
+        let document = Document::new(text);
+        for _ in 0..2 {
+            let mut again = Vec::new();
+            let read = document.for_each_item_where(
+                |_| true,
+                |_, item| {
+                    again.push(item);
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(read.unwrap(), Some(items.len()));
+            assert_eq!(again, items, "{text}");
+        }
     }
     for text in [r#"{"messages": []}"#, "7", ""] {
         let mut read = 0;
