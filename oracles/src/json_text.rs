@@ -102,6 +102,10 @@ impl<'t> Document<'t> {
         }
     }
 
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
     /// [`for_each_item_where`] of the text, not searched again.
     pub fn for_each_item_where(
         &self,
@@ -133,6 +137,40 @@ pub fn for_each_raw_item_where<'t>(
     item: impl FnMut(usize, &'t RawValue) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
     for_each_borrowed_item_where(text, wanted, item)
+}
+
+/// [`for_each_raw_item_where`] from the item starting at byte `start` of `text` (where an item
+/// it handed over starts) to the array's end, the items before it not read at all: a write of an
+/// array's last items that does not pass over the others again. For a document already read whole
+/// once: what follows `start` is read as items separated by commas up to the closing bracket,
+/// and anything else ends the read with an error.
+pub fn for_each_raw_item_from<'t>(
+    text: &'t str,
+    start: usize,
+    mut item: impl FnMut(&'t RawValue) -> ControlFlow<()>,
+) -> serde_json::Result<()> {
+    let mut rest = text
+        .get(start..)
+        .ok_or_else(|| serde::de::Error::custom("no item starts there"))?;
+    loop {
+        let read: &'t RawValue =
+            Deserialize::deserialize(&mut serde_json::Deserializer::from_str(rest))?;
+        if item(read).is_break() {
+            return Ok(());
+        }
+        // The item lies in `rest`, past any whitespace before it.
+        let end = read.get().as_ptr() as usize - rest.as_ptr() as usize + read.get().len();
+        let after = rest[end..].trim_start_matches([' ', '\t', '\n', '\r']);
+        match after.as_bytes().first() {
+            Some(b',') => rest = &after[1..],
+            Some(b']') => return Ok(()),
+            _ => {
+                return Err(serde::de::Error::custom(
+                    "expected `,` or `]` after an item",
+                ));
+            }
+        }
+    }
 }
 
 /// The items of the array in `text`, each read as a `T` borrowing from `text`.

@@ -19,6 +19,7 @@ use ctxfuzz_oracles::{js_string, json_text};
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
 /// naming the file (and, for UTF-8, the line and column of the first bad byte).
@@ -130,6 +131,35 @@ impl<'p, 't> Document<'p, 't> {
         }
         .map_err(|e| json_error(self.path, &e))
     }
+
+    /// Passes over every item as [`Document::for_each_item_where`] passes over an item it does
+    /// not want, handing `start` each item's position and where the item starts, for [`Items`]
+    /// to write from. The number of items; `None` when the document is not an array.
+    pub fn for_each_item_start(&self, mut start: impl FnMut(ItemStart)) -> Result<Option<usize>> {
+        // The text `Items` reads, whose offsets these are.
+        let text = match &self.text {
+            Decoded::Lies(document) => document.text(),
+            Decoded::Converted(converted) => converted,
+        };
+        json_text::for_each_raw_item_where(
+            text,
+            |_| true,
+            |at, item| {
+                let offset = item.get().as_ptr() as usize - text.as_ptr() as usize;
+                start(ItemStart { at, offset });
+                ControlFlow::Continue(())
+            },
+        )
+        .map_err(|e| json_error(self.path, &e))
+    }
+}
+
+/// Where an item of an array starts: its position, and its offset in the text in the
+/// representation ([`js_string::from_text`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ItemStart {
+    pub at: usize,
+    pub offset: usize,
 }
 
 /// A string read from an item [`for_each_item`] parsed out of `text`, borrowed from `text` itself
@@ -154,6 +184,9 @@ pub struct Items<'a, K> {
     pub text: &'a str,
     pub first: Option<&'a JsValue<'a>>,
     pub keep: K,
+    /// An item [`Document::for_each_item_start`] handed over, from which the items are read
+    /// instead of from the first, when no item before it is kept.
+    pub from: Option<ItemStart>,
 }
 
 impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
@@ -164,16 +197,28 @@ impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
         }
         let mut failed = None;
         // Each kept item is written from its text, never built: re-laid out, not parsed again.
+        let mut write = |at, item: &RawValue| {
+            if !(self.keep)(at) {
+                return ControlFlow::Continue(());
+            }
+            failed = seq.serialize_element(item).err();
+            match failed {
+                Some(_) => ControlFlow::Break(()),
+                None => ControlFlow::Continue(()),
+            }
+        };
         refuse_byte_order_mark(self.path, self.text)
             .and_then(|()| {
                 let text = js_string::from_text(self.text);
-                json_text::for_each_raw_item_where(&text, &self.keep, |_, item| {
-                    failed = seq.serialize_element(item).err();
-                    match failed {
-                        Some(_) => ControlFlow::Break(()),
-                        None => ControlFlow::Continue(()),
+                match self.from {
+                    None => json_text::for_each_raw_item_where(&text, &self.keep, write).map(drop),
+                    Some(ItemStart { mut at, offset }) => {
+                        json_text::for_each_raw_item_from(&text, offset, |item| {
+                            at += 1;
+                            write(at - 1, item)
+                        })
                     }
-                })
+                }
                 .map_err(|e| json_error(self.path, &e))
             })
             .map_err(|e| S::Error::custom(format!("{e:#}")))?;
