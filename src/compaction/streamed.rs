@@ -1,10 +1,11 @@
 //! The compaction of a file's array, read one message at a time and never held whole, as the
-//! sweep's is ([`crate::sweep::streamed`]): a first read counts the messages and finds the family
-//! (unless it is given), a second reads every message's facts, whose strings stay borrowed from
-//! the text, a third reads those messages of the region the policy picked that its facts do not
-//! stand for, and [`Compacted::messages`] writes the new transcript on a fourth. The reads after
-//! the first build only the messages they use. A transcript of any length costs its text, its
-//! facts and one message (docs/compaction.md#a-file-read-in-four-passes).
+//! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given)
+//! and counts the messages, noting where every `STRIDE`th starts, a second reads every message's
+//! facts, whose strings stay borrowed from the text, a third reads those messages of the region
+//! the policy picked that its facts do not stand for, and [`Compacted::messages`] writes the new
+//! transcript on a fourth, from the start noted before the boundary. The reads after the first
+//! build only the messages they use. A transcript of any length costs its text, its facts and
+//! one message (docs/compaction.md#a-file-read-in-four-passes).
 
 use std::ops::ControlFlow;
 use std::path::Path;
