@@ -82,21 +82,21 @@ pub fn for_each_item_where<'t>(
     wanted: impl FnMut(usize) -> bool,
     item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
-    Document::new(text).for_each_item_where(wanted, item)
+    Searched::new(text).for_each_item_where(wanted, item)
 }
 
 /// A document's text searched once for the escapes to rewrite (see the module documentation),
 /// for a caller that reads it several times: a search of a large text costs a good part of a
 /// read that passes over most of it.
-pub struct Document<'t> {
+pub struct Searched<'t> {
     text: &'t str,
     /// What [`escapes`] found: `None` when the text is read as it lies.
     escapes: Option<Vec<Escape>>,
 }
 
-impl<'t> Document<'t> {
+impl<'t> Searched<'t> {
     pub fn new(text: &'t str) -> Self {
-        Document {
+        Searched {
             text,
             escapes: escapes(text),
         }

@@ -85,7 +85,7 @@ pub struct Document<'p, 't> {
 /// A file's text in the representation [`js_string::from_text`] gives.
 enum Decoded<'t> {
     /// The text itself (nearly every file): its items borrow from it.
-    Lies(json_text::Document<'t>),
+    Lies(json_text::Searched<'t>),
     /// A copy, with each reserved character marked: its items are copied out of it.
     Converted(String),
 }
@@ -94,7 +94,7 @@ impl<'p, 't> Document<'p, 't> {
     pub fn new(path: &'p Path, text: &'t str) -> Result<Self> {
         refuse_byte_order_mark(path, text)?;
         let text = match js_string::from_text(text) {
-            Cow::Borrowed(text) => Decoded::Lies(json_text::Document::new(text)),
+            Cow::Borrowed(text) => Decoded::Lies(json_text::Searched::new(text)),
             Cow::Owned(converted) => Decoded::Converted(converted),
         };
         Ok(Document { path, text })

@@ -164,7 +164,7 @@ fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
             "{text}"
         );
         // A document searched once reads the same items every time it is read.
-        let document = Document::new(text);
+        let document = Searched::new(text);
         for _ in 0..2 {
             let mut again = Vec::new();
             let read = document.for_each_item_where(
