@@ -80,11 +80,43 @@ pub fn parse_borrowed(text: &str) -> serde_json::Result<JsValue<'_>> {
 pub fn for_each_item_where<'t>(
     text: &'t str,
     wanted: impl FnMut(usize) -> bool,
-    mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
+    item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
-    match rewrite(text) {
-        None => for_each_borrowed_item_where(text, wanted, item),
-        Some(rewritten) => read_items(&rewritten.text, |progress, deserializer| {
+    Searched::new(text).for_each_item_where(wanted, item)
+}
+
+/// A document's text searched once for the escapes to rewrite (see the module documentation),
+/// for a caller that reads it several times: a search of a large text costs a good part of a
+/// read that passes over most of it.
+pub struct Searched<'t> {
+    text: &'t str,
+    /// What [`escapes`] found: `None` when the text is read as it lies.
+    escapes: Option<Vec<Escape>>,
+}
+
+impl<'t> Searched<'t> {
+    pub fn new(text: &'t str) -> Self {
+        Searched {
+            text,
+            escapes: escapes(text),
+        }
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// [`for_each_item_where`] of the text, not searched again.
+    pub fn for_each_item_where(
+        &self,
+        wanted: impl FnMut(usize) -> bool,
+        mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
+    ) -> serde_json::Result<Option<usize>> {
+        let Some(escapes) = &self.escapes else {
+            return for_each_borrowed_item_where(self.text, wanted, item);
+        };
+        let rewritten = rewritten(self.text, escapes);
+        read_items(&rewritten.text, |progress, deserializer| {
             let mut queue = rewritten.queue.into_iter();
             deserializer.deserialize_seq(Rebuilt {
                 wanted,
@@ -92,7 +124,7 @@ pub fn for_each_item_where<'t>(
                 progress,
                 queue: &mut queue,
             })
-        }),
+        })
     }
 }
 
@@ -105,6 +137,40 @@ pub fn for_each_raw_item_where<'t>(
     item: impl FnMut(usize, &'t RawValue) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
     for_each_borrowed_item_where(text, wanted, item)
+}
+
+/// [`for_each_raw_item_where`] from the item starting at byte `start` of `text` (where an item
+/// it handed over starts) to the array's end, the items before it not read at all: a write of an
+/// array's last items that does not pass over the others again. For a document already read whole
+/// once: what follows `start` is read as items separated by commas up to the closing bracket,
+/// and anything else ends the read with an error.
+pub fn for_each_raw_item_from<'t>(
+    text: &'t str,
+    start: usize,
+    mut item: impl FnMut(&'t RawValue) -> ControlFlow<()>,
+) -> serde_json::Result<()> {
+    let mut rest = text
+        .get(start..)
+        .ok_or_else(|| serde::de::Error::custom("no item starts there"))?;
+    loop {
+        let read: &'t RawValue =
+            Deserialize::deserialize(&mut serde_json::Deserializer::from_str(rest))?;
+        if item(read).is_break() {
+            return Ok(());
+        }
+        // The item lies in `rest`, past any whitespace before it.
+        let end = read.get().as_ptr() as usize - rest.as_ptr() as usize + read.get().len();
+        let after = rest[end..].trim_start_matches([' ', '\t', '\n', '\r']);
+        match after.as_bytes().first() {
+            Some(b',') => rest = &after[1..],
+            Some(b']') => return Ok(()),
+            _ => {
+                return Err(serde::de::Error::custom(
+                    "expected `,` or `]` after an item",
+                ));
+            }
+        }
+    }
 }
 
 /// The items of the array in `text`, each read as a `T` borrowing from `text`.
@@ -260,10 +326,19 @@ struct Rewritten {
 /// The text with every escape serde_json cannot represent replaced by placeholders, or `None`
 /// when there is nothing to replace and no reserved character to decode.
 fn rewrite(text: &str) -> Option<Rewritten> {
+    escapes(text).map(|found| rewritten(text, &found))
+}
+
+/// An escape or a character [`rewritten`] queues: its offset, what stood there, and the length
+/// of the escape replaced (0 when nothing is replaced).
+type Escape = (usize, Stood, usize);
+
+/// What [`rewrite`] replaces and queues in `text`, or `None` when there is nothing to replace
+/// and no reserved character to decode.
+fn escapes(text: &str) -> Option<Vec<Escape>> {
     let bytes = text.as_bytes();
     let mut needed = false;
-    // (offset, what stood there, length of the escape replaced: 0 when nothing is replaced)
-    let mut found: Vec<(usize, Stood, usize)> = Vec::new();
+    let mut found: Vec<Escape> = Vec::new();
     // Where reading resumes: past the escape just read. The iterator itself always moves on, so
     // no arithmetic here can make the loop stall.
     let mut resume = 0;
@@ -310,12 +385,14 @@ fn rewrite(text: &str) -> Option<Rewritten> {
             _ => needed = true,
         }
     }
-    if !needed {
-        return None;
-    }
-    let mut rewritten = bytes.to_vec();
+    needed.then_some(found)
+}
+
+/// `text` with the escapes [`escapes`] found in it replaced by placeholders, and their queue.
+fn rewritten(text: &str, found: &[Escape]) -> Rewritten {
+    let mut rewritten = text.as_bytes().to_vec();
     let mut queue = Vec::with_capacity(found.len());
-    for (offset, stood, replaced) in found {
+    for &(offset, stood, replaced) in found {
         if replaced > 0 {
             rewritten[offset..offset + replaced].copy_from_slice(PLACEHOLDER_ESCAPE);
         }
@@ -323,7 +400,7 @@ fn rewrite(text: &str) -> Option<Rewritten> {
     }
     // Only ASCII escapes were replaced by ASCII escapes of the same length.
     let text = String::from_utf8(rewritten).expect("the rewritten text is UTF-8");
-    Some(Rewritten { text, queue })
+    Rewritten { text, queue }
 }
 
 /// The code unit of the `\uXXXX` escape at `i`, if there is one.

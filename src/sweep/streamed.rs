@@ -49,6 +49,7 @@ impl Decided {
             text,
             first: None,
             keep: |at| self.swept_at.binary_search(&at).is_err(),
+            from: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
 /// naming the file (and, for UTF-8, the line and column of the first bad byte).
@@ -68,38 +69,98 @@ pub fn parse_json_borrowed<'t>(path: &Path, text: &'t str) -> Result<JsValue<'t>
 pub fn for_each_item<'t>(
     path: &Path,
     text: &'t str,
-    mut item: impl FnMut(JsValue<'t>),
+    item: impl FnMut(JsValue<'t>),
 ) -> Result<bool> {
-    let items = for_each_item_where(
-        path,
-        text,
-        |_| true,
-        |_, value| {
-            item(value);
-            ControlFlow::Continue(())
-        },
-    )?;
-    Ok(items.is_some())
+    Document::new(path, text)?.for_each_item(item)
 }
 
-/// [`for_each_item`] for a file read whole once before: an item whose position `wanted` refuses
-/// is passed over without being built, and reading stops when `item` (given each wanted item and
-/// its position) breaks. The number of items passed; `None` when the document is not an array
-/// ([`json_text::for_each_item_where`], which says what is checked).
-pub fn for_each_item_where<'t>(
-    path: &Path,
-    text: &'t str,
-    wanted: impl FnMut(usize) -> bool,
-    mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
-) -> Result<Option<usize>> {
-    refuse_byte_order_mark(path, text)?;
-    match js_string::from_text(text) {
-        Cow::Borrowed(text) => json_text::for_each_item_where(text, wanted, item),
-        Cow::Owned(decoded) => json_text::for_each_item_where(&decoded, wanted, |at, value| {
-            item(at, value.owned_copy())
-        }),
+/// A file's text to be read item by item several times ([`for_each_item`]), checked and
+/// searched once for what each read looks for (a byte-order mark, reserved characters, escapes
+/// to rewrite): on a large file, those searches cost a good part of a read that passes over most
+/// of the text.
+pub struct Document<'p, 't> {
+    path: &'p Path,
+    text: Decoded<'t>,
+}
+
+/// A file's text in the representation [`js_string::from_text`] gives.
+enum Decoded<'t> {
+    /// The text itself (nearly every file): its items borrow from it.
+    Lies(json_text::Searched<'t>),
+    /// A copy, with each reserved character marked: its items are copied out of it.
+    Converted(String),
+}
+
+impl<'p, 't> Document<'p, 't> {
+    pub fn new(path: &'p Path, text: &'t str) -> Result<Self> {
+        refuse_byte_order_mark(path, text)?;
+        let text = match js_string::from_text(text) {
+            Cow::Borrowed(text) => Decoded::Lies(json_text::Searched::new(text)),
+            Cow::Owned(converted) => Decoded::Converted(converted),
+        };
+        Ok(Document { path, text })
     }
-    .map_err(|e| json_error(path, &e))
+
+    /// [`for_each_item`] of this text.
+    pub fn for_each_item(&self, mut item: impl FnMut(JsValue<'t>)) -> Result<bool> {
+        let items = self.for_each_item_where(
+            |_| true,
+            |_, value| {
+                item(value);
+                ControlFlow::Continue(())
+            },
+        )?;
+        Ok(items.is_some())
+    }
+
+    /// [`Document::for_each_item`] for a file read whole once before: an item whose position
+    /// `wanted` refuses is passed over without being built, and reading stops when `item` (given
+    /// each wanted item and its position) breaks. The number of items passed; `None` when the
+    /// document is not an array ([`json_text::for_each_item_where`], which says what is checked).
+    pub fn for_each_item_where(
+        &self,
+        wanted: impl FnMut(usize) -> bool,
+        mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
+    ) -> Result<Option<usize>> {
+        match &self.text {
+            Decoded::Lies(document) => document.for_each_item_where(wanted, item),
+            Decoded::Converted(converted) => {
+                json_text::for_each_item_where(converted, wanted, |at, value| {
+                    item(at, value.owned_copy())
+                })
+            }
+        }
+        .map_err(|e| json_error(self.path, &e))
+    }
+
+    /// Passes over every item as [`Document::for_each_item_where`] passes over an item it does
+    /// not want, handing `start` each item's position and where the item starts, for [`Items`]
+    /// to write from. The number of items; `None` when the document is not an array.
+    pub fn for_each_item_start(&self, mut start: impl FnMut(ItemStart)) -> Result<Option<usize>> {
+        // The text `Items` reads, whose offsets these are.
+        let text = match &self.text {
+            Decoded::Lies(document) => document.text(),
+            Decoded::Converted(converted) => converted,
+        };
+        json_text::for_each_raw_item_where(
+            text,
+            |_| true,
+            |at, item| {
+                let offset = item.get().as_ptr() as usize - text.as_ptr() as usize;
+                start(ItemStart { at, offset });
+                ControlFlow::Continue(())
+            },
+        )
+        .map_err(|e| json_error(self.path, &e))
+    }
+}
+
+/// Where an item of an array starts: its position, and its offset in the text in the
+/// representation ([`js_string::from_text`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ItemStart {
+    pub at: usize,
+    pub offset: usize,
 }
 
 /// A string read from an item [`for_each_item`] parsed out of `text`, borrowed from `text` itself
@@ -116,7 +177,7 @@ pub fn lent_by<'t>(text: &'t str, part: &str) -> Str<'t> {
 
 /// Items of the array in `text`, serialised as [`for_each_item`] reads them, never held whole:
 /// `first` if any, then each item whose position `keep` accepts (the text was read whole once
-/// before: see [`for_each_item_where`]). The kept items go out as their text in the file,
+/// before: see [`Document::for_each_item_where`]). The kept items go out as their text in the file,
 /// which only `ctxfuzz_oracles::json_text`'s writers lay out as the items they hold (serde_json's
 /// own copy that text as it stands).
 pub struct Items<'a, K> {
@@ -124,6 +185,9 @@ pub struct Items<'a, K> {
     pub text: &'a str,
     pub first: Option<&'a JsValue<'a>>,
     pub keep: K,
+    /// An item [`Document::for_each_item_start`] handed over, from which the items are read
+    /// instead of from the first, when no item before it is kept.
+    pub from: Option<ItemStart>,
 }
 
 impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
@@ -134,16 +198,28 @@ impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
         }
         let mut failed = None;
         // Each kept item is written from its text, never built: re-laid out, not parsed again.
+        let mut write = |at, item: &RawValue| {
+            if !(self.keep)(at) {
+                return ControlFlow::Continue(());
+            }
+            failed = seq.serialize_element(item).err();
+            match failed {
+                Some(_) => ControlFlow::Break(()),
+                None => ControlFlow::Continue(()),
+            }
+        };
         refuse_byte_order_mark(self.path, self.text)
             .and_then(|()| {
                 let text = js_string::from_text(self.text);
-                json_text::for_each_raw_item_where(&text, &self.keep, |_, item| {
-                    failed = seq.serialize_element(item).err();
-                    match failed {
-                        Some(_) => ControlFlow::Break(()),
-                        None => ControlFlow::Continue(()),
+                match self.from {
+                    None => json_text::for_each_raw_item_where(&text, &self.keep, write).map(drop),
+                    Some(ItemStart { mut at, offset }) => {
+                        json_text::for_each_raw_item_from(&text, offset, |item| {
+                            at += 1;
+                            write(at - 1, item)
+                        })
                     }
-                })
+                }
                 .map_err(|e| json_error(self.path, &e))
             })
             .map_err(|e| S::Error::custom(format!("{e:#}")))?;

@@ -135,3 +135,40 @@ fn a_string_lying_in_the_text_is_lent_by_it_and_any_other_is_copied() {
         "not a part of the text"
     );
 }
+
+/// A transcript long enough that the new one is written from a start noted past the first
+/// (`streamed::compact` notes every 64th message's), read as it lies, with an escape to rewrite,
+/// and converted (a reserved character written raw), the family detected and given: written as
+/// the compaction of the whole transcript writes it.
+#[test]
+fn a_long_transcript_is_written_from_the_start_noted_before_its_boundary() {
+    let mut messages: Vec<Value> = Vec::new();
+    let mut seed = 0;
+    while messages.len() < 700 {
+        messages.extend(pi::from_seed(seed));
+        seed += 1;
+    }
+    let plain = Value::Array(messages).to_string();
+    let inner = &plain[1..plain.len() - 1];
+    let texts = [
+        plain.clone(),
+        format!(r#"[{{"role":"user","content":"cut \ud83d here"}},{inner}]"#),
+        format!("[{inner},{{\"role\":\"user\",\"content\":\"\u{10FFFF} raw\"}}]"),
+    ];
+    let mut far = 0;
+    for text in &texts {
+        for name in NAMED_CONFIGS {
+            let config = CompactionConfig::named(name).unwrap();
+            for given in [None, Some(Family::Pi)] {
+                let (whole, _, _) = in_memory(text, given, &config);
+                assert_eq!(streamed(text, given, &config), whole, "variant {name}");
+                let boundary = serde_json::from_str::<Value>(&whole).unwrap()["boundary"]
+                    .as_u64()
+                    .unwrap();
+                far += usize::from(boundary > 2 * 64);
+            }
+        }
+    }
+    // Not vacuous: most cases keep messages from past the second noted start.
+    assert!(far > texts.len() * NAMED_CONFIGS.len(), "{far}");
+}

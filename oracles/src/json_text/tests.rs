@@ -163,6 +163,20 @@ fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
             to_string(&whole).unwrap(),
             "{text}"
         );
+        // A document searched once reads the same items every time it is read.
+        let document = Searched::new(text);
+        for _ in 0..2 {
+            let mut again = Vec::new();
+            let read = document.for_each_item_where(
+                |_| true,
+                |_, item| {
+                    again.push(item);
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(read.unwrap(), Some(items.len()));
+            assert_eq!(again, items, "{text}");
+        }
     }
     for text in [r#"{"messages": []}"#, "7", ""] {
         let mut read = 0;
@@ -389,4 +403,53 @@ fn an_array_read_item_by_item_hands_over_each_wanted_items_text() {
         for_each_raw_item_where("{}", |_| true, |_, _| ControlFlow::Continue(())).unwrap(),
         None
     );
+}
+
+/// Read from where an item starts, the items are that one and those after it, as a read from
+/// the first hands them over; a break stops the read; a start where no item follows, or text
+/// after an item other than a comma or the closing bracket, is an error, never a panic.
+#[test]
+fn an_array_read_from_an_items_start_hands_over_that_item_and_those_after() {
+    let text = "[1, {\"a\": \"\\ud83d\"} ,\n[true]\t,\"x\" ]";
+    let mut items = Vec::new();
+    for_each_raw_item_where(
+        text,
+        |_| true,
+        |_, item| {
+            items.push(item.get());
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    for (first, item) in items.iter().enumerate() {
+        let start = item.as_ptr() as usize - text.as_ptr() as usize;
+        let mut read = Vec::new();
+        for_each_raw_item_from(text, start, |item| {
+            read.push(item.get());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(read, items[first..], "from {start}");
+    }
+    let mut read = Vec::new();
+    for_each_raw_item_from(text, 1, |item| {
+        read.push(item.get());
+        if read.len() == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap();
+    assert_eq!(read, items[..2]);
+    for (text, start) in [
+        ("[1 2]", 1),
+        ("[1,", 1),
+        ("[1]", 2),
+        ("[1]", 9),
+        ("[1, }", 1),
+    ] {
+        let read = for_each_raw_item_from(text, start, |_| ControlFlow::Continue(()));
+        assert!(read.is_err(), "{text} from {start}");
+    }
 }
