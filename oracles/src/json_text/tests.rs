@@ -1,8 +1,9 @@
 use std::collections::BTreeMap;
-use std::io::Write as _;
+use std::io::{self, Write as _};
 
 use serde_json::json;
 
+use super::write::Shifted;
 use super::*;
 use crate::js_string::{from_text, lone};
 
