@@ -156,18 +156,19 @@ fn convert<'r>(
                 .take_while(|m| is_str(field(m, "role"), "toolResult"))
                 .count();
             let (results, after_run) = rest.split_at(run);
-            let mut images = vec![text_part(RESULT_IMAGES_TEXT)];
+            let mut images = Vec::new();
             for result in results {
                 out.push(tool_message(result, compat, v, &mut images)?);
             }
-            after_results = images.len() == 1;
+            after_results = images.is_empty();
             if !after_results {
                 if compat.assistant_after_tool_result {
                     out.push(bridge());
                 }
+                let content = std::iter::once(text_part(RESULT_IMAGES_TEXT)).chain(images);
                 out.push(JsValue::object([
                     ("role", "user".into()),
-                    ("content", images.into()),
+                    ("content", content.collect::<Vec<_>>().into()),
                 ]));
             }
             rest = after_run;
