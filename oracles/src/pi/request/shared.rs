@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::{sanitized, sanitized_text, throw};
+use super::{restaged, sanitized, sanitized_text, throw};
 use crate::js::{self, field, is_str};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -51,7 +51,7 @@ pub(crate) fn transformed_for<'a>(
     let ids = api.id_normaliser(model, v);
     transform::transform(llm.to_vec(), model, v, ids, None)
         .map(|transformed| transformed.messages)
-        .map_err(|thrown| Thrown::new(api.stage(), thrown.error))
+        .map_err(restaged(api))
 }
 
 /// `JSON.parse(signature)` of a truthy signature (a non-string parsed as its string form);
