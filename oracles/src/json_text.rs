@@ -529,8 +529,10 @@ impl<'de> Visitor<'de> for Key<'_> {
 }
 
 mod reindent;
+mod starts;
 #[cfg(test)]
 mod tests;
 mod write;
 
+pub use starts::{ItemStart, ItemStarts, item_starts};
 pub use write::{to_string, to_string_pretty, to_writer, to_writer_pretty};

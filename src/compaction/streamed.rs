@@ -1,17 +1,19 @@
 //! The compaction of a file's array, read one message at a time and never held whole, as the
-//! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given)
-//! and counts the messages, noting where every `STRIDE`th starts, a second reads every message's
-//! facts, whose strings stay borrowed from the text, a third reads those messages of the region
-//! the policy picked that its facts do not stand for, and [`Compacted::messages`] writes the new
-//! transcript on a fourth, from the start noted before the boundary. The reads after the first
-//! build only the messages they use. A transcript of any length costs its text, its facts and
-//! one message (docs/compaction.md#a-file-read-in-four-passes).
+//! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given),
+//! a pass over the messages unbuilt counts them and notes where every 64th starts, a read of
+//! every message's facts follows, whose strings stay borrowed from the text, then a read of those
+//! messages of the region the policy picked that its facts do not stand for, and
+//! [`Compacted::messages`] writes the new transcript on a last one, from the start noted before
+//! the boundary. The reads after the first build only the messages they use. A transcript of any
+//! length costs its text, its facts and one message
+//! (docs/compaction.md#a-file-read-in-four-passes).
 
 use std::ops::ControlFlow;
 use std::path::Path;
 
 use anyhow::Result;
 use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::json_text::ItemStarts;
 
 use super::facts::Reader;
 use super::{CompactionConfig, Decision, Family, Faults, Region, Summariser, Tracker};
@@ -22,12 +24,9 @@ pub struct Compacted<'t> {
     pub decision: Decision<JsValue<'t>>,
     /// The messages in the file.
     pub len: usize,
-    /// Where every `STRIDE`th message starts (none when the first read counted them).
-    starts: Vec<usize>,
+    /// Where every 64th message starts.
+    starts: ItemStarts,
 }
-
-/// One message in this many has its start noted: 8 bytes for 64 messages.
-const STRIDE: usize = 64;
 
 /// Compacts the array in `text`, the file at `path`, as [`super::compact`] does; `None` when the
 /// document is not an array.
@@ -40,48 +39,37 @@ pub fn compact<'t>(
     tracker: &mut Tracker,
 ) -> Result<Option<Compacted<'t>>> {
     let document = io::Document::new(path, text)?;
-    // The first read finds the family, unless it is given: it stops at the first pi message,
-    // and counts a chat transcript, which it reads whole.
-    let mut pi = false;
-    let mut counted = None;
-    if family.is_none() {
-        let Some(passed) = document.for_each_item_where(
-            |_| true,
-            |_, message| {
-                pi = Family::detect([&message]) == Family::Pi;
-                if pi {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )?
-        else {
-            return Ok(None);
-        };
-        counted = (!pi).then_some(passed);
-    }
-    let family = family.unwrap_or(if pi { Family::Pi } else { Family::Chat });
-    // Any other is counted by a pass over its messages (the facts are read into a vector of
-    // exactly that size: grown by doubling, it would need half as much again), which notes where
-    // every `STRIDE`th starts: the new transcript is written from the boundary's, not after
-    // passing over the region again.
-    let mut starts = Vec::new();
-    let len = match counted {
-        Some(len) => len,
+    // The first read finds the family, unless it is given: it stops at the first pi message
+    // (a chat transcript is read whole).
+    let family = match family {
+        Some(family) => family,
         None => {
-            let Some(len) = document.for_each_item_start(|start| {
-                if start.at % STRIDE == 0 {
-                    starts.push(start.offset);
-                }
-            })?
-            else {
+            let mut pi = false;
+            let array = document.for_each_item_where(
+                |_| true,
+                |_, message| {
+                    pi = Family::detect([&message]) == Family::Pi;
+                    if pi {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            )?;
+            if array.is_none() {
                 return Ok(None);
-            };
-            len
+            }
+            if pi { Family::Pi } else { Family::Chat }
         }
     };
-    let mut facts = Reader::with_capacity(family, len);
+    // The messages are counted, without being built, so that the facts are read into a vector
+    // of exactly that size (grown by doubling, it would need half as much again); the starts
+    // noted let the new transcript be written from the boundary's, not after passing over the
+    // region again.
+    let Some(starts) = document.item_starts()? else {
+        return Ok(None);
+    };
+    let mut facts = Reader::with_capacity(family, starts.len);
     document.for_each_item(|message| {
         facts.read(&message, |part| io::lent_by(text, part));
     })?;
@@ -116,80 +104,20 @@ impl<'t> Compacted<'t> {
     }
 
     /// The new transcript (the summary message, then the kept messages), read again from `text`
-    /// as it is written.
+    /// as it is written, from the start noted at or before the first kept message (the last
+    /// message, when none is kept).
     pub fn messages<'a>(
         &'a self,
         path: &'a Path,
         text: &'a str,
     ) -> io::Items<'a, impl Fn(usize) -> bool + 'a> {
+        let first_kept = self.decision.boundary.min(self.len.saturating_sub(1));
         io::Items {
             path,
             text,
             first: self.decision.summary_message.as_ref(),
             keep: |at| at >= self.decision.boundary,
-            from: from(&self.starts, self.decision.boundary, self.len),
+            from: self.starts.at_or_before(first_kept),
         }
-    }
-}
-
-/// Where the new transcript is read from: the start noted at or before the first kept message,
-/// `boundary` (the last of the `len` messages, when none is kept); none when no start was noted.
-fn from(starts: &[usize], boundary: usize, len: usize) -> Option<io::ItemStart> {
-    let k = boundary.min(len.saturating_sub(1)) / STRIDE;
-    starts.get(k).map(|&offset| io::ItemStart {
-        at: k * STRIDE,
-        offset,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::compaction::Scripted;
-
-    fn compacted(text: &str, family: Option<Family>) -> Compacted<'_> {
-        let config = CompactionConfig::named("cycle-safe").unwrap();
-        let mut tracker = Tracker::default();
-        let path = Path::new("t.json");
-        compact(path, text, family, &config, &Scripted::Digest, &mut tracker)
-            .unwrap()
-            .unwrap()
-    }
-
-    /// Every 64th message's start is noted when the messages are counted by a pass of their
-    /// own (a pi transcript, or a family given), not when the first read counted them (a chat
-    /// transcript, read whole to find its family).
-    #[test]
-    fn every_64th_start_is_noted_unless_the_first_read_counted_the_messages() {
-        let message = r#"{"role":"assistant","content":[],"stopReason":"stop"}"#;
-        let array = |message: &str| format!("[ {}]", vec![message; 130].join(",\n"));
-        let (pi, chat) = (
-            array(message),
-            array(r#"{"role":"assistant","content":"x"}"#),
-        );
-        // `[ `, then 64 messages and their `,\n` for each start noted.
-        let noted: Vec<usize> = (0..3).map(|k| 2 + k * 64 * (message.len() + 2)).collect();
-        assert_eq!(compacted(&pi, None).starts, noted);
-        assert_eq!(compacted(&pi, Some(Family::Pi)).starts, noted);
-        assert!(compacted(&chat, None).starts.is_empty());
-        assert_eq!(compacted(&chat, Some(Family::Chat)).starts.len(), 3);
-    }
-
-    #[test]
-    fn the_transcript_is_read_from_the_start_noted_at_or_before_the_first_kept_message() {
-        let starts: Vec<usize> = (0..100).map(|k| 1000 * k).collect();
-        for (boundary, at) in [
-            (0, 0),
-            (63, 0),
-            (64, 64),
-            (100, 64),
-            (3203, 3200),
-            (6400, 6336),
-        ] {
-            let from = from(&starts, boundary, 6400).unwrap();
-            assert_eq!((from.at, from.offset), (at, at / 64 * 1000), "{boundary}");
-        }
-        assert!(from(&[], 0, 0).is_none());
-        assert!(from(&[], 5, 7).is_none());
     }
 }

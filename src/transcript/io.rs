@@ -15,6 +15,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::{JsValue, Str};
+use ctxfuzz_oracles::json_text::{ItemStart, ItemStarts};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeSeq};
@@ -133,34 +134,17 @@ impl<'p, 't> Document<'p, 't> {
         .map_err(|e| json_error(self.path, &e))
     }
 
-    /// Passes over every item as [`Document::for_each_item_where`] passes over an item it does
-    /// not want, handing `start` each item's position and where the item starts, for [`Items`]
-    /// to write from. The number of items; `None` when the document is not an array.
-    pub fn for_each_item_start(&self, mut start: impl FnMut(ItemStart)) -> Result<Option<usize>> {
+    /// The items counted and every 64th one's start noted, each passed over unbuilt
+    /// ([`json_text::item_starts`]), for [`Items`] to write from; `None` when the document is not
+    /// an array.
+    pub fn item_starts(&self) -> Result<Option<ItemStarts>> {
         // The text `Items` reads, whose offsets these are.
         let text = match &self.text {
             Decoded::Lies(document) => document.text(),
             Decoded::Converted(converted) => converted,
         };
-        json_text::for_each_raw_item_where(
-            text,
-            |_| true,
-            |at, item| {
-                let offset = item.get().as_ptr() as usize - text.as_ptr() as usize;
-                start(ItemStart { at, offset });
-                ControlFlow::Continue(())
-            },
-        )
-        .map_err(|e| json_error(self.path, &e))
+        json_text::item_starts(text).map_err(|e| json_error(self.path, &e))
     }
-}
-
-/// Where an item of an array starts: its position, and its offset in the text in the
-/// representation ([`js_string::from_text`]).
-#[derive(Debug, Clone, Copy)]
-pub struct ItemStart {
-    pub at: usize,
-    pub offset: usize,
 }
 
 /// A string read from an item [`for_each_item`] parsed out of `text`, borrowed from `text` itself
@@ -185,8 +169,8 @@ pub struct Items<'a, K> {
     pub text: &'a str,
     pub first: Option<&'a JsValue<'a>>,
     pub keep: K,
-    /// An item [`Document::for_each_item_start`] handed over, from which the items are read
-    /// instead of from the first, when no item before it is kept.
+    /// A start [`Document::item_starts`] noted, from which the items are read instead of from
+    /// the first, when no item before it is kept.
     pub from: Option<ItemStart>,
 }
 
