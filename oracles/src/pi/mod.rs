@@ -87,7 +87,7 @@ pub enum Body<'r> {
 
 /// The pipeline up to the body builder of one API, with every unchanged message borrowed: what
 /// the invariants' hot path reads (the typed request, [`Rendered::request`], never its JSON), and
-/// what `render` prints ([`Rendered::body`]).
+/// what `ctxfuzz render` prints ([`Rendered::body`]).
 pub struct Rendered<'a> {
     /// After `convertToLlm`.
     pub(crate) llm: Vec<Cow<'a, JsValue<'a>>>,
