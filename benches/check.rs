@@ -59,7 +59,7 @@ fn check_file(text: &str, model: &JsValue<'_>) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = JsValue::from(default_model());
+    let model = default_model();
     let session = serde_json::to_string(&long_session(5_000)).unwrap();
     let mut group = c.benchmark_group("check long session");
     group.throughput(Throughput::Bytes(session.len() as u64));
@@ -67,7 +67,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(serde_json::from_str::<Value>(&session).unwrap()))
     });
     group.bench_function("check", |b| {
-        b.iter(|| black_box(check_file(&session, &model)))
+        b.iter(|| black_box(check_file(&session, model)))
     });
     group.finish();
 
@@ -86,7 +86,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("check", |b| {
         b.iter(|| {
             for text in &cases {
-                black_box(check_file(text, &model));
+                black_box(check_file(text, model));
             }
         })
     });

@@ -166,7 +166,7 @@ fn bench(c: &mut Criterion) {
         .map(|t| json!({"messages": t}))
         .collect();
     // The oracle reads transcripts as the pipeline does, borrowed (Node reads parsed objects).
-    let model = JsValue::from(default_model());
+    let model = default_model();
     let transcripts: Vec<Vec<JsValue>> = transcripts_json
         .iter()
         .map(|t| js_value::borrow_all(t))
@@ -177,7 +177,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("ctxfuzz oracle (Rust)", |b| {
-        b.iter(|| black_box(oracle_pass(&transcripts, &model)))
+        b.iter(|| black_box(oracle_pass(&transcripts, model)))
     });
     if node_ready.is_ok() {
         group.bench_function("pi 1.6.0 (Node, timed inside Node)", |b| {
@@ -195,7 +195,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(parse_lines(&session)))
     });
     group.bench_function("check end to end", |b| {
-        b.iter(|| black_box(check_session(&session, &model)))
+        b.iter(|| black_box(check_session(&session, model)))
     });
     group.finish();
 
@@ -232,7 +232,7 @@ fn bench(c: &mut Criterion) {
             took.as_secs_f64() / anthropic.as_secs_f64()
         );
     }
-    let rust = time(5, || oracle_pass(&transcripts, &model));
+    let rust = time(5, || oracle_pass(&transcripts, model));
     match node_ready.and_then(|()| pi_bridge::time_in_node("1.6.0", &inputs, 5)) {
         Ok(node) => {
             let node = node / 5;
@@ -244,7 +244,7 @@ fn bench(c: &mut Criterion) {
         Err(e) => println!("  oracle {rust:?} per 20,000 transcripts; real pi not measured: {e:#}"),
     }
     let parse = time(11, || parse_lines(&session));
-    let check = time(11, || check_session(&session, &model));
+    let check = time(11, || check_session(&session, model));
     println!(
         "  session check {check:?} vs parse {parse:?}: {:.2}x the parse (target <= 2x)",
         check.as_secs_f64() / parse.as_secs_f64()

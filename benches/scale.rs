@@ -131,7 +131,7 @@ fn node_parse(file: &Path, iters: u64) -> Option<(Duration, u64)> {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = JsValue::from(default_model());
+    let model = default_model();
     let texts: Vec<(usize, String)> = SIZES
         .iter()
         .map(|&n| (n, long_session::text(n, 1)))
@@ -147,7 +147,7 @@ fn bench(c: &mut Criterion) {
         .collect();
     for (n, text) in &texts {
         let parse = peak_heap(|| drop(black_box(serde_json::from_str::<Value>(text).unwrap())));
-        let checked = peak_heap(|| assert_eq!(check(text, &model), 0));
+        let checked = peak_heap(|| assert_eq!(check(text, model), 0));
         let sweeping = peak_heap(|| assert_eq!(swept(text), 0));
         let compacting = peak_heap(|| assert!(compacted(text) > 0));
         let mb = |bytes: usize| bytes as f64 / 1e6;
@@ -194,7 +194,7 @@ fn bench(c: &mut Criterion) {
             );
         }
         group.bench_with_input(BenchmarkId::new("check", n), text, |b, text| {
-            b.iter(|| black_box(check(text, &model)))
+            b.iter(|| black_box(check(text, model)))
         });
         group.bench_with_input(BenchmarkId::new("sweep", n), text, |b, text| {
             b.iter(|| black_box(swept(text)))

@@ -83,8 +83,8 @@ fn judge(
     last_file: bool,
 ) -> Result<Outcome> {
     if provider.api() == Api::AnthropicMessages {
-        let model = JsValue::from(provider.model());
-        return judge_anthropic(path, text, &model, v, last_file);
+        let model = provider.model();
+        return judge_anthropic(path, text, model, v, last_file);
     }
     if session_file::is_session_file(path, text) {
         let messages = session_file::read_messages(path, text, v)?;
@@ -102,10 +102,10 @@ pub(super) fn verdict_of_whole(
     provider: Provider,
     v: PiVersion,
 ) -> Result<BodyVerdict, Thrown> {
-    let model = JsValue::from(provider.model());
-    match body_rejections(messages, &model, provider.api(), v) {
+    let model = provider.model();
+    match body_rejections(messages, model, provider.api(), v) {
         Some(judged) => judged.map(BodyVerdict::BodyRejected),
-        None => findings(messages, &model, v).map(BodyVerdict::Rejected),
+        None => findings(messages, model, v).map(BodyVerdict::Rejected),
     }
 }
 

@@ -18,8 +18,10 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{self, PiVersion, Provider};
 use ctxfuzz_oracles::{js_string, json_text};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::exit::ExitCode;
@@ -64,16 +66,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("render needs a FILE (or --batch to read vector inputs from stdin)");
     };
     let document = io::read_json(file)?;
-    let messages = io::messages_of(file, &document)?;
-    let model = args.provider.model();
+    let messages = js_value::borrow_all(io::messages_of(file, &document)?);
+    let (model, api, v) = (args.provider.model(), args.provider.api(), args.pi);
+    // Written through `Value`s, which write every object's keys sorted.
     let stage = match args.stage.unwrap_or_default() {
-        StageArg::Llm => pi::convert_to_llm(messages, args.pi).map(Value::Array),
-        StageArg::Transformed => pi::convert_to_llm(messages, args.pi)
-            .and_then(|llm| pi::transform_messages(&llm, &model, args.provider.api(), args.pi))
-            .map(Value::Array),
-        StageArg::Body => {
-            pi::render(messages, &model, args.provider.api(), args.pi).map(|r| r.body)
-        }
+        StageArg::Llm => pi::convert_to_llm(&messages, v).map(|llm| to_value(&llm)),
+        StageArg::Transformed => pi::convert_to_llm(&messages, v)
+            .and_then(|llm| pi::transform_messages(&llm, model, api, v).map(|out| to_value(&out))),
+        StageArg::Body => pi::render(&messages, model, api, v)
+            .and_then(|rendered| rendered.body(model, v).map(|body| to_value(&body))),
     };
     match stage {
         Ok(value) => {
@@ -112,6 +113,10 @@ fn batch(pi_version: PiVersion) -> Result<ExitCode> {
         stdout.flush()?;
     }
     Ok(ExitCode::Clean)
+}
+
+fn to_value(output: &impl Serialize) -> Value {
+    serde_json::to_value(output).expect("pi's output is plain JSON")
 }
 
 /// The answer to a line that is no input.

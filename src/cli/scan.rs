@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use ctxfuzz_oracles::invariants::wire::{KnownShape, PART_SIZE, Parts};
-use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::session_context::MalformedLine;
 use ctxfuzz_oracles::pi::{Api, PiVersion, Provider, Thrown};
 use serde::Serialize;
@@ -220,8 +219,8 @@ pub fn read_in_parts(
     let anthropic = providers
         .iter()
         .position(|p| p.api() == Api::AnthropicMessages);
-    let model = anthropic.map(|at| JsValue::from(providers[at].model()));
-    let mut parts = model.as_ref().map(|model| Parts::new(model, v, PART_SIZE));
+    let model = anthropic.map(|at| providers[at].model());
+    let mut parts = model.map(|model| Parts::new(model, v, PART_SIZE));
     let mut kept = (0..providers.len())
         .any(|at| Some(at) != anthropic)
         .then(Vec::new);

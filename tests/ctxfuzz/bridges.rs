@@ -16,6 +16,7 @@ use arbitrary::Unstructured;
 use ctxfuzz::generators::pi;
 use ctxfuzz::harness::bytes::case_bytes;
 use ctxfuzz_oracles::formats::{Entry, Format, skeleton, wire};
+use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::Value;
@@ -65,7 +66,10 @@ fn bridges_round_trip_what_the_contracts_judge_or_count_a_skip() {
         // What pi sends, read as pi messages, and which result answers which call there as chat
         // completions pair them (one message per result, as pi writes them); `None` when pi
         // throws (every bridge refuses then).
-        let sent = convert_to_llm(&transcript, PiVersion::default()).ok();
+        let messages = js_value::borrow_all(&transcript);
+        let sent: Option<Vec<Value>> = convert_to_llm(&messages, PiVersion::default())
+            .ok()
+            .map(|llm| llm.iter().map(|message| message.to_value()).collect());
         let expected = sent.as_ref().map(|llm| {
             let view = Format::Pi.view(llm);
             (skeleton(&view), pairing(Format::OpenAi, &view))

@@ -26,16 +26,16 @@ fn concatenated(first_seed: u64, seeds: u64) -> Vec<Value> {
 
 #[test]
 fn parts_that_stand_alone_find_exactly_what_the_whole_finds() {
-    let model = JsValue::from(default_model());
+    let model = default_model();
     let (mut cases, mut stood, mut stood_with_findings) = (0, 0, 0);
     for first_seed in (0..3000).step_by(3) {
         let messages = concatenated(first_seed, 3);
         let messages: Vec<JsValue> = messages.iter().map(JsValue::from).collect();
         for v in PiVersion::ALL {
-            let whole = findings(&messages, &model, v);
+            let whole = findings(&messages, model, v);
             for part_size in [1, 2, 5] {
                 cases += 1;
-                let mut parts = Parts::new(&model, v, part_size);
+                let mut parts = Parts::new(model, v, part_size);
                 messages.iter().cloned().for_each(|m| parts.push(m));
                 let Some(judged) = parts.finish() else {
                     continue;
@@ -75,7 +75,7 @@ fn check_names_a_violation_deep_in_a_long_file_where_the_whole_request_has_it() 
     let parsed = json_text::parse_borrowed(&text).unwrap();
     let whole = findings(
         parsed.as_array().unwrap(),
-        &JsValue::from(default_model()),
+        default_model(),
         PiVersion::default(),
     )
     .unwrap();

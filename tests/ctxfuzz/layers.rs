@@ -243,14 +243,6 @@ const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
         "ctxfuzz_oracles::invariants",
         "`Violation.evidence`, and the invariants' `Value` entry points",
     ),
-    (
-        "ctxfuzz_oracles::pi::provider",
-        "a provider's model as a `Value`",
-    ),
-    (
-        "ctxfuzz_oracles::pi",
-        "the `Value` entry points (`convert_to_llm`, `default_model`)",
-    ),
 ];
 
 #[test]

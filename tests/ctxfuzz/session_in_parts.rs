@@ -142,7 +142,7 @@ fn check_names_the_findings_of_a_long_session_where_the_whole_reading_has_them()
     let places = charged_places(&path);
     let v = PiVersion::default();
     let context = load(&text, v).context.unwrap().unwrap();
-    let whole = findings(&context.messages, &JsValue::from(default_model()), v).unwrap();
+    let whole = findings(&context.messages, default_model(), v).unwrap();
     let expected: Vec<(u64, Option<u64>)> = whole
         .iter()
         .map(|f| (f.wire.message as u64, f.wire.block.map(|b| b as u64)))

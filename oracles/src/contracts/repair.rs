@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
-use crate::js_value::{self, JsValue};
+use crate::js_value;
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 use crate::wire::WireRule;
 
@@ -203,10 +203,10 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                 twice.contains(&*id),
             )
         };
-        let model = JsValue::from(default_model());
+        let model = default_model();
         return match pi_wire::permanent(
             &js_value::borrow_all(run.output),
-            &model,
+            model,
             PiVersion::default(),
         ) {
             Ok(found) => found
@@ -220,7 +220,7 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             Err(thrown) => {
                 let cause = match pi_wire::permanent(
                     &js_value::borrow_all(run.input),
-                    &model,
+                    model,
                     PiVersion::default(),
                 ) {
                     Err(_) => Cause::Unpreventable("pi itself throws on the input"),

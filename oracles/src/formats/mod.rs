@@ -29,6 +29,7 @@ use std::str::FromStr;
 use serde_json::{Value, json};
 
 use crate::error::{Error, by_name};
+use crate::js_value;
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
 pub use required::MissingField;
@@ -71,8 +72,11 @@ impl Format {
         if self == Format::Pi {
             return Ok(messages.to_vec());
         }
-        let llm = convert_to_llm(messages, PiVersion::default())
+        let messages = js_value::borrow_all(messages);
+        let llm = convert_to_llm(&messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
+        // The readers read `Value`s (issue 39: the bridges still to convert).
+        let llm: Vec<Value> = llm.iter().map(|message| message.to_value()).collect();
         let llm = llm::read(&llm)?;
         match self {
             Format::Pi => unreachable!("returned above"),

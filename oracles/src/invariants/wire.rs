@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{Json, field, is_str};
 use crate::js_value::{self, JsValue};
-use crate::pi::{self, PiVersion, Thrown};
+use crate::pi::{self, Api, PiVersion, Thrown};
 use crate::wire::WireRule;
 use crate::wire::anthropic::{Rejection, Request, validate};
 
@@ -145,8 +145,8 @@ fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
 
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
 /// permanent 400s; `CannotJudge` when pi itself would throw.
-pub fn judge<M: Borrow<Value>>(input: &[M], model: &Value, v: PiVersion) -> Judgement {
-    judge_borrowed(&js_value::borrow_all(input), &JsValue::from(model), v)
+pub fn judge<M: Borrow<Value>>(input: &[M], model: &JsValue, v: PiVersion) -> Judgement {
+    judge_borrowed(&js_value::borrow_all(input), model, v)
 }
 
 /// [`judge`] of messages in the oracle's own type, such as `check` reads from a file (borrowed
@@ -212,8 +212,8 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     v: PiVersion,
     first_message: usize,
     inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
-) -> Result<(pi::RenderedBorrowed<'a>, Vec<Rejection>), Thrown> {
-    let rendered = pi::render_borrowed(input, model, v)?;
+) -> Result<(pi::Rendered<'a>, Vec<Rejection>), Thrown> {
+    let rendered = pi::render(input, model, Api::AnthropicMessages, v)?;
     let request = rendered.request(model, v)?;
     inspect(&rendered.llm, &request);
     let wire = validate(&request, first_message);
@@ -466,7 +466,7 @@ mod tests {
     fn only_an_unpaired_call_or_result_without_an_id_is_the_idless_calls_doing() {
         // pi answers every call it sends, so a missing result for a call with an id has not been
         // seen from pi (wire_causes.rs covers the id-less shapes end to end); it stays charged.
-        let ids = IdProvenance::new(&[], &JsValue::from(pi::default_model()));
+        let ids = IdProvenance::new(&[], pi::default_model());
         let remapped = HashSet::new();
         for rule in [WireRule::MissingResult, WireRule::OrphanResult] {
             assert_eq!(
@@ -484,7 +484,7 @@ mod tests {
 
     #[test]
     fn the_count_of_permanent_400s_is_one_per_broken_rule_instance() {
-        let model = JsValue::from(pi::default_model());
+        let model = pi::default_model();
         let values = [
             serde_json::json!({"role": "user", "content": "go"}),
             serde_json::json!({"role": "toolResult", "toolCallId": "x", "toolName": "f", "content": []}),
@@ -496,14 +496,14 @@ mod tests {
         ];
         let messages: Vec<JsValue<'_>> = values.iter().map(JsValue::from).collect();
         let v = PiVersion::default();
-        let count = permanent_count(&messages, &model, v).unwrap();
-        let permanent_findings = findings(&messages, &model, v)
+        let count = permanent_count(&messages, model, v).unwrap();
+        let permanent_findings = findings(&messages, model, v)
             .unwrap()
             .iter()
             .filter(|f| permanent_invariant(f.wire.rule).is_some())
             .count();
         assert_eq!(count, permanent_findings);
         assert_eq!(count, 2, "the orphan result and the second result of `a`");
-        assert_eq!(permanent_count(&messages[..1], &model, v).unwrap(), 0);
+        assert_eq!(permanent_count(&messages[..1], model, v).unwrap(), 0);
     }
 }

@@ -21,7 +21,7 @@ pub const BRANCH_SUFFIX: &str = "</summary>";
 /// `convertToLlm(messages)` for pi version `v`, borrowing every message it passes through. The
 /// messages may be references (`M = &JsValue`): a caller judging several subsets of one transcript
 /// converts it to [`JsValue`]s once.
-pub(crate) fn convert<'a, M: Borrow<JsValue<'a>>>(
+pub fn convert<'a, M: Borrow<JsValue<'a>>>(
     messages: &'a [M],
     v: PiVersion,
 ) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {

@@ -1,16 +1,17 @@
 //! Models of pi's `convertToLlm` and `transformMessages`, per pi version, and the whole
-//! render pipeline up to the Anthropic request body.
+//! render pipeline up to the request body of each API.
 //!
 //! The models read [`JsValue`]s the way the JavaScript reads objects, and report the inputs on
 //! which the JavaScript throws as [`Thrown`] (an outcome, never a crash of ctxfuzz). The pipeline
-//! borrows every message it does not change; the entry points that take `serde_json::Value`s
-//! borrow them into `JsValue`s and write their output back as `serde_json::Value`s.
+//! borrows every message it does not change; a caller that reads or writes JSON elsewhere (a file,
+//! a case file) borrows its `serde_json::Value`s into `JsValue`s ([`crate::js_value::borrow_all`])
+//! and writes the output back itself.
 
 use std::borrow::{Borrow, Cow};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::js_value::{self, JsValue};
+use crate::js_value::JsValue;
 use crate::wire::anthropic::Request;
 use transform::IdNormaliser;
 
@@ -26,6 +27,7 @@ mod vectors;
 mod version;
 
 pub use api::Api;
+pub use convert::convert as convert_to_llm;
 pub use fault::Fault;
 pub use provider::Provider;
 pub use thrown::{Stage, Thrown};
@@ -33,41 +35,24 @@ pub use transform::normalize_tool_call_id;
 pub use vectors::{run_vector_input, run_vector_input_with_fault, write_vector_answer};
 pub use version::PiVersion;
 
-/// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5.
-pub fn default_model() -> Value {
-    json!({
-        "id": "claude-sonnet-4-5",
-        "api": "anthropic-messages",
-        "provider": "anthropic",
-        "input": ["text", "image"],
-        "reasoning": true,
-        "contextWindow": 200000,
-        "maxTokens": 64000,
-        "compat": {"supportsStrictTools": true}
-    })
-}
-
-/// `convertToLlm(messages)`.
-pub fn convert_to_llm(messages: &[Value], v: PiVersion) -> Result<Vec<Value>, Thrown> {
-    let messages = js_value::borrow_all(messages);
-    Ok(to_values(&convert::convert(&messages, v)?))
+/// The model the reference vectors were made with: the catalog entry of claude-sonnet-4-5, the
+/// default provider's.
+pub fn default_model() -> &'static JsValue<'static> {
+    Provider::default().model()
 }
 
 /// `transformMessages(messages, model, normalizeToolCallId)` with the id normaliser of `api`'s
-/// provider. Synthetic results carry `"timestamp": 0`.
-pub fn transform_messages(
-    messages: &[Value],
-    model: &Value,
+/// provider, borrowing every message it does not change. Synthetic results carry
+/// `"timestamp": 0`.
+pub fn transform_messages<'a, 'm: 'a, M: Borrow<JsValue<'m>>>(
+    messages: &'a [M],
+    model: &JsValue,
     api: Api,
     v: PiVersion,
-) -> Result<Vec<Value>, Thrown> {
-    let messages = js_value::borrow_all(messages);
-    let borrowed = messages.iter().map(Cow::Borrowed).collect();
-    let model = JsValue::from(model);
-    let ids = api.id_normaliser(&model, v);
-    Ok(to_values(
-        &transform::transform(borrowed, &model, v, ids, None)?.messages,
-    ))
+) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
+    let borrowed = messages.iter().map(|m| Cow::Borrowed(m.borrow())).collect();
+    let ids = api.id_normaliser(model, v);
+    Ok(transform::transform(borrowed, model, v, ids, None)?.messages)
 }
 
 /// `transformMessages(convertToLlm(messages), model, anthropicNormalizeToolCallId)`, with every
@@ -89,77 +74,64 @@ pub fn convert_and_transform<'a>(
     .messages)
 }
 
-/// Every stage of the pipeline for one transcript.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rendered {
+/// The request body pi builds for an API: Anthropic's `{"model", "messages", "system"?,
+/// "max_tokens", "stream"}` (typed); openai-completions' `{"messages"}`, openai-responses'
+/// `{"input"}`, google-generative-ai's `{"contents"}` (the rest of those bodies is not modelled,
+/// docs/oracle.md). Written as JSON by its `Serialize`, each in its own shape.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Body<'r> {
+    Anthropic(Request<'r>),
+    Json(JsValue<'r>),
+}
+
+/// The pipeline up to the body builder of one API, with every unchanged message borrowed: what
+/// the invariants' hot path reads (the typed request, [`Rendered::request`], never its JSON), and
+/// what `ctxfuzz render` prints ([`Rendered::body`]).
+pub struct Rendered<'a> {
     /// After `convertToLlm`.
-    pub llm: Vec<Value>,
+    pub(crate) llm: Vec<Cow<'a, JsValue<'a>>>,
     /// After `transformMessages`, with the id normaliser of the API the body is for.
-    pub transformed: Vec<Value>,
-    /// The request body pi builds for the API: Anthropic's `{"model", "messages", "system"?,
-    /// "max_tokens", "stream"}`; openai-completions' `{"messages"}`, openai-responses' `{"input"}`,
-    /// google-generative-ai's `{"contents"}`
-    /// (the rest of those bodies is not modelled, docs/oracle.md).
-    pub body: Value,
-}
-
-/// `convertToLlm`, then `transformMessages`, then the body builder of `api` for `model`.
-pub fn render<M: Borrow<Value>>(
-    messages: &[M],
-    model: &Value,
+    pub(crate) transformed: transform::Transformed<'a>,
     api: Api,
-    v: PiVersion,
-) -> Result<Rendered, Thrown> {
-    let messages = js_value::borrow_all(messages);
-    let model = JsValue::from(model);
-    let Some((list, build)) = json_body(api) else {
-        let rendered = render_borrowed(&messages, &model, v)?;
-        let body = rendered.request(&model, v)?.to_json();
-        return Ok(Rendered {
-            llm: to_values(&rendered.llm),
-            transformed: to_values(&rendered.transformed.messages),
-            body,
-        });
-    };
-    let llm = convert::convert(&messages, v)?;
-    let ids = api.id_normaliser(&model, v);
-    let transformed = transform::transform(llm.clone(), &model, v, ids, None)?;
-    let items = build(&llm, &transformed.messages, &model, v)?;
-    let body = JsValue::object([(list, JsValue::from(items))]).to_value();
-    Ok(Rendered {
-        llm: to_values(&llm),
-        transformed: to_values(&transformed.messages),
-        body,
-    })
 }
 
-/// The pipeline up to the request builder with every unchanged message borrowed, for the
-/// invariants' hot path (which reads the typed request, [`RenderedBorrowed::request`], and never
-/// writes its JSON).
-pub(crate) struct RenderedBorrowed<'a> {
-    pub llm: Vec<Cow<'a, JsValue<'a>>>,
-    pub transformed: transform::Transformed<'a>,
-}
-
-impl RenderedBorrowed<'_> {
+impl Rendered<'_> {
     /// The Anthropic request, borrowing from the transformed messages.
-    pub fn request<'r>(
+    pub(crate) fn request<'r>(
         &'r self,
         model: &'r JsValue<'r>,
         v: PiVersion,
     ) -> Result<Request<'r>, Thrown> {
         request::build(&self.llm, &self.transformed.messages, model, v, None)
     }
+
+    /// The body of the API rendered for, borrowing from the transformed messages.
+    pub fn body<'r>(&'r self, model: &'r JsValue<'r>, v: PiVersion) -> Result<Body<'r>, Thrown> {
+        let Some((list, build)) = json_body(self.api) else {
+            return self.request(model, v).map(Body::Anthropic);
+        };
+        let items = build(&self.llm, &self.transformed.messages, model, v)?;
+        Ok(Body::Json(JsValue::object([(list, JsValue::from(items))])))
+    }
 }
 
-pub(crate) fn render_borrowed<'a, M: Borrow<JsValue<'a>>>(
+/// `convertToLlm`, then `transformMessages` with the id normaliser of `api` for `model`: the
+/// messages the body builder of `api` reads ([`Rendered::body`]).
+pub fn render<'a, M: Borrow<JsValue<'a>>>(
     messages: &'a [M],
     model: &JsValue<'_>,
+    api: Api,
     v: PiVersion,
-) -> Result<RenderedBorrowed<'a>, Thrown> {
+) -> Result<Rendered<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
-    let transformed = transform::transform(llm.clone(), model, v, IdNormaliser::Anthropic, None)?;
-    Ok(RenderedBorrowed { llm, transformed })
+    let ids = api.id_normaliser(model, v);
+    let transformed = transform::transform(llm.clone(), model, v, ids, None)?;
+    Ok(Rendered {
+        llm,
+        transformed,
+        api,
+    })
 }
 
 /// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output
@@ -181,8 +153,4 @@ pub(crate) fn json_body(api: Api) -> Option<(&'static str, Builder)> {
         Api::OpenAiResponses => Some(("input", request::openai_responses::build)),
         Api::GoogleGenerativeAi => Some(("contents", request::google::build)),
     }
-}
-
-fn to_values(messages: &[Cow<'_, JsValue<'_>>]) -> Vec<Value> {
-    messages.iter().map(|message| message.to_value()).collect()
 }

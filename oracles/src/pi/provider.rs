@@ -5,11 +5,13 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{Api, default_model};
+use super::Api;
 use crate::error::{UnknownName, by_name};
+use crate::js_value::JsValue;
 
 /// A provider pi sends to, by the catalog model that stands for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -65,9 +67,27 @@ impl Provider {
     /// reads (cost, input limits, thinking levels) and without DeepSeek's
     /// `supportsMidConvoSystemMessages`, which the oracle does not model (docs/oracle.md): its
     /// system messages are rendered collapsed, as for every other provider.
-    pub fn model(self) -> Value {
-        match self {
-            Provider::Anthropic => default_model(),
+    pub fn model(self) -> &'static JsValue<'static> {
+        // Built once: the pipeline reads a model for every transcript. `ALL` lists the providers
+        // in their declaration order, so a provider's discriminant is its place there.
+        static CATALOG: LazyLock<[JsValue<'static>; Provider::ALL.len()]> =
+            LazyLock::new(|| Provider::ALL.map(Provider::catalog_entry));
+        &CATALOG[self as usize]
+    }
+
+    /// The provider's catalog entry, as [`Provider::model`] keeps it.
+    fn catalog_entry(self) -> JsValue<'static> {
+        JsValue::from(match self {
+            Provider::Anthropic => json!({
+                "id": "claude-sonnet-4-5",
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "input": ["text", "image"],
+                "reasoning": true,
+                "contextWindow": 200000,
+                "maxTokens": 64000,
+                "compat": {"supportsStrictTools": true}
+            }),
             Provider::OpenAi => json!({
                 "id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
                 "baseUrl": "https://api.openai.com/v1", "reasoning": false,
@@ -100,7 +120,7 @@ impl Provider {
                 "baseUrl": "https://generativelanguage.googleapis.com/v1beta", "reasoning": true,
                 "input": ["text", "image"], "contextWindow": 1048576, "maxTokens": 65536
             }),
-        }
+        })
     }
 }
 
@@ -122,7 +142,6 @@ impl FromStr for Provider {
 mod tests {
     use super::Provider;
     use crate::js::{field, is_str};
-    use crate::js_value::JsValue;
 
     #[test]
     fn a_provider_reads_back_from_its_name_and_its_model_names_its_api_and_itself() {
@@ -130,9 +149,8 @@ mod tests {
             assert_eq!(provider.name().parse(), Ok(provider));
             assert_eq!(provider.to_string(), provider.name());
             let model = provider.model();
-            let model = JsValue::from(&model);
-            assert!(is_str(field(&model, "provider"), provider.name()));
-            assert!(is_str(field(&model, "api"), provider.api().name()));
+            assert!(is_str(field(model, "provider"), provider.name()));
+            assert!(is_str(field(model, "api"), provider.api().name()));
         }
         let unknown = "bedrock".parse::<Provider>().unwrap_err().to_string();
         assert_eq!(

@@ -518,18 +518,17 @@ fn joined_text<'a>(blocks: &'a [JsValue<'a>]) -> Cow<'a, str> {
 mod tests {
     use serde_json::{Value, json};
 
+    use crate::js_value::{self, JsValue};
     use crate::pi::{Api, PiVersion, default_model, render};
 
     /// The first block of the assistant's request message, for `model`.
     fn first_assistant_block(messages: &[Value], model: &Value) -> Value {
-        let rendered = render(
-            messages,
-            model,
-            Api::AnthropicMessages,
-            PiVersion::default(),
-        )
-        .expect("renders");
-        rendered.body["messages"][1]["content"][0].clone()
+        let messages = js_value::borrow_all(messages);
+        let model = JsValue::from(model);
+        let v = PiVersion::default();
+        let rendered = render(&messages, &model, Api::AnthropicMessages, v).expect("renders");
+        let body = json!(rendered.body(&model, v).expect("renders"));
+        body["messages"][1]["content"][0].clone()
     }
 
     /// An unsigned thinking block is sent as text, unless the model takes an empty signature.
@@ -541,7 +540,7 @@ mod tests {
                    "api": "anthropic-messages", "provider": "anthropic",
                    "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 2}),
         ];
-        let mut model = default_model();
+        let mut model = default_model().to_value();
         assert_eq!(
             first_assistant_block(&messages, &model),
             json!({"type": "text", "text": "hmm"})

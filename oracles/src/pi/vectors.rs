@@ -6,7 +6,6 @@
 use std::borrow::Cow;
 
 use std::io;
-use std::sync::LazyLock;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -209,9 +208,7 @@ pub(crate) fn answer_messages<R>(
 /// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`),
 /// borrowing the strings of both: the default model is built once.
 fn merged_model<'a>(overrides: Option<&JsValue<'a>>) -> JsValue<'a> {
-    static DEFAULT_JSON: LazyLock<Value> = LazyLock::new(default_model);
-    static DEFAULT: LazyLock<JsValue<'static>> = LazyLock::new(|| JsValue::from(&*DEFAULT_JSON));
-    match (&*DEFAULT, overrides) {
+    match (default_model(), overrides) {
         (JsValue::Object(base), Some(JsValue::Object(overrides))) => {
             JsValue::Object(base.spread(overrides))
         }
@@ -243,7 +240,7 @@ mod tests {
     use serde_json::json;
 
     use super::{run_vector_input, run_vector_input_with_fault, write_vector_answer};
-    use crate::js_value::JsValue;
+    use crate::js_value::{self, JsValue};
     use crate::json_text;
     use crate::pi::{Api, Fault, PiVersion, Provider, render};
 
@@ -278,13 +275,13 @@ mod tests {
                 "openaiResponses",
                 "input",
                 Api::OpenAiResponses,
-                Provider::OpenAi.model(),
+                Provider::OpenAi.model().to_value(),
             ),
             (
                 "google",
                 "contents",
                 Api::GoogleGenerativeAi,
-                Provider::Google.model(),
+                Provider::Google.model().to_value(),
             ),
         ];
         let long = "z".repeat(41);
@@ -293,14 +290,11 @@ mod tests {
             for (key, list, api, model) in &bodies {
                 let input = json!({*key: true, "model": model, "messages": messages});
                 let output = run_vector_input(&input, PiVersion::default());
-                let rendered = render(
-                    messages.as_array().unwrap(),
-                    model,
-                    *api,
-                    PiVersion::default(),
-                )
-                .unwrap();
-                assert_eq!(output[key][list], rendered.body[list], "{key} {id}");
+                let messages = js_value::borrow_all(messages.as_array().unwrap());
+                let model = JsValue::from(model);
+                let rendered = render(&messages, &model, *api, PiVersion::default()).unwrap();
+                let body = json!(rendered.body(&model, PiVersion::default()).unwrap());
+                assert_eq!(output[key][list], body[list], "{key} {id}");
             }
         }
         // The two ids that come out otherwise than Anthropic's do, as the bodies show them.

@@ -84,32 +84,37 @@ fn the_skipped_vectors_are_exactly_the_session_ones() {
 #[test]
 fn the_borrowing_pipeline_renders_what_render_does() {
     use ctxfuzz_oracles::js_value::{self, JsValue};
-    use ctxfuzz_oracles::pi::{Api, convert_and_transform, default_model, render};
+    use ctxfuzz_oracles::pi::{
+        Api, convert_and_transform, convert_to_llm, default_model, transform_messages,
+    };
     let mut compared = 0;
     for vector in vectors().iter().filter(|v| !is_session_mode(&v.input)) {
         let Some(messages) = vector.input["messages"].as_array() else {
             continue;
         };
-        let mut model = default_model();
+        let mut model = default_model().to_value();
         if let Some(overrides) = vector.input["model"].as_object() {
             for (key, value) in overrides {
                 model[key] = value.clone();
             }
         }
-        let skip_convert = vector.input["skipConvert"] == true;
+        let model = JsValue::from(&model);
+        if vector.input["skipConvert"] == true {
+            continue;
+        }
+        let input = js_value::borrow_all(messages);
         for pi_version in PiVersion::ALL {
-            let Ok(rendered) = render(messages, &model, Api::AnthropicMessages, pi_version) else {
+            let Ok(llm) = convert_to_llm(&input, pi_version) else {
                 continue;
             };
-            if skip_convert {
+            let Ok(transformed) =
+                transform_messages(&llm, &model, Api::AnthropicMessages, pi_version)
+            else {
                 continue;
-            }
-            let input = js_value::borrow_all(messages);
-            let borrowed =
-                convert_and_transform(&input, &JsValue::from(&model), pi_version).expect("renders");
+            };
+            let borrowed = convert_and_transform(&input, &model, pi_version).expect("renders");
             assert_eq!(
-                borrowed.iter().map(|m| m.to_value()).collect::<Vec<_>>(),
-                rendered.transformed,
+                borrowed, transformed,
                 "[{pi_version}] {}: the borrowing pipeline renders what `render` does",
                 vector.name
             );

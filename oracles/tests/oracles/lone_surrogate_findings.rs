@@ -5,7 +5,6 @@
 //! bodies are JSON text, read with `json_text::parse` as `JSON.parse` reads them.
 
 use ctxfuzz_oracles::invariants::wire::findings;
-use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{self, PiVersion, run_vector_input};
 use ctxfuzz_oracles::wire::WireRule;
@@ -91,15 +90,15 @@ fn an_id_cut_inside_a_surrogate_pair_is_normalised_to_one_underscore() {
 /// the normalised one does not.
 #[test]
 fn check_refuses_the_id_pi_sends_unchanged_and_accepts_the_normalised_one() {
-    let model = JsValue::from(pi::default_model());
+    let model = pi::default_model();
     // Read as `check` reads a file: borrowed from the text.
     let same_model = json_text::parse_borrowed(SAME_MODEL).expect("valid JSON text");
     let other_model = json_text::parse_borrowed(OTHER_MODEL).expect("valid JSON text");
     for v in VARIANTS {
-        let same = findings(same_model.as_array().unwrap(), &model, v).unwrap();
+        let same = findings(same_model.as_array().unwrap(), model, v).unwrap();
         let rules: Vec<WireRule> = same.iter().map(|f| f.wire.rule).collect();
         assert_eq!(rules, [WireRule::InvalidToolUseId], "{v:?}");
-        let other = findings(other_model.as_array().unwrap(), &model, v).unwrap();
+        let other = findings(other_model.as_array().unwrap(), model, v).unwrap();
         assert!(other.is_empty(), "{v:?}: {}", other.len());
     }
 }

@@ -11,7 +11,7 @@ use crate::common::{assistant, call, result, user};
 
 /// The causes of the findings of wire rule `rule` on `input`.
 fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
-    let Judgement::Fail(violations) = wire::judge(input, &default_model(), PiVersion::default())
+    let Judgement::Fail(violations) = wire::judge(input, default_model(), PiVersion::default())
     else {
         return Vec::new();
     };
@@ -124,7 +124,7 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
         result("t1"),
         result("t1"),
     ];
-    let Judgement::Fail(violations) = wire::judge(&input, &default_model(), PiVersion::default())
+    let Judgement::Fail(violations) = wire::judge(&input, default_model(), PiVersion::default())
     else {
         panic!("expected violations");
     };

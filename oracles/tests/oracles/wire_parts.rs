@@ -18,15 +18,15 @@ fn in_parts(
     v: PiVersion,
     part_size: usize,
 ) -> Option<Result<Vec<WireFinding>, Thrown>> {
-    let model = JsValue::from(default_model());
-    let mut parts = Parts::new(&model, v, part_size);
+    let model = default_model();
+    let mut parts = Parts::new(model, v, part_size);
     input.iter().for_each(|m| parts.push(JsValue::from(m)));
     parts.finish()
 }
 
 fn whole(input: &[Value], v: PiVersion) -> Vec<WireFinding> {
     let input: Vec<JsValue> = input.iter().map(JsValue::from).collect();
-    wire::findings(&input, &JsValue::from(default_model()), v).expect("pi does not throw")
+    wire::findings(&input, default_model(), v).expect("pi does not throw")
 }
 
 fn rules(found: &[WireFinding]) -> Vec<(WireRule, usize)> {

@@ -14,7 +14,7 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{self, Api, PiVersion, Provider, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
@@ -33,8 +33,8 @@ pub(super) struct Boundary {
     /// before providers were recorded was judged).
     named: Option<Provider>,
     provider: Provider,
-    /// The provider's model, read once for the oracle, which takes it for every case.
-    model: JsValue<'static>,
+    /// The provider's model, which the oracle takes for every case.
+    model: &'static JsValue<'static>,
 }
 
 impl Boundary {
@@ -48,7 +48,7 @@ impl Boundary {
             release: profile.pi.clone(),
             named: profile.provider,
             provider,
-            model: JsValue::from(provider.model()),
+            model: provider.model(),
         }
     }
 
@@ -58,7 +58,7 @@ impl Boundary {
         &self,
         messages: &'a [M],
     ) -> Option<Result<Vec<Violation>, Thrown>> {
-        let judged = wire::body_rejections(messages, &self.model, self.provider.api(), self.pi)?;
+        let judged = wire::body_rejections(messages, self.model, self.provider.api(), self.pi)?;
         Some(judged.map(|found| found.iter().map(|r| self.violation(r)).collect()))
     }
 
@@ -82,7 +82,7 @@ impl Boundary {
     /// The verdict on the body pi builds for `messages`, as `ctxfuzz check --provider` gives it.
     pub fn judge<'a, M: Borrow<JsValue<'a>>>(&self, messages: &'a [M]) -> Judgement {
         match self.body_violations(messages) {
-            None => wire::judge_borrowed(messages, &self.model, self.pi),
+            None => wire::judge_borrowed(messages, self.model, self.pi),
             Some(Ok(violations)) => Judgement::from_violations(violations),
             Some(Err(thrown)) => Judgement::CannotJudge(thrown.to_string()),
         }
@@ -95,7 +95,7 @@ impl Boundary {
         messages: &'a [M],
     ) -> Result<Vec<Violation>, Thrown> {
         self.body_violations(messages)
-            .unwrap_or_else(|| wire::permanent(messages, &self.model, self.pi))
+            .unwrap_or_else(|| wire::permanent(messages, self.model, self.pi))
     }
 
     /// How many permanent 400s `messages` draw, read as [`JsValue`]s (or references to them):
@@ -104,9 +104,9 @@ impl Boundary {
         &self,
         messages: &'a [M],
     ) -> Result<usize, Thrown> {
-        match wire::body_rejections(messages, &self.model, self.provider.api(), self.pi) {
+        match wire::body_rejections(messages, self.model, self.provider.api(), self.pi) {
             Some(judged) => judged.map(|found| found.len()),
-            None => wire::permanent_count(messages, &self.model, self.pi),
+            None => wire::permanent_count(messages, self.model, self.pi),
         }
     }
 
@@ -114,11 +114,18 @@ impl Boundary {
     /// Anthropic body's messages, or the whole body of any other API (its one list).
     pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
         let api = self.provider.api();
-        match pi::render(messages, &self.model.to_value(), api, self.pi) {
-            Ok(rendered) => {
+        let messages = js_value::borrow_all(messages);
+        // Through a `Value`, which writes every object's keys sorted, as the explanations have
+        // always shown them.
+        let body = pi::render(&messages, self.model, api, self.pi).and_then(|rendered| {
+            let body = rendered.body(self.model, self.pi)?;
+            Ok(serde_json::to_value(body).expect("a body is plain JSON"))
+        });
+        match body {
+            Ok(body) => {
                 let shown = match api {
-                    Api::AnthropicMessages => &rendered.body["messages"],
-                    _ => &rendered.body,
+                    Api::AnthropicMessages => &body["messages"],
+                    _ => &body,
                 };
                 serde_json::to_string_pretty(shown).expect("JSON") + "\n"
             }

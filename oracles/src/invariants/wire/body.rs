@@ -68,8 +68,8 @@ mod tests {
         provider: Provider,
     ) -> Option<Result<Vec<(WireRule, String)>, Thrown>> {
         let messages = js_value::borrow_all(messages.as_array().unwrap());
-        let model = JsValue::from(provider.model());
-        let judged = body_rejections(&messages, &model, provider.api(), PiVersion::default())?;
+        let model = provider.model();
+        let judged = body_rejections(&messages, model, provider.api(), PiVersion::default())?;
         Some(judged.map(|found| found.into_iter().map(|r| (r.rule, r.location)).collect()))
     }
 

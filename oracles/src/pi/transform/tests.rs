@@ -1,5 +1,17 @@
 use super::*;
 
+/// `transformMessages` of `messages` for `model` with Anthropic's id normaliser, as `Value`s.
+fn transform_values(
+    messages: &[serde_json::Value],
+    model: &JsValue,
+    v: PiVersion,
+) -> Result<Vec<serde_json::Value>, Thrown> {
+    let messages = crate::js_value::borrow_all(messages);
+    let out =
+        crate::pi::transform_messages(&messages, model, crate::pi::Api::AnthropicMessages, v)?;
+    Ok(out.iter().map(|message| message.to_value()).collect())
+}
+
 /// `{...msg, content: []}` of a message without content: an object keeps its fields, a
 /// string spreads its characters, a number spreads nothing.
 #[test]
@@ -9,14 +21,7 @@ fn a_message_without_content_is_spread_with_empty_content() {
         serde_json::json!("ab"),
         serde_json::json!(5),
     ];
-    let model = crate::pi::default_model();
-    let out = crate::pi::transform_messages(
-        &messages,
-        &model,
-        crate::pi::Api::AnthropicMessages,
-        PiVersion::From130,
-    )
-    .unwrap();
+    let out = transform_values(&messages, crate::pi::default_model(), PiVersion::From130).unwrap();
     assert_eq!(
         out,
         [
@@ -35,26 +40,15 @@ fn a_null_message_throws_before_a_later_content_is_iterated() {
         serde_json::json!(null),
         serde_json::json!({"role": "toolResult", "toolCallId": "a", "content": null}),
     ];
-    let mut model = crate::pi::default_model();
+    let mut model = crate::pi::default_model().to_value();
     model["input"] = serde_json::json!(["text"]);
-    let thrown = crate::pi::transform_messages(
-        &messages,
-        &model,
-        crate::pi::Api::AnthropicMessages,
-        PiVersion::Before0804,
-    )
-    .unwrap_err();
+    let model = JsValue::from(&model);
+    let thrown = transform_values(&messages, &model, PiVersion::Before0804).unwrap_err();
     assert_eq!(
         thrown.error,
         "TypeError: Cannot read properties of null (reading 'role')"
     );
-    let thrown = crate::pi::transform_messages(
-        &messages[1..],
-        &model,
-        crate::pi::Api::AnthropicMessages,
-        PiVersion::Before0804,
-    )
-    .unwrap_err();
+    let thrown = transform_values(&messages[1..], &model, PiVersion::Before0804).unwrap_err();
     assert_eq!(thrown.error, "TypeError: content is not iterable");
 }
 
@@ -75,16 +69,10 @@ fn another_models_call_loses_its_signature_whatever_its_id() {
     };
     let result = serde_json::json!({"role": "toolResult", "toolCallId": "call_1",
         "toolName": "bash", "content": [], "isError": false});
-    let model = crate::pi::default_model();
     for signature in [true, false] {
         let messages = [assistant(call(signature)), result.clone()];
-        let out = crate::pi::transform_messages(
-            &messages,
-            &model,
-            crate::pi::Api::AnthropicMessages,
-            PiVersion::From130,
-        )
-        .unwrap();
+        let out =
+            transform_values(&messages, crate::pi::default_model(), PiVersion::From130).unwrap();
         assert_eq!(
             out,
             [assistant(call(false)), result.clone()],
