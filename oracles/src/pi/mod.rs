@@ -78,7 +78,7 @@ pub fn convert_and_transform<'a>(
 /// "max_tokens", "stream"}` (typed); openai-completions' `{"messages"}`, openai-responses'
 /// `{"input"}`, google-generative-ai's `{"contents"}` (the rest of those bodies is not modelled,
 /// docs/oracle.md). Written as JSON by its `Serialize`, each in its own shape.
-#[derive(Debug, Serialize)]
+#[derive(Serialize)]
 #[serde(untagged)]
 pub enum Body<'r> {
     Anthropic(Request<'r>),
