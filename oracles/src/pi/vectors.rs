@@ -177,7 +177,9 @@ pub(crate) fn answer_messages<R>(
     // (as it does most ids), run again only when not. A seeded fault stays in the Anthropic
     // stages, as before, so no other body takes their `transformed`. Each body borrows from the
     // run it was built from: a run of its own is kept in its slot of `own_runs`.
-    for ((key, api), own_run) in JSON_BODIES.into_iter().zip(&mut own_runs) {
+    let mut bodies: [Option<JsValue>; JSON_BODIES.len()] = Default::default();
+    let asked = JSON_BODIES.into_iter().zip(&mut own_runs).zip(&mut bodies);
+    for (((key, api), own_run), body) in asked {
         let Some((body_key, build)) = json_body(api).filter(|_| truthy(field(input, key))) else {
             continue;
         };
@@ -191,18 +193,19 @@ pub(crate) fn answer_messages<R>(
                     Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
                 }
             };
-        let body = match build(&llm, messages, &model, v) {
-            Ok(items) => JsValue::object([(body_key, JsValue::from(items))]),
+        match build(&llm, messages, &model, v) {
+            Ok(items) => *body = Some(JsValue::object([(body_key, JsValue::from(items))])),
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
-        };
-        let slot = match api {
-            Api::OpenAiCompletions => &mut answer.openai_completions,
-            Api::OpenAiResponses => &mut answer.openai_responses,
-            Api::GoogleGenerativeAi | Api::AnthropicMessages => &mut answer.google,
-        };
-        *slot = Some(body);
+        }
     }
-    emit(&answer)
+    // In the order of `JSON_BODIES`.
+    let [openai_completions, openai_responses, google] = bodies;
+    emit(&Answer {
+        openai_completions,
+        openai_responses,
+        google,
+        ..answer
+    })
 }
 
 /// The default model with the input's fields laid over it (`{...defaultModel, ...input.model}`),
