@@ -164,8 +164,10 @@ fn an_array_read_item_by_item_gives_the_items_of_a_whole_read() {
             to_string(&whole).unwrap(),
             "{text}"
         );
-        // A document searched once reads the same items every time it is read.
+        // A document searched once reads the same items every time it is read, and lends the
+        // text it was searched in (whose offsets `item_starts` notes).
         let document = Searched::new(text);
+        assert_eq!(document.text(), text);
         for _ in 0..2 {
             let mut again = Vec::new();
             let read = document.for_each_item_where(
