@@ -22,6 +22,16 @@ pub trait Json: Sized {
     /// Whether `self` is an object without fields (Python's truthiness tells `{}` apart;
     /// JavaScript's never does).
     fn is_empty_object(&self) -> bool;
+    /// An object's fields, in its order (none when `self` is no object).
+    fn members(&self) -> impl Iterator<Item = (&str, &Self)>;
+    /// A copy of the object `self` with its field `key` set to the array `items` (what the
+    /// format readers leave of a message that mixes results with other parts).
+    fn with_array(&self, key: &'static str, items: Vec<Self>) -> Self;
+    /// `self` when it is a JSON number written as a non-negative integer (`3`, not `3.0`).
+    fn as_u64(&self) -> Option<u64>;
+    /// `self` as the pi model reads it: a `JsValue` borrowing from a `Value`'s strings, or a
+    /// copy of a `JsValue`.
+    fn to_js(&self) -> JsValue<'_>;
 }
 
 /// A JSON value's kind with its contents, as [`Json::view`] shows it.
@@ -41,6 +51,29 @@ impl Json for Value {
 
     fn is_empty_object(&self) -> bool {
         self.as_object().is_some_and(serde_json::Map::is_empty)
+    }
+
+    fn members(&self) -> impl Iterator<Item = (&str, &Self)> {
+        self.as_object()
+            .into_iter()
+            .flatten()
+            .map(|(key, value)| (key.as_str(), value))
+    }
+
+    fn as_u64(&self) -> Option<u64> {
+        Value::as_u64(self)
+    }
+
+    fn to_js(&self) -> JsValue<'_> {
+        JsValue::from(self)
+    }
+
+    fn with_array(&self, key: &'static str, items: Vec<Self>) -> Self {
+        let mut copy = self.clone();
+        if let Value::Object(fields) = &mut copy {
+            fields.insert(key.into(), Value::Array(items));
+        }
+        copy
     }
 
     fn view(&self) -> View<'_, Self> {
@@ -64,6 +97,30 @@ impl Json for JsValue<'_> {
         self.as_object().is_some_and(|object| object.len() == 0)
     }
 
+    fn members(&self) -> impl Iterator<Item = (&str, &Self)> {
+        self.as_object()
+            .into_iter()
+            .flat_map(|object| object.iter())
+    }
+
+    fn as_u64(&self) -> Option<u64> {
+        match self {
+            JsValue::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
+    fn to_js(&self) -> JsValue<'_> {
+        self.clone()
+    }
+
+    fn with_array(&self, key: &'static str, items: Vec<Self>) -> Self {
+        match self.as_object() {
+            Some(object) => JsValue::Object(object.with(key, JsValue::from(items))),
+            None => self.clone(),
+        }
+    }
+
     fn view(&self) -> View<'_, Self> {
         match self {
             JsValue::Null => View::Null,
@@ -81,6 +138,14 @@ impl Json for JsValue<'_> {
 /// (The pipeline's values only: a `&Cow<JsValue>` or `&&JsValue` argument coerces to this.)
 pub fn field<'v, 'a>(obj: &'v JsValue<'a>, key: &str) -> Option<&'v JsValue<'a>> {
     obj.member(key)
+}
+
+/// `value` when it is a string (`typeof value === "string"`).
+pub fn as_string<J: Json>(value: Option<&J>) -> Option<&str> {
+    match value?.view() {
+        View::String(text) => Some(text),
+        _ => None,
+    }
 }
 
 /// JavaScript truthiness: `undefined`, `null`, `false`, `0`, `NaN` and `""` are falsy; every
@@ -275,6 +340,34 @@ mod tests {
             assert_eq!(value.is_empty_object(), empty, "{value}");
             assert_eq!(JsValue::from(&value).is_empty_object(), empty, "{value}");
         }
+    }
+
+    #[test]
+    fn members_and_a_copy_with_an_array_read_alike_in_both_representations() {
+        fn fields<J: Json + std::fmt::Display>(value: &J) -> Vec<(String, String)> {
+            let mut fields: Vec<_> = value
+                .members()
+                .map(|(key, value)| (key.to_string(), value.to_string()))
+                .collect();
+            fields.sort();
+            fields
+        }
+        let message = json!({"role": "user", "content": [1, 2], "id": "a"});
+        let borrowed = JsValue::from(&message);
+        let expected = [("content", "[1,2]"), ("id", "\"a\""), ("role", "\"user\"")]
+            .map(|(key, value)| (key.to_string(), value.to_string()));
+        assert_eq!(fields(&message), expected);
+        assert_eq!(fields(&borrowed), expected);
+        assert_eq!(json!([1]).members().count(), 0);
+        assert_eq!(JsValue::from(&json!("a")).members().count(), 0);
+
+        let kept = json!({"role": "user", "content": [2], "id": "a"});
+        assert_eq!(message.with_array("content", vec![json!(2)]), kept);
+        assert_eq!(
+            borrowed.with_array("content", vec![JsValue::from(2u64)]),
+            JsValue::from(&kept)
+        );
+        assert_eq!(fields(&message), expected, "the original is left as it was");
     }
 
     #[test]

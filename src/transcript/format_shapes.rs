@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use ctxfuzz_oracles::formats::{Format, Role};
-use serde_json::Value;
+use ctxfuzz_oracles::js::{Json, View, as_string};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FormatShape {
@@ -89,7 +89,7 @@ impl fmt::Display for FormatShape {
 }
 
 /// The shapes `messages`, written in `format`, has.
-pub fn format_shapes(format: Format, messages: &[Value]) -> BTreeSet<FormatShape> {
+pub fn format_shapes<J: Json + Clone>(format: Format, messages: &[J]) -> BTreeSet<FormatShape> {
     let mut found = BTreeSet::new();
     let view = format.view(messages);
     if view.first().is_some_and(|entry| entry.role == Role::System) {
@@ -97,11 +97,9 @@ pub fn format_shapes(format: Format, messages: &[Value]) -> BTreeSet<FormatShape
     }
     for (message, entry) in messages.iter().zip(&view) {
         if !entry.calls.is_empty() {
-            match message.get("content") {
-                Some(Value::Null) => found.insert(FormatShape::NullContentWithCalls),
-                Some(Value::String(text)) if text.is_empty() => {
-                    found.insert(FormatShape::EmptyContentWithCalls)
-                }
+            match message.member("content").map(Json::view) {
+                Some(View::Null) => found.insert(FormatShape::NullContentWithCalls),
+                Some(View::String("")) => found.insert(FormatShape::EmptyContentWithCalls),
                 _ => false,
             };
         }
@@ -119,20 +117,20 @@ pub fn format_shapes(format: Format, messages: &[Value]) -> BTreeSet<FormatShape
 }
 
 /// The text and optional-field shapes of `value` and everything inside it.
-fn texts_and_fields(format: Format, value: &Value, found: &mut BTreeSet<FormatShape>) {
-    match value {
-        Value::Array(items) => items
+fn texts_and_fields<J: Json>(format: Format, value: &J, found: &mut BTreeSet<FormatShape>) {
+    match value.view() {
+        View::Array(items) => items
             .iter()
             .for_each(|item| texts_and_fields(format, item, found)),
-        Value::Object(map) => {
+        View::Object => {
             for &(key, kind, field) in FormatShape::optional_fields(format) {
-                if map.get(key).and_then(Value::as_str) == Some(kind) && !map.contains_key(field) {
+                if as_string(value.member(key)) == Some(kind) && value.member(field).is_none() {
                     found.insert(FormatShape::MissingOptional(kind, field));
                 }
             }
-            for (key, item) in map {
-                match item {
-                    Value::String(text) if TEXT_KEYS.contains(&key.as_str()) => {
+            for (key, item) in value.members() {
+                match item.view() {
+                    View::String(text) if TEXT_KEYS.contains(&key) => {
                         if text.is_empty() {
                             found.insert(FormatShape::EmptyText);
                         } else if text.trim().is_empty() {

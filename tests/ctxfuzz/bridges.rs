@@ -43,7 +43,7 @@ struct Tally {
 /// the call id concerned, in order (message indices differ between formats that group results
 /// differently, so they are left out; a call id repeated among the calls is a rule of one
 /// provider, not a pairing, so it is left out too).
-fn pairing(format: Format, view: &[Entry]) -> Vec<(WireRule, Option<String>)> {
+fn pairing(format: Format, view: &[Entry<Value>]) -> Vec<(WireRule, Option<String>)> {
     wire::validate(format, view)
         .into_iter()
         .filter(|v| v.rule != WireRule::DuplicateCallId)

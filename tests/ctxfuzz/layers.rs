@@ -224,20 +224,12 @@ const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
         "`Build for Value`: the generators build either type",
     ),
     (
-        "ctxfuzz::transcript::format_shapes",
-        "the formats' shape classifier",
-    ),
-    (
         "ctxfuzz::harness::targets",
         "the targets' inputs built or judged as `Value`",
     ),
     (
         "ctxfuzz_oracles::formats",
-        "the format bridges: `Entry.rest` clones each message",
-    ),
-    (
-        "ctxfuzz_oracles::contracts",
-        "the contracts judge the bridges' `Value`s",
+        "the bridges write each format's messages as `Value` (the readers read any `Json`)",
     ),
     (
         "ctxfuzz_oracles::invariants",

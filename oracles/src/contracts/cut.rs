@@ -23,11 +23,15 @@
 //! whose result is summarised away is damage the input already had (a result before its call):
 //! not charged.
 
-use serde_json::{Value, json};
+use std::fmt::Display;
+
+use serde::Serialize;
+use serde_json::json;
 
 use crate::formats::{Entry, Format, Role};
 use crate::invariants::compaction::NO_NEW_ORPHANS;
 use crate::invariants::{Cause, Invariant, Violation};
+use crate::js::Json;
 
 pub const BOUNDARY_IN_RANGE: Invariant = Invariant {
     id: "cut-boundary-in-range",
@@ -44,11 +48,11 @@ pub const INVARIANTS: &[Invariant] = &[BOUNDARY_IN_RANGE, COMPACTS_WHEN_ASKED, N
 
 /// Judges one cut: `boundary` as the program answered a request for `messages` with `target`
 /// (the request's `target`, if it is a non-negative integer).
-pub fn check(
+pub fn check<J: Json + Clone + Display + Serialize>(
     format: Format,
-    messages: &[Value],
+    messages: &[J],
     target: Option<u64>,
-    boundary: &Value,
+    boundary: &J,
 ) -> Vec<Violation> {
     let len = messages.len();
     let Some(n) = boundary.as_u64().filter(|&n| n <= len as u64) else {
@@ -105,7 +109,7 @@ pub fn check(
 /// message opens its calls (and closes the earlier ones), a result consumes its call if open, and
 /// any other content (a message that is not only results) closes every open call after its
 /// results are read.
-fn orphans(view: &[Entry]) -> Vec<bool> {
+fn orphans<J: Json + Clone>(view: &[Entry<J>]) -> Vec<bool> {
     let mut open: Vec<(Option<&str>, &str)> = Vec::new();
     view.iter()
         .map(|entry| {
@@ -142,6 +146,7 @@ fn orphans(view: &[Entry]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn transcript() -> Vec<Value> {
         json!([

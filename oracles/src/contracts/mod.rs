@@ -19,15 +19,15 @@ pub mod trim;
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::error::{Error, by_name};
 use crate::invariants::Group;
 
 /// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
 /// result, a pruner's notice): looked for in the value's JSON text.
-fn carries_marker(value: &Value, marker: &str) -> bool {
-    value.to_string().contains(marker)
+fn carries_marker(value: &impl Serialize, marker: &str) -> bool {
+    serde_json::to_string(value).is_ok_and(|text| text.contains(marker))
 }
 
 /// The invariants of each contract, and the page that explains them. (The cut contract judges

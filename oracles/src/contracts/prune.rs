@@ -28,11 +28,13 @@
 //!   and its results it is damage.
 
 use foldhash::HashSet;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation};
+use crate::js::{Json, View, as_string};
 use crate::wire::WireRule;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
@@ -69,11 +71,11 @@ pub const PRUNE: Removal = Removal {
 impl Removal {
     /// Judges one removal: `output` as the program answered `input`; `marker` is the text the
     /// program's notice carries, if it adds one.
-    pub fn check(
+    pub fn check<J: Json + Clone + PartialEq + Serialize>(
         &self,
         format: Format,
-        input: &[Value],
-        output: &[Value],
+        input: &[J],
+        output: &[J],
         marker: Option<&str>,
     ) -> Vec<Violation> {
         let view = format.view(input);
@@ -115,15 +117,15 @@ enum Damage {
 /// Where the output stops being the input pruned: an output message that is not the next input
 /// message it could be (past only messages that may go) with what the contract names removed, and
 /// not the one notice; or an input message the output lost that held more than that.
-fn not_pruned(
+fn not_pruned<J: Json + PartialEq + Serialize>(
     format: Format,
-    input: &[Value],
+    input: &[J],
     may_go: &[bool],
-    output: &[Value],
+    output: &[J],
     marker: Option<&str>,
     invariant: Invariant,
 ) -> Option<Violation> {
-    let violation = |summary: String, evidence: Value| Violation {
+    let violation = |summary: String, evidence| Violation {
         invariant,
         cause: Cause::SystemUnderTest,
         summary,
@@ -167,14 +169,14 @@ fn not_pruned(
 /// or what is left of it holds no content but calls and reasoning (an empty list, `""`, `null`).
 /// A message without a content field holds something: pi's bash runs and summaries keep their
 /// text in other fields; in every other format, the content field is where a message's text is.
-fn holds_nothing_kept(format: Format, entry: &Entry) -> bool {
+fn holds_nothing_kept<J: Json + Clone>(format: Format, entry: &Entry<J>) -> bool {
     let Some(rest) = &entry.rest else {
         return true;
     };
-    match rest.get(content_key(format)) {
+    match rest.member(content_key(format)).map(Json::view) {
         None => format != Format::Pi,
-        Some(Value::Array(parts)) => parts.iter().all(|part| removable_part(format, part)),
-        Some(content) => content.is_null() || content == "",
+        Some(View::Array(parts)) => parts.iter().all(|part| removable_part(format, part)),
+        Some(content) => matches!(content, View::Null | View::String("")),
     }
 }
 
@@ -188,8 +190,8 @@ fn content_key(format: Format) -> &'static str {
 
 /// Whether `part`, a content part of a message of `format`, is one the contract lets a pruner
 /// remove: a tool call, a tool result or reasoning.
-fn removable_part(format: Format, part: &Value) -> bool {
-    let kind = part.get("type").and_then(Value::as_str).unwrap_or("");
+fn removable_part<J: Json>(format: Format, part: &J) -> bool {
+    let kind = as_string(part.member("type")).unwrap_or("");
     match format {
         Format::Pi => matches!(kind, "toolCall" | "thinking"),
         Format::OpenAi => false,
@@ -200,8 +202,11 @@ fn removable_part(format: Format, part: &Value) -> bool {
         Format::Gemini => {
             ["functionCall", "functionResponse"]
                 .iter()
-                .any(|key| part.get(key).is_some())
-                || part.get("thought") == Some(&Value::Bool(true))
+                .any(|key| part.member(key).is_some())
+                || matches!(
+                    part.member("thought").map(Json::view),
+                    Some(View::Bool(true))
+                )
         }
         Format::AiSdk => matches!(
             kind,
@@ -226,25 +231,29 @@ fn removable_field(format: Format, key: &str) -> bool {
 
 /// Whether `pruned` is `original` with some of what the contract names removed (or unchanged):
 /// removable content parts and removable fields (or items of them), every other field as it was.
-fn pruned_from(format: Format, original: &Value, pruned: &Value) -> bool {
-    let (Some(original), Some(pruned)) = (original.as_object(), pruned.as_object()) else {
+fn pruned_from<J: Json + PartialEq>(format: Format, original: &J, pruned: &J) -> bool {
+    let (View::Object, View::Object) = (original.view(), pruned.view()) else {
         return original == pruned;
     };
     let content = content_key(format);
-    pruned.keys().all(|key| original.contains_key(key))
-        && original.iter().all(|(key, value)| match pruned.get(key) {
-            Some(kept) if key == content => {
-                items_removed(value, kept, |part| removable_part(format, part))
-            }
-            Some(kept) if removable_field(format, key) => items_removed(value, kept, |_| true),
-            Some(kept) => kept == value,
-            None => removable_field(format, key),
-        })
+    pruned
+        .members()
+        .all(|(key, _)| original.member(key).is_some())
+        && original
+            .members()
+            .all(|(key, value)| match pruned.member(key) {
+                Some(kept) if key == content => {
+                    items_removed(value, kept, |part| removable_part(format, part))
+                }
+                Some(kept) if removable_field(format, key) => items_removed(value, kept, |_| true),
+                Some(kept) => kept == value,
+                None => removable_field(format, key),
+            })
 }
 
 /// Whether `kept` is `value`, or (both lists) `value` with some items `removable` allows removed.
-fn items_removed(value: &Value, kept: &Value, removable: impl Fn(&Value) -> bool) -> bool {
-    let (Value::Array(items), Value::Array(kept)) = (value, kept) else {
+fn items_removed<J: Json + PartialEq>(value: &J, kept: &J, removable: impl Fn(&J) -> bool) -> bool {
+    let (View::Array(items), View::Array(kept)) = (value.view(), kept.view()) else {
         return value == kept;
     };
     let mut items = items.iter();

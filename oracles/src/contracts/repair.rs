@@ -30,12 +30,13 @@
 use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt, HashSet};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
-use crate::js_value;
+use crate::js::{Json, View, as_string, is_str};
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 use crate::wire::WireRule;
 
@@ -78,17 +79,17 @@ pub const INVARIANTS: &[Invariant] = &[
 ];
 
 /// One repair by a program, as the contract needs it.
-pub struct RepairRun<'a> {
+pub struct RepairRun<'a, J> {
     pub format: Format,
-    pub input: &'a [Value],
-    pub output: &'a [Value],
+    pub input: &'a [J],
+    pub output: &'a [J],
     /// The program's repair of `output`.
-    pub again: &'a [Value],
+    pub again: &'a [J],
     /// The text every added result contains, if the package marks them.
     pub marker: Option<&'a str>,
 }
 
-pub fn check(run: &RepairRun) -> Vec<Violation> {
+pub fn check<J: Json + Clone + PartialEq + Serialize>(run: &RepairRun<J>) -> Vec<Violation> {
     let input = run.format.view(run.input);
     let output = run.format.view(run.output);
     let mut found = wire_violations(run, &input);
@@ -122,23 +123,26 @@ pub fn check(run: &RepairRun) -> Vec<Violation> {
 
 /// What is left of `view` without the results that answer one of `ids`: every message's rest and
 /// its other results, in order.
-fn without_results_of<'a>(view: &'a [Entry], ids: &HashSet<&str>) -> Vec<&'a Value> {
+fn without_results_of<'a, J: Json + Clone>(
+    view: &'a [Entry<J>],
+    ids: &HashSet<&str>,
+) -> Vec<&'a J> {
     view.iter()
         .flat_map(|entry| {
             let results = entry
                 .results
                 .iter()
                 .filter(|result| !result.id.as_deref().is_some_and(|id| ids.contains(id)))
-                .map(|result| &result.value);
-            entry.rest.iter().chain(results)
+                .map(|result| result.value);
+            entry.rest.as_deref().into_iter().chain(results)
         })
         .collect()
 }
 
 /// The call ids some message of `view` calls more than once (pi transcripts: as `sent` writes
 /// them).
-fn called_twice_in_one_message<'a>(
-    view: &'a [Entry],
+fn called_twice_in_one_message<'a, J: Json + Clone>(
+    view: &'a [Entry<J>],
     sent: impl Fn(&'a str) -> Cow<'a, str>,
 ) -> HashSet<Cow<'a, str>> {
     let mut twice = HashSet::default();
@@ -154,7 +158,7 @@ fn called_twice_in_one_message<'a>(
 }
 
 /// How many calls of `view` carry each id.
-fn call_counts(view: &[Entry]) -> HashMap<&str, usize> {
+fn call_counts<'a, J: Json + Clone>(view: &'a [Entry<J>]) -> HashMap<&'a str, usize> {
     let mut counts = HashMap::new();
     for call in view.iter().flat_map(|e| &e.calls) {
         if let Some(id) = &call.id {
@@ -179,7 +183,7 @@ fn repeated_id_excuse(rule: &str, calls: usize, twice: bool) -> Option<&'static 
     }
 }
 
-fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
+fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> Vec<Violation> {
     if run.format == Format::Pi {
         // pi sends a call id as Anthropic's `normalizeToolCallId` writes it, and its rules name
         // it so: ids are compared as pi sends them.
@@ -204,11 +208,8 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
             )
         };
         let model = default_model();
-        return match pi_wire::permanent(
-            &js_value::borrow_all(run.output),
-            model,
-            PiVersion::default(),
-        ) {
+        let output: Vec<_> = run.output.iter().map(Json::to_js).collect();
+        return match pi_wire::permanent(&output, model, PiVersion::default()) {
             Ok(found) => found
                 .into_iter()
                 .map(|v| Violation {
@@ -218,11 +219,8 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
                 })
                 .collect(),
             Err(thrown) => {
-                let cause = match pi_wire::permanent(
-                    &js_value::borrow_all(run.input),
-                    model,
-                    PiVersion::default(),
-                ) {
+                let input: Vec<_> = run.input.iter().map(Json::to_js).collect();
+                let cause = match pi_wire::permanent(&input, model, PiVersion::default()) {
                     Err(_) => Cause::Unpreventable("pi itself throws on the input"),
                     Ok(_) => Cause::SystemUnderTest,
                 };
@@ -277,20 +275,23 @@ fn wire_violations(run: &RepairRun, input: &[Entry]) -> Vec<Violation> {
 /// not a JSON object is no message (pi's `convertToLlm` drops it too), and neither is a pi
 /// assistant message that stopped on an error or an abort (pi's `transformMessages` skips it):
 /// dropping either is not charged.
-fn others(format: Format, view: &[Entry]) -> Vec<(usize, &Value)> {
+fn others<'a, J: Json + Clone>(format: Format, view: &'a [Entry<J>]) -> Vec<(usize, &'a J)> {
     view.iter()
         .enumerate()
-        .filter_map(|(i, e)| Some((i, e.rest.as_ref().filter(|rest| rest.is_object())?)))
-        .filter(|(_, rest)| !(format == Format::Pi && pi_never_sends(rest)))
+        .filter_map(|(i, e)| {
+            let rest = e.rest.as_deref()?;
+            matches!(rest.view(), View::Object).then_some((i, rest))
+        })
+        .filter(|(_, rest)| !(format == Format::Pi && pi_never_sends(*rest)))
         .collect()
 }
 
 /// A pi assistant message that stopped on an error or an abort: pi's `transformMessages` leaves
 /// it out of every request.
-fn pi_never_sends(message: &Value) -> bool {
-    message.get("role") == Some(&json!("assistant"))
+fn pi_never_sends<J: Json>(message: &J) -> bool {
+    is_str(message.member("role"), "assistant")
         && matches!(
-            message.get("stopReason").and_then(Value::as_str),
+            as_string(message.member("stopReason")),
             Some("error" | "aborted")
         )
 }
@@ -301,27 +302,28 @@ fn pi_never_sends(message: &Value) -> bool {
 /// assistant message", "text content blocks must be non-empty"), so writing a notice into it or
 /// dropping it is a repair, not a loss: litellm writes "[System: Empty message content sanitised
 /// to satisfy protocol]" into an empty message and drops an empty text part beside tool calls.
-fn keeps(input: &Value, output: &Value) -> bool {
+fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
     if input == output {
         return true;
     }
-    let (Some(input), Some(output)) = (input.as_object(), output.as_object()) else {
-        return false;
-    };
-    input.len() == output.len()
-        && input.iter().all(|(key, value)| match output.get(key) {
-            Some(kept) if key == "content" || key == "parts" => fills(value, kept),
-            kept => kept == Some(value),
-        })
+    let objects = matches!(input.view(), View::Object) && matches!(output.view(), View::Object);
+    objects
+        && input.members().count() == output.members().count()
+        && input
+            .members()
+            .all(|(key, value)| match output.member(key) {
+                Some(kept) if key == "content" || key == "parts" => fills(value, kept),
+                kept => kept == Some(value),
+            })
 }
 
 /// Whether `filled` is `blank` (a `content` or `parts`) with each blank text filled in or left
 /// out, and everything else as it was, in order.
-fn fills(blank: &Value, filled: &Value) -> bool {
-    let blank_text = |part: &Value| text_of(part).is_some_and(|text| text.trim().is_empty());
-    match (blank, filled) {
-        (Value::String(blank), Value::String(_) | Value::Null) => blank.trim().is_empty(),
-        (Value::Array(blank), Value::Array(filled)) => {
+fn fills<J: Json + PartialEq>(blank: &J, filled: &J) -> bool {
+    let blank_text = |part: &J| text_of(part).is_some_and(|text| text.trim().is_empty());
+    match (blank.view(), filled.view()) {
+        (View::String(blank), View::String(_) | View::Null) => blank.trim().is_empty(),
+        (View::Array(blank), View::Array(filled)) => {
             // fills_from[j]: the parts of `blank` from the current one on become `filled[j..]`.
             let mut fills_from: Vec<bool> = (0..=filled.len()).map(|j| j == filled.len()).collect();
             for part in blank.iter().rev() {
@@ -337,30 +339,38 @@ fn fills(blank: &Value, filled: &Value) -> bool {
             }
             fills_from[0]
         }
-        (blank, filled) => blank == filled,
+        _ => blank == filled,
     }
 }
 
 /// The text of a text part (`{"type": "text", "text"}`, or Gemini's `{"text"}`).
-fn text_of(part: &Value) -> Option<&str> {
-    let typed = part.get("type").is_none_or(|kind| kind == "text");
-    part.get("text").and_then(Value::as_str).filter(|_| typed)
+fn text_of<J: Json>(part: &J) -> Option<&str> {
+    let typed = part
+        .member("type")
+        .is_none_or(|kind| is_str(Some(kind), "text"));
+    as_string(part.member("text")).filter(|_| typed)
 }
 
-fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<Violation> {
+fn other_messages<J: Json + Clone + PartialEq + Serialize>(
+    format: Format,
+    input: &[Entry<J>],
+    output: &[Entry<J>],
+) -> Option<Violation> {
     let before = others(format, input);
     let after = others(format, output);
     let at = (0..before.len().max(after.len())).find(|&k| match (before.get(k), after.get(k)) {
-        (Some((_, b)), Some((_, a))) => !keeps(b, a),
+        (Some((_, b)), Some((_, a))) => !keeps(*b, *a),
         (b, a) => b.is_some() != a.is_some(),
     })?;
     // A message past the other side's end is lost or added even when a copy of it is elsewhere.
     let (what, message) = match (before.get(at), after.get(at)) {
-        (Some((i, lost)), _) if after.len() <= at || !after.iter().any(|(_, a)| keeps(lost, a)) => {
+        (Some((i, lost)), _)
+            if after.len() <= at || !after.iter().any(|(_, a)| keeps(*lost, *a)) =>
+        {
             ("lost", json!({"input_message": i, "value": lost}))
         }
         (_, Some((o, added)))
-            if before.len() <= at || !before.iter().any(|(_, b)| keeps(b, added)) =>
+            if before.len() <= at || !before.iter().any(|(_, b)| keeps(*b, *added)) =>
         {
             (
                 "changed or added",
@@ -380,16 +390,20 @@ fn other_messages(format: Format, input: &[Entry], output: &[Entry]) -> Option<V
     ))
 }
 
-fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation> {
+fn results<J: Json + Clone + PartialEq + Serialize>(
+    run: &RepairRun<J>,
+    input: &[Entry<J>],
+    output: &[Entry<J>],
+) -> Vec<Violation> {
     let calls_in = call_counts(input);
     let calls_out = call_counts(output);
     // Every input result by the id it names (`None`: it names none).
-    let mut real: HashMap<Option<&str>, Vec<(usize, &Value)>> = HashMap::new();
+    let mut real: HashMap<Option<&str>, Vec<(usize, &J)>> = HashMap::new();
     for (i, entry) in input.iter().enumerate() {
         for result in &entry.results {
             real.entry(result.id.as_deref())
                 .or_default()
-                .push((i, &result.value));
+                .push((i, result.value));
         }
     }
     let unambiguous = |id: &str| calls_in.get(id) == Some(&1);
@@ -415,7 +429,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
             let id = result.id.as_deref();
             let is_real = real
                 .get(&id)
-                .is_some_and(|values| values.iter().any(|(_, v)| *v == &result.value));
+                .is_some_and(|values| values.iter().any(|(_, v)| *v == result.value));
             if is_real {
                 if let Some(id) = id {
                     kept_real.insert(id, true);
@@ -423,7 +437,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
                 continue;
             }
             if let Some(marker) = run.marker
-                && !carries_marker(&result.value, marker)
+                && !carries_marker(result.value, marker)
             {
                 found.push(Violation::charged(
                     SYNTHETIC_RECOGNISABLE,
@@ -461,7 +475,7 @@ fn results(run: &RepairRun, input: &[Entry], output: &[Entry]) -> Vec<Violation>
 }
 
 /// The first index where two transcripts differ, if they do.
-fn first_difference(a: &[Value], b: &[Value]) -> Option<usize> {
+fn first_difference<J: PartialEq>(a: &[J], b: &[J]) -> Option<usize> {
     (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))
 }
 

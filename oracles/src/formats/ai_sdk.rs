@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::js::Json;
+
 use super::llm::{Block, Content, Message};
 use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
 
@@ -62,18 +64,18 @@ fn part(block: &Block) -> Result<Value, CannotExpress> {
     })
 }
 
-pub fn entry(message: &Value) -> Entry {
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
     match str_field(message, "role") {
         "system" => Entry::plain(Role::System, message),
         "user" => Entry::plain(Role::User, message),
-        "assistant" => Entry::assistant(message, message.get("content"), |part| {
+        "assistant" => Entry::assistant(message, message.member("content"), |part| {
             Call::typed(part, "tool-call", "toolCallId", "toolName")
         }),
         "tool" => Entry::with_result_parts(Role::Tool, message, "content", |part| {
             (str_field(part, "type") == "tool-result").then(|| ResultPart {
                 id: opt_str(part, "toolCallId"),
                 name: str_field(part, "toolName").to_string(),
-                value: part.clone(),
+                value: part,
             })
         }),
         other => Entry::plain(Role::Other(other.to_string()), message),

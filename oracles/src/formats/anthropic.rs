@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::js::Json;
+
 use super::llm::{Block, Message};
 use super::{
     Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
@@ -63,16 +65,16 @@ fn block(block: &Block) -> Result<Value, CannotExpress> {
     })
 }
 
-pub fn entry(message: &Value) -> Entry {
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
     match str_field(message, "role") {
         "user" => Entry::with_result_parts(Role::User, message, "content", |part| {
             (str_field(part, "type") == "tool_result").then(|| ResultPart {
                 id: opt_str(part, "tool_use_id"),
                 name: String::new(),
-                value: part.clone(),
+                value: part,
             })
         }),
-        "assistant" => Entry::assistant(message, message.get("content"), |part| {
+        "assistant" => Entry::assistant(message, message.member("content"), |part| {
             Call::typed(part, "tool_use", "id", "name")
         }),
         other => Entry::plain(Role::Other(other.to_string()), message),

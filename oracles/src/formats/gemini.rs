@@ -6,6 +6,8 @@
 
 use serde_json::{Value, json};
 
+use crate::js::Json;
+
 use super::llm::{Block, Content, Message};
 use super::{
     Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
@@ -62,18 +64,18 @@ fn part(block: &Block) -> Result<Value, CannotExpress> {
     })
 }
 
-pub fn entry(message: &Value) -> Entry {
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
     match str_field(message, "role") {
         "user" => Entry::with_result_parts(Role::User, message, "parts", |part| {
-            let response = part.get("functionResponse")?;
+            let response = part.member("functionResponse")?;
             Some(ResultPart {
                 id: opt_str(response, "id"),
                 name: str_field(response, "name").to_string(),
-                value: part.clone(),
+                value: part,
             })
         }),
-        "model" => Entry::assistant(message, message.get("parts"), |part| {
-            let call = part.get("functionCall")?;
+        "model" => Entry::assistant(message, message.member("parts"), |part| {
+            let call = part.member("functionCall")?;
             Some(Call {
                 id: opt_str(call, "id"),
                 name: str_field(call, "name").to_string(),

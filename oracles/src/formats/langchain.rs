@@ -7,6 +7,8 @@
 
 use serde_json::{Value, json};
 
+use crate::js::{Json, View};
+
 use super::llm::{Block, Message};
 use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
 
@@ -70,9 +72,9 @@ fn part(block: &Block) -> Result<Value, CannotExpress> {
     })
 }
 
-pub fn entry(message: &Value) -> Entry {
-    let fields = match message.get("data") {
-        Some(data @ Value::Object(_)) => data,
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
+    let fields = match message.member("data") {
+        Some(data) if matches!(data.view(), View::Object) => data,
         _ => message,
     };
     let kind = match str_field(message, "type") {
@@ -82,7 +84,7 @@ pub fn entry(message: &Value) -> Entry {
     match kind {
         "system" => Entry::plain(Role::System, message),
         "human" | "user" => Entry::plain(Role::User, message),
-        "ai" | "assistant" => Entry::assistant(message, fields.get("tool_calls"), |call| {
+        "ai" | "assistant" => Entry::assistant(message, fields.member("tool_calls"), |call| {
             Some(Call {
                 id: opt_str(call, "id"),
                 name: str_field(call, "name").to_string(),

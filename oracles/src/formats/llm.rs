@@ -2,7 +2,12 @@
 //! so each format's writer is a plain match and a transcript a writer cannot express is refused
 //! in one place per case.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value};
+
+use crate::js::{Json, View};
+use crate::js_value::JsValue;
 
 use super::{CannotExpress, opt_str, str_field};
 
@@ -45,33 +50,39 @@ pub enum Message {
 }
 
 /// Reads pi LLM messages; every shape the writers do not handle is refused here.
-pub fn read(messages: &[Value]) -> Result<Vec<Message>, CannotExpress> {
-    messages.iter().map(message).collect()
+pub fn read<'a, M: Borrow<JsValue<'a>>>(messages: &[M]) -> Result<Vec<Message>, CannotExpress> {
+    messages
+        .iter()
+        .map(|value| message(value.borrow()))
+        .collect()
 }
 
-fn message(value: &Value) -> Result<Message, CannotExpress> {
+fn message(value: &JsValue) -> Result<Message, CannotExpress> {
     let role = str_field(value, "role");
     Ok(match role {
-        "system" => Message::System(content(value.get("content"))?),
-        "user" => Message::User(content(value.get("content"))?),
-        "assistant" => Message::Assistant(match content(value.get("content"))? {
+        "system" => Message::System(content(value.member("content"))?),
+        "user" => Message::User(content(value.member("content"))?),
+        "assistant" => Message::Assistant(match content(value.member("content"))? {
             Content::Text(text) => vec![Block::Text(text)],
             Content::Blocks(blocks) => blocks,
         }),
         "toolResult" => Message::Result {
             id: opt_str(value, "toolCallId").ok_or(CannotExpress::Id)?,
             name: str_field(value, "toolName").to_string(),
-            content: content(value.get("content"))?,
-            is_error: value.get("isError") == Some(&Value::Bool(true)),
+            content: content(value.member("content"))?,
+            is_error: matches!(
+                value.member("isError").map(Json::view),
+                Some(View::Bool(true))
+            ),
         },
         other => return Err(CannotExpress::Role(other.to_string())),
     })
 }
 
-fn content(value: Option<&Value>) -> Result<Content, CannotExpress> {
-    match value {
-        Some(Value::String(text)) => Ok(Content::Text(text.clone())),
-        Some(Value::Array(blocks)) => blocks
+fn content(value: Option<&JsValue>) -> Result<Content, CannotExpress> {
+    match value.map(Json::view) {
+        Some(View::String(text)) => Ok(Content::Text(text.to_string())),
+        Some(View::Array(blocks)) => blocks
             .iter()
             .map(block)
             .collect::<Result<_, _>>()
@@ -80,7 +91,7 @@ fn content(value: Option<&Value>) -> Result<Content, CannotExpress> {
     }
 }
 
-fn block(value: &Value) -> Result<Block, CannotExpress> {
+fn block(value: &JsValue) -> Result<Block, CannotExpress> {
     let text = |key: &str| opt_str(value, key).ok_or(CannotExpress::Content);
     Ok(match str_field(value, "type") {
         "text" => Block::Text(text("text")?),
@@ -95,9 +106,9 @@ fn block(value: &Value) -> Result<Block, CannotExpress> {
         "toolCall" => Block::Call {
             id: opt_str(value, "id").ok_or(CannotExpress::Id)?,
             name: opt_str(value, "name").ok_or(CannotExpress::Id)?,
-            arguments: match value.get("arguments") {
-                Some(arguments @ Value::Object(_)) => arguments.clone(),
-                None | Some(Value::Null) => Value::Object(Map::new()),
+            arguments: match value.member("arguments") {
+                Some(arguments @ JsValue::Object(_)) => arguments.to_value(),
+                None | Some(JsValue::Null) => Value::Object(Map::new()),
                 Some(_) => return Err(CannotExpress::Block("non-object tool arguments".into())),
             },
         },

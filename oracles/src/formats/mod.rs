@@ -23,12 +23,14 @@ mod pi;
 mod required;
 pub mod wire;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
 use serde_json::{Value, json};
 
 use crate::error::{Error, by_name};
+use crate::js::{Json, View, as_string};
 use crate::js_value;
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
@@ -75,8 +77,6 @@ impl Format {
         let messages = js_value::borrow_all(messages);
         let llm = convert_to_llm(&messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
-        // The readers read `Value`s (issue 39: the bridges still to convert).
-        let llm: Vec<Value> = llm.iter().map(|message| message.to_value()).collect();
         let llm = llm::read(&llm)?;
         match self {
             Format::Pi => unreachable!("returned above"),
@@ -88,8 +88,8 @@ impl Format {
         }
     }
 
-    /// How this format's reader sees `messages`, message by message.
-    pub fn view(self, messages: &[Value]) -> Vec<Entry> {
+    /// How this format's reader sees `messages`, message by message, borrowing from them.
+    pub fn view<J: Json + Clone>(self, messages: &[J]) -> Vec<Entry<'_, J>> {
         messages
             .iter()
             .map(|message| match self {
@@ -105,7 +105,7 @@ impl Format {
 
     /// The first field this format's messages always carry (a call's id and name, a result's
     /// id, a block's text) that `messages` lacks: `None` for every transcript the bridge writes.
-    pub fn missing_field(self, messages: &[Value]) -> Option<MissingField> {
+    pub fn missing_field<J: Json>(self, messages: &[J]) -> Option<MissingField> {
         required::missing_field(self, messages)
     }
 
@@ -193,65 +193,59 @@ pub struct Call {
 
 /// A tool result a message carries.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResultPart {
+pub struct ResultPart<'a, J> {
     /// The call id it answers (`None`: none written; Gemini then pairs by order and name).
     pub id: Option<String>,
     pub name: String,
     /// The result as written (the whole message where a message is one result, else the part).
-    pub value: Value,
+    pub value: &'a J,
 }
 
-/// One message as the contracts read it.
+/// One message as the contracts read it, borrowing from the message.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub struct Entry<'a, J: Clone> {
     pub role: Role,
     pub calls: Vec<Call>,
-    pub results: Vec<ResultPart>,
+    pub results: Vec<ResultPart<'a, J>>,
     /// The message without its result parts (`None` when nothing is left: a message that is only
-    /// results). Everything here is what a repair must keep as it is.
-    pub rest: Option<Value>,
+    /// results). Everything here is what a repair must keep as it is. Borrowed, but for a
+    /// message that mixes results with other parts: its copy with only the other parts.
+    pub rest: Option<Cow<'a, J>>,
 }
 
-impl Entry {
+impl<'a, J: Json + Clone> Entry<'a, J> {
     /// A message that is neither a call nor a result carrier, kept whole.
-    fn plain(role: Role, message: &Value) -> Entry {
+    fn plain(role: Role, message: &'a J) -> Self {
         Entry {
             role,
             calls: Vec::new(),
             results: Vec::new(),
-            rest: Some(message.clone()),
+            rest: Some(Cow::Borrowed(message)),
         }
     }
-}
 
-impl Entry {
     /// An assistant message whose calls are the items of `list` (a JSON array, or absent) that
     /// `call` reads as a call.
     fn assistant(
-        message: &Value,
-        list: Option<&Value>,
-        call: impl FnMut(&Value) -> Option<Call>,
-    ) -> Entry {
+        message: &'a J,
+        list: Option<&'a J>,
+        call: impl FnMut(&'a J) -> Option<Call>,
+    ) -> Self {
         Entry {
-            calls: list
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(call)
-                .collect(),
+            calls: items(list).iter().filter_map(call).collect(),
             ..Entry::plain(Role::Assistant, message)
         }
     }
 
     /// A message that is one result and nothing else (pi's `toolResult`, a chat `tool` message).
-    fn lone_result(message: &Value, id: Option<String>, name: &str) -> Entry {
+    fn lone_result(message: &'a J, id: Option<String>, name: &str) -> Self {
         Entry {
             role: Role::Tool,
             calls: Vec::new(),
             results: vec![ResultPart {
                 id,
                 name: name.to_string(),
-                value: message.clone(),
+                value: message,
             }],
             rest: None,
         }
@@ -261,10 +255,10 @@ impl Entry {
     /// other parts.
     fn with_result_parts(
         role: Role,
-        message: &Value,
-        content_key: &str,
-        result: impl FnMut(&Value) -> Option<ResultPart>,
-    ) -> Entry {
+        message: &'a J,
+        content_key: &'static str,
+        result: impl FnMut(&'a J) -> Option<ResultPart<'a, J>>,
+    ) -> Self {
         let (results, rest) = split_parts(message, content_key, result);
         Entry {
             role,
@@ -277,7 +271,7 @@ impl Entry {
 
 impl Call {
     /// The call `part` is when its `type` is `kind`, with its id and name under these keys.
-    fn typed(part: &Value, kind: &str, id_key: &str, name_key: &str) -> Option<Call> {
+    fn typed<J: Json>(part: &J, kind: &str, id_key: &str, name_key: &str) -> Option<Call> {
         (str_field(part, "type") == kind).then(|| Call {
             id: opt_str(part, id_key),
             name: str_field(part, name_key).to_string(),
@@ -315,24 +309,32 @@ fn write_grouping_results(
 }
 
 /// The string field `key` of `value` (`""` when absent or not a string).
-fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
+fn str_field<'a, J: Json>(value: &'a J, key: &str) -> &'a str {
+    as_string(value.member(key)).unwrap_or("")
 }
 
 /// The string field `key` of `value`, if it is a string.
-fn opt_str(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(String::from)
+fn opt_str<J: Json>(value: &J, key: &str) -> Option<String> {
+    as_string(value.member(key)).map(String::from)
+}
+
+/// The items of `list` when it is an array (none when absent or anything else).
+fn items<J: Json>(list: Option<&J>) -> &[J] {
+    match list.map(Json::view) {
+        Some(View::Array(items)) => items,
+        _ => &[],
+    }
 }
 
 /// Splits `content` (a list of parts) of `message` into the result parts `is_result` picks and
 /// the message with only the other parts (`None` when none are left).
-fn split_parts(
-    message: &Value,
-    content_key: &str,
-    mut result: impl FnMut(&Value) -> Option<ResultPart>,
-) -> (Vec<ResultPart>, Option<Value>) {
-    let Some(parts) = message.get(content_key).and_then(Value::as_array) else {
-        return (Vec::new(), Some(message.clone()));
+fn split_parts<'a, J: Json + Clone>(
+    message: &'a J,
+    content_key: &'static str,
+    mut result: impl FnMut(&'a J) -> Option<ResultPart<'a, J>>,
+) -> (Vec<ResultPart<'a, J>>, Option<Cow<'a, J>>) {
+    let Some(View::Array(parts)) = message.member(content_key).map(Json::view) else {
+        return (Vec::new(), Some(Cow::Borrowed(message)));
     };
     let mut results = Vec::new();
     let mut others = Vec::new();
@@ -343,13 +345,9 @@ fn split_parts(
         }
     }
     if results.is_empty() {
-        return (results, Some(message.clone()));
+        return (results, Some(Cow::Borrowed(message)));
     }
-    let rest = (!others.is_empty()).then(|| {
-        let mut rest = message.clone();
-        rest[content_key] = Value::Array(others);
-        rest
-    });
+    let rest = (!others.is_empty()).then(|| Cow::Owned(message.with_array(content_key, others)));
     (results, rest)
 }
 
@@ -364,7 +362,7 @@ pub enum Item {
 
 /// What the contracts judge of a transcript, independent of how a format groups results into
 /// messages: the roles of the messages, and the calls and results in order. Bridges keep it.
-pub fn skeleton(view: &[Entry]) -> Vec<Item> {
+pub fn skeleton<J: Json + Clone>(view: &[Entry<J>]) -> Vec<Item> {
     let mut items = Vec::new();
     for entry in view {
         if entry.rest.is_some() {

@@ -7,6 +7,8 @@
 use serde_json::{Value, json};
 
 use super::llm::{Block, Content, Message};
+use crate::js::Json;
+
 use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
@@ -86,14 +88,17 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
     Ok(message)
 }
 
-pub fn entry(message: &Value) -> Entry {
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
     match str_field(message, "role") {
         "system" | "developer" => Entry::plain(Role::System, message),
         "user" => Entry::plain(Role::User, message),
-        "assistant" => Entry::assistant(message, message.get("tool_calls"), |call| {
+        "assistant" => Entry::assistant(message, message.member("tool_calls"), |call| {
             Some(Call {
                 id: opt_str(call, "id"),
-                name: str_field(call.get("function").unwrap_or(&Value::Null), "name").to_string(),
+                name: call
+                    .member("function")
+                    .map_or("", |function| str_field(function, "name"))
+                    .to_string(),
             })
         }),
         "tool" => Entry::lone_result(

@@ -1,15 +1,15 @@
 //! pi `AgentMessage`s: calls are an assistant's `toolCall` blocks, results are `toolResult`
 //! messages (`toolCallId`, `toolName`); every other role is a message a repair must keep.
 
-use serde_json::Value;
+use crate::js::Json;
 
 use super::{Call, Entry, Role, opt_str, str_field};
 
-pub fn entry(message: &Value) -> Entry {
+pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {
     match str_field(message, "role") {
         "system" => Entry::plain(Role::System, message),
         "user" => Entry::plain(Role::User, message),
-        "assistant" => Entry::assistant(message, message.get("content"), |block| {
+        "assistant" => Entry::assistant(message, message.member("content"), |block| {
             Call::typed(block, "toolCall", "id", "name")
         }),
         "toolResult" => Entry::lone_result(

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use crate::js::{Json, View};
 
 use super::Format;
 
@@ -120,7 +120,7 @@ impl fmt::Display for MissingField {
 }
 
 /// The first field `format`'s messages always carry that `messages` lacks.
-pub fn missing_field(format: Format, messages: &[Value]) -> Option<MissingField> {
+pub fn missing_field<J: Json>(format: Format, messages: &[J]) -> Option<MissingField> {
     let rules = match format {
         Format::Pi => PI,
         Format::OpenAi => OPENAI,
@@ -135,26 +135,28 @@ pub fn missing_field(format: Format, messages: &[Value]) -> Option<MissingField>
 }
 
 /// The first field a rule requires of `value` or of an object inside it that is not there.
-fn first_gap(rules: &[Rule], value: &Value) -> Option<&'static str> {
-    match value {
-        Value::Array(items) => items.iter().find_map(|item| first_gap(rules, item)),
-        Value::Object(map) => rules
+fn first_gap<J: Json>(rules: &[Rule], value: &J) -> Option<&'static str> {
+    match value.view() {
+        View::Array(items) => items.iter().find_map(|item| first_gap(rules, item)),
+        View::Object => rules
             .iter()
             .filter(|(select, _)| match *select {
-                Is(key, kind) => map.get(key).and_then(Value::as_str) == Some(kind),
-                Has(key) => map.contains_key(key),
+                Is(key, kind) => {
+                    matches!(value.member(key).map(Json::view), Some(View::String(s)) if s == kind)
+                }
+                Has(key) => value.member(key).is_some(),
             })
             .flat_map(|(_, fields)| fields.iter())
             .find(|field| !has_path(value, field))
             .copied()
-            .or_else(|| map.values().find_map(|item| first_gap(rules, item))),
+            .or_else(|| value.members().find_map(|(_, item)| first_gap(rules, item))),
         _ => None,
     }
 }
 
 /// Whether the dotted `path` reaches a value (`null` included) from `value`.
-fn has_path(value: &Value, path: &str) -> bool {
+fn has_path<J: Json>(value: &J, path: &str) -> bool {
     path.split('.')
-        .try_fold(value, |value, key| value.get(key))
+        .try_fold(value, |value, key| value.member(key))
         .is_some()
 }

@@ -406,15 +406,12 @@ fn every_rule_but_the_repeated_call_id_is_refused_in_every_format() {
 #[test]
 fn a_pi_result_is_an_error_only_when_is_error_is_true() {
     let result = |is_error: Value| json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": "1", "isError": is_error});
-    let flags: Vec<bool> = llm::read(&[
-        result(json!(true)),
-        result(json!(false)),
-        result(json!("true")),
-    ])
-    .unwrap()
-    .into_iter()
-    .map(|message| matches!(message, llm::Message::Result { is_error: true, .. }))
-    .collect();
+    let messages = [json!(true), json!(false), json!("true")].map(result);
+    let flags: Vec<bool> = llm::read(&js_value::borrow_all(&messages))
+        .unwrap()
+        .into_iter()
+        .map(|message| matches!(message, llm::Message::Result { is_error: true, .. }))
+        .collect();
     assert_eq!(flags, [true, false, false]);
 }
 

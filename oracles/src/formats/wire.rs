@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Call, Entry, Format, ResultPart, Role};
+use crate::js::Json;
 use crate::wire::WireRule;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -150,7 +151,7 @@ struct Batch<'a> {
 impl Batch<'_> {
     /// The call `result` answers in this batch: by id, or (no id) the first unanswered call of
     /// the same name.
-    fn find(&self, result: &ResultPart) -> Option<usize> {
+    fn find<J>(&self, result: &ResultPart<J>) -> Option<usize> {
         match &result.id {
             Some(id) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
             None => (0..self.calls.len()).find(|&i| {
@@ -173,7 +174,7 @@ impl Batch<'_> {
 }
 
 /// Every violation of `format`'s rules in `view` (`format` is not pi).
-pub fn validate(format: Format, view: &[Entry]) -> Vec<WireViolation> {
+pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireViolation> {
     let mut found = Vec::new();
     let mut batch: Option<Batch> = None;
     let mut call_ids = HashSet::new();

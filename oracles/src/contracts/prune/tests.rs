@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::Value;
 
 fn call(id: &str) -> Value {
     json!({"role": "assistant", "content": [

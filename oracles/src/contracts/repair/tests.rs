@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::Value;
 
 fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
     let (input, output) = (
