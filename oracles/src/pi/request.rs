@@ -44,7 +44,8 @@ pub(crate) mod short_hash;
 mod tools;
 
 pub(crate) use shared::{
-    parsed_signature, read_result_content, transformed_blocks, transformed_for, user_parts,
+    conversation, parsed_signature, prompt_message, read_result_content, transformed_blocks,
+    transformed_for, user_parts,
 };
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
@@ -70,14 +71,8 @@ pub(crate) fn build<'r, 'a: 'r>(
     } else {
         Head::default()
     };
-    // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
-    // tool results they separated form one run; before 0.86 one (reachable only without
-    // `convertToLlm`) stays in place, ignored, and ends a run.
-    let conversation: Vec<&'r JsValue<'r>> = transformed
-        .iter()
-        .map(|m| -> &'r JsValue<'r> { m })
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
-        .collect();
+    // Before 0.86 a system message in the conversation is ignored, and ends a run of results.
+    let conversation: Vec<&'r JsValue<'r>> = conversation(transformed, v).collect();
     let messages = convert_messages(&conversation, model, v, fault)?;
     tools::convert(&head.tools)?;
     Ok(Request {

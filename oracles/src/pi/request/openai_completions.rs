@@ -25,8 +25,8 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized,
-    sanitized_owned, sanitized_text, transformed_blocks, trimmable,
+    arguments_text, collapse_system_messages, conversation, prompt_message, read_result_content,
+    restaged, sanitized, sanitized_owned, sanitized_text, transformed_blocks, trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -61,23 +61,11 @@ pub(crate) fn build<'r>(
     let mut declares_tools = false;
     if v.has_system_role() {
         let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        if !head.prompt.is_empty() {
-            let developer = truthy(field(model, "reasoning")) && compat.developer_role;
-            let role = if developer { "developer" } else { "system" };
-            let prompt = sanitized(&head.prompt).into_owned();
-            out.push(JsValue::object([
-                ("role", role.into()),
-                ("content", prompt.into()),
-            ]));
-        }
+        let developer = truthy(field(model, "reasoning")) && compat.developer_role;
+        out.extend(prompt_message(head.prompt, developer));
         declares_tools = !head.tools.is_empty();
     }
-    // From 0.86 the collapsed system messages are gone before the conversation is converted.
-    let conversation: Vec<&JsValue> = transformed
-        .iter()
-        .map(|m| &**m)
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
-        .collect();
+    let conversation: Vec<&JsValue> = conversation(transformed, v).collect();
     convert(&conversation, model, compat, v, &mut out)?;
     // A body without tools gets `tools: []` when the transcript has tool history (from 1.3 only
     // for `requiresToolsWithToolHistory`); reading that history throws on an assistant whose

@@ -26,8 +26,8 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized_owned,
-    sanitized_text, transformed_blocks, user_parts,
+    arguments_text, collapse_system_messages, conversation, prompt_message, read_result_content,
+    restaged, sanitized_owned, sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -57,26 +57,11 @@ pub(crate) fn build<'r>(
     let mut out = Vec::new();
     if v.has_system_role() {
         let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        if !head.prompt.is_empty() {
-            let role = if developer_role(model) {
-                "developer"
-            } else {
-                "system"
-            };
-            out.push(JsValue::object([
-                ("role", role.into()),
-                ("content", sanitized_owned(head.prompt).into()),
-            ]));
-        }
+        out.extend(prompt_message(head.prompt, developer_role(model)));
     }
-    // From 0.86 the collapsed system messages are gone before the conversation is converted.
-    let conversation = transformed
-        .iter()
-        .map(|m| &**m)
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")));
     // `msgIndex`: the messages converted so far, but for the dropped ones.
     let mut sent = 0;
-    for message in conversation {
+    for message in conversation(transformed, v) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");

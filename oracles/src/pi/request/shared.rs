@@ -1,11 +1,12 @@
 //! The reading of pi's messages that the openai-completions, openai-responses and
 //! google-generative-ai body builders share: a user's parts, a tool result's content, the
-//! transformed messages a builder converts. What the readers throw is thrown at the Anthropic
-//! stage, and each builder restages it as its own.
+//! transformed messages a builder converts (the Anthropic builder's too), and the message the
+//! OpenAI bodies lead with. What the readers throw is thrown at the Anthropic stage, and each
+//! builder restages it as its own.
 
 use std::borrow::Cow;
 
-use super::{restaged, sanitized, sanitized_text, throw};
+use super::{restaged, sanitized, sanitized_owned, sanitized_text, throw};
 use crate::js::{self, field, is_str};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -52,6 +53,33 @@ pub(crate) fn transformed_for<'a>(
     transform::transform(llm.to_vec(), model, v, ids, None)
         .map(|transformed| transformed.messages)
         .map_err(restaged(api))
+}
+
+/// The transformed messages a builder converts. From 0.86 the system messages were collapsed
+/// away before `transformMessages` ran (so tool results they separated form one run); before
+/// 0.86 one (reachable only without `convertToLlm`) stays in place for the builder to read.
+pub(crate) fn conversation<'r>(
+    transformed: &'r [Cow<'_, JsValue<'_>>],
+    v: PiVersion,
+) -> impl Iterator<Item = &'r JsValue<'r>> {
+    transformed
+        .iter()
+        .map(|m| -> &'r JsValue<'r> { m })
+        .filter(move |m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+}
+
+/// The message the collapsed system prompt leads the OpenAI bodies with (from 0.86):
+/// `{role: "developer" | "system", content}` of the prompt without lone surrogates, none for an
+/// empty prompt.
+pub(crate) fn prompt_message<'r>(prompt: String, developer: bool) -> Option<JsValue<'r>> {
+    if prompt.is_empty() {
+        return None;
+    }
+    let role = if developer { "developer" } else { "system" };
+    Some(JsValue::object([
+        ("role", role.into()),
+        ("content", sanitized_owned(prompt).into()),
+    ]))
 }
 
 /// `JSON.parse(signature)` of a truthy signature (a non-string parsed as its string form);
