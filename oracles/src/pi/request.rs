@@ -230,31 +230,14 @@ fn convert_messages<'a>(
     Ok(out)
 }
 
-/// A user message's wire content, or `None` when nothing is left to send.
+/// A user message's wire content, or `None` when nothing is left to send: blank texts are left
+/// out (a string content is judged blank before its lone surrogates go).
 fn user_content<'a>(content: Option<&'a JsValue<'a>>) -> Result<Option<Content<'a>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
-    let mut blocks = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            let text = sanitized_text(field(item, "text"))?;
-            if !js::is_blank(&text) {
-                blocks.push(Block::Text { text });
-            }
-        } else {
-            blocks.push(image_block(item));
-        }
+    if let Some(JsValue::String(text)) = content {
+        return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
     }
-    Ok((!blocks.is_empty()).then_some(Content::Blocks(blocks)))
+    let text = |text: Cow<'a, str>| (!js::is_blank(&text)).then_some(Block::Text { text });
+    Ok(user_parts(content, text, image_block)?.map(Content::Blocks))
 }
 
 /// `sanitizeSurrogates(text)`: the text without its lone surrogates.

@@ -65,7 +65,8 @@ pub(crate) fn build<'r>(
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let parts = user_parts(content, text_part, image_part).map_err(restaged(API))?;
+            let parts = user_parts(content, |text| Some(text_part(text)), image_part)
+                .map_err(restaged(API))?;
             let Some(parts) = parts else {
                 continue;
             };

@@ -1,8 +1,8 @@
 //! The reading of pi's messages that the openai-completions, openai-responses and
-//! google-generative-ai body builders share: a user's parts, a tool result's content, the
-//! transformed messages a builder converts (the Anthropic builder's too), and the message the
-//! OpenAI bodies lead with. What the readers throw is thrown at the Anthropic stage, and each
-//! builder restages it as its own.
+//! google-generative-ai body builders share: a user's parts and the transformed messages a
+//! builder converts (both the Anthropic builder's too), a tool result's content, and the message
+//! the OpenAI bodies lead with. What the readers throw is thrown at the Anthropic stage, and each
+//! other builder restages it as its own.
 
 use std::borrow::Cow;
 
@@ -13,16 +13,17 @@ use crate::json_text;
 use crate::pi::transform;
 use crate::pi::{Api, PiVersion, Thrown};
 
-/// A user message's content as the OpenAI Responses and Google builders map it
-/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
-/// without lone surrogates), `image` any other item's; `None` when there is no part.
-pub(crate) fn user_parts<'r>(
-    content: Option<&'r JsValue<'_>>,
-    text: impl Fn(Cow<'r, str>) -> JsValue<'r>,
-    image: impl Fn(&'r JsValue<'_>) -> JsValue<'r>,
-) -> Result<Option<Vec<JsValue<'r>>>, Thrown> {
+/// A user message's content as the Anthropic, OpenAI Responses and Google builders map it
+/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part from its text
+/// without lone surrogates (or none, to leave the text out), `image` any other item's; `None`
+/// when there is no part.
+pub(crate) fn user_parts<'r, 'a, P>(
+    content: Option<&'r JsValue<'a>>,
+    text: impl Fn(Cow<'r, str>) -> Option<P>,
+    image: impl Fn(&'r JsValue<'a>) -> P,
+) -> Result<Option<Vec<P>>, Thrown> {
     let items = match content {
-        Some(JsValue::String(content)) => return Ok(Some(vec![text(sanitized(content))])),
+        Some(JsValue::String(content)) => return Ok(text(sanitized(content)).map(|p| vec![p])),
         Some(JsValue::Array(items)) => items,
         None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
         Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
@@ -33,7 +34,7 @@ pub(crate) fn user_parts<'r>(
             return Err(throw(js::cannot_read(Some(item), "type")));
         }
         if is_str(field(item, "type"), "text") {
-            parts.push(text(sanitized_text(field(item, "text"))?));
+            parts.extend(text(sanitized_text(field(item, "text"))?));
         } else {
             parts.push(image(item));
         }
