@@ -44,8 +44,8 @@ pub(crate) mod short_hash;
 mod tools;
 
 pub(crate) use shared::{
-    conversation, parsed_signature, prompt_message, read_result_content, transformed_blocks,
-    transformed_for, user_parts,
+    conversation, data_url, parsed_signature, prompt_message, read_result_content,
+    transformed_blocks, transformed_for, user_parts,
 };
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";

@@ -25,8 +25,9 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, conversation, prompt_message, read_result_content,
-    restaged, sanitized, sanitized_owned, sanitized_text, transformed_blocks, trimmable,
+    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
+    read_result_content, restaged, sanitized, sanitized_owned, sanitized_text, transformed_blocks,
+    trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -184,14 +185,12 @@ fn convert<'r>(
 
 /// `{type: "image_url", image_url: {url: "data:${mimeType};base64,${data}"}}`.
 fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    let url = format!(
-        "data:{};base64,{}",
-        js::to_js_string(field(image, "mimeType")),
-        js::to_js_string(field(image, "data"))
-    );
     JsValue::object([
         ("type", "image_url".into()),
-        ("image_url", JsValue::object([("url", url.into())])),
+        (
+            "image_url",
+            JsValue::object([("url", data_url(image).into())]),
+        ),
     ])
 }
 

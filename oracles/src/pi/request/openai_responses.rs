@@ -26,8 +26,8 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, conversation, prompt_message, read_result_content,
-    restaged, sanitized_owned, sanitized_text, transformed_blocks, user_parts,
+    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
+    read_result_content, restaged, sanitized_owned, sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -98,15 +98,10 @@ fn developer_role(model: &JsValue) -> bool {
 
 /// `{type: "input_image", detail: "auto", image_url: "data:${mimeType};base64,${data}"}`.
 fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    let url = format!(
-        "data:{};base64,{}",
-        js::to_js_string(field(image, "mimeType")),
-        js::to_js_string(field(image, "data"))
-    );
     JsValue::object([
         ("type", "input_image".into()),
         ("detail", "auto".into()),
-        ("image_url", url.into()),
+        ("image_url", data_url(image).into()),
     ])
 }
 

@@ -1,8 +1,8 @@
 //! The reading of pi's messages that the openai-completions, openai-responses and
 //! google-generative-ai body builders share: a user's parts and the transformed messages a
 //! builder converts (both the Anthropic builder's too), a tool result's content, and the message
-//! the OpenAI bodies lead with. What the readers throw is thrown at the Anthropic stage, and each
-//! other builder restages it as its own.
+//! the OpenAI bodies lead with and their images' URL. What the readers throw is thrown at the
+//! Anthropic stage, and each other builder restages it as its own.
 
 use std::borrow::Cow;
 
@@ -81,6 +81,15 @@ pub(crate) fn prompt_message<'r>(prompt: String, developer: bool) -> Option<JsVa
         ("role", role.into()),
         ("content", sanitized_owned(prompt).into()),
     ]))
+}
+
+/// `data:${mimeType};base64,${data}`, the URL the OpenAI bodies send an image as.
+pub(crate) fn data_url(image: &JsValue) -> String {
+    format!(
+        "data:{};base64,{}",
+        js::to_js_string(field(image, "mimeType")),
+        js::to_js_string(field(image, "data"))
+    )
 }
 
 /// `JSON.parse(signature)` of a truthy signature (a non-string parsed as its string form);
