@@ -152,23 +152,19 @@ fn collapse_system_messages<'v>(messages: &'v [Cow<'_, JsValue<'_>>]) -> Result<
 
 /// `contentText(content)`: a string as is; the text blocks of an array joined with `\n`.
 fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
-    match content {
-        Some(JsValue::String(text)) => Ok(text.to_string()),
-        Some(JsValue::Array(blocks)) => {
-            let mut texts = Vec::new();
-            for block in blocks {
-                if block.is_null() {
-                    return Err(throw(js::cannot_read(Some(block), "type")));
-                }
-                if is_str(field(block, "type"), "text") {
-                    texts.push(field(block, "text"));
-                }
-            }
-            Ok(js::join(texts, "\n"))
-        }
-        None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
+    if let Some(JsValue::String(text)) = content {
+        return Ok(text.to_string());
     }
+    let mut texts = Vec::new();
+    for block in js::array_items(content, "content", "filter").map_err(throw)? {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "text") {
+            texts.push(field(block, "text"));
+        }
+    }
+    Ok(js::join(texts, "\n"))
 }
 
 /// `convertMessages`: the wire messages.
@@ -385,15 +381,7 @@ fn tool_result<'a>(
     let content = field(message, "content");
     let mut split_content = None;
     if v.splits_error_result_images() && truthy(field(message, "isError")) {
-        let blocks = match content {
-            Some(JsValue::Array(blocks)) => blocks,
-            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-            Some(_) => {
-                return Err(throw(
-                    "TypeError: msg.content.filter is not a function".into(),
-                ));
-            }
-        };
+        let blocks = js::array_items(content, "msg.content", "filter").map_err(throw)?;
         let images: Vec<&JsValue> = blocks
             .iter()
             .map(|block| {
@@ -427,11 +415,7 @@ fn tool_result<'a>(
     }
     let content = match split_content {
         Some(content) => content,
-        None => result_content(match content {
-            Some(JsValue::Array(blocks)) => blocks,
-            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "some"))),
-            Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
-        })?,
+        None => result_content(js::array_items(content, "content", "some").map_err(throw)?)?,
     };
     Ok(Block::ToolResult {
         tool_use_id: field(message, "toolCallId"),

@@ -87,17 +87,8 @@ fn read_tool_history(messages: &[Cow<'_, JsValue<'_>>]) -> Result<(), Thrown> {
         if !is_str(role, "assistant") {
             continue;
         }
-        let blocks = match field(message, "content") {
-            Some(JsValue::Array(blocks)) => blocks,
-            content @ (None | Some(JsValue::Null)) => {
-                return Err(throw(js::cannot_read(content, "some")));
-            }
-            Some(_) => {
-                return Err(throw(
-                    "TypeError: msg.content.some is not a function".into(),
-                ));
-            }
-        };
+        let content = field(message, "content");
+        let blocks = js::array_items(content, "msg.content", "some").map_err(throw)?;
         for block in blocks {
             if block.is_null() {
                 return Err(throw(js::cannot_read(Some(block), "type")));
@@ -203,21 +194,13 @@ fn user_message<'r>(
     } else {
         "map"
     };
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok(Some(JsValue::object([
-                ("role", "user".into()),
-                ("content", sanitized(text).into()),
-            ])));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, method))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: msg.content.{method} is not a function"
-            )));
-        }
-    };
+    if let Some(JsValue::String(text)) = content {
+        return Ok(Some(JsValue::object([
+            ("role", "user".into()),
+            ("content", sanitized(text).into()),
+        ])));
+    }
+    let items = js::array_items(content, "msg.content", method).map_err(throw)?;
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         if item.is_null() {

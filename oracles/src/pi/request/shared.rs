@@ -22,12 +22,10 @@ pub(crate) fn user_parts<'r, 'a, P>(
     text: impl Fn(Cow<'r, str>) -> Option<P>,
     image: impl Fn(&'r JsValue<'a>) -> P,
 ) -> Result<Option<Vec<P>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(content)) => return Ok(text(sanitized(content)).map(|p| vec![p])),
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
+    if let Some(JsValue::String(content)) = content {
+        return Ok(text(sanitized(content)).map(|p| vec![p]));
+    }
+    let items = js::array_items(content, "msg.content", "map").map_err(throw)?;
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         if item.is_null() {
@@ -131,15 +129,7 @@ pub(crate) fn read_result_content<'v, 'a>(
     expression: &str,
     v: PiVersion,
 ) -> Result<ResultContent<'v, 'a>, Thrown> {
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: {expression}.filter is not a function"
-            )));
-        }
-    };
+    let blocks = js::array_items(content, expression, "filter").map_err(throw)?;
     if let Some(block) = blocks.iter().find(|b| b.is_null()) {
         return Err(throw(js::cannot_read(Some(block), "type")));
     }
