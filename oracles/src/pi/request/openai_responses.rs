@@ -290,6 +290,16 @@ mod tests {
             .collect()
     }
 
+    /// What the API refuses of `messages`, the same on every pi version.
+    fn refused_on_every_version(messages: &Value) -> Vec<(WireRule, String)> {
+        let [first, rest @ ..] = PiVersion::ALL;
+        let refusal = refused(messages.clone(), first);
+        for v in rest {
+            assert_eq!(refused(messages.clone(), v), refusal, "pi {v:?}");
+        }
+        refusal
+    }
+
     fn assistant(stop_reason: &str, content: Value) -> Value {
         assistant_of(&gpt_5(), stop_reason, content)
     }
@@ -309,16 +319,13 @@ mod tests {
             assistant("error", json!([call])),
             ok("call_1|fc_1")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(
-                refused(messages.clone(), v),
-                vec![(
-                    WireRule::FunctionCallOutputWithoutCall,
-                    "No tool call found for function call output with call_id call_1.".to_string()
-                )],
-                "pi {v:?}"
-            );
-        }
+        assert_eq!(
+            refused_on_every_version(&messages),
+            vec![(
+                WireRule::FunctionCallOutputWithoutCall,
+                "No tool call found for function call output with call_id call_1.".to_string()
+            )]
+        );
     }
 
     /// Before 0.86 pi replays a call's item id whatever it begins with (a proxy's `item_…`), which
@@ -355,17 +362,14 @@ mod tests {
             assistant("length", json!([thinking])),
             user("continue")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(
-                refused(messages.clone(), v),
-                vec![(
-                    WireRule::ReasoningWithoutFollowingItem,
-                    "Item 'rs_1' of type 'reasoning' was provided without its required following item."
-                        .to_string()
-                )],
-                "pi {v:?}"
-            );
-        }
+        assert_eq!(
+            refused_on_every_version(&messages),
+            vec![(
+                WireRule::ReasoningWithoutFollowingItem,
+                "Item 'rs_1' of type 'reasoning' was provided without its required following item."
+                    .to_string()
+            )]
+        );
     }
 
     /// A complete exchange of the very model (reasoning, call, result, answer) breaks no rule.
@@ -382,8 +386,6 @@ mod tests {
             assistant("stop", json!([{"type": "text", "text": "done"}])),
             user("thanks")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(refused(messages.clone(), v), vec![], "pi {v:?}");
-        }
+        assert_eq!(refused_on_every_version(&messages), vec![]);
     }
 }
