@@ -308,15 +308,17 @@ mod tests {
         result(id, json!([text("ok")]))
     }
 
+    fn call(id: &str) -> Value {
+        json!({"type": "toolCall", "id": id, "name": "read", "arguments": {}})
+    }
+
     /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
     /// which the API refuses as an output without its call.
     #[test]
     fn the_result_of_an_assistant_that_ended_in_error_is_refused() {
-        let call =
-            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("error", json!([call])),
+            assistant("error", json!([call("call_1|fc_1")])),
             ok("call_1|fc_1")
         ]);
         assert_eq!(
@@ -332,11 +334,9 @@ mod tests {
     /// the API refuses on every later turn; from 0.86 pi leaves such an id out.
     #[test]
     fn pi_before_0_86_replays_an_item_id_the_api_refuses() {
-        let call =
-            json!({"type": "toolCall", "id": "call_1|item_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("toolUse", json!([call])),
+            assistant("toolUse", json!([call("call_1|item_1")])),
             ok("call_1|item_1"),
             user("more")
         ]);
@@ -377,11 +377,9 @@ mod tests {
     fn a_complete_exchange_of_the_model_is_accepted() {
         let thinking = json!({"type": "thinking", "thinking": "hmm",
             "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[]}"#});
-        let call =
-            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("toolUse", json!([thinking, call])),
+            assistant("toolUse", json!([thinking, call("call_1|fc_1")])),
             ok("call_1|fc_1"),
             assistant("stop", json!([{"type": "text", "text": "done"}])),
             user("thanks")
