@@ -290,6 +290,23 @@ pub fn number_to_js_string(x: f64) -> String {
     format!("{sign}{body}")
 }
 
+/// `expression.method(...)` of an array method (`map`, `filter`, `some`, ...) on `value`: the
+/// array's items, or the `TypeError` the call throws (reading the method off `null` or
+/// `undefined`, or calling what any other value holds under that name: nothing).
+pub fn array_items<'v, J: Json>(
+    value: Option<&'v J>,
+    expression: &str,
+    method: &str,
+) -> Result<&'v [J], String> {
+    match value.map(Json::view) {
+        Some(View::Array(items)) => Ok(items),
+        None | Some(View::Null) => Err(cannot_read(value, method)),
+        Some(_) => Err(format!(
+            "TypeError: {expression}.{method} is not a function"
+        )),
+    }
+}
+
 /// How V8 names a value in "Cannot read properties of X" messages.
 pub fn nullish_name<J>(value: Option<&J>) -> &'static str {
     if value.is_none() { "undefined" } else { "null" }
@@ -307,6 +324,27 @@ pub fn cannot_read<J>(value: Option<&J>, property: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_array_method_reads_an_array_and_throws_v8_s_words_on_anything_else() {
+        let items = json!([1, 2]);
+        assert_eq!(
+            array_items(Some(&items), "msg.content", "map").map(<[Value]>::len),
+            Ok(2)
+        );
+        assert_eq!(
+            array_items::<Value>(None, "msg.content", "map"),
+            Err("TypeError: Cannot read properties of undefined (reading 'map')".into())
+        );
+        assert_eq!(
+            array_items(Some(&json!(null)), "content", "some"),
+            Err("TypeError: Cannot read properties of null (reading 'some')".into())
+        );
+        assert_eq!(
+            array_items(Some(&json!("text")), "toolMsg.content", "filter"),
+            Err("TypeError: toolMsg.content.filter is not a function".into())
+        );
+    }
 
     #[test]
     fn strict_equality_compares_primitives_by_value_and_containers_never() {

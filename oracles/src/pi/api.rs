@@ -128,26 +128,20 @@ mod tests {
         let error = |api: Api, provider: &str| outcome(api, provider, "m").expect_err("throws");
         let not_a_function =
             |expression: &str| format!("TypeError: {expression} is not a function");
-        assert_eq!(
-            error(Api::AnthropicMessages, "openai"),
-            not_a_function("id.replace")
-        );
-        assert_eq!(
-            error(Api::OpenAiCompletions, "openai"),
-            not_a_function("id.includes")
-        );
-        assert_eq!(
-            error(Api::OpenAiResponses, "openai"),
-            not_a_function("id.includes")
-        );
-        assert_eq!(
-            error(Api::OpenAiResponses, "opencode"),
-            not_a_function("id.includes")
-        );
-        assert_eq!(
-            error(Api::OpenAiResponses, "openrouter"),
-            not_a_function("part.replace")
-        );
+        for (api, provider, expression) in [
+            (Api::AnthropicMessages, "openai", "id.replace"),
+            (Api::OpenAiCompletions, "openai", "id.includes"),
+            (Api::OpenAiResponses, "openai", "id.includes"),
+            (Api::OpenAiResponses, "opencode", "id.includes"),
+            (Api::OpenAiResponses, "openrouter", "part.replace"),
+        ] {
+            assert_eq!(
+                error(api, provider),
+                not_a_function(expression),
+                "{} through {provider}",
+                api.name()
+            );
+        }
         assert_eq!(
             outcome(Api::GoogleGenerativeAi, "google", "gemini-3-pro-preview"),
             Err(not_a_function("id.replace"))

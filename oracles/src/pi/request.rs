@@ -44,7 +44,8 @@ pub(crate) mod short_hash;
 mod tools;
 
 pub(crate) use shared::{
-    parsed_signature, read_result_content, transformed_blocks, transformed_for, user_parts,
+    conversation, data_url, parsed_signature, prompt_message, read_result_content,
+    transformed_blocks, transformed_for, user_parts,
 };
 
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
@@ -70,14 +71,8 @@ pub(crate) fn build<'r, 'a: 'r>(
     } else {
         Head::default()
     };
-    // From 0.86 the system messages were collapsed away before `transformMessages` ran, so
-    // tool results they separated form one run; before 0.86 one (reachable only without
-    // `convertToLlm`) stays in place, ignored, and ends a run.
-    let conversation: Vec<&'r JsValue<'r>> = transformed
-        .iter()
-        .map(|m| -> &'r JsValue<'r> { m })
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
-        .collect();
+    // Before 0.86 a system message in the conversation is ignored, and ends a run of results.
+    let conversation: Vec<&'r JsValue<'r>> = conversation(transformed, v).collect();
     let messages = convert_messages(&conversation, model, v, fault)?;
     tools::convert(&head.tools)?;
     Ok(Request {
@@ -157,23 +152,19 @@ fn collapse_system_messages<'v>(messages: &'v [Cow<'_, JsValue<'_>>]) -> Result<
 
 /// `contentText(content)`: a string as is; the text blocks of an array joined with `\n`.
 fn content_text(content: Option<&JsValue>) -> Result<String, Thrown> {
-    match content {
-        Some(JsValue::String(text)) => Ok(text.to_string()),
-        Some(JsValue::Array(blocks)) => {
-            let mut texts = Vec::new();
-            for block in blocks {
-                if block.is_null() {
-                    return Err(throw(js::cannot_read(Some(block), "type")));
-                }
-                if is_str(field(block, "type"), "text") {
-                    texts.push(field(block, "text"));
-                }
-            }
-            Ok(js::join(texts, "\n"))
-        }
-        None | Some(JsValue::Null) => Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => Err(throw("TypeError: content.filter is not a function".into())),
+    if let Some(JsValue::String(text)) = content {
+        return Ok(text.to_string());
     }
+    let mut texts = Vec::new();
+    for block in js::array_items(content, "content", "filter").map_err(throw)? {
+        if block.is_null() {
+            return Err(throw(js::cannot_read(Some(block), "type")));
+        }
+        if is_str(field(block, "type"), "text") {
+            texts.push(field(block, "text"));
+        }
+    }
+    Ok(js::join(texts, "\n"))
 }
 
 /// `convertMessages`: the wire messages.
@@ -235,31 +226,14 @@ fn convert_messages<'a>(
     Ok(out)
 }
 
-/// A user message's wire content, or `None` when nothing is left to send.
+/// A user message's wire content, or `None` when nothing is left to send: blank texts are left
+/// out (a string content is judged blank before its lone surrogates go).
 fn user_content<'a>(content: Option<&'a JsValue<'a>>) -> Result<Option<Content<'a>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
-    let mut blocks = Vec::with_capacity(items.len());
-    for item in items {
-        if item.is_null() {
-            return Err(throw(js::cannot_read(Some(item), "type")));
-        }
-        if is_str(field(item, "type"), "text") {
-            let text = sanitized_text(field(item, "text"))?;
-            if !js::is_blank(&text) {
-                blocks.push(Block::Text { text });
-            }
-        } else {
-            blocks.push(image_block(item));
-        }
+    if let Some(JsValue::String(text)) = content {
+        return Ok((!js::is_blank(text)).then(|| Content::Text(sanitized(text))));
     }
-    Ok((!blocks.is_empty()).then_some(Content::Blocks(blocks)))
+    let text = |text: Cow<'a, str>| (!js::is_blank(&text)).then_some(Block::Text { text });
+    Ok(user_parts(content, text, image_block)?.map(Content::Blocks))
 }
 
 /// `sanitizeSurrogates(text)`: the text without its lone surrogates.
@@ -407,15 +381,7 @@ fn tool_result<'a>(
     let content = field(message, "content");
     let mut split_content = None;
     if v.splits_error_result_images() && truthy(field(message, "isError")) {
-        let blocks = match content {
-            Some(JsValue::Array(blocks)) => blocks,
-            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-            Some(_) => {
-                return Err(throw(
-                    "TypeError: msg.content.filter is not a function".into(),
-                ));
-            }
-        };
+        let blocks = js::array_items(content, "msg.content", "filter").map_err(throw)?;
         let images: Vec<&JsValue> = blocks
             .iter()
             .map(|block| {
@@ -449,11 +415,7 @@ fn tool_result<'a>(
     }
     let content = match split_content {
         Some(content) => content,
-        None => result_content(match content {
-            Some(JsValue::Array(blocks)) => blocks,
-            None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "some"))),
-            Some(_) => return Err(throw("TypeError: content.some is not a function".into())),
-        })?,
+        None => result_content(js::array_items(content, "content", "some").map_err(throw)?)?,
     };
     Ok(Block::ToolResult {
         tool_use_id: field(message, "toolCallId"),

@@ -223,14 +223,12 @@ fn spread_with_empty_content<'a>(value: &JsValue<'a>) -> JsValue<'a> {
 
 /// Whether the target model takes images: `model.input.includes("image")`.
 fn model_takes_images(model: &JsValue) -> Result<bool, Thrown> {
-    match field(model, "input") {
-        Some(JsValue::Array(items)) => Ok(items.iter().any(|item| item == "image")),
-        Some(JsValue::String(text)) => Ok(text.contains("image")),
-        input @ (None | Some(JsValue::Null)) => Err(throw(js::cannot_read(input, "includes"))),
-        Some(_) => Err(throw(
-            "TypeError: model.input.includes is not a function".into(),
-        )),
+    let input = field(model, "input");
+    if let Some(JsValue::String(text)) = input {
+        return Ok(text.contains("image"));
     }
+    let items = js::array_items(input, "model.input", "includes").map_err(throw)?;
+    Ok(items.iter().any(|item| item == "image"))
 }
 
 /// Step 1: for a model without vision, every run of images in a user message's array content or a
@@ -366,17 +364,8 @@ fn first_pass_message<'a>(
         same: same_model(&message, model),
         foreign: !same_provider_and_api(&message, model),
     };
-    let blocks = match field(&message, "content") {
-        Some(JsValue::Array(blocks)) => blocks,
-        content @ (None | Some(JsValue::Null)) => {
-            return Err(throw(js::cannot_read(content, "flatMap")));
-        }
-        Some(_) => {
-            return Err(throw(
-                "TypeError: assistantMsg.content.flatMap is not a function".into(),
-            ));
-        }
-    };
+    let content = field(&message, "content");
+    let blocks = js::array_items(content, "assistantMsg.content", "flatMap").map_err(throw)?;
     // The new content, begun at the first block that changes: an assistant whose blocks all stay
     // is neither copied nor rebuilt.
     let mut content: Option<Vec<JsValue<'a>>> = None;

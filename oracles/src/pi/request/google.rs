@@ -88,7 +88,7 @@ pub(crate) fn build<'r>(
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let text = |text: Cow<'r, str>| JsValue::object([("text", text.into())]);
+            let text = |text: Cow<'r, str>| Some(JsValue::object([("text", text.into())]));
             let parts = user_parts(content, text, inline_data).map_err(restaged(API))?;
             let Some(parts) = parts else {
                 continue;

@@ -25,8 +25,9 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized,
-    sanitized_owned, sanitized_text, transformed_blocks, trimmable,
+    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
+    read_result_content, restaged, sanitized, sanitized_owned, sanitized_text, transformed_blocks,
+    trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -61,23 +62,11 @@ pub(crate) fn build<'r>(
     let mut declares_tools = false;
     if v.has_system_role() {
         let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        if !head.prompt.is_empty() {
-            let developer = truthy(field(model, "reasoning")) && compat.developer_role;
-            let role = if developer { "developer" } else { "system" };
-            let prompt = sanitized(&head.prompt).into_owned();
-            out.push(JsValue::object([
-                ("role", role.into()),
-                ("content", prompt.into()),
-            ]));
-        }
+        let developer = truthy(field(model, "reasoning")) && compat.developer_role;
+        out.extend(prompt_message(head.prompt, developer));
         declares_tools = !head.tools.is_empty();
     }
-    // From 0.86 the collapsed system messages are gone before the conversation is converted.
-    let conversation: Vec<&JsValue> = transformed
-        .iter()
-        .map(|m| &**m)
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
-        .collect();
+    let conversation: Vec<&JsValue> = conversation(transformed, v).collect();
     convert(&conversation, model, compat, v, &mut out)?;
     // A body without tools gets `tools: []` when the transcript has tool history (from 1.3 only
     // for `requiresToolsWithToolHistory`); reading that history throws on an assistant whose
@@ -98,17 +87,8 @@ fn read_tool_history(messages: &[Cow<'_, JsValue<'_>>]) -> Result<(), Thrown> {
         if !is_str(role, "assistant") {
             continue;
         }
-        let blocks = match field(message, "content") {
-            Some(JsValue::Array(blocks)) => blocks,
-            content @ (None | Some(JsValue::Null)) => {
-                return Err(throw(js::cannot_read(content, "some")));
-            }
-            Some(_) => {
-                return Err(throw(
-                    "TypeError: msg.content.some is not a function".into(),
-                ));
-            }
-        };
+        let content = field(message, "content");
+        let blocks = js::array_items(content, "msg.content", "some").map_err(throw)?;
         for block in blocks {
             if block.is_null() {
                 return Err(throw(js::cannot_read(Some(block), "type")));
@@ -196,14 +176,12 @@ fn convert<'r>(
 
 /// `{type: "image_url", image_url: {url: "data:${mimeType};base64,${data}"}}`.
 fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    let url = format!(
-        "data:{};base64,{}",
-        js::to_js_string(field(image, "mimeType")),
-        js::to_js_string(field(image, "data"))
-    );
     JsValue::object([
         ("type", "image_url".into()),
-        ("image_url", JsValue::object([("url", url.into())])),
+        (
+            "image_url",
+            JsValue::object([("url", data_url(image).into())]),
+        ),
     ])
 }
 
@@ -216,21 +194,13 @@ fn user_message<'r>(
     } else {
         "map"
     };
-    let items = match content {
-        Some(JsValue::String(text)) => {
-            return Ok(Some(JsValue::object([
-                ("role", "user".into()),
-                ("content", sanitized(text).into()),
-            ])));
-        }
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, method))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: msg.content.{method} is not a function"
-            )));
-        }
-    };
+    if let Some(JsValue::String(text)) = content {
+        return Ok(Some(JsValue::object([
+            ("role", "user".into()),
+            ("content", sanitized(text).into()),
+        ])));
+    }
+    let items = js::array_items(content, "msg.content", method).map_err(throw)?;
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         if item.is_null() {

@@ -26,8 +26,8 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, read_result_content, restaged, sanitized_owned,
-    sanitized_text, transformed_blocks, user_parts,
+    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
+    read_result_content, restaged, sanitized_owned, sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -57,30 +57,16 @@ pub(crate) fn build<'r>(
     let mut out = Vec::new();
     if v.has_system_role() {
         let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        if !head.prompt.is_empty() {
-            let role = if developer_role(model) {
-                "developer"
-            } else {
-                "system"
-            };
-            out.push(JsValue::object([
-                ("role", role.into()),
-                ("content", sanitized_owned(head.prompt).into()),
-            ]));
-        }
+        out.extend(prompt_message(head.prompt, developer_role(model)));
     }
-    // From 0.86 the collapsed system messages are gone before the conversation is converted.
-    let conversation = transformed
-        .iter()
-        .map(|m| &**m)
-        .filter(|m| !(v.has_system_role() && is_str(field(m, "role"), "system")));
     // `msgIndex`: the messages converted so far, but for the dropped ones.
     let mut sent = 0;
-    for message in conversation {
+    for message in conversation(transformed, v) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let parts = user_parts(content, text_part, image_part).map_err(restaged(API))?;
+            let parts = user_parts(content, |text| Some(text_part(text)), image_part)
+                .map_err(restaged(API))?;
             let Some(parts) = parts else {
                 continue;
             };
@@ -112,15 +98,10 @@ fn developer_role(model: &JsValue) -> bool {
 
 /// `{type: "input_image", detail: "auto", image_url: "data:${mimeType};base64,${data}"}`.
 fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    let url = format!(
-        "data:{};base64,{}",
-        js::to_js_string(field(image, "mimeType")),
-        js::to_js_string(field(image, "data"))
-    );
     JsValue::object([
         ("type", "input_image".into()),
         ("detail", "auto".into()),
-        ("image_url", url.into()),
+        ("image_url", data_url(image).into()),
     ])
 }
 
@@ -309,6 +290,16 @@ mod tests {
             .collect()
     }
 
+    /// What the API refuses of `messages`, the same on every pi version.
+    fn refused_on_every_version(messages: &Value) -> Vec<(WireRule, String)> {
+        let [first, rest @ ..] = PiVersion::ALL;
+        let refusal = refused(messages.clone(), first);
+        for v in rest {
+            assert_eq!(refused(messages.clone(), v), refusal, "pi {v:?}");
+        }
+        refusal
+    }
+
     fn assistant(stop_reason: &str, content: Value) -> Value {
         assistant_of(&gpt_5(), stop_reason, content)
     }
@@ -317,38 +308,35 @@ mod tests {
         result(id, json!([text("ok")]))
     }
 
+    fn call(id: &str) -> Value {
+        json!({"type": "toolCall", "id": id, "name": "read", "arguments": {}})
+    }
+
     /// Known shape 2 on this API: pi drops an assistant that ended in error and keeps its result,
     /// which the API refuses as an output without its call.
     #[test]
     fn the_result_of_an_assistant_that_ended_in_error_is_refused() {
-        let call =
-            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("error", json!([call])),
+            assistant("error", json!([call("call_1|fc_1")])),
             ok("call_1|fc_1")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(
-                refused(messages.clone(), v),
-                vec![(
-                    WireRule::FunctionCallOutputWithoutCall,
-                    "No tool call found for function call output with call_id call_1.".to_string()
-                )],
-                "pi {v:?}"
-            );
-        }
+        assert_eq!(
+            refused_on_every_version(&messages),
+            vec![(
+                WireRule::FunctionCallOutputWithoutCall,
+                "No tool call found for function call output with call_id call_1.".to_string()
+            )]
+        );
     }
 
     /// Before 0.86 pi replays a call's item id whatever it begins with (a proxy's `item_…`), which
     /// the API refuses on every later turn; from 0.86 pi leaves such an id out.
     #[test]
     fn pi_before_0_86_replays_an_item_id_the_api_refuses() {
-        let call =
-            json!({"type": "toolCall", "id": "call_1|item_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("toolUse", json!([call])),
+            assistant("toolUse", json!([call("call_1|item_1")])),
             ok("call_1|item_1"),
             user("more")
         ]);
@@ -374,17 +362,14 @@ mod tests {
             assistant("length", json!([thinking])),
             user("continue")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(
-                refused(messages.clone(), v),
-                vec![(
-                    WireRule::ReasoningWithoutFollowingItem,
-                    "Item 'rs_1' of type 'reasoning' was provided without its required following item."
-                        .to_string()
-                )],
-                "pi {v:?}"
-            );
-        }
+        assert_eq!(
+            refused_on_every_version(&messages),
+            vec![(
+                WireRule::ReasoningWithoutFollowingItem,
+                "Item 'rs_1' of type 'reasoning' was provided without its required following item."
+                    .to_string()
+            )]
+        );
     }
 
     /// A complete exchange of the very model (reasoning, call, result, answer) breaks no rule.
@@ -392,17 +377,13 @@ mod tests {
     fn a_complete_exchange_of_the_model_is_accepted() {
         let thinking = json!({"type": "thinking", "thinking": "hmm",
             "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[]}"#});
-        let call =
-            json!({"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {}});
         let messages = json!([
             user("go"),
-            assistant("toolUse", json!([thinking, call])),
+            assistant("toolUse", json!([thinking, call("call_1|fc_1")])),
             ok("call_1|fc_1"),
             assistant("stop", json!([{"type": "text", "text": "done"}])),
             user("thanks")
         ]);
-        for v in PiVersion::ALL {
-            assert_eq!(refused(messages.clone(), v), vec![], "pi {v:?}");
-        }
+        assert_eq!(refused_on_every_version(&messages), vec![]);
     }
 }

@@ -1,38 +1,38 @@
 //! The reading of pi's messages that the openai-completions, openai-responses and
-//! google-generative-ai body builders share: a user's parts, a tool result's content, the
-//! transformed messages a builder converts. What the readers throw is thrown at the Anthropic
-//! stage, and each builder restages it as its own.
+//! google-generative-ai body builders share: a user's parts and the transformed messages a
+//! builder converts (both the Anthropic builder's too), a tool result's content, and the message
+//! the OpenAI bodies lead with and their images' URL. What the readers throw is thrown at the
+//! Anthropic stage, and each other builder restages it as its own.
 
 use std::borrow::Cow;
 
-use super::{restaged, sanitized, sanitized_text, throw};
+use super::{restaged, sanitized, sanitized_owned, sanitized_text, throw};
 use crate::js::{self, field, is_str};
 use crate::js_value::JsValue;
 use crate::json_text;
 use crate::pi::transform;
 use crate::pi::{Api, PiVersion, Thrown};
 
-/// A user message's content as the OpenAI Responses and Google builders map it
-/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part (from its text
-/// without lone surrogates), `image` any other item's; `None` when there is no part.
-pub(crate) fn user_parts<'r>(
-    content: Option<&'r JsValue<'_>>,
-    text: impl Fn(Cow<'r, str>) -> JsValue<'r>,
-    image: impl Fn(&'r JsValue<'_>) -> JsValue<'r>,
-) -> Result<Option<Vec<JsValue<'r>>>, Thrown> {
-    let items = match content {
-        Some(JsValue::String(content)) => return Ok(Some(vec![text(sanitized(content))])),
-        Some(JsValue::Array(items)) => items,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "map"))),
-        Some(_) => return Err(throw("TypeError: msg.content.map is not a function".into())),
-    };
+/// A user message's content as the Anthropic, OpenAI Responses and Google builders map it
+/// (`msg.content.map(...)`, a string being one text): `text` makes a text's part from its text
+/// without lone surrogates (or none, to leave the text out), `image` any other item's; `None`
+/// when there is no part.
+pub(crate) fn user_parts<'r, 'a, P>(
+    content: Option<&'r JsValue<'a>>,
+    text: impl Fn(Cow<'r, str>) -> Option<P>,
+    image: impl Fn(&'r JsValue<'a>) -> P,
+) -> Result<Option<Vec<P>>, Thrown> {
+    if let Some(JsValue::String(content)) = content {
+        return Ok(text(sanitized(content)).map(|p| vec![p]));
+    }
+    let items = js::array_items(content, "msg.content", "map").map_err(throw)?;
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         if item.is_null() {
             return Err(throw(js::cannot_read(Some(item), "type")));
         }
         if is_str(field(item, "type"), "text") {
-            parts.push(text(sanitized_text(field(item, "text"))?));
+            parts.extend(text(sanitized_text(field(item, "text"))?));
         } else {
             parts.push(image(item));
         }
@@ -52,6 +52,42 @@ pub(crate) fn transformed_for<'a>(
     transform::transform(llm.to_vec(), model, v, ids, None)
         .map(|transformed| transformed.messages)
         .map_err(restaged(api))
+}
+
+/// The transformed messages a builder converts. From 0.86 the system messages were collapsed
+/// away before `transformMessages` ran (so tool results they separated form one run); before
+/// 0.86 one (reachable only without `convertToLlm`) stays in place for the builder to read.
+pub(crate) fn conversation<'r>(
+    transformed: &'r [Cow<'_, JsValue<'_>>],
+    v: PiVersion,
+) -> impl Iterator<Item = &'r JsValue<'r>> {
+    transformed
+        .iter()
+        .map(|m| -> &'r JsValue<'r> { m })
+        .filter(move |m| !(v.has_system_role() && is_str(field(m, "role"), "system")))
+}
+
+/// The message the collapsed system prompt leads the OpenAI bodies with (from 0.86):
+/// `{role: "developer" | "system", content}` of the prompt without lone surrogates, none for an
+/// empty prompt.
+pub(crate) fn prompt_message<'r>(prompt: String, developer: bool) -> Option<JsValue<'r>> {
+    if prompt.is_empty() {
+        return None;
+    }
+    let role = if developer { "developer" } else { "system" };
+    Some(JsValue::object([
+        ("role", role.into()),
+        ("content", sanitized_owned(prompt).into()),
+    ]))
+}
+
+/// `data:${mimeType};base64,${data}`, the URL the OpenAI bodies send an image as.
+pub(crate) fn data_url(image: &JsValue) -> String {
+    format!(
+        "data:{};base64,{}",
+        js::to_js_string(field(image, "mimeType")),
+        js::to_js_string(field(image, "data"))
+    )
 }
 
 /// `JSON.parse(signature)` of a truthy signature (a non-string parsed as its string form);
@@ -93,15 +129,7 @@ pub(crate) fn read_result_content<'v, 'a>(
     expression: &str,
     v: PiVersion,
 ) -> Result<ResultContent<'v, 'a>, Thrown> {
-    let blocks = match content {
-        Some(JsValue::Array(blocks)) => blocks,
-        None | Some(JsValue::Null) => return Err(throw(js::cannot_read(content, "filter"))),
-        Some(_) => {
-            return Err(throw(format!(
-                "TypeError: {expression}.filter is not a function"
-            )));
-        }
-    };
+    let blocks = js::array_items(content, expression, "filter").map_err(throw)?;
     if let Some(block) = blocks.iter().find(|b| b.is_null()) {
         return Err(throw(js::cannot_read(Some(block), "type")));
     }
