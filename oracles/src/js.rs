@@ -409,6 +409,30 @@ mod tests {
     }
 
     #[test]
+    fn an_index_is_a_number_written_as_a_non_negative_integer_in_both_representations() {
+        for (value, index) in [
+            (json!(3), Some(3)),
+            (json!(0), Some(0)),
+            (json!(3.0), None),
+            (json!(-1), None),
+            (json!("3"), None),
+            (json!(null), None),
+        ] {
+            assert_eq!(Json::as_u64(&value), index, "{value}");
+            assert_eq!(Json::as_u64(&JsValue::from(&value)), index, "{value}");
+        }
+    }
+
+    #[test]
+    fn either_representation_reads_as_the_same_js_value() {
+        let message = json!({"role": "user", "content": [{"type": "text", "text": "hi"}], "n": 1});
+        let borrowed = JsValue::from(&message);
+        assert_eq!(message.to_js(), borrowed);
+        assert_eq!(borrowed.to_js(), borrowed);
+        assert_ne!(json!({"role": "user"}).to_js(), borrowed);
+    }
+
+    #[test]
     fn trim_uses_the_javascript_whitespace_set() {
         assert_eq!(trim("\u{FEFF} a \u{3000}"), "a");
         assert_eq!(trim("\u{0085}a"), "\u{0085}a");

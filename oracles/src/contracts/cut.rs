@@ -148,6 +148,8 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
+    use crate::js_value::{JsValue, borrow_all};
+
     fn transcript() -> Vec<Value> {
         json!([
             {"role": "user", "content": "go"},
@@ -161,10 +163,15 @@ mod tests {
     }
 
     fn ids(boundary: Value) -> Vec<Invariant> {
-        check(Format::OpenAi, &transcript(), Some(4), &boundary)
-            .iter()
-            .map(|v| v.invariant)
-            .collect()
+        let judged = check(Format::OpenAi, &transcript(), Some(4), &boundary);
+        let borrowed = check(
+            Format::OpenAi,
+            &borrow_all(&transcript()),
+            Some(4),
+            &JsValue::from(&boundary),
+        );
+        assert_eq!(borrowed, judged, "the same judgement of borrowed messages");
+        judged.iter().map(|v| v.invariant).collect()
     }
 
     #[test]

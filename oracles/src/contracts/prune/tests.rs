@@ -1,6 +1,8 @@
 use super::*;
 use serde_json::Value;
 
+use crate::js_value::borrow_all;
+
 fn call(id: &str) -> Value {
     json!({"role": "assistant", "content": [
         {"type": "reasoning", "text": "hm"},
@@ -22,16 +24,11 @@ fn marked(marker: Option<&str>, input: Value, output: Value) -> Vec<Invariant> {
 }
 
 fn in_format(format: Format, marker: Option<&str>, input: Value, output: Value) -> Vec<Invariant> {
-    PRUNE
-        .check(
-            format,
-            input.as_array().unwrap(),
-            output.as_array().unwrap(),
-            marker,
-        )
-        .iter()
-        .map(|v| v.invariant)
-        .collect()
+    let (input, output) = (input.as_array().unwrap(), output.as_array().unwrap());
+    let judged = PRUNE.check(format, input, output, marker);
+    let borrowed = PRUNE.check(format, &borrow_all(input), &borrow_all(output), marker);
+    assert_eq!(borrowed, judged, "the same judgement of borrowed messages");
+    judged.iter().map(|v| v.invariant).collect()
 }
 
 #[test]

@@ -1,6 +1,8 @@
 use super::*;
 use serde_json::Value;
 
+use crate::js_value::borrow_all;
+
 fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
     let (input, output) = (
         input.as_array().unwrap().clone(),
@@ -13,7 +15,21 @@ fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
         again: &output,
         marker: Some("[syn]"),
     };
-    check(&run)
+    let judged = check(&run);
+    let (input, output) = (borrow_all(&input), borrow_all(&output));
+    let borrowed = RepairRun {
+        format,
+        input: &input,
+        output: &output,
+        again: &output,
+        marker: Some("[syn]"),
+    };
+    assert_eq!(
+        check(&borrowed),
+        judged,
+        "the same judgement of borrowed messages"
+    );
+    judged
         .into_iter()
         .map(|v| (v.invariant, v.cause == Cause::SystemUnderTest))
         .collect()
