@@ -297,13 +297,23 @@ pub fn array_items<'v, J: Json>(
     value: Option<&'v J>,
     expression: &str,
     method: &str,
-) -> Result<&'v [J], String> {
+) -> Result<&'v [J], TypeError> {
     match value.map(Json::view) {
         Some(View::Array(items)) => Ok(items),
-        None | Some(View::Null) => Err(cannot_read(value, method)),
-        Some(_) => Err(format!(
+        None | Some(View::Null) => Err(TypeError(cannot_read(value, method))),
+        Some(_) => Err(TypeError(format!(
             "TypeError: {expression}.{method} is not a function"
-        )),
+        ))),
+    }
+}
+
+/// A `TypeError` the JavaScript throws, by the text it prints (`TypeError: ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeError(pub String);
+
+impl From<TypeError> for String {
+    fn from(TypeError(text): TypeError) -> String {
+        text
     }
 }
 
@@ -334,15 +344,21 @@ mod tests {
         );
         assert_eq!(
             array_items::<Value>(None, "msg.content", "map"),
-            Err("TypeError: Cannot read properties of undefined (reading 'map')".into())
+            Err(TypeError(
+                "TypeError: Cannot read properties of undefined (reading 'map')".into()
+            ))
         );
         assert_eq!(
             array_items(Some(&json!(null)), "content", "some"),
-            Err("TypeError: Cannot read properties of null (reading 'some')".into())
+            Err(TypeError(
+                "TypeError: Cannot read properties of null (reading 'some')".into()
+            ))
         );
         assert_eq!(
             array_items(Some(&json!("text")), "toolMsg.content", "filter"),
-            Err("TypeError: toolMsg.content.filter is not a function".into())
+            Err(TypeError(
+                "TypeError: toolMsg.content.filter is not a function".into()
+            ))
         );
     }
 

@@ -51,8 +51,8 @@ pub(crate) use shared::{
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
 const IMAGE_ONLY_TEXT: &str = "(see attached image)";
 
-fn throw(error: String) -> Thrown {
-    Thrown::new(Stage::Anthropic, error)
+fn throw(error: impl Into<String>) -> Thrown {
+    Thrown::new(Stage::Anthropic, error.into())
 }
 
 /// The request pi-ai sends for `transformed` (the output of `transformMessages`), typed and
@@ -267,7 +267,7 @@ fn sanitized_text<'a>(text: Option<&'a JsValue<'a>>) -> Result<Cow<'a, str>, Thr
     match text {
         Some(JsValue::String(text)) => Ok(sanitized(text)),
         None | Some(JsValue::Null) => Err(throw(js::cannot_read(text, "replace"))),
-        Some(_) => Err(throw("TypeError: text.replace is not a function".into())),
+        Some(_) => Err(throw("TypeError: text.replace is not a function")),
     }
 }
 

@@ -33,8 +33,8 @@ pub(crate) struct Transformed<'a> {
     pub remapped_result_ids: HashSet<String>,
 }
 
-fn throw(error: String) -> Thrown {
-    Thrown::new(Stage::TransformMessages, error)
+fn throw(error: impl Into<String>) -> Thrown {
+    Thrown::new(Stage::TransformMessages, error.into())
 }
 
 /// Anthropic's `normalizeToolCallId`: `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`, on UTF-16
@@ -284,7 +284,7 @@ fn iterate_content<'a>(content: Option<&JsValue<'a>>) -> Result<Vec<JsValue<'a>>
         Some(JsValue::String(text)) => Ok(js_string::chars(text)
             .map(|c| JsValue::from(js_string::to_string(c)))
             .collect()),
-        _ => Err(throw("TypeError: content is not iterable".into())),
+        _ => Err(throw("TypeError: content is not iterable")),
     }
 }
 
@@ -519,9 +519,7 @@ fn has_thinking_text(block: &JsValue) -> Result<bool, Thrown> {
     }
     match thinking {
         Some(JsValue::String(text)) => Ok(!js::is_blank(text)),
-        _ => Err(throw(
-            "TypeError: block.thinking.trim is not a function".into(),
-        )),
+        _ => Err(throw("TypeError: block.thinking.trim is not a function")),
     }
 }
 

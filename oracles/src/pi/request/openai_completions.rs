@@ -44,8 +44,8 @@ const API: Api = Api::OpenAiCompletions;
 const BRIDGE_TEXT: &str = "I have processed the tool results.";
 const RESULT_IMAGES_TEXT: &str = "Attached image(s) from tool result:";
 
-fn throw(error: String) -> Thrown {
-    Thrown::new(API.stage(), error)
+fn throw(error: impl Into<String>) -> Thrown {
+    Thrown::new(API.stage(), error.into())
 }
 
 /// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,

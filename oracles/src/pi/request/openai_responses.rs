@@ -41,8 +41,8 @@ pub(crate) mod tool_call_id;
 
 const API: Api = Api::OpenAiResponses;
 
-fn throw(error: String) -> Thrown {
-    Thrown::new(API.stage(), error)
+fn throw(error: impl Into<String>) -> Thrown {
+    Thrown::new(API.stage(), error.into())
 }
 
 /// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,

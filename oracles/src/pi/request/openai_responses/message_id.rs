@@ -56,9 +56,7 @@ fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<&'static
         return Ok(None);
     }
     let Some(JsValue::String(text)) = signature else {
-        return Err(throw(
-            "TypeError: signature.startsWith is not a function".into(),
-        ));
+        return Err(throw("TypeError: signature.startsWith is not a function"));
     };
     if text.starts_with('{')
         && let Ok(JsValue::Object(fields)) = json_text::parse_borrowed(text)
