@@ -8,7 +8,6 @@ use std::borrow::Cow;
 
 use ctxfuzz_oracles::js::{Json, View};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::Message;
 
@@ -252,10 +251,9 @@ fn is_block(block: &impl Message, kind: &str) -> bool {
 fn arguments<J: Message>(raw: Option<&J>) -> Cow<'_, J> {
     match raw.map(|raw| (raw, raw.view())) {
         Some((object, View::Object)) => Cow::Borrowed(object),
-        Some((_, View::String(text))) => match serde_json::from_str(text) {
-            Ok(object @ Value::Object(_)) => Cow::Owned(J::from(object)),
-            _ => Cow::Owned(J::object(Vec::new())),
-        },
+        Some((_, View::String(text))) => {
+            Cow::Owned(J::parse_object(text).unwrap_or_else(|| J::object(Vec::new())))
+        }
         _ => Cow::Owned(J::object(Vec::new())),
     }
 }

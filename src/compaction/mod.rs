@@ -26,7 +26,6 @@ use std::borrow::{Borrow, Cow};
 
 use ctxfuzz_oracles::js::Json;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::transcript::build::Build;
 
@@ -36,13 +35,13 @@ pub use region::Region;
 pub use summariser::{Scripted, Summariser, SummaryError};
 pub use tracker::{Tracker, TrackerCall};
 
-/// What the compaction reads and writes messages as: `serde_json::Value` (the command line, the
-/// pipeline target, case files) or the oracle's `JsValue<'static>` (the compaction target, where
+/// What the compaction reads and writes messages as: `serde_json::Value` (the pipeline target,
+/// case files) or the oracle's `JsValue` (the command line, the compaction target, where
 /// building, searching and dropping `Value`'s B-trees were a third of a case). Tool-call
-/// arguments given as a JSON string are parsed into a `Value` and converted.
-pub trait Message: Json + Build + From<Value> + Serialize {}
+/// arguments given as a JSON string are read by [`Build::parse_object`].
+pub trait Message: Json + Build + Serialize {}
 
-impl<J: Json + Build + From<Value> + Serialize> Message for J {}
+impl<J: Json + Build + Serialize> Message for J {}
 
 /// Fault injection beyond the summariser's own failures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
@@ -73,7 +72,7 @@ pub enum Outcome {
 
 /// What one compaction decided and wrote, whatever holds the messages it keeps.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision<J = Value> {
+pub struct Decision<J> {
     pub family: Family,
     /// The message that replaces the summarised region (none when nothing was compacted).
     pub summary_message: Option<J>,
@@ -95,7 +94,7 @@ pub struct Decision<J = Value> {
 /// nothing it keeps. The input holds messages `J`, or references to messages that live elsewhere
 /// (`M = &J`: a caller that chains compactions keeps every message once).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction<'a, J: Clone = Value, M = J> {
+pub struct Compaction<'a, J: Clone, M = J> {
     pub decision: Decision<J>,
     /// The kept messages (the whole input when nothing was compacted).
     pub kept: &'a [M],

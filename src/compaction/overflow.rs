@@ -4,7 +4,6 @@
 use std::borrow::Borrow;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::{Compaction, Compactor, Message, Outcome, Tracker, compact};
 
@@ -27,7 +26,7 @@ const COMPRESS_FILL: f64 = 0.90;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(bound = "")]
-pub struct Protection<'a, J: Clone = Value, M = J> {
+pub struct Protection<'a, J: Clone, M = J> {
     pub warning_triggered: bool,
     pub summary_created: bool,
     pub summary_text: String,

@@ -29,6 +29,9 @@ pub trait Build: Clone {
     fn member_mut(&mut self, key: &str) -> Option<&mut Self>;
     /// The items of an array, to change in place.
     fn items_mut(&mut self) -> Option<&mut [Self]>;
+    /// The object `text` writes, read as serde_json reads JSON text (`None`: no JSON, or not an
+    /// object): tool-call arguments given as a string, as the compaction reads them.
+    fn parse_object(text: &str) -> Option<Self>;
 }
 
 impl Build for Value {
@@ -76,6 +79,10 @@ impl Build for Value {
 
     fn items_mut(&mut self) -> Option<&mut [Self]> {
         self.as_array_mut().map(Vec::as_mut_slice)
+    }
+
+    fn parse_object(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok().filter(Value::is_object)
     }
 }
 
@@ -129,6 +136,34 @@ impl Build for JsValue<'_> {
         match self {
             JsValue::Array(items) => Some(items),
             _ => None,
+        }
+    }
+
+    fn parse_object(text: &str) -> Option<Self> {
+        Value::parse_object(text).map(JsValue::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_object_written_as_text_reads_alike_in_both_types_and_anything_else_is_none() {
+        let object = json!({"path": "a.txt", "n": [1, 2.5, null]});
+        let text = object.to_string();
+        assert_eq!(Value::parse_object(&text), Some(object.clone()));
+        assert_eq!(
+            JsValue::parse_object(&text).map(|parsed| parsed.to_value()),
+            Some(object)
+        );
+        for not_an_object in ["[1]", "\"{}\"", "{", "", "{\"a\": 1} x"] {
+            assert_eq!(Value::parse_object(not_an_object), None, "{not_an_object}");
+            assert!(
+                JsValue::parse_object(not_an_object).is_none(),
+                "{not_an_object}"
+            );
         }
     }
 }

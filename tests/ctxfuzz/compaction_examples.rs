@@ -47,7 +47,7 @@ fn compact_chat<'a>(
     config: &CompactionConfig,
     summariser: &Scripted,
     tracker: &mut Tracker,
-) -> Compaction<'a> {
+) -> Compaction<'a, Value> {
     compact(
         history,
         &Compactor {

@@ -17,7 +17,12 @@ fn history() -> Vec<Value> {
 }
 
 /// One check with `tracked` tokens already counted, no usage reported, against `limit`.
-fn check(messages: &[Value], tracked: u64, limit: u64, mode: Mode) -> (Protection<'_>, Tracker) {
+fn check(
+    messages: &[Value],
+    tracked: u64,
+    limit: u64,
+    mode: Mode,
+) -> (Protection<'_, Value>, Tracker) {
     check_with_usage(messages, tracked, None, limit, mode)
 }
 
@@ -28,7 +33,7 @@ fn check_with_usage(
     usage: Option<(u64, u64)>,
     limit: u64,
     mode: Mode,
-) -> (Protection<'_>, Tracker) {
+) -> (Protection<'_, Value>, Tracker) {
     let mut tracker = Tracker::with_total(tracked);
     let turn = Turn {
         usage,

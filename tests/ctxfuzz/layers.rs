@@ -216,10 +216,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
 /// needs to be here.
 const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
     (
-        "ctxfuzz::compaction",
-        "`Message for Value`, the families' messages built in code",
-    ),
-    (
         "ctxfuzz::transcript::build",
         "`Build for Value`: the generators build either type",
     ),
