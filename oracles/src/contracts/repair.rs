@@ -306,9 +306,10 @@ fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
     if input == output {
         return true;
     }
-    let objects = matches!(input.view(), View::Object) && matches!(output.view(), View::Object);
-    objects
-        && input.members().count() == output.members().count()
+    let (View::Object, View::Object) = (input.view(), output.view()) else {
+        return false;
+    };
+    input.members().count() == output.members().count()
         && input
             .members()
             .all(|(key, value)| match output.member(key) {

@@ -205,6 +205,12 @@ fn langchain_reads_the_nested_messages_to_dict_shape_too() {
         {"type": "tool", "data": {"content": "1", "tool_call_id": "a"}}
     ]);
     assert_eq!(rules(Format::LangChain, nested), vec![]);
+    // A `data` that is no object holds no fields: the message's own are read.
+    let flat_beside_data = json!([
+        {"type": "ai", "data": "x", "content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}}]},
+        {"type": "tool", "data": "x", "content": "1", "tool_call_id": "a"}
+    ]);
+    assert_eq!(rules(Format::LangChain, flat_beside_data), vec![]);
 }
 
 #[test]
