@@ -1,5 +1,8 @@
 //! Two variants on one schedule, side by side: how a finding of the `guard` target is shown.
 
+use std::collections::BTreeMap;
+
+use serde::Serialize;
 use similar::TextDiff;
 
 use super::run_loop::run;
@@ -35,14 +38,24 @@ pub fn side_by_side(schedule: &Schedule, left: GuardWiring, right: GuardWiring) 
 
 /// Every variant's event order and trace lines on `schedule`, keyed by variant name: the `guard`
 /// target's output, so a case file pins all three wirings at once.
-pub fn every_variant(schedule: &Schedule) -> serde_json::Value {
-    let mut by_variant = serde_json::Map::new();
-    for variant in GuardWiring::ALL {
-        let trace = run(variant, schedule);
-        by_variant.insert(
-            variant.name().to_string(),
-            serde_json::json!({ "order": trace.probe_order(), "trace": trace.lines() }),
-        );
-    }
-    serde_json::Value::Object(by_variant)
+pub fn every_variant(schedule: &Schedule) -> BTreeMap<&'static str, WiringRun> {
+    GuardWiring::ALL
+        .into_iter()
+        .map(|variant| {
+            let trace = run(variant, schedule);
+            let wiring_run = WiringRun {
+                order: trace.probe_order(),
+                trace: trace.lines(),
+            };
+            (variant.name(), wiring_run)
+        })
+        .collect()
+}
+
+/// One wiring's run of a schedule as the `guard` target's output shows it.
+#[derive(Debug, Serialize)]
+pub struct WiringRun {
+    /// The order of the probes' events ([`super::trace::Trace::probe_order`]).
+    pub order: String,
+    pub trace: Vec<String>,
 }

@@ -37,6 +37,9 @@ pub trait Target: Send + Sync {
     /// `verdicts`) by the registry ([`super::targets`]) and written back as the same name.
     type Variant: FromStr<Err: Into<anyhow::Error>> + fmt::Display;
 
+    /// What the system under test produced for one input, as a case file's `output` pins it.
+    type Output: Serialize;
+
     /// The target for `variant` (`None`: the target's default) and the options of `profile` it
     /// reads (the others are ignored).
     fn build(variant: Option<Self::Variant>, profile: &Profile) -> anyhow::Result<Self>
@@ -60,7 +63,7 @@ pub trait Target: Send + Sync {
 
     /// What the system under test produced for `input` (for diffs, and for case files that pin an
     /// exact output).
-    fn output(&self, input: &Self::Input) -> Value;
+    fn output(&self, input: &Self::Input) -> Self::Output;
 
     /// Turns raw fuzz bytes (a libFuzzer input, or the in-process loop's seeded bytes) into an
     /// input. The default takes bytes that are this target's input as JSON literally, so the
@@ -197,8 +200,9 @@ fn typed<T: Target + ?Sized>(target: &T, input: &Value) -> Result<T::Input, Erro
     })
 }
 
-fn to_json(input: &impl Serialize) -> Value {
-    serde_json::to_value(input).expect("an input always serialises")
+/// An input or an output as a case file holds it.
+fn to_json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).expect("an input or an output always serialises")
 }
 
 impl<T: Target> DynTarget for T {
@@ -227,7 +231,7 @@ impl<T: Target> DynTarget for T {
 
     fn output(&self, input: &Value) -> Value {
         match typed(self, input) {
-            Ok(input) => Target::output(self, &input),
+            Ok(input) => to_json(&Target::output(self, &input)),
             Err(reason) => json!({ "error": reason.to_string() }),
         }
     }
@@ -305,4 +309,12 @@ pub struct Explanation {
     pub expected: String,
     pub actual_label: String,
     pub actual: String,
+}
+
+impl Explanation {
+    /// `value` as an explanation shows JSON: pretty-printed, every object's keys sorted (through a
+    /// `Value`, as the explanations have always shown them), with a final newline.
+    pub fn json_text(value: &impl Serialize) -> String {
+        serde_json::to_string_pretty(&to_json(value)).expect("JSON") + "\n"
+    }
 }

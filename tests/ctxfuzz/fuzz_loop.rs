@@ -28,6 +28,7 @@ struct Toy;
 impl Target for Toy {
     type Input = Value;
     type Variant = String;
+    type Output = Value;
 
     fn build(_: Option<String>, _: &Profile) -> anyhow::Result<Toy> {
         Ok(Toy)

@@ -259,6 +259,36 @@ fn a_case_is_judged_alike_in_its_own_type_and_from_its_json() {
     assert!(failing > 50, "only {failing} failing cases compared");
 }
 
+/// A compaction case is a scenario or a bare array of messages (one round on the defaults); any
+/// other document cannot be judged, and the reason says what was expected.
+#[test]
+fn a_compaction_case_is_a_scenario_or_an_array_of_messages() {
+    let target = targets::build("compaction", None, &Profile::default()).unwrap();
+    let messages = json!([{"role": "user", "content": "hi"}]);
+    let scenario = json!({"rounds": [{"append": messages}]});
+    assert_eq!(target.judge(&messages), target.judge(&scenario));
+    assert_eq!(target.output(&messages), target.output(&scenario));
+    assert_eq!(
+        target.output(&messages)["rounds"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let reason = |input: Value| match target.judge(&input) {
+        Judgement::CannotJudge(reason) => reason,
+        other => panic!("{input} was judged: {other:?}"),
+    };
+    assert!(
+        reason(json!("hi")).contains("expected a compaction scenario or an array of messages"),
+        "{}",
+        reason(json!("hi"))
+    );
+    assert!(
+        reason(json!({"rounds": [], "round": 1}))
+            .contains("not a compaction scenario: unknown field `round`"),
+        "{}",
+        reason(json!({"rounds": [], "round": 1}))
+    );
+}
+
 /// A target's variant is read from its name once, where the registry builds the target, and
 /// written back as the same name; a name the target does not know is refused, naming it.
 #[test]

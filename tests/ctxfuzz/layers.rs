@@ -180,10 +180,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
         "ctxfuzz::guard::trace",
         "a guard trace as its case file holds it",
     ),
-    (
-        "ctxfuzz::guard::compare",
-        "every wiring's trace for the case file",
-    ),
     ("ctxfuzz::mutants", "reads the golden vectors file"),
     (
         "ctxfuzz_oracles::json_text",
@@ -218,10 +214,6 @@ const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
     (
         "ctxfuzz::transcript::build",
         "`Build for Value`: the generators build either type",
-    ),
-    (
-        "ctxfuzz::harness::targets",
-        "the targets' inputs built or judged as `Value`",
     ),
     (
         "ctxfuzz_oracles::formats",

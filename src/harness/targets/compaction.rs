@@ -25,8 +25,9 @@ use ctxfuzz_oracles::invariants::Judgement;
 use ctxfuzz_oracles::invariants::compaction::{self as oracle, Contract};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use typed_arena::Arena;
 
 use crate::compaction::config::UnknownCompactionConfig;
@@ -161,26 +162,40 @@ pub struct OverflowSpec {
 
 /// The target's input: a scenario, read from a scenario or from a bare array of messages (a
 /// one-round scenario with the defaults); written as a scenario.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(try_from = "Value")]
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
 pub struct ScenarioInput(pub Scenario);
 
-impl TryFrom<Value> for ScenarioInput {
-    type Error = serde_json::Error;
+impl<'de> Deserialize<'de> for ScenarioInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ScenarioVisitor)
+    }
+}
 
-    fn try_from(input: Value) -> Result<ScenarioInput, serde_json::Error> {
-        match input {
-            Value::Array(messages) => Ok(ScenarioInput(Scenario {
-                rounds: vec![RoundSpec {
-                    append: Transcript(messages.into_iter().map(JsValue::from).collect()),
-                    ..RoundSpec::default()
-                }],
-                ..Scenario::default()
-            })),
-            other => Scenario::deserialize(other)
-                .map(ScenarioInput)
-                .map_err(|e| serde::de::Error::custom(format!("not a compaction scenario: {e}"))),
-        }
+struct ScenarioVisitor;
+
+impl<'de> Visitor<'de> for ScenarioVisitor {
+    type Value = ScenarioInput;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a compaction scenario or an array of messages")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ScenarioInput, A::Error> {
+        let append = Transcript::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(ScenarioInput(Scenario {
+            rounds: vec![RoundSpec {
+                append,
+                ..RoundSpec::default()
+            }],
+            ..Scenario::default()
+        }))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ScenarioInput, A::Error> {
+        Scenario::deserialize(MapAccessDeserializer::new(map))
+            .map(ScenarioInput)
+            .map_err(|e| de::Error::custom(format!("not a compaction scenario: {e}")))
     }
 }
 
@@ -198,7 +213,7 @@ pub struct RoundRun<'s> {
     pub compaction: Option<Record<'s>>,
     /// Tracker calls made by the compaction (a turn's usage is counted before it, not listed).
     pub tracker_calls: Vec<TrackerCall>,
-    pub overflow: Option<Value>,
+    pub overflow: Option<OverflowReport>,
 }
 
 impl<'s> RoundRun<'s> {
@@ -298,12 +313,12 @@ pub fn run<'s>(
                 if o.usage.is_some() {
                     tracker.calls.remove(0);
                 }
-                let report = json!({
-                    "warning_triggered": p.warning_triggered,
-                    "summary_created": p.summary_created,
-                    "summary_error": p.summary_error,
-                    "total_tokens": p.total_tokens,
-                });
+                let report = OverflowReport {
+                    warning_triggered: p.warning_triggered,
+                    summary_created: p.summary_created,
+                    summary_error: p.summary_error,
+                    total_tokens: p.total_tokens,
+                };
                 let record = p.compaction.map(|c| Record::new(c, &transcript, made));
                 (record, Some(report))
             }
@@ -321,6 +336,7 @@ pub fn run<'s>(
 impl Target for CompactionTarget {
     type Input = ScenarioInput;
     type Variant = NamedConfig;
+    type Output = ScenarioOutput;
 
     fn build(variant: Option<NamedConfig>, _profile: &Profile) -> Result<CompactionTarget> {
         Ok(CompactionTarget::new(variant.unwrap_or_default()))
@@ -348,31 +364,71 @@ impl Target for CompactionTarget {
         Judgement::from_violations(judge_runs(&self.contract(&config, family), &runs))
     }
 
-    fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> Value {
+    fn output(&self, ScenarioInput(scenario): &ScenarioInput) -> ScenarioOutput {
         let made = Arena::new();
         let (_, _, runs) = run(&self.variant.config, scenario, &made);
-        let rounds: Vec<Value> = runs.iter().map(round_output).collect();
-        json!({"rounds": rounds})
+        ScenarioOutput {
+            rounds: runs.iter().map(RoundOutput::of).collect(),
+        }
     }
 }
 
+/// What a case file pins for a scenario: each round's compaction and overflow check.
+#[derive(Serialize)]
+pub struct ScenarioOutput {
+    rounds: Vec<RoundOutput>,
+}
+
 /// What a case file pins for one round.
-fn round_output(run: &RoundRun) -> Value {
-    let mut out = match &run.compaction {
-        None => json!({"attempted": false}),
-        Some(c) => json!({
-            "boundary": c.boundary,
-            "picked": c.picked,
-            "outcome": c.outcome,
-            "summary": c.summary,
-            "summariser_input": c.summariser_input,
-            "tracker": run.tracker_calls,
-        }),
-    };
-    if let Some(overflow) = &run.overflow {
-        out["overflow"] = overflow.clone();
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RoundOutput {
+    /// `attempted` is always `false`: the overflow check decided against a compaction.
+    NotAttempted {
+        attempted: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        overflow: Option<OverflowReport>,
+    },
+    Attempted {
+        boundary: usize,
+        picked: usize,
+        outcome: Outcome,
+        summary: String,
+        summariser_input: Vec<Message>,
+        tracker: Vec<TrackerCall>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        overflow: Option<OverflowReport>,
+    },
+}
+
+impl RoundOutput {
+    fn of(run: &RoundRun) -> RoundOutput {
+        let overflow = run.overflow.clone();
+        match &run.compaction {
+            None => RoundOutput::NotAttempted {
+                attempted: false,
+                overflow,
+            },
+            Some(c) => RoundOutput::Attempted {
+                boundary: c.boundary,
+                picked: c.picked,
+                outcome: c.outcome.clone(),
+                summary: c.summary.clone(),
+                summariser_input: c.summariser_input.iter().map(|&m| m.clone()).collect(),
+                tracker: run.tracker_calls.clone(),
+                overflow,
+            },
+        }
     }
-    out
+}
+
+/// What AutoBot's overflow check reported for a round that went through it.
+#[derive(Debug, Clone, Serialize)]
+pub struct OverflowReport {
+    warning_triggered: bool,
+    summary_created: bool,
+    summary_error: String,
+    total_tokens: u64,
 }
 
 /// The oracle's judgement of the rounds that attempted a compaction.

@@ -202,6 +202,7 @@ impl Target for ContractTarget {
     /// `{"messages", "target"}` (which is which depends on the contract).
     type Input = Value;
     type Variant = ContractFormat;
+    type Output = Value;
 
     /// The target the profile describes; a variant, if given, must be the profile's.
     fn build(variant: Option<ContractFormat>, profile: &Profile) -> Result<ContractTarget> {

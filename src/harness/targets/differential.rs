@@ -13,13 +13,15 @@
 //! reported in sections of their own: the documented over-sweep of `strict` is a design decision,
 //! and the faults of the comparison rule are evidence for choosing a rule, not defects of this one.
 
+use std::collections::BTreeMap;
+
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js::Json;
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use ctxfuzz_oracles::pi::Thrown;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::profile::Profile;
@@ -84,9 +86,12 @@ impl Differential {
             (false, true) => KEEPS_REJECTED,
             (false, false) => AGAINST_KEEPS_REJECTED,
         };
-        let id = messages[index]
+        let call_id = messages[index]
             .member("toolCallId")
-            .map_or(Value::Null, JsValue::to_value);
+            .unwrap_or(&JsValue::Null);
+        // Keys sorted, as the summaries have always shown an id that is an object.
+        let id =
+            serde_json::to_string(&SortedKeys(call_id)).expect("a JSON value always serialises");
         let summary = if accepted {
             format!(
                 "`{sweeper}` sweeps result {index} ({id}) that the provider accepts (`{keeper}` keeps it)"
@@ -100,7 +105,7 @@ impl Differential {
             invariant,
             cause: Cause::SystemUnderTest,
             summary,
-            evidence: json!({"index": index, "tool_call_id": id, "sweeps": sweeper.name(),
+            evidence: json!({"index": index, "tool_call_id": call_id, "sweeps": sweeper.name(),
                              "keeps": keeper.name(), "provider_accepts": accepted}),
         })
     }
@@ -109,6 +114,7 @@ impl Differential {
 impl Target for Differential {
     type Input = Transcript;
     type Variant = BarrierRule;
+    type Output = BTreeMap<String, Vec<usize>>;
 
     fn build(rule: Option<BarrierRule>, profile: &Profile) -> Result<Differential> {
         Ok(Differential {
@@ -160,11 +166,18 @@ impl Target for Differential {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, Transcript(messages): &Transcript) -> Value {
-        json!({
-            self.rule.name(): swept_positions(messages, self.rule),
-            format!("against {}", self.against): swept_positions(messages, self.against),
-        })
+    /// The positions each rule sweeps, under the rule's name and `against` the other's.
+    fn output(&self, Transcript(messages): &Transcript) -> Self::Output {
+        BTreeMap::from([
+            (
+                self.rule.name().to_string(),
+                swept_positions(messages, self.rule),
+            ),
+            (
+                format!("against {}", self.against),
+                swept_positions(messages, self.against),
+            ),
+        ])
     }
 
     fn shape(&self, transcript: &Transcript) -> String {
@@ -180,10 +193,9 @@ impl Target for Differential {
     }
 
     fn explain(&self, transcript: &Transcript) -> Option<Explanation> {
-        let messages = transcript.to_values();
         let request = |rule| {
-            self.boundary
-                .request_text(&without(&messages, &swept_positions(&transcript.0, rule)))
+            let messages = without(&transcript.0, &swept_positions(&transcript.0, rule));
+            self.boundary.request_text(&messages)
         };
         Some(Explanation {
             expected_label: format!("request after `{}`", self.rule),

@@ -6,12 +6,14 @@
 //! is explained by a diff of the variant's trace against its counterpart's (the fix, or for the fix
 //! the original wiring).
 
+use std::collections::BTreeMap;
+
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{self, Judgement};
-use serde_json::Value;
 
-use crate::guard::{self, GuardWiring, Schedule, compare, generate};
+use crate::guard::compare::{self, WiringRun};
+use crate::guard::{self, GuardWiring, Schedule, generate};
 use crate::harness::profile::Profile;
 use crate::harness::target::{Explanation, Target};
 
@@ -22,6 +24,7 @@ pub struct GuardTarget {
 impl Target for GuardTarget {
     type Input = Schedule;
     type Variant = GuardWiring;
+    type Output = BTreeMap<&'static str, WiringRun>;
 
     /// The profile has no options (everything lives in the schedule).
     fn build(variant: Option<GuardWiring>, _profile: &Profile) -> Result<GuardTarget> {
@@ -51,7 +54,7 @@ impl Target for GuardTarget {
         invariants::guard::judge_text(&serde_json::to_string(&trace).expect("a trace serialises"))
     }
 
-    fn output(&self, schedule: &Schedule) -> Value {
+    fn output(&self, schedule: &Schedule) -> Self::Output {
         compare::every_variant(schedule)
     }
 

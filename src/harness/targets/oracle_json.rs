@@ -17,7 +17,7 @@ use ctxfuzz_oracles::error::by_name;
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::error::Error;
@@ -100,6 +100,7 @@ impl OracleJson {
 impl Target for OracleJson {
     type Input = InputFile;
     type Variant = Check;
+    type Output = CheckOutput;
 
     fn build(_check: Option<Check>, profile: &Profile) -> anyhow::Result<OracleJson> {
         Ok(OracleJson {
@@ -188,10 +189,18 @@ impl Target for OracleJson {
         }])
     }
 
-    fn output(&self, input: &InputFile) -> Value {
+    fn output(&self, input: &InputFile) -> CheckOutput {
         match self.check(input.bytes()) {
-            Ok(judgement) => json!({ "verdict": judgement.verdict() }),
-            Err(error) => json!({ "error": format!("{error:#}") }),
+            Ok(judgement) => CheckOutput::Verdict(judgement.verdict()),
+            Err(error) => CheckOutput::Error(format!("{error:#}")),
         }
     }
+}
+
+/// What a case file pins for an input file: the verdict `ctxfuzz check` gives, or its error.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckOutput {
+    Verdict(Vec<String>),
+    Error(String),
 }

@@ -14,13 +14,14 @@ use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
-use ctxfuzz_oracles::js_value::{self, JsValue};
-use ctxfuzz_oracles::pi::{self, Api, PiVersion, Provider, Thrown};
+use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::pi::{self, Api, Body, PiVersion, Provider, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::{PiRelease, Profile};
+use crate::harness::target::Explanation;
 use crate::transcript::build::Build;
 use crate::transcript::shapes;
 
@@ -112,25 +113,15 @@ impl Boundary {
 
     /// The request pi would send for `messages`, pretty-printed (or why pi throws): the
     /// Anthropic body's messages, or the whole body of any other API (its one list).
-    pub fn request_text<M: Borrow<Value>>(&self, messages: &[M]) -> String {
-        let api = self.provider.api();
-        let messages = js_value::borrow_all(messages);
-        // Through a `Value`, which writes every object's keys sorted, as the explanations have
-        // always shown them.
-        let body = pi::render(&messages, self.model, api, self.pi).and_then(|rendered| {
-            let body = rendered.body(self.model, self.pi)?;
-            Ok(serde_json::to_value(body).expect("a body is plain JSON"))
-        });
-        match body {
-            Ok(body) => {
-                let shown = match api {
-                    Api::AnthropicMessages => &body["messages"],
-                    _ => &body,
-                };
-                serde_json::to_string_pretty(shown).expect("JSON") + "\n"
-            }
-            Err(thrown) => format!("{thrown}\n"),
-        }
+    pub fn request_text<'a, M: Borrow<JsValue<'a>>>(&self, messages: &'a [M]) -> String {
+        let body =
+            pi::render(messages, self.model, self.provider.api(), self.pi).and_then(|rendered| {
+                match rendered.body(self.model, self.pi)? {
+                    Body::Anthropic(request) => Ok(Explanation::json_text(&request.messages)),
+                    Body::Json(body) => Ok(Explanation::json_text(&body)),
+                }
+            });
+        body.unwrap_or_else(|thrown| format!("{thrown}\n"))
     }
 
     /// Whether `violation` is a rule of another API's body than Anthropic's, whose cause (which
@@ -161,17 +152,10 @@ pub(super) struct Transcript(pub Vec<JsValue<'static>>);
 
 impl<'de> Deserialize<'de> for Transcript {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let messages = Vec::<Value>::deserialize(deserializer)?;
+        let messages = Vec::<JsValue>::deserialize(deserializer)?;
         Ok(Transcript(
-            messages.into_iter().map(JsValue::from).collect(),
+            messages.iter().map(JsValue::owned_copy).collect(),
         ))
-    }
-}
-
-impl Transcript {
-    /// The messages as `Value`s, for the readers that take them (`render`).
-    pub fn to_values(&self) -> Vec<Value> {
-        self.0.iter().map(JsValue::to_value).collect()
     }
 }
 

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
+use ctxfuzz_oracles::js::{self, Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
-use serde_json::Value;
 
 use super::compaction::{NamedConfig, generate_transcript};
 use super::pi_transcript::{Boundary, Transcript};
@@ -75,6 +75,7 @@ impl PipelineTarget {
 impl Target for PipelineTarget {
     type Input = Transcript;
     type Variant = NamedConfig;
+    type Output = Vec<JsValue<'static>>;
 
     fn build(variant: Option<NamedConfig>, profile: &Profile) -> Result<PipelineTarget> {
         Ok(PipelineTarget {
@@ -128,14 +129,15 @@ impl Target for PipelineTarget {
         }
     }
 
-    fn output(&self, Transcript(messages): &Transcript) -> Value {
+    /// The request's messages after the compaction (and, for pi, the sweep).
+    fn output(&self, Transcript(messages): &Transcript) -> Self::Output {
         let (family, compaction) = self.compacted(messages);
         let compacted: Vec<&Message> = compaction.messages().collect();
         let sent = match family {
             Family::Pi => self.swept(&compacted),
             Family::Chat => compacted,
         };
-        Value::Array(sent.into_iter().map(JsValue::to_value).collect())
+        sent.into_iter().cloned().collect()
     }
 }
 
@@ -174,11 +176,11 @@ fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation>
 /// the API's do).
 fn subject(v: &Violation) -> String {
     match (
-        v.evidence.get("tool_use_id"),
-        v.evidence.get("error").and_then(Value::as_str),
+        v.evidence.member("tool_use_id").map(Json::view),
+        js::as_string(v.evidence.member("error")),
     ) {
-        (Some(Value::String(id)), _) => id.clone(),
-        (Some(Value::Null), _) => "(no id)".to_string(),
+        (Some(View::String(id)), _) => id.to_string(),
+        (Some(View::Null), _) => "(no id)".to_string(),
         (_, Some(text)) if !text.starts_with("Invalid type for 'messages[") => text.to_string(),
         _ => String::new(),
     }

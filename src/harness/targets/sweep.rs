@@ -16,7 +16,7 @@ use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, Twi
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::wire::WireRule;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::external::External;
@@ -33,6 +33,20 @@ pub(super) struct SweepTarget {
     rule: BarrierRule,
     boundary: Boundary,
     external: Option<External>,
+}
+
+/// What a case file pins for a transcript: the messages the sweep kept and the ids it swept, or
+/// why an external program gave no answer.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum SweepOutput {
+    Swept {
+        messages: Vec<JsValue<'static>>,
+        swept: Vec<String>,
+    },
+    NoAnswer {
+        error: String,
+    },
 }
 
 /// What one sweep did, as the invariants need it.
@@ -89,6 +103,7 @@ impl SweepTarget {
 impl Target for SweepTarget {
     type Input = Transcript;
     type Variant = BarrierRule;
+    type Output = SweepOutput;
 
     fn build(rule: Option<BarrierRule>, profile: &Profile) -> Result<SweepTarget> {
         Ok(SweepTarget {
@@ -145,10 +160,15 @@ impl Target for SweepTarget {
         Judgement::from_violations(violations)
     }
 
-    fn output(&self, Transcript(messages): &Transcript) -> Value {
+    fn output(&self, Transcript(messages): &Transcript) -> Self::Output {
         match self.run(messages) {
-            Ok(run) => json!({ "messages": run.output.refs(), "swept": run.swept }),
-            Err(judgement) => json!({ "error": no_answer(&judgement) }),
+            Ok(run) => SweepOutput::Swept {
+                messages: run.output.refs().into_iter().cloned().collect(),
+                swept: run.swept,
+            },
+            Err(judgement) => SweepOutput::NoAnswer {
+                error: no_answer(&judgement),
+            },
         }
     }
 
@@ -172,10 +192,9 @@ impl Target for SweepTarget {
         }
     }
 
-    fn explain(&self, transcript: &Transcript) -> Option<Explanation> {
-        let messages = transcript.to_values();
-        let predicted = sweep_invariants::twin_sweep(&messages, TwinRule::CONTRACT);
-        let expected: Vec<&Value> = messages
+    fn explain(&self, Transcript(messages): &Transcript) -> Option<Explanation> {
+        let predicted = sweep_invariants::twin_sweep(messages, TwinRule::CONTRACT);
+        let expected: Vec<&JsValue> = messages
             .iter()
             .enumerate()
             .filter(|(i, _)| !predicted.contains(i))
@@ -183,15 +202,13 @@ impl Target for SweepTarget {
             .collect();
         // An external program's answer is shown even when it broke an invariant of its own
         // (`sut-matches-rust`): that answer is the defect.
-        let output = match &self.external {
-            Some(external) => external.sweep(&transcript.0).map(|(output, _)| output),
-            None => self.run(&transcript.0).map(|run| {
-                run.output
-                    .refs()
-                    .into_iter()
-                    .map(JsValue::to_value)
-                    .collect()
-            }),
+        let output: Result<Vec<JsValue>, Judgement> = match &self.external {
+            Some(external) => external
+                .sweep(messages)
+                .map(|(output, _)| output.into_iter().map(JsValue::from).collect()),
+            None => self
+                .run(messages)
+                .map(|run| run.output.refs().into_iter().cloned().collect()),
         };
         let actual = match output {
             Ok(output) => self.boundary.request_text(&output),
