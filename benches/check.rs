@@ -12,7 +12,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ctxfuzz::generators::pi;
 use ctxfuzz_oracles::invariants::wire::findings;
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
@@ -72,7 +72,10 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let cases: Vec<String> = (0..256)
-        .map(|seed| serde_json::to_string(&pi::from_seed::<Value>(seed)).unwrap())
+        .map(|seed| {
+            serde_json::to_string(&SortedKeys(&JsValue::from(pi::from_seed::<JsValue>(seed))))
+                .unwrap()
+        })
         .collect();
     let mut group = c.benchmark_group("check generated cases");
     group.throughput(Throughput::Elements(cases.len() as u64));

@@ -20,11 +20,14 @@ use ctxfuzz::compaction::{
     CompactionConfig, Compactor, Family, Faults, Scripted, Tracker, compact,
 };
 use ctxfuzz::generators::{chat, pi, seeded_bytes};
-use serde_json::Value;
+use ctxfuzz_oracles::js_value::JsValue;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The compaction's messages as `ctxfuzz compact` and the targets hold them.
+type Message = JsValue<'static>;
 
 const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
 const MESSAGES_PER_ITERATION: usize = 200_000;
@@ -33,11 +36,11 @@ const POOL: usize = 100;
 
 /// `pool` repeated to `len` messages: every size (and each half of it, the summarised and the
 /// kept one) has the same mix of messages, so only the length changes.
-fn transcript(pool: &[Value], len: usize) -> Vec<Value> {
+fn transcript(pool: &[Message], len: usize) -> Vec<Message> {
     pool.iter().cycle().take(len).cloned().collect()
 }
 
-fn pool(family: Family) -> Vec<Value> {
+fn pool(family: Family) -> Vec<Message> {
     (0..)
         .flat_map(|seed| {
             let bytes = seeded_bytes(seed, 4096);
@@ -58,7 +61,7 @@ fn per_message(c: &mut Criterion) {
         group.sample_size(10);
         for len in SIZES {
             let copies = (MESSAGES_PER_ITERATION / len).max(1);
-            let transcripts: Vec<Vec<Value>> =
+            let transcripts: Vec<Vec<Message>> =
                 (0..copies).map(|_| transcript(&pool, len)).collect();
             group.throughput(Throughput::Elements((copies * len) as u64));
             group.bench_function(format!("read {len} (baseline)"), |b| {

@@ -29,7 +29,7 @@ fn cases(format: Format) -> Vec<String> {
     (0..256)
         .filter_map(|seed| {
             let bytes = seeded_bytes(seed, 2048);
-            let transcript: Vec<Value> = pi::transcript(&mut Unstructured::new(&bytes)).ok()?;
+            let transcript: Vec<JsValue> = pi::transcript(&mut Unstructured::new(&bytes)).ok()?;
             let written = format.from_pi(&transcript).ok()?;
             Some(serde_json::to_string(&written).unwrap())
         })

@@ -39,8 +39,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const TRANSCRIPTS: u64 = 20_000;
 const SESSION_MESSAGES: usize = 5_000;
 
+/// The generated transcripts as `Value`s, the form the Node side is given.
 fn transcripts() -> Vec<Vec<Value>> {
-    (0..TRANSCRIPTS).map(pi_gen::from_seed).collect()
+    (0..TRANSCRIPTS)
+        .map(|seed| {
+            pi_gen::from_seed::<JsValue>(seed)
+                .iter()
+                .map(JsValue::to_value)
+                .collect()
+        })
+        .collect()
 }
 
 /// The Rust side of comparison 1: every transcript through `convertToLlm` and
@@ -61,7 +69,7 @@ fn session_file() -> String {
     text.push('\n');
     let mut count = 0;
     for seed in 0.. {
-        for message in pi_gen::from_seed::<Value>(seed) {
+        for message in pi_gen::from_seed::<JsValue>(seed) {
             let parent = if count == 0 {
                 Value::Null
             } else {

@@ -1,7 +1,7 @@
 //! The two transcript families the compaction reads: pi `AgentMessage`s and AutoBot's chat
 //! messages (API schema `role/content/tool_calls` and stored schema `sender/text/messageType`).
 //!
-//! Everything here reads messages defensively, in either JSON type ([`Message`]): a non-object
+//! Everything here reads messages ([`Message`]) defensively: a non-object
 //! entry, a missing field or a field of the wrong type reads as empty, never raises.
 
 use std::borrow::Cow;

@@ -35,10 +35,11 @@ pub use region::Region;
 pub use summariser::{Scripted, Summariser, SummaryError};
 pub use tracker::{Tracker, TrackerCall};
 
-/// What the compaction reads and writes messages as: `serde_json::Value` (the pipeline target,
-/// case files) or the oracle's `JsValue` (the command line, the compaction target, where
-/// building, searching and dropping `Value`'s B-trees were a third of a case). Tool-call
-/// arguments given as a JSON string are read by [`Build::parse_object`].
+/// What the compaction reads and writes messages as: the oracle's `JsValue`, borrowing from the
+/// text it was read from (`ctxfuzz compact`) or owning its strings (the targets, whose cases are
+/// generated or read from case files). `serde_json::Value`, which it also took until the targets
+/// left it, spent a third of a case building, searching and dropping B-trees. Tool-call arguments
+/// given as a JSON string are read by [`Build::parse_object`].
 pub trait Message: Json + Build + Serialize {}
 
 impl<J: Json + Build + Serialize> Message for J {}

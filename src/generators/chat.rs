@@ -6,8 +6,7 @@
 //! spliced between a call and its result).
 //!
 //! As in [`super::pi`], an exhausted input picks the most ordinary option everywhere, so shrinking
-//! the bytes moves toward ordinary transcripts, and a transcript is built in either JSON type
-//! ([`Build`]) from the same draws.
+//! the bytes moves toward ordinary transcripts. A transcript is built with [`Build`].
 
 use std::borrow::Cow;
 
@@ -135,7 +134,8 @@ fn assistant<B: Build + Serialize>(u: &mut Unstructured<'_>, ids: &[String]) -> 
 fn call<B: Build + Serialize>(u: &mut Unstructured<'_>, id: &str) -> Result<B> {
     let name = *u.choose(&TOOLS)?;
     let arg = string::<B>(text(u)?);
-    // Keys in sorted order: the arguments' JSON text is then the same from either type.
+    // Keys in sorted order: the arguments' JSON text is the one a `Value` (whose keys are sorted)
+    // wrote, which the seeds' recorded cases hold.
     let args = match u.int_in_range(0..=3u8)? {
         0 => B::object(vec![
             ("command", arg),

@@ -19,11 +19,12 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use arbitrary::{Result, Unstructured};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::{Map, Value, json};
 
 /// One session-mode vectors input from `u`.
 pub fn session_input(u: &mut Unstructured<'_>) -> Result<Value> {
-    let messages = super::pi::transcript(u)?;
+    let messages: Vec<JsValue> = super::pi::transcript(u)?;
     let version = *u.choose(&[3, 3, 3, 3, 3, 3, 2, 1])?;
     let mut s = Session {
         u,
@@ -41,7 +42,7 @@ pub fn session_input(u: &mut Unstructured<'_>) -> Result<Value> {
     }
     for message in messages {
         s.extras()?;
-        let entry = s.entry_for(message)?;
+        let entry = s.entry_for(message.to_value())?;
         s.push(entry)?;
     }
     s.extras()?;

@@ -9,7 +9,7 @@ use std::fmt;
 
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::formats::Format;
-use serde_json::Value;
+use ctxfuzz_oracles::js_value::JsValue;
 
 use super::bytes;
 use crate::generators::pi as pi_generator;
@@ -49,7 +49,7 @@ pub fn count(format: Format, seed: u64, cases: u64) -> Coverage {
     let mut buffer = Vec::new();
     for index in 0..cases {
         bytes::fill(seed, index, &mut buffer);
-        let pi: Vec<Value> = pi_generator::transcript(&mut Unstructured::new(&buffer))
+        let pi: Vec<JsValue> = pi_generator::transcript(&mut Unstructured::new(&buffer))
             .expect("the generator never fails for lack of bytes");
         match format.from_pi(&pi) {
             Ok(messages) => {

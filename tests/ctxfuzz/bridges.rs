@@ -16,10 +16,12 @@ use arbitrary::Unstructured;
 use ctxfuzz::generators::pi;
 use ctxfuzz::harness::bytes::case_bytes;
 use ctxfuzz_oracles::formats::{Entry, Format, skeleton, wire};
-use ctxfuzz_oracles::js_value;
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::Value;
+
+use crate::common::values;
 
 /// The first `CASES` cases of `ctxfuzz fuzz --contract ... --seed SEED`: the transcripts a contract
 /// run generates, from the same bytes.
@@ -56,18 +58,18 @@ fn bridges_round_trip_what_the_contracts_judge_or_count_a_skip() {
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     for case in 0..CASES {
         let bytes = case_bytes(SEED, case);
-        let transcript = pi::transcript(&mut Unstructured::new(&bytes)).expect("never fails");
+        let generated: Vec<JsValue> =
+            pi::transcript(&mut Unstructured::new(&bytes)).expect("never fails");
         assert_eq!(
-            Format::Pi.from_pi(&transcript).as_ref(),
-            Ok(&transcript),
+            Format::Pi.from_pi(&generated).as_ref(),
+            Ok(&values(&generated)),
             "case {case}: pi is its own format"
         );
         tallies.entry(Format::Pi.name()).or_default().expressed += 1;
         // What pi sends, read as pi messages, and which result answers which call there as chat
         // completions pair them (one message per result, as pi writes them); `None` when pi
         // throws (every bridge refuses then).
-        let messages = js_value::borrow_all(&transcript);
-        let sent: Option<Vec<Value>> = convert_to_llm(&messages, PiVersion::default())
+        let sent: Option<Vec<Value>> = convert_to_llm(&generated, PiVersion::default())
             .ok()
             .map(|llm| llm.iter().map(|message| message.to_value()).collect());
         let expected = sent.as_ref().map(|llm| {
@@ -76,7 +78,7 @@ fn bridges_round_trip_what_the_contracts_judge_or_count_a_skip() {
         });
         for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
             let tally = tallies.entry(format.name()).or_default();
-            let written = match format.from_pi(&transcript) {
+            let written = match format.from_pi(&generated) {
                 Ok(written) => written,
                 Err(reason) => {
                     *tally.skipped.entry(reason.key()).or_default() += 1;

@@ -9,7 +9,7 @@ use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
-use crate::common::{charged_places, write};
+use crate::common::{charged_places, values, write};
 
 /// Several seeds' transcripts one after another, each seed's `toolu_` ids made its own (the
 /// generator numbers them from 1 in every transcript): a transcript with several `user`
@@ -17,7 +17,7 @@ use crate::common::{charged_places, write};
 fn concatenated(first_seed: u64, seeds: u64) -> Vec<Value> {
     (first_seed..first_seed + seeds)
         .flat_map(|seed| {
-            let text = Value::Array(pi::from_seed(seed)).to_string();
+            let text = Value::Array(values(&pi::from_seed(seed))).to_string();
             let text = text.replace("\"toolu_", &format!("\"toolu_{seed}_"));
             serde_json::from_str::<Vec<Value>>(&text).unwrap()
         })

@@ -12,24 +12,35 @@ use ctxfuzz::compaction::state::{Extraction, State, render};
 use ctxfuzz::compaction::{
     Compaction, Compactor, Family, Faults, Outcome, Scripted, Tracker, TrackerCall, compact,
 };
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::{Value, json};
 
-fn pick(messages: &[Value], family: Family, config: &CompactionConfig) -> usize {
+use crate::common::messages;
+
+/// A message as the compaction reads it.
+type Message = JsValue<'static>;
+
+fn pick(messages: &[Message], family: Family, config: &CompactionConfig) -> usize {
     boundary::pick(&Facts::read(messages, family), config)
 }
 
-/// Chat tool results clipped at the default 400 characters.
-fn clip_chat(messages: &[Value], key: ClipKey) -> Vec<Cow<'_, Value>> {
-    let facts = Facts::read(messages, Family::Chat);
+/// Chat tool results clipped at the default 400 characters, and whether each was copied.
+fn clip_chat(messages: &[Value], key: ClipKey) -> Vec<(Value, bool)> {
+    let messages = crate::common::messages(Value::from(messages));
+    let facts = Facts::read(&messages, Family::Chat);
     messages
         .iter()
         .zip(&facts.messages)
-        .map(|(message, fact)| clipped(message, fact, 400, key))
+        .map(|(message, fact)| match clipped(message, fact, 400, key) {
+            Cow::Borrowed(same) => (same.to_value(), false),
+            Cow::Owned(copy) => (copy.to_value(), true),
+        })
         .collect()
 }
 
 fn chat_state(messages: &[Value]) -> State {
-    let facts = Facts::read(messages, Family::Chat);
+    let messages = crate::common::messages(Value::from(messages));
+    let facts = Facts::read(&messages, Family::Chat);
     let mut extraction = Extraction::default();
     for (message, fact) in messages.iter().zip(&facts.messages) {
         extraction.read(message, fact, Family::Chat, &CompactionConfig::default());
@@ -37,17 +48,17 @@ fn chat_state(messages: &[Value]) -> State {
     extraction.finish()
 }
 
-fn chat(messages: Value) -> Vec<Value> {
-    messages.as_array().unwrap().clone()
+fn chat(array: Value) -> Vec<Message> {
+    messages(array)
 }
 
 /// `compact` on a chat transcript, without injected faults.
 fn compact_chat<'a>(
-    history: &'a [Value],
+    history: &'a [Message],
     config: &CompactionConfig,
     summariser: &Scripted,
     tracker: &mut Tracker,
-) -> Compaction<'a, Value> {
+) -> Compaction<'a, Message> {
     compact(
         history,
         &Compactor {
@@ -82,7 +93,7 @@ fn refills(tracker: &Tracker) -> Vec<u64> {
         .collect()
 }
 
-fn example_1() -> Vec<Value> {
+fn example_1() -> Vec<Message> {
     chat(json!([
         {"role": "user", "content": "first ask"}, {"role": "assistant", "content": "sure"},
         {"role": "user", "content": "second ask"}, {"role": "assistant", "content": "working"},
@@ -175,7 +186,7 @@ fn example_4_stored_schema_and_non_objects() {
     );
     assert_eq!(refills(&tracker), vec![0, 0, 0, 0, 1]);
     assert_eq!(
-        result.messages().cloned().collect::<Vec<_>>()[0],
+        result.messages().next().map(JsValue::to_value).unwrap(),
         json!({"sender": "system", "text": result.decision.summary, "messageType": "context_summary", "metadata": {"reason": "context_overflow_protection"}})
     );
     assert_eq!(
@@ -184,7 +195,7 @@ fn example_4_stored_schema_and_non_objects() {
     );
 }
 
-fn example_5() -> Vec<Value> {
+fn example_5() -> Vec<Message> {
     chat(json!([
         {"role": "user", "content": "never deploy straight to prod"},
         {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": {"name": "write_file", "arguments": "{\"path\": \"deploy/release.yaml\"}"}}]},
@@ -264,9 +275,9 @@ fn a_tool_result_of_exactly_the_clip_size_is_neither_clipped_nor_copied() {
     let over = json!({"role": "tool", "content": "é".repeat(401)});
     let input = vec![at_limit.clone(), over];
     let clipped = clip_chat(&input, ClipKey::Read);
-    assert!(matches!(&clipped[0], Cow::Borrowed(m) if **m == at_limit));
+    assert_eq!(clipped[0], (at_limit, false));
     assert_eq!(
-        clipped[1]["content"],
+        clipped[1].0["content"],
         json!(format!("{}\u{2026} [clipped]", "é".repeat(400)))
     );
 }
@@ -282,28 +293,32 @@ fn example_7_clipping_writes_where_the_summariser_reads() {
     let input = vec![long_tool, list_tool, text_list_tool.clone(), user.clone()];
     let clipped = clip_chat(&input, ClipKey::Read);
     let expected = format!("{}\u{2026} [clipped]", "x".repeat(400));
-    assert_eq!(clipped[0]["content"], json!(expected));
-    assert_eq!(clipped[0]["content"].as_str().unwrap().chars().count(), 411);
+    assert_eq!(clipped[0].0["content"], json!(expected));
     assert_eq!(
-        clipped[1]["text"],
+        clipped[0].0["content"].as_str().unwrap().chars().count(),
+        411
+    );
+    assert_eq!(
+        clipped[1].0["text"],
         json!(format!("{}\u{2026} [clipped]", "w".repeat(400)))
     );
-    assert_eq!(clipped[1]["content"], json!([{"type": "image"}]));
+    assert_eq!(clipped[1].0["content"], json!([{"type": "image"}]));
     assert_eq!(
-        clipped[2]["content"],
+        clipped[2].0["content"],
         json!(format!("{}\u{2026} [clipped]", "v".repeat(400)))
     );
-    assert!(
-        matches!(&clipped[3], Cow::Borrowed(m) if **m == user),
+    assert_eq!(
+        clipped[3],
+        (user, false),
         "user text is never clipped (nor copied)"
     );
     // The old key wrote list content's clip to `text`, which nobody reads.
     let legacy = clip_chat(&input, ClipKey::Legacy);
-    assert_eq!(legacy[2]["content"], text_list_tool["content"]);
-    assert_eq!(legacy[2]["text"].as_str().unwrap().chars().count(), 411);
+    assert_eq!(legacy[2].0["content"], text_list_tool["content"]);
+    assert_eq!(legacy[2].0["text"].as_str().unwrap().chars().count(), 411);
     // String content was clipped in place under the old key too: only list content was lost.
-    assert_eq!(legacy[0]["content"], json!(expected));
-    assert!(legacy[0].get("text").is_none(), "{}", legacy[0]);
+    assert_eq!(legacy[0].0["content"], json!(expected));
+    assert!(legacy[0].0.get("text").is_none(), "{}", legacy[0].0);
 }
 
 #[test]
@@ -526,7 +541,7 @@ fn a_summary_larger_than_its_region_is_skipped_by_default() {
 }
 
 /// Reference V28's shape: a message between a call and its result is a legal autobot cut.
-fn mid_cycle_pi() -> Vec<Value> {
+fn mid_cycle_pi() -> Vec<Message> {
     chat(json!([
         {"role": "user", "content": "one", "timestamp": 1},
         {"role": "assistant", "content": [{"type": "text", "text": "a"}], "stopReason": "stop", "timestamp": 2},

@@ -4,12 +4,14 @@ use arbitrary::Unstructured;
 use ctxfuzz::generators::{chat, seeded_bytes};
 use serde_json::Value;
 
+use crate::common::values;
+
 #[test]
 fn chat_transcripts_reach_every_promised_shape() {
     let cases: Vec<Vec<Value>> = (0..500)
         .map(|seed| {
             let bytes = seeded_bytes(seed, 4096);
-            chat::transcript(&mut Unstructured::new(&bytes)).unwrap()
+            values(&chat::transcript(&mut Unstructured::new(&bytes)).unwrap())
         })
         .collect();
     let messages = || cases.iter().flatten();

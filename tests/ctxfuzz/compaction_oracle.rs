@@ -12,7 +12,10 @@ use ctxfuzz_oracles::invariants::compaction::{
     BOUNDARY_VALID, CAPS, CLIP_BOUNDED, Contract, INPUT_NOT_MUTATED, KEPT_SUFFIX, NO_NEW_ORPHANS,
     RESET_DELIVERED, Round, SMALLER, STATE_RETAINED, TrackerCall, USER_TURNS, judge,
 };
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::{Value, json};
+
+use crate::common::messages;
 
 /// One compaction as the oracle sees it, owned so that a test can tamper with any part.
 #[derive(Clone)]
@@ -35,8 +38,9 @@ impl Observed {
 
     fn of_family(input: Vec<Value>, family: Family) -> Observed {
         let mut tracker = Tracker::with_total(0);
+        let messages = messages(Value::from(input.clone()));
         let c = compact(
-            &input,
+            &messages,
             &Compactor {
                 family,
                 config: &CompactionConfig::default(),
@@ -47,15 +51,11 @@ impl Observed {
         );
         Observed {
             family,
-            output: c.messages().cloned().collect(),
+            output: c.messages().map(JsValue::to_value).collect(),
             boundary: c.decision.boundary,
             picked: c.decision.picked,
             summary: c.decision.summary.clone(),
-            summariser_input: c
-                .summariser_input
-                .iter()
-                .map(|v| v.clone().into_owned())
-                .collect(),
+            summariser_input: c.summariser_input.iter().map(|v| v.to_value()).collect(),
             tracker_calls: observed_tracker_calls(&tracker.calls),
             input_after: input.clone(),
             input,

@@ -3,37 +3,40 @@
 
 use ctxfuzz::compaction::overflow::{Mode, Protection, Turn, check_and_protect};
 use ctxfuzz::compaction::{CompactionConfig, Compactor, Family, Faults, Scripted, Tracker};
-use serde_json::{Value, json};
+use ctxfuzz_oracles::js_value::JsValue;
+use serde_json::json;
+
+use crate::common::messages;
+
+/// A message as the compaction reads it.
+type Message = JsValue<'static>;
 
 /// Four chat messages the default policy cuts at the second user turn.
-fn history() -> Vec<Value> {
-    json!([
+fn history() -> Vec<Message> {
+    messages(json!([
         {"role": "user", "content": "a".repeat(400)}, {"role": "assistant", "content": "b".repeat(400)},
         {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}
-    ])
-    .as_array()
-    .unwrap()
-    .clone()
+    ]))
 }
 
 /// One check with `tracked` tokens already counted, no usage reported, against `limit`.
 fn check(
-    messages: &[Value],
+    messages: &[Message],
     tracked: u64,
     limit: u64,
     mode: Mode,
-) -> (Protection<'_, Value>, Tracker) {
+) -> (Protection<'_, Message>, Tracker) {
     check_with_usage(messages, tracked, None, limit, mode)
 }
 
 /// One check with `tracked` tokens already counted and the turn's `usage`, against `limit`.
 fn check_with_usage(
-    messages: &[Value],
+    messages: &[Message],
     tracked: u64,
     usage: Option<(u64, u64)>,
     limit: u64,
     mode: Mode,
-) -> (Protection<'_, Value>, Tracker) {
+) -> (Protection<'_, Message>, Tracker) {
     let mut tracker = Tracker::with_total(tracked);
     let turn = Turn {
         usage,

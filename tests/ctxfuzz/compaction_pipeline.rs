@@ -56,10 +56,8 @@ fn autobot_mid_cycle_cut_is_reported_by_the_wire_once_the_sweep_is_skipped() {
         window: 0,
         ..ctxfuzz::compaction::CompactionConfig::named("autobot").unwrap()
     };
-    let facts = ctxfuzz::compaction::facts::Facts::read(
-        input.as_array().unwrap(),
-        ctxfuzz::compaction::Family::Pi,
-    );
+    let messages = crate::common::messages(input.clone());
+    let facts = ctxfuzz::compaction::facts::Facts::read(&messages, ctxfuzz::compaction::Family::Pi);
     let cut = ctxfuzz::compaction::boundary::pick(&facts, &narrow);
     assert_eq!(cut, 4);
     assert_eq!(

@@ -17,6 +17,8 @@ use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde_json::Value;
 
+use crate::common::values;
+
 const PATH: &str = "transcript.json";
 
 /// The `--json` output of the compaction of the array in `text`, read whole into memory; its
@@ -67,9 +69,11 @@ fn transcripts(seed: u64) -> [(Family, String); 2] {
         0 => serde_json::to_string_pretty(&messages).unwrap(),
         _ => Value::Array(messages).to_string(),
     };
-    let pi = text(pi::from_seed(seed));
+    let pi = text(values(&pi::from_seed(seed)));
     let bytes = seeded_bytes(seed, 4096);
-    let chat = text(chat::transcript(&mut Unstructured::new(&bytes)).unwrap());
+    let chat = text(values(
+        &chat::transcript(&mut Unstructured::new(&bytes)).unwrap(),
+    ));
     let surrogate = |text: String, role: &str| {
         let inner = &text[1..text.len() - 1];
         match seed % 2 {
@@ -145,7 +149,7 @@ fn a_long_transcript_is_written_from_the_start_noted_before_its_boundary() {
     let mut messages: Vec<Value> = Vec::new();
     let mut seed = 0;
     while messages.len() < 700 {
-        messages.extend(pi::from_seed(seed));
+        messages.extend(values(&pi::from_seed(seed)));
         seed += 1;
     }
     let plain = Value::Array(messages).to_string();

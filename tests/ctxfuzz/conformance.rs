@@ -30,11 +30,14 @@ use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file as session_gen};
 use ctxfuzz::harness::pi_bridge;
 use ctxfuzz_oracles::js_string;
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use ctxfuzz_oracles::pi::{PiVersion, run_vector_input};
 use google::{google_cases, google_input};
 use openai_responses::{openai_responses_cases, openai_responses_input};
 use serde_json::{Value, json};
+
+use crate::common::values;
 
 mod google;
 mod openai_responses;
@@ -329,7 +332,8 @@ fn cases_per_pi_version() -> usize {
 /// (whitespace-only text, every thinking form, signatures, images in user messages).
 fn message_input(seed: u64) -> Value {
     let bytes = seeded_bytes(seed, pi_gen::SEED_BYTES);
-    let mut messages = pi_gen::transcript(&mut Unstructured::new(&bytes)).expect("generates");
+    let mut messages =
+        values(&pi_gen::transcript::<JsValue>(&mut Unstructured::new(&bytes)).expect("generates"));
     let mut rng = fastrand::Rng::with_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     for message in &mut messages {
         enrich(message, &mut rng);

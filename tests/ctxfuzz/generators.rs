@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::{chat, pi, seeded_bytes};
+use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::harness::coverage;
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
 use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
@@ -15,7 +15,7 @@ use ctxfuzz_oracles::js_value::{self, JsValue};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::common::{fingerprint, long_transcript_bytes};
+use crate::common::{fingerprint, long_transcript_bytes, values};
 
 const CASES: u64 = 10_000;
 
@@ -84,12 +84,12 @@ fn most_generated_turns_are_ordinary() {
 fn a_seed_reproduces_its_transcript() {
     assert_eq!(seeded_bytes(7, 64), seeded_bytes(7, 64));
     assert_ne!(seeded_bytes(7, 64), seeded_bytes(8, 64));
-    assert_eq!(pi::from_seed::<Value>(42), pi::from_seed::<Value>(42));
+    assert_eq!(pi::from_seed::<JsValue>(42), pi::from_seed::<JsValue>(42));
 }
 
 #[test]
 fn an_exhausted_input_still_gives_an_ordinary_transcript() {
-    let transcript: Vec<Value> = pi::transcript(&mut Unstructured::new(&[])).unwrap();
+    let transcript = values(&pi::transcript::<JsValue>(&mut Unstructured::new(&[])).unwrap());
     let roles: Vec<&str> = transcript
         .iter()
         .map(|m| m["role"].as_str().unwrap())
@@ -167,7 +167,7 @@ proptest! {
 /// same commit and say so.
 #[test]
 fn seeded_transcripts_are_pinned() {
-    let transcripts: Vec<Vec<Value>> = (0..300).map(pi::from_seed).collect();
+    let transcripts: Vec<Vec<Value>> = (0..300).map(|seed| values(&pi::from_seed(seed))).collect();
     let messages: usize = transcripts.iter().map(Vec::len).sum();
     let texts: Vec<String> = transcripts
         .iter()
@@ -209,24 +209,6 @@ fn proptest_shrinks_a_pre_fix_failure_to_a_few_messages() {
         "shrank only to {} messages",
         minimal.len()
     );
-}
-
-/// The generator builds the same transcript as `Value` and as the oracle's `JsValue` (which the
-/// sweep target judges without a conversion): a seed means one transcript whatever type holds it.
-#[test]
-fn a_seed_builds_the_same_transcript_as_value_and_as_js_value() {
-    for seed in 0..300 {
-        let as_js: Vec<JsValue<'static>> = pi::from_seed(seed);
-        let as_value: Vec<Value> = pi::from_seed(seed);
-        let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
-        assert_eq!(converted, as_value, "seed {seed}");
-        let bytes = seeded_bytes(seed, 2048);
-        let as_js: Vec<JsValue<'static>> =
-            chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
-        let as_value: Vec<Value> = chat::transcript(&mut Unstructured::new(&bytes)).unwrap();
-        let converted: Vec<Value> = as_js.iter().map(JsValue::to_value).collect();
-        assert_eq!(converted, as_value, "chat, seed {seed}");
-    }
 }
 
 /// Every shape real programs write ([`FormatShape::listed`]) is in the stream the contract target

@@ -165,10 +165,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
         "writes an external program's input, reads its answer",
     ),
     (
-        "ctxfuzz::harness::coverage",
-        "writes the coverage report's cases",
-    ),
-    (
         "ctxfuzz::generators::session_file",
         "writes pi session files",
     ),
@@ -211,10 +207,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
 /// of issue 39's one data model. The list only shrinks: the test fails when an entry no longer
 /// needs to be here.
 const VALUE_INSIDE_STILL: &[(&str, &str)] = &[
-    (
-        "ctxfuzz::transcript::build",
-        "`Build for Value`: the generators build either type",
-    ),
     (
         "ctxfuzz_oracles::formats",
         "the bridges write each format's messages as `Value` (the readers read any `Json`)",
@@ -275,7 +267,7 @@ fn a_planted_value_off_the_edges_is_reported_and_a_stale_entry_too() {
     );
     // A module declared for every build is no test code, whatever sits next to it.
     assert!(problems.contains(&"ctxfuzz::sweep::rules holds a `serde_json::Value` off the edges (tests/ctxfuzz/layers.rs, VALUE_AT_THE_EDGES)".to_string()), "{problems:?}");
-    assert!(problems.contains(&"`ctxfuzz::transcript::build` is listed in VALUE_INSIDE_STILL but holds no `serde_json::Value`: remove it".to_string()), "{problems:?}");
+    assert!(problems.contains(&"`ctxfuzz_oracles::formats` is listed in VALUE_INSIDE_STILL but holds no `serde_json::Value`: remove it".to_string()), "{problems:?}");
 }
 
 /// Every module holding a `Value` outside both lists, then every entry of either list that

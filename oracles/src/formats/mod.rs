@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 use crate::error::{Error, by_name};
 use crate::js::{Json, View, as_string};
-use crate::js_value;
+use crate::js_value::JsValue;
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
 pub use required::MissingField;
@@ -70,11 +70,11 @@ impl Format {
 
     /// The transcript `pi` (pi `AgentMessage`s) written in this format. The pi format is the
     /// transcript itself; every other format is written from what pi's `convertToLlm` returns.
-    pub fn from_pi(self, messages: &[Value]) -> Result<Vec<Value>, CannotExpress> {
+    pub fn from_pi<J: Json>(self, messages: &[J]) -> Result<Vec<Value>, CannotExpress> {
+        let messages: Vec<JsValue> = messages.iter().map(Json::to_js).collect();
         if self == Format::Pi {
-            return Ok(messages.to_vec());
+            return Ok(messages.iter().map(JsValue::to_value).collect());
         }
-        let messages = js_value::borrow_all(messages);
         let llm = convert_to_llm(&messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
         let llm = llm::read(&llm)?;

@@ -2,6 +2,7 @@ use serde_json::{Value, json};
 
 use super::wire;
 use super::*;
+use crate::js_value;
 use crate::wire::WireRule::{
     self, DuplicateCallId, DuplicateResult, InvalidRole, MissingResult, ResultWithoutCall,
 };

@@ -515,7 +515,7 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Scenario> {
     })
 }
 
-/// One transcript of `family` from the shared generators, in either JSON type.
+/// One transcript of `family` from the shared generators.
 pub fn generate_transcript<B: Build + Json + Serialize>(
     u: &mut Unstructured<'_>,
     family: Family,

@@ -19,6 +19,7 @@ use arbitrary::Unstructured;
 use ctxfuzz_oracles::contracts::{ContractKind, cut, prune, repair, trim};
 use ctxfuzz_oracles::formats::{Format, Role};
 use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::{Map, Value, json};
 
 use crate::error::Error;
@@ -244,7 +245,7 @@ impl Target for ContractTarget {
     }
 
     fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Value> {
-        let pi = pi_generator::transcript(u)?;
+        let pi: Vec<JsValue> = pi_generator::transcript(u)?;
         let messages = match self.format.from_pi(&pi) {
             Ok(messages) => messages,
             Err(reason) => {

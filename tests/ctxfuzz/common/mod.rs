@@ -8,6 +8,8 @@ use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
 use ctxfuzz_oracles::invariants::{Cause, Judgement};
+use ctxfuzz_oracles::js_value::JsValue;
+use serde_json::Value;
 
 /// Runs the `ctxfuzz` binary built for these tests with `args`.
 pub fn ctxfuzz(args: &[&str]) -> Output {
@@ -88,4 +90,18 @@ pub fn charged_places(path: &Path) -> Vec<(u64, Option<u64>)> {
         .iter()
         .map(|v| (v["message"].as_u64().unwrap(), v["block"].as_u64()))
         .collect()
+}
+
+/// The messages of a JSON array (written with `json!`) as the compaction and the generators hold
+/// them.
+pub fn messages(array: Value) -> Vec<JsValue<'static>> {
+    match array {
+        Value::Array(items) => items.into_iter().map(JsValue::from).collect(),
+        other => panic!("not an array of messages: {other}"),
+    }
+}
+
+/// Generated messages as `Value`s, for a test that reads or writes them as JSON.
+pub fn values(messages: &[JsValue]) -> Vec<Value> {
+    messages.iter().map(JsValue::to_value).collect()
 }
