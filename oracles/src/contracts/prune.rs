@@ -100,7 +100,7 @@ impl Removal {
                 invariant: self.no_new_wire_damage,
                 cause: Cause::SystemUnderTest,
                 summary: format!("{}, which the input did not break", v.summary()),
-                evidence: v.evidence(),
+                evidence: json!(v.evidence()),
             });
         }
         found

@@ -265,7 +265,7 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
                 invariant: WIRE_VALID,
                 cause,
                 summary: v.summary(),
-                evidence: v.evidence(),
+                evidence: json!(v.evidence()),
             }
         })
         .collect()

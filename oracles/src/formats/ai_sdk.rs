@@ -3,64 +3,70 @@
 //! parts are `tool-result {toolCallId, toolName, output}` (`output` `{type: "text" | "error-text",
 //! value}`). One tool message per pi result.
 
-use serde_json::{Value, json};
-
 use crate::js::Json;
 
 use super::llm::{Block, Content, Message};
-use super::{Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field};
+use super::{Call, CannotExpress, Entry, ResultPart, Role, Written, opt_str, str_field};
 
-pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
     messages
         .iter()
         .map(|message| {
             Ok(match message {
-                Message::System(content) => {
-                    json!({"role": "system", "content": content.single_text("a system message")?})
+                Message::System(content) => object! {
+                    "role": "system",
+                    "content": content.single_text("a system message")?,
+                },
+                Message::User(Content::Text(text)) => {
+                    object! {"role": "user", "content": text.clone()}
                 }
-                Message::User(Content::Text(text)) => json!({"role": "user", "content": text}),
-                Message::User(Content::Blocks(blocks)) => json!({
+                Message::User(Content::Blocks(blocks)) => object! {
                     "role": "user",
-                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?
-                }),
-                Message::Assistant(blocks) => json!({
+                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
+                },
+                Message::Assistant(blocks) => object! {
                     "role": "assistant",
-                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?
-                }),
+                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
+                },
                 Message::Result {
                     id,
                     name,
                     content,
                     is_error,
-                } => json!({
+                } => object! {
                     "role": "tool",
-                    "content": [{
-                        "type": "tool-result", "toolCallId": id, "toolName": name,
-                        "output": {
+                    "content": vec![object! {
+                        "type": "tool-result",
+                        "toolCallId": id.clone(),
+                        "toolName": name.clone(),
+                        "output": object! {
                             "type": if *is_error { "error-text" } else { "text" },
-                            "value": content.single_text("a tool result")?
-                        }
-                    }]
-                }),
+                            "value": content.single_text("a tool result")?,
+                        },
+                    }],
+                },
             })
         })
         .collect()
 }
 
-fn part(block: &Block) -> Result<Value, CannotExpress> {
+fn part(block: &Block) -> Result<Written, CannotExpress> {
     Ok(match block {
-        Block::Text(text) => json!({"type": "text", "text": text}),
-        Block::Thinking { thinking, .. } => json!({"type": "reasoning", "text": thinking}),
+        Block::Text(text) => object! {"type": "text", "text": text.clone()},
+        Block::Thinking { thinking, .. } => object! {"type": "reasoning", "text": thinking.clone()},
         Block::Image { data, mime_type } => {
-            json!({"type": "image", "image": data, "mediaType": mime_type})
+            object! {"type": "image", "image": data.clone(), "mediaType": mime_type.clone()}
         }
         Block::Call {
             id,
             name,
             arguments,
-        } => {
-            json!({"type": "tool-call", "toolCallId": id, "toolName": name, "input": arguments})
-        }
+        } => object! {
+            "type": "tool-call",
+            "toolCallId": id.clone(),
+            "toolName": name.clone(),
+            "input": arguments.clone(),
+        },
     })
 }
 

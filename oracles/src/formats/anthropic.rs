@@ -3,31 +3,31 @@
 //! `{tool_use_id, content, is_error?}` in a user message, and the results of consecutive pi
 //! results share one user message (as pi-ai's Anthropic request builder writes them).
 
-use serde_json::{Value, json};
-
 use crate::js::Json;
+use crate::js_value::JsValue;
 
 use super::llm::{Block, Message};
 use super::{
-    Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
+    Call, CannotExpress, Entry, ResultPart, Role, Written, opt_str, str_field,
+    write_grouping_results,
 };
 
-pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
     write_grouping_results(messages, "content", result, |message| {
         Ok(match message {
             Message::System(_) => return Err(CannotExpress::Role("system".into())),
-            Message::User(content) => json!({"role": "user", "content": content.write(block)?}),
-            Message::Assistant(blocks) => json!({
+            Message::User(content) => object! {"role": "user", "content": content.write(block)?},
+            Message::Assistant(blocks) => object! {
                 "role": "assistant",
-                "content": blocks.iter().map(block).collect::<Result<Vec<_>, _>>()?
-            }),
+                "content": blocks.iter().map(block).collect::<Result<Vec<_>, _>>()?,
+            },
             Message::Result { .. } => unreachable!("written by `result`"),
         })
     })
 }
 
 /// The `tool_result` block of a result message (`None` for every other message).
-fn result(message: &Message) -> Result<Option<Value>, CannotExpress> {
+fn result(message: &Message) -> Result<Option<Written>, CannotExpress> {
     let Message::Result {
         id,
         content,
@@ -37,31 +37,39 @@ fn result(message: &Message) -> Result<Option<Value>, CannotExpress> {
     else {
         return Ok(None);
     };
-    let mut result =
-        json!({"type": "tool_result", "tool_use_id": id, "content": content.write(block)?});
+    let mut fields = vec![
+        ("type", JsValue::from("tool_result")),
+        ("tool_use_id", JsValue::from(id.clone())),
+        ("content", content.write(block)?),
+    ];
     if *is_error {
-        result["is_error"] = json!(true);
+        fields.push(("is_error", JsValue::from(true)));
     }
-    Ok(Some(result))
+    Ok(Some(JsValue::object(fields)))
 }
 
-fn block(block: &Block) -> Result<Value, CannotExpress> {
+fn block(block: &Block) -> Result<Written, CannotExpress> {
     Ok(match block {
-        Block::Text(text) => json!({"type": "text", "text": text}),
+        Block::Text(text) => object! {"type": "text", "text": text.clone()},
         Block::Thinking {
             thinking,
             signature,
-        } => {
-            json!({"type": "thinking", "thinking": thinking, "signature": signature.clone().unwrap_or_default()})
-        }
-        Block::Image { data, mime_type } => {
-            json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
-        }
+        } => object! {
+            "type": "thinking",
+            "thinking": thinking.clone(),
+            "signature": signature.clone().unwrap_or_default(),
+        },
+        Block::Image { data, mime_type } => object! {
+            "type": "image",
+            "source": object! {"type": "base64", "media_type": mime_type.clone(), "data": data.clone()},
+        },
         Block::Call {
             id,
             name,
             arguments,
-        } => json!({"type": "tool_use", "id": id, "name": name, "input": arguments}),
+        } => {
+            object! {"type": "tool_use", "id": id.clone(), "name": name.clone(), "input": arguments.clone()}
+        }
     })
 }
 

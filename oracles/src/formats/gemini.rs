@@ -4,31 +4,31 @@
 //! response is written `{"output": text}` (`{"error": text}` for an error result), as gemini-cli
 //! writes tool responses. There is no system role in `contents` (it is `systemInstruction`).
 
-use serde_json::{Value, json};
-
 use crate::js::Json;
+use crate::js_value::JsValue;
 
 use super::llm::{Block, Content, Message};
 use super::{
-    Call, CannotExpress, Entry, ResultPart, Role, opt_str, str_field, write_grouping_results,
+    Call, CannotExpress, Entry, ResultPart, Role, Written, opt_str, str_field,
+    write_grouping_results,
 };
 
-pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
     write_grouping_results(messages, "parts", response, |message| {
         Ok(match message {
             Message::System(_) => return Err(CannotExpress::Role("system".into())),
-            Message::User(content) => json!({"role": "user", "parts": parts(content)?}),
-            Message::Assistant(blocks) => json!({
+            Message::User(content) => object! {"role": "user", "parts": parts(content)?},
+            Message::Assistant(blocks) => object! {
                 "role": "model",
-                "parts": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?
-            }),
+                "parts": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
+            },
             Message::Result { .. } => unreachable!("written by `response`"),
         })
     })
 }
 
 /// The `functionResponse` part of a result message (`None` for every other message).
-fn response(message: &Message) -> Result<Option<Value>, CannotExpress> {
+fn response(message: &Message) -> Result<Option<Written>, CannotExpress> {
     let Message::Result {
         id,
         name,
@@ -40,27 +40,33 @@ fn response(message: &Message) -> Result<Option<Value>, CannotExpress> {
     };
     let key = if *is_error { "error" } else { "output" };
     let text = content.single_text("a function response")?;
-    Ok(Some(
-        json!({"functionResponse": {"id": id, "name": name, "response": {key: text}}}),
-    ))
+    Ok(Some(object! {
+        "functionResponse": object! {
+            "id": id.clone(),
+            "name": name.clone(),
+            "response": JsValue::object([(key, JsValue::from(text))]),
+        },
+    }))
 }
 
-fn parts(content: &Content) -> Result<Vec<Value>, CannotExpress> {
+fn parts(content: &Content) -> Result<Vec<Written>, CannotExpress> {
     content.blocks().iter().map(part).collect()
 }
 
-fn part(block: &Block) -> Result<Value, CannotExpress> {
+fn part(block: &Block) -> Result<Written, CannotExpress> {
     Ok(match block {
-        Block::Text(text) => json!({"text": text}),
-        Block::Thinking { thinking, .. } => json!({"text": thinking, "thought": true}),
-        Block::Image { data, mime_type } => {
-            json!({"inlineData": {"mimeType": mime_type, "data": data}})
-        }
+        Block::Text(text) => object! {"text": text.clone()},
+        Block::Thinking { thinking, .. } => object! {"text": thinking.clone(), "thought": true},
+        Block::Image { data, mime_type } => object! {
+            "inlineData": object! {"mimeType": mime_type.clone(), "data": data.clone()},
+        },
         Block::Call {
             id,
             name,
             arguments,
-        } => json!({"functionCall": {"id": id, "name": name, "args": arguments}}),
+        } => object! {
+            "functionCall": object! {"id": id.clone(), "name": name.clone(), "args": arguments.clone()},
+        },
     })
 }
 

@@ -5,37 +5,55 @@
 //! dict `langchain_core.messages.convert_to_messages` accepts; the reader also reads the nested
 //! shape `messages_to_dict` writes (`{"type", "data": {...}}`).
 
-use serde_json::{Value, json};
-
 use crate::js::{Json, View};
 
 use super::llm::{Block, Message};
-use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
+use super::{Call, CannotExpress, Entry, Role, Written, opt_str, str_field};
+use crate::js_value::JsValue;
 
-pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
     messages
         .iter()
         .map(|message| {
             Ok(match message {
-                Message::System(content) => json!({"type": "system", "content": content.write(part)?}),
-                Message::User(content) => json!({"type": "human", "content": content.write(part)?}),
+                Message::System(content) => {
+                    object! {"type": "system", "content": content.write(part)?}
+                }
+                Message::User(content) => {
+                    object! {"type": "human", "content": content.write(part)?}
+                }
                 Message::Assistant(blocks) => {
                     let mut parts = Vec::new();
                     let mut calls = Vec::new();
                     for block in blocks {
                         match block {
-                            Block::Call { id, name, arguments } => calls
-                                .push(json!({"id": id, "name": name, "args": arguments, "type": "tool_call"})),
+                            Block::Call {
+                                id,
+                                name,
+                                arguments,
+                            } => calls.push(object! {
+                                "id": id.clone(),
+                                "name": name.clone(),
+                                "args": arguments.clone(),
+                                "type": "tool_call",
+                            }),
                             other => parts.push(part(other)?),
                         }
                     }
                     ai_message(parts, calls)
                 }
-                Message::Result { id, name, content, is_error } => json!({
-                    "type": "tool", "tool_call_id": id, "name": name,
+                Message::Result {
+                    id,
+                    name,
+                    content,
+                    is_error,
+                } => object! {
+                    "type": "tool",
+                    "tool_call_id": id.clone(),
+                    "name": name.clone(),
                     "content": content.write(part)?,
-                    "status": if *is_error { "error" } else { "success" }
-                }),
+                    "status": if *is_error { "error" } else { "success" },
+                },
             })
         })
         .collect()
@@ -44,26 +62,29 @@ pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
 /// An AI message as LangChain writes one: `content: ""` when the message only calls tools (the
 /// `AIMessage` a chat model returns for a tool call), and no `tool_calls` when it calls none
 /// (the field is optional in the dict `convert_to_messages` reads).
-fn ai_message(parts: Vec<Value>, calls: Vec<Value>) -> Value {
+fn ai_message(parts: Vec<Written>, calls: Vec<Written>) -> Written {
     let content = if parts.is_empty() {
-        json!("")
+        JsValue::from("")
     } else {
-        Value::Array(parts)
+        JsValue::from(parts)
     };
-    let mut message = json!({"type": "ai", "content": content});
+    let mut fields = vec![("type", JsValue::from("ai")), ("content", content)];
     if !calls.is_empty() {
-        message["tool_calls"] = Value::Array(calls);
+        fields.push(("tool_calls", JsValue::from(calls)));
     }
-    message
+    JsValue::object(fields)
 }
 
-fn part(block: &Block) -> Result<Value, CannotExpress> {
+fn part(block: &Block) -> Result<Written, CannotExpress> {
     Ok(match block {
-        Block::Text(text) => json!({"type": "text", "text": text}),
-        Block::Thinking { thinking, .. } => json!({"type": "thinking", "thinking": thinking}),
-        Block::Image { data, mime_type } => {
-            json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}})
+        Block::Text(text) => object! {"type": "text", "text": text.clone()},
+        Block::Thinking { thinking, .. } => {
+            object! {"type": "thinking", "thinking": thinking.clone()}
         }
+        Block::Image { data, mime_type } => object! {
+            "type": "image_url",
+            "image_url": object! {"url": format!("data:{mime_type};base64,{data}")},
+        },
         Block::Call { .. } => {
             return Err(CannotExpress::Block(
                 "a tool call outside an AI message".into(),

@@ -4,12 +4,10 @@
 
 use std::borrow::Borrow;
 
-use serde_json::{Map, Value};
-
 use crate::js::{Json, View};
-use crate::js_value::JsValue;
+use crate::js_value::{JsValue, Object};
 
-use super::{CannotExpress, opt_str, str_field};
+use super::{CannotExpress, Written, opt_str, str_field};
 
 /// Text as pi wrote it: a bare string, or a list of blocks.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +30,8 @@ pub enum Block {
     Call {
         id: String,
         name: String,
-        arguments: Value,
+        /// Always an object.
+        arguments: Written,
     },
 }
 
@@ -107,8 +106,8 @@ fn block(value: &JsValue) -> Result<Block, CannotExpress> {
             id: opt_str(value, "id").ok_or(CannotExpress::Id)?,
             name: opt_str(value, "name").ok_or(CannotExpress::Id)?,
             arguments: match value.member("arguments") {
-                Some(arguments @ JsValue::Object(_)) => arguments.to_value(),
-                None | Some(JsValue::Null) => Value::Object(Map::new()),
+                Some(arguments @ JsValue::Object(_)) => arguments.owned_copy(),
+                None | Some(JsValue::Null) => JsValue::Object(Object::new()),
                 Some(_) => return Err(CannotExpress::Block("non-object tool arguments".into())),
             },
         },
@@ -120,15 +119,15 @@ impl Content {
     /// A bare string as it is; the blocks as a list, each written by `part`.
     pub fn write(
         &self,
-        part: impl FnMut(&Block) -> Result<Value, CannotExpress>,
-    ) -> Result<Value, CannotExpress> {
+        part: impl FnMut(&Block) -> Result<Written, CannotExpress>,
+    ) -> Result<Written, CannotExpress> {
         match self {
-            Content::Text(text) => Ok(Value::String(text.clone())),
+            Content::Text(text) => Ok(JsValue::from(text.clone())),
             Content::Blocks(blocks) => blocks
                 .iter()
                 .map(part)
                 .collect::<Result<Vec<_>, _>>()
-                .map(Value::Array),
+                .map(JsValue::from),
         }
     }
 

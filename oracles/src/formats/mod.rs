@@ -14,6 +14,14 @@
 //! messages always carry are checked apart ([`Format::missing_field`]): what a minimised case
 //! file must keep.
 
+/// A JSON object a bridge writes: `object!{"key": value, ...}`, each value anything a
+/// [`JsValue`] is made from, the fields in this order.
+macro_rules! object {
+    ($($key:literal: $value:expr),* $(,)?) => {
+        $crate::js_value::JsValue::object([$(($key, $crate::js_value::JsValue::from($value))),*])
+    };
+}
+
 mod ai_sdk;
 mod anthropic;
 mod gemini;
@@ -27,14 +35,15 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::{Value, json};
-
 use crate::error::{Error, by_name};
 use crate::js::{Json, View, as_string};
 use crate::js_value::JsValue;
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
 pub use required::MissingField;
+
+/// A message a bridge wrote, owning its strings.
+pub type Written = JsValue<'static>;
 
 /// A transcript format, by the name `--format` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,10 +79,10 @@ impl Format {
 
     /// The transcript `pi` (pi `AgentMessage`s) written in this format. The pi format is the
     /// transcript itself; every other format is written from what pi's `convertToLlm` returns.
-    pub fn from_pi<J: Json>(self, messages: &[J]) -> Result<Vec<Value>, CannotExpress> {
+    pub fn from_pi<J: Json>(self, messages: &[J]) -> Result<Vec<Written>, CannotExpress> {
         let messages: Vec<JsValue> = messages.iter().map(Json::to_js).collect();
         if self == Format::Pi {
-            return Ok(messages.iter().map(JsValue::to_value).collect());
+            return Ok(messages.iter().map(JsValue::owned_copy).collect());
         }
         let llm = convert_to_llm(&messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
@@ -284,27 +293,31 @@ impl Call {
 /// `result` writes one result part, `other` every other message.
 fn write_grouping_results(
     messages: &[Message],
-    list_key: &str,
-    mut result: impl FnMut(&Message) -> Result<Option<Value>, CannotExpress>,
-    mut other: impl FnMut(&Message) -> Result<Value, CannotExpress>,
-) -> Result<Vec<Value>, CannotExpress> {
-    let mut out: Vec<Value> = Vec::new();
-    let mut previous_was_result = false;
-    for message in messages {
-        let part = result(message)?;
-        let is_result = part.is_some();
-        match part {
-            Some(part) => match out.last_mut() {
-                Some(last) if previous_was_result => last[list_key]
-                    .as_array_mut()
-                    .expect("a results message written below")
-                    .push(part),
-                _ => out.push(json!({"role": "user", list_key: [part]})),
-            },
-            None => out.push(other(message)?),
+    list_key: &'static str,
+    mut result: impl FnMut(&Message) -> Result<Option<Written>, CannotExpress>,
+    mut other: impl FnMut(&Message) -> Result<Written, CannotExpress>,
+) -> Result<Vec<Written>, CannotExpress> {
+    let mut out = Vec::new();
+    let mut results = Vec::new();
+    let flush = |out: &mut Vec<Written>, results: &mut Vec<Written>| {
+        if !results.is_empty() {
+            let parts = JsValue::from(std::mem::take(results));
+            out.push(JsValue::object([
+                ("role", JsValue::from("user")),
+                (list_key, parts),
+            ]));
         }
-        previous_was_result = is_result;
+    };
+    for message in messages {
+        match result(message)? {
+            Some(part) => results.push(part),
+            None => {
+                flush(&mut out, &mut results);
+                out.push(other(message)?);
+            }
+        }
     }
+    flush(&mut out, &mut results);
     Ok(out)
 }
 

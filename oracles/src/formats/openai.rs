@@ -4,31 +4,35 @@
 //! assistant's thinking is its `reasoning_content` (the OpenAI-compatible field DeepSeek, vLLM and
 //! LiteLLM use), so an assistant with more than one thinking block cannot be expressed.
 
-use serde_json::{Value, json};
-
 use super::llm::{Block, Content, Message};
+use super::{Call, CannotExpress, Entry, Role, Written, opt_str, str_field};
 use crate::js::Json;
+use crate::js_value::{JsValue, SortedKeys};
 
-use super::{Call, CannotExpress, Entry, Role, opt_str, str_field};
-
-pub fn write(messages: &[Message]) -> Result<Vec<Value>, CannotExpress> {
+pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
     messages
         .iter()
         .map(|message| {
             Ok(match message {
-                Message::System(content) => json!({"role": "system", "content": text(content, "a system message")?}),
-                Message::User(content) => json!({"role": "user", "content": user_content(content)?}),
-                Message::Assistant(blocks) => assistant(blocks)?,
-                Message::Result { id, content, .. } => {
-                    json!({"role": "tool", "tool_call_id": id, "content": text(content, "a tool message")?})
+                Message::System(content) => {
+                    object! {"role": "system", "content": text(content, "a system message")?}
                 }
+                Message::User(content) => {
+                    object! {"role": "user", "content": user_content(content)?}
+                }
+                Message::Assistant(blocks) => assistant(blocks)?,
+                Message::Result { id, content, .. } => object! {
+                    "role": "tool",
+                    "tool_call_id": id.clone(),
+                    "content": text(content, "a tool message")?,
+                },
             })
         })
         .collect()
 }
 
 /// A bare string stays a string; blocks become text parts (anything else is refused).
-fn text(content: &Content, place: &str) -> Result<Value, CannotExpress> {
+fn text(content: &Content, place: &str) -> Result<Written, CannotExpress> {
     content.write(|block| match block {
         Block::Text(text) => Ok(text_part(text)),
         _ => Err(CannotExpress::Block(format!("non-text content in {place}"))),
@@ -36,21 +40,24 @@ fn text(content: &Content, place: &str) -> Result<Value, CannotExpress> {
 }
 
 /// As [`text`], and an image becomes an `image_url` part with a data URL.
-fn user_content(content: &Content) -> Result<Value, CannotExpress> {
+fn user_content(content: &Content) -> Result<Written, CannotExpress> {
     content.write(|block| match block {
         Block::Text(text) => Ok(text_part(text)),
-        Block::Image { data, mime_type } => Ok(
-            json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}}),
-        ),
-        _ => Err(CannotExpress::Block("a thinking or call block in a user message".into())),
+        Block::Image { data, mime_type } => Ok(object! {
+            "type": "image_url",
+            "image_url": object! {"url": format!("data:{mime_type};base64,{data}")},
+        }),
+        _ => Err(CannotExpress::Block(
+            "a thinking or call block in a user message".into(),
+        )),
     })
 }
 
-fn text_part(text: &str) -> Value {
-    json!({"type": "text", "text": text})
+fn text_part(text: &str) -> Written {
+    object! {"type": "text", "text": text.to_string()}
 }
 
-fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
+fn assistant(blocks: &[Block]) -> Result<Written, CannotExpress> {
     let mut parts = Vec::new();
     let mut calls = Vec::new();
     let mut reasoning: Option<&String> = None;
@@ -61,10 +68,15 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
                 id,
                 name,
                 arguments,
-            } => calls.push(json!({
-                "id": id, "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()}
-            })),
+            } => calls.push(object! {
+                "id": id.clone(),
+                "type": "function",
+                // Keys sorted, as the bridge has always written them.
+                "function": object! {
+                    "name": name.clone(),
+                    "arguments": serde_json::to_string(&SortedKeys(arguments)).expect("JSON"),
+                },
+            }),
             Block::Thinking { thinking, .. } if reasoning.is_none() => reasoning = Some(thinking),
             Block::Thinking { .. } => {
                 return Err(CannotExpress::Block(
@@ -78,14 +90,19 @@ fn assistant(blocks: &[Block]) -> Result<Value, CannotExpress> {
             }
         }
     }
-    let mut message = json!({"role": "assistant", "content": if parts.is_empty() { Value::Null } else { Value::Array(parts) }});
+    let content = if parts.is_empty() {
+        JsValue::Null
+    } else {
+        JsValue::from(parts)
+    };
+    let mut fields = vec![("role", JsValue::from("assistant")), ("content", content)];
     if !calls.is_empty() {
-        message["tool_calls"] = Value::Array(calls);
+        fields.push(("tool_calls", JsValue::from(calls)));
     }
     if let Some(reasoning) = reasoning {
-        message["reasoning_content"] = json!(reasoning);
+        fields.push(("reasoning_content", JsValue::from(reasoning.clone())));
     }
-    Ok(message)
+    Ok(JsValue::object(fields))
 }
 
 pub fn entry<J: Json + Clone>(message: &J) -> Entry<'_, J> {

@@ -16,7 +16,6 @@
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::{Call, Entry, Format, ResultPart, Role};
 use crate::js::Json;
@@ -45,9 +44,21 @@ impl WireViolation {
     }
 
     /// A finding's evidence of it: the rule, the message and the call id.
-    pub fn evidence(&self) -> Value {
-        json!({"rule": self.rule, "message": self.message, "call_id": self.id})
+    pub fn evidence(&self) -> WireEvidence<'_> {
+        WireEvidence {
+            rule: self.rule,
+            message: self.message,
+            call_id: self.id.as_deref(),
+        }
     }
+}
+
+/// What a finding's evidence shows of a [`WireViolation`].
+#[derive(Debug, Serialize)]
+pub struct WireEvidence<'v> {
+    pub rule: WireRule,
+    pub message: usize,
+    pub call_id: Option<&'v str>,
 }
 
 /// The formats [`SOURCES`] has a column for, in its order.

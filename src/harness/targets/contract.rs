@@ -263,7 +263,7 @@ impl Target for ContractTarget {
                 let target = u.int_in_range(0..=messages.len())?;
                 json!({"messages": messages, "target": target})
             }
-            _ => Value::Array(messages),
+            _ => Value::Array(messages.iter().map(JsValue::to_value).collect()),
         })
     }
 
