@@ -62,7 +62,7 @@ impl Observed {
         }
     }
 
-    fn round(&self) -> Round<'_> {
+    fn round(&self) -> Round<'_, Value> {
         Round {
             input: &self.input,
             input_after: &self.input_after,
@@ -100,7 +100,7 @@ fn contract(family: Family) -> Contract {
 /// `(invariant, summary)` of every violation of `rounds` (of one family), in the order reported.
 fn verdict(rounds: &[&Observed]) -> Vec<(Invariant, String)> {
     let contract = contract(rounds[0].family);
-    let rounds: Vec<Round<'_>> = rounds.iter().map(|o| o.round()).collect();
+    let rounds: Vec<Round<'_, Value>> = rounds.iter().map(|o| o.round()).collect();
     judge(&contract, &rounds)
         .into_iter()
         .map(|v| (v.invariant, v.summary))

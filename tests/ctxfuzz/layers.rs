@@ -208,7 +208,7 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
 /// needs to be here.
 const VALUE_INSIDE_STILL: &[(&str, &str)] = &[(
     "ctxfuzz_oracles::invariants",
-    "`Violation.evidence`, and the invariants' `Value` entry points",
+    "`Violation.evidence`: the JSON a case file and a report show of each violation, built where the violation is found",
 )];
 
 #[test]

@@ -11,7 +11,7 @@ use std::borrow::Borrow;
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Violation, same_message, same_messages};
-use crate::js::Json;
+use crate::js::{Json, View, as_string};
 use reader::Reader;
 use summary::{clip_bounded, items, render_items, state_retained, verbatim_block};
 
@@ -91,28 +91,24 @@ pub struct Contract {
 impl Contract {
     /// Reads `family` ("pi" or "chat") and the knobs of a compaction configuration as JSON;
     /// missing knobs take the reference's defaults.
-    pub fn from_json(family: &str, config: &Value) -> Contract {
+    pub fn from_json<J: Json>(family: &str, config: &J) -> Contract {
         let number = |key: &str, default: usize| {
             config
-                .get(key)
-                .and_then(Value::as_u64)
+                .member(key)
+                .and_then(Json::as_u64)
                 .map_or(default, |n| n as usize)
         };
-        let names = |key: &str, default: &[&str]| match config.get(key).and_then(Value::as_array) {
-            Some(items) => items
+        let names = |key: &str, default: &[&str]| match config.member(key).map(Json::view) {
+            Some(View::Array(items)) => items
                 .iter()
-                .filter_map(Value::as_str)
+                .filter_map(|item| as_string(Some(item)))
                 .map(str::to_lowercase)
                 .collect(),
-            None => default.iter().map(|s| s.to_string()).collect(),
+            _ => default.iter().map(|s| s.to_string()).collect(),
         };
         Contract {
             pi: family == "pi",
-            cycle_safe: config
-                .get("policy")
-                .and_then(Value::as_str)
-                .unwrap_or("cycle-safe")
-                == "cycle-safe",
+            cycle_safe: as_string(config.member("policy")).unwrap_or("cycle-safe") == "cycle-safe",
             user_message_cap: number("user_message_cap", 40),
             clip_chars: number("clip_chars", 400),
             state_command_cap: number("state_command_cap", 10),
@@ -140,7 +136,7 @@ impl Contract {
 /// The messages are any [`Json`] (`serde_json::Value`, or a [`crate::js_value::JsValue`], whose
 /// fields are found without a B-tree).
 #[derive(Debug, Clone, Copy)]
-pub struct Round<'a, M = Value> {
+pub struct Round<'a, M> {
     /// The transcript handed to the compaction, as it was before the call.
     pub input: &'a [M],
     /// The same transcript after the call.
@@ -168,8 +164,8 @@ pub enum TrackerCall {
 }
 
 /// Judges a sequence of rounds (each round's input is the previous output plus new messages).
-/// `J` is the message type; rounds of `&Value` name it (`judge::<Value, _>`), since a reference
-/// also borrows as itself.
+/// `J` is the message type; rounds of references name it (`judge::<JsValue, _>`), since a
+/// reference also borrows as itself.
 pub fn judge<J: Json + PartialEq, M: Borrow<J>>(
     contract: &Contract,
     rounds: &[Round<'_, M>],

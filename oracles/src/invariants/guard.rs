@@ -9,8 +9,9 @@
 //! named `guard`; its recovery follow-up is a user message whose sender is `guard`.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
 use super::{Cause, Invariant, Judgement, Violation};
@@ -102,8 +103,8 @@ struct Run {
     died: Option<String>,
 }
 
-/// Judges one guard trace given as a JSON value.
-pub fn judge(trace: &Value) -> Judgement {
+/// Judges one guard trace read by `trace`, such as a JSON value (`&serde_json::Value`).
+pub fn judge<'de, D: Deserializer<'de>>(trace: D) -> Judgement {
     judge_parsed(Vec::<Event>::deserialize(trace))
 }
 
@@ -113,7 +114,7 @@ pub fn judge_text(trace: &str) -> Judgement {
     judge_parsed(serde_json::from_str(trace))
 }
 
-fn judge_parsed(events: Result<Vec<Event<'_>>, serde_json::Error>) -> Judgement {
+fn judge_parsed<E: fmt::Display>(events: Result<Vec<Event<'_>>, E>) -> Judgement {
     let events = match events {
         Ok(events) => events,
         Err(error) => return Judgement::CannotJudge(format!("not a guard trace: {error}")),

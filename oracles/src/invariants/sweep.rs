@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Invariant, Violation, same_message};
 use crate::error::{Error, by_name};
@@ -99,7 +99,7 @@ impl<J: Json + Serialize + PartialEq> Message for J {}
 
 /// Everything a sweep did to one input, as the caller observed it.
 #[derive(Debug, Clone, Copy)]
-pub struct SweepRun<'a, J = Value> {
+pub struct SweepRun<'a, J> {
     pub input: &'a [J],
     /// The messages the sweep kept (borrowed from `input` for the Rust sweep).
     pub output: &'a [&'a J],

@@ -14,11 +14,11 @@
 use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{Json, field, is_str};
-use crate::js_value::{self, JsValue};
+use crate::js_value::JsValue;
 use crate::pi::{self, Api, PiVersion, Thrown};
 use crate::wire::WireRule;
 use crate::wire::anthropic::{Rejection, Request, validate};
@@ -144,14 +144,10 @@ fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
 }
 
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
-/// permanent 400s; `CannotJudge` when pi itself would throw.
-pub fn judge<M: Borrow<Value>>(input: &[M], model: &JsValue, v: PiVersion) -> Judgement {
-    judge_borrowed(&js_value::borrow_all(input), model, v)
-}
-
-/// [`judge`] of messages in the oracle's own type, such as `check` reads from a file (borrowed
-/// from its text) and the targets generate; `M` is a message or a reference to one.
-pub fn judge_borrowed<'a, M: Borrow<JsValue<'a>>>(
+/// permanent 400s; `CannotJudge` when pi itself would throw. The messages are the oracle's own
+/// type, such as `check` reads from a file (borrowed from its text) and the targets generate; `M`
+/// is a message or a reference to one.
+pub fn judge<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,

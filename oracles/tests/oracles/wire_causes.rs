@@ -4,6 +4,7 @@
 //! result without an id); a real result without an id, which a sweep removes, still is.
 
 use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
+use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use serde_json::{Value, json};
 
@@ -11,8 +12,11 @@ use crate::common::{assistant, call, result, user};
 
 /// The causes of the findings of wire rule `rule` on `input`.
 fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
-    let Judgement::Fail(violations) = wire::judge(input, default_model(), PiVersion::default())
-    else {
+    let Judgement::Fail(violations) = wire::judge(
+        &js_value::borrow_all(input),
+        default_model(),
+        PiVersion::default(),
+    ) else {
         return Vec::new();
     };
     violations
@@ -124,8 +128,11 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
         result("t1"),
         result("t1"),
     ];
-    let Judgement::Fail(violations) = wire::judge(&input, default_model(), PiVersion::default())
-    else {
+    let Judgement::Fail(violations) = wire::judge(
+        &js_value::borrow_all(&input),
+        default_model(),
+        PiVersion::default(),
+    ) else {
         panic!("expected violations");
     };
     let first_turn: Vec<&Cause> = violations

@@ -83,7 +83,7 @@ impl Boundary {
     /// The verdict on the body pi builds for `messages`, as `ctxfuzz check --provider` gives it.
     pub fn judge<'a, M: Borrow<JsValue<'a>>>(&self, messages: &'a [M]) -> Judgement {
         match self.body_violations(messages) {
-            None => wire::judge_borrowed(messages, self.model, self.pi),
+            None => wire::judge(messages, self.model, self.pi),
             Some(Ok(violations)) => Judgement::from_violations(violations),
             Some(Err(thrown)) => Judgement::CannotJudge(thrown.to_string()),
         }

@@ -4,10 +4,10 @@
 use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde_json::Value;
 
 use super::summary::{items, verbatim_block};
 use crate::js::{Json, View, is_str};
+use crate::js_value::JsValue;
 
 fn python_truthy(value: &impl Json) -> bool {
     match value.view() {
@@ -179,7 +179,7 @@ impl Reader {
                     None => None,
                 };
                 let (path, command) = match raw.map(Json::view) {
-                    Some(View::String(text)) => match serde_json::from_str::<Value>(text) {
+                    Some(View::String(text)) => match serde_json::from_str::<JsValue>(text) {
                         Ok(parsed) => {
                             let (path, command) = path_and_command(&parsed);
                             let owned = |s: &str| Cow::Owned(s.to_owned());

@@ -93,7 +93,7 @@ fn summary_message(text: &str) -> Value {
 }
 
 /// A round that compacted nothing, the boundary policy having picked `picked`.
-fn untouched(input: &[Value], picked: usize) -> Round<'_> {
+fn untouched(input: &[Value], picked: usize) -> Round<'_, Value> {
     Round {
         input,
         input_after: input,
@@ -113,7 +113,7 @@ fn compacted<'a>(
     boundary: usize,
     summary: &'a str,
     tracker_calls: &'a [TrackerCall],
-) -> Round<'a> {
+) -> Round<'a, Value> {
     Round {
         input,
         input_after: input,
@@ -470,7 +470,7 @@ fn at_most_the_cap_of_verbatim_turns_is_rendered() {
 fn a_reset_needs_a_cut_and_a_summary_that_says_something() {
     use TrackerCall::{Add, Reset};
     let input = [user("a"), reply("b"), user("c"), reply("d")];
-    let reset_delivered = |round: Round<'_>| -> Vec<String> {
+    let reset_delivered = |round: Round<'_, Value>| -> Vec<String> {
         of(&judge(&chat(), &[round]), RESET_DELIVERED)
             .iter()
             .map(|v| v.summary.clone())
