@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("{line}");
         }
     }
-    let judgement = invariants::guard::judge(&trace.to_value());
+    let judgement = invariants::guard::judge(trace.to_value());
     if let Judgement::Fail(violations) = &judgement {
         for violation in violations {
             eprintln!("{}: {}", violation.invariant, violation.summary);

@@ -32,7 +32,7 @@ fn order(variant: GuardWiring, value: Value) -> String {
 
 /// (invariant, charged to the guard) for every violation.
 fn verdict(variant: GuardWiring, value: Value) -> Vec<(String, bool)> {
-    match judge(&guard::run(variant, &schedule(value)).to_value()) {
+    match judge(guard::run(variant, &schedule(value)).to_value()) {
         Judgement::Fail(violations) => violations
             .into_iter()
             .map(|v| (v.invariant.to_string(), v.cause == Cause::SystemUnderTest))

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The violations charged to the guard (unpreventable ones are the environment's).
 fn charged(variant: GuardWiring, schedule: &guard::Schedule) -> Vec<String> {
-    charged_summaries(judge(&guard::run(variant, schedule).to_value()))
+    charged_summaries(judge(guard::run(variant, schedule).to_value()))
 }
 
 proptest! {

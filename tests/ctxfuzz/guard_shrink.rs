@@ -10,7 +10,7 @@ use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
 fn charged_with(variant: GuardWiring, schedule: &Schedule, invariant: Invariant) -> bool {
-    match judge(&guard::run(variant, schedule).to_value()) {
+    match judge(guard::run(variant, schedule).to_value()) {
         Judgement::Fail(violations) => violations
             .iter()
             .any(|v| v.invariant == invariant && v.cause == Cause::SystemUnderTest),

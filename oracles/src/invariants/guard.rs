@@ -397,7 +397,7 @@ mod tests {
     fn a_violation_names_its_run_and_trigger() {
         let mut trace = fixed_trace();
         trace.remove(4);
-        let Judgement::Fail(violations) = judge(&Value::Array(trace)) else {
+        let Judgement::Fail(violations) = judge(Value::Array(trace)) else {
             panic!("the undelivered recovery is charged");
         };
         for v in &violations {
@@ -414,9 +414,9 @@ mod tests {
 
     #[test]
     fn a_trace_that_is_not_an_array_of_events_cannot_be_judged() {
-        assert!(matches!(judge(&json!({})), Judgement::CannotJudge(_)));
+        assert!(matches!(judge(json!({})), Judgement::CannotJudge(_)));
         assert!(matches!(
-            judge(&json!([{"run": 1}])),
+            judge(json!([{"run": 1}])),
             Judgement::CannotJudge(_)
         ));
         assert!(matches!(
