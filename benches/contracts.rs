@@ -15,7 +15,7 @@ use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz_oracles::contracts::repair::{self, RepairRun};
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::js::Json;
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use ctxfuzz_oracles::json_text;
 use serde::Serialize;
 use serde_json::Value;
@@ -30,8 +30,9 @@ fn cases(format: Format) -> Vec<String> {
         .filter_map(|seed| {
             let bytes = seeded_bytes(seed, 2048);
             let transcript: Vec<JsValue> = pi::transcript(&mut Unstructured::new(&bytes)).ok()?;
-            let written = format.from_pi(&transcript).ok()?;
-            Some(serde_json::to_string(&written).unwrap())
+            let written = JsValue::from(format.from_pi(&transcript).ok()?);
+            // Keys sorted, as the cases the figures were first measured on.
+            Some(serde_json::to_string(&SortedKeys(&written)).unwrap())
         })
         .collect()
 }
