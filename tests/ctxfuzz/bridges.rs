@@ -17,7 +17,7 @@ use ctxfuzz::generators::pi;
 use ctxfuzz::harness::bytes::case_bytes;
 use ctxfuzz_oracles::formats::{Entry, Format, skeleton, wire};
 use ctxfuzz_oracles::js::Json;
-use ctxfuzz_oracles::js_value::JsValue;
+use ctxfuzz_oracles::js_value::{self, JsValue};
 use ctxfuzz_oracles::pi::{PiVersion, convert_to_llm};
 use ctxfuzz_oracles::wire::WireRule;
 use serde_json::Value;
@@ -105,7 +105,7 @@ fn bridges_round_trip_what_the_contracts_judge_or_count_a_skip() {
             // and the bridge's `convertToLlm` step a fixed point on its own output.
             let llm = sent.as_deref().expect("checked above");
             assert_eq!(
-                format.from_pi(llm).as_ref(),
+                format.from_pi(&js_value::borrow_all(llm)).as_ref(),
                 Ok(&written),
                 "case {case}: {format} writes what pi sends differently"
             );

@@ -31,7 +31,7 @@ mod pi;
 mod required;
 pub mod wire;
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::str::FromStr;
 
@@ -79,12 +79,14 @@ impl Format {
 
     /// The transcript `pi` (pi `AgentMessage`s) written in this format. The pi format is the
     /// transcript itself; every other format is written from what pi's `convertToLlm` returns.
-    pub fn from_pi<J: Json>(self, messages: &[J]) -> Result<Vec<Written>, CannotExpress> {
-        let messages: Vec<JsValue> = messages.iter().map(Json::to_js).collect();
+    pub fn from_pi<'a, M: Borrow<JsValue<'a>>>(
+        self,
+        messages: &'a [M],
+    ) -> Result<Vec<Written>, CannotExpress> {
         if self == Format::Pi {
-            return Ok(messages.iter().map(JsValue::owned_copy).collect());
+            return Ok(messages.iter().map(|m| m.borrow().owned_copy()).collect());
         }
-        let llm = convert_to_llm(&messages, PiVersion::default())
+        let llm = convert_to_llm(messages, PiVersion::default())
             .map_err(|thrown| CannotExpress::PiThrows(thrown.to_string()))?;
         let llm = llm::read(&llm)?;
         match self {
