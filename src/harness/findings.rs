@@ -123,10 +123,18 @@ pub fn minimize(
 /// a duplicated result minimised to a call without an id left unanswered: still
 /// `repair-wire-valid`, but a defect a correct repairer shows too.
 fn same_defect(found: &Violation, wanted: &Violation) -> bool {
-    let class = |v: &Violation| ["rule", "kind"].map(|key| v.evidence.get(key).cloned());
+    let class = |v: &Violation| {
+        let evidence = evidence_json(v);
+        ["rule", "kind"].map(|key| evidence.get(key).cloned())
+    };
     found.invariant == wanted.invariant
         && found.cause == wanted.cause
         && class(found) == class(wanted)
+}
+
+/// A violation's evidence as JSON, keys sorted: how a finding shows it.
+fn evidence_json(violation: &Violation) -> Value {
+    serde_json::to_value(&violation.evidence).expect("evidence serialises to JSON")
 }
 
 /// Whether `judgement` shows the defect `violation` does ([`same_defect`]).
@@ -220,7 +228,7 @@ impl Finding {
             self.original_size,
             size(&self.input),
             self.minimisation,
-            self.violation.evidence
+            evidence_json(&self.violation)
         );
         if let Some(path) = path {
             let _ = writeln!(text, "  case file:  {}", path.display());
@@ -294,12 +302,7 @@ mod tests {
     use serde_json::json;
 
     fn violation(invariant: ctxfuzz_oracles::invariants::Invariant, evidence: Value) -> Violation {
-        Violation {
-            invariant,
-            cause: Cause::SystemUnderTest,
-            summary: String::new(),
-            evidence,
-        }
+        Violation::charged(invariant, String::new(), evidence)
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
-use serde_json::json;
+use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
+use serde::Serialize;
 
 /// The invariant a panic breaks.
 pub const NO_PANIC: Invariant = Invariant {
@@ -35,13 +35,17 @@ pub fn catch(judge: impl FnOnce() -> Judgement) -> Judgement {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic with a non-text payload".to_string());
         let location = LOCATION.take();
-        Judgement::Fail(vec![Violation {
-            invariant: NO_PANIC,
-            cause: Cause::SystemUnderTest,
-            summary: format!("panicked: {message}"),
-            evidence: json!({ "message": message, "location": location }),
-        }])
+        let summary = format!("panicked: {message}");
+        let evidence = PanicEvidence { message, location };
+        Judgement::Fail(vec![Violation::charged(NO_PANIC, summary, evidence)])
     })
+}
+
+/// What a `no-panic` violation shows: the panic's message and where it was raised.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PanicEvidence {
+    pub message: String,
+    pub location: Option<String>,
 }
 
 /// Installs, once per process, a panic hook that stays silent for panics [`judge`] catches and

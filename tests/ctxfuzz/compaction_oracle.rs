@@ -407,7 +407,7 @@ fn a_kept_result_whose_call_was_summarised_is_a_new_orphan_and_an_old_orphan_is_
     let evidence: Vec<Value> = judge(&contract(Family::Chat), &[cut_in_cycle.round()])
         .into_iter()
         .filter(|v| v.invariant == NO_NEW_ORPHANS)
-        .map(|v| v.evidence["orphaned_input_indices"].clone())
+        .map(|v| crate::common::evidence(&v)["orphaned_input_indices"].clone())
         .collect();
     assert_eq!(evidence, [json!([3])]);
 }

@@ -82,12 +82,12 @@ fn external_a_crash_is_a_finding_and_the_program_is_restarted() {
         .iter()
         .find(|f| f.key.invariant == SUT_CRASH.id)
         .unwrap();
+    let evidence = crate::common::evidence(&finding.violation);
     assert!(
-        finding.violation.evidence["stderr"]
+        evidence["stderr"]
             .as_str()
             .is_some_and(|s| s.contains("boom")),
-        "{}",
-        finding.violation.evidence
+        "{evidence}"
     );
 }
 

@@ -60,20 +60,19 @@ impl Target for Toy {
         assert!(!items.contains(&json!(99)), "99 is not supported");
         let mut violations = Vec::new();
         if let Some(at) = items.iter().position(|v| v == &json!(13)) {
-            violations.push(Violation {
-                invariant: NO_THIRTEEN,
-                cause: Cause::SystemUnderTest,
-                summary: format!("13 at {at}"),
-                evidence: json!({ "index": at }),
-            });
+            violations.push(Violation::charged(
+                NO_THIRTEEN,
+                format!("13 at {at}"),
+                json!({ "index": at }),
+            ));
         }
         if items.contains(&json!(7)) {
-            violations.push(Violation {
-                invariant: NO_SEVEN,
-                cause: Cause::Unpreventable("sevens come from upstream"),
-                summary: "a 7".into(),
-                evidence: json!({}),
-            });
+            violations.push(Violation::new(
+                NO_SEVEN,
+                Cause::Unpreventable("sevens come from upstream"),
+                "a 7".into(),
+                json!({}),
+            ));
         }
         Judgement::from_violations(violations)
     }

@@ -130,7 +130,7 @@ fn differential_strict_against_allowlist_reports_over_sweeps_in_their_own_class(
     assert!(over.iter().all(|f| f.class == Class::Informational));
     assert!(
         over.iter()
-            .all(|f| f.violation.evidence["sweeps"] == "strict")
+            .all(|f| crate::common::evidence(&f.violation)["sweeps"] == "strict")
     );
     // strict never keeps a result the provider rejects where allowlist sweeps it.
     assert!(findings_of(&outcome, "keeps-rejected").is_empty());

@@ -119,9 +119,9 @@ fn a_planted_module_without_a_layer_is_reported() {
     );
 }
 
-/// Where `serde_json::Value` may stand in a module's code (its tests aside): where files, case
-/// files, other programs' messages and the minimiser's inputs are read or written, each entry a
-/// module and everything under it, with the reason. Everywhere else a transcript is the oracle's
+/// Where `serde_json::Value` may stand in a module's code (its tests aside), named or built with
+/// `json!`: where files, case files, other programs' messages and the minimiser's inputs are read
+/// or written, each entry a module and everything under it, with the reason. Everywhere else a transcript is the oracle's
 /// borrowed `JsValue` or a typed value (docs/decisions.md: "`serde_json::Value` stands only at
 /// the edges").
 const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
@@ -203,14 +203,6 @@ const VALUE_AT_THE_EDGES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Modules that still carry `serde_json::Value` inside, each with what it holds: the work left
-/// of issue 39's one data model. The list only shrinks: the test fails when an entry no longer
-/// needs to be here.
-const VALUE_INSIDE_STILL: &[(&str, &str)] = &[(
-    "ctxfuzz_oracles::invariants",
-    "`Violation.evidence`: the JSON a case file and a report show of each violation, built where the violation is found",
-)];
-
 #[test]
 fn serde_json_values_stand_only_at_the_edges() {
     let mut modules = BTreeMap::new();
@@ -247,6 +239,10 @@ fn a_planted_value_off_the_edges_is_reported_and_a_stale_entry_too() {
             "use serde_json::Value;\n".to_string(),
         ),
         (
+            "ctxfuzz::guard::checks".to_string(),
+            "fn f() -> Evidence { Evidence::new(serde_json::json!({})) }\n".to_string(),
+        ),
+        (
             "ctxfuzz::guard::shrink".to_string(),
             "fn f() {}\n#[cfg(test)]\nmod tests { use serde_json::Value; }\n".to_string(),
         ),
@@ -261,7 +257,9 @@ fn a_planted_value_off_the_edges_is_reported_and_a_stale_entry_too() {
     );
     // A module declared for every build is no test code, whatever sits next to it.
     assert!(problems.contains(&"ctxfuzz::sweep::rules holds a `serde_json::Value` off the edges (tests/ctxfuzz/layers.rs, VALUE_AT_THE_EDGES)".to_string()), "{problems:?}");
-    assert!(problems.contains(&"`ctxfuzz_oracles::invariants` is listed in VALUE_INSIDE_STILL but holds no `serde_json::Value`: remove it".to_string()), "{problems:?}");
+    assert!(problems.contains(&"`ctxfuzz::mutants` is listed in VALUE_AT_THE_EDGES but holds no `serde_json::Value`: remove it".to_string()), "{problems:?}");
+    // A `Value` built with `json!` is one too.
+    assert!(problems.contains(&"ctxfuzz::guard::checks holds a `serde_json::Value` off the edges (tests/ctxfuzz/layers.rs, VALUE_AT_THE_EDGES)".to_string()), "{problems:?}");
 }
 
 /// Every module holding a `Value` outside both lists, then every entry of either list that
@@ -278,7 +276,6 @@ fn value_problems(modules: &BTreeMap<String, String>) -> Vec<String> {
     for module in &holders {
         let listed = VALUE_AT_THE_EDGES
             .iter()
-            .chain(VALUE_INSIDE_STILL)
             .any(|(entry, _)| covers(entry, module));
         if !listed {
             problems.push(format!(
@@ -286,16 +283,11 @@ fn value_problems(modules: &BTreeMap<String, String>) -> Vec<String> {
             ));
         }
     }
-    for (list, entries) in [
-        ("VALUE_AT_THE_EDGES", VALUE_AT_THE_EDGES),
-        ("VALUE_INSIDE_STILL", VALUE_INSIDE_STILL),
-    ] {
-        for (entry, _) in entries {
-            if !holders.iter().any(|module| covers(entry, module)) {
-                problems.push(format!(
-                    "`{entry}` is listed in {list} but holds no `serde_json::Value`: remove it"
-                ));
-            }
+    for (entry, _) in VALUE_AT_THE_EDGES {
+        if !holders.iter().any(|module| covers(entry, module)) {
+            problems.push(format!(
+                "`{entry}` is listed in VALUE_AT_THE_EDGES but holds no `serde_json::Value`: remove it"
+            ));
         }
     }
     problems
@@ -325,13 +317,14 @@ fn test_only(module: &str, modules: &BTreeMap<String, String>) -> bool {
     name == "tests" || declared_for_tests
 }
 
-/// Whether a module's code before its tests names `serde_json::Value`, by path or by import.
+/// Whether a module's code before its tests names `serde_json::Value` (by path or by import) or
+/// builds one with `json!`.
 fn holds_value(source: &str) -> bool {
     let code = source.split("#[cfg(test)]").next().unwrap_or_default();
-    code_lines(code).any(|line| line.contains("serde_json::Value"))
-        || imports(code)
-            .iter()
-            .any(|path| path.len() == 2 && path[0] == "serde_json" && path[1] == "Value")
+    code_lines(code).any(|line| line.contains("serde_json::Value") || line.contains("json!("))
+        || imports(code).iter().any(|path| {
+            path.len() == 2 && path[0] == "serde_json" && ["Value", "json"].contains(&&*path[1])
+        })
 }
 
 /// Every problem: modules without a layer, upward imports, then circles.

@@ -62,7 +62,8 @@ fn a_duplicated_result_minimises_to_a_case_in_the_domain_that_shows_that_duplica
         );
         assert!(planted.in_domain(&finding.input));
         assert_eq!(
-            finding.violation.evidence["rule"], "duplicate-result",
+            crate::common::evidence(&finding.violation)["rule"],
+            "duplicate-result",
             "{finding:#?}"
         );
         assert!(

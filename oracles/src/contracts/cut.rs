@@ -26,12 +26,12 @@
 use std::fmt::Display;
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::formats::{Entry, Format, Role};
 use crate::invariants::compaction::NO_NEW_ORPHANS;
-use crate::invariants::{Cause, Invariant, Violation};
+use crate::invariants::{Invariant, Violation};
 use crate::js::Json;
+use crate::js_value::JsValue;
 
 pub const BOUNDARY_IN_RANGE: Invariant = Invariant {
     id: "cut-boundary-in-range",
@@ -56,25 +56,33 @@ pub fn check<J: Json + Clone + Display + Serialize>(
 ) -> Vec<Violation> {
     let len = messages.len();
     let Some(n) = boundary.as_u64().filter(|&n| n <= len as u64) else {
-        return vec![Violation {
-            invariant: BOUNDARY_IN_RANGE,
-            cause: Cause::SystemUnderTest,
-            summary: format!("boundary {boundary} is not an index from 0 to {len}"),
-            evidence: json!({"boundary": boundary, "messages": len}),
-        }];
+        return vec![Violation::charged(
+            BOUNDARY_IN_RANGE,
+            format!("boundary {boundary} is not an index from 0 to {len}"),
+            CutEvidence::OutOfRange {
+                boundary: boundary.to_js().owned_copy(),
+                messages: len,
+            },
+        )];
     };
     let n = n as usize;
     if n == 0 {
         return target
             .filter(|target| (1..=len as u64).contains(target))
-            .map(|target| Violation {
-                invariant: COMPACTS_WHEN_ASKED,
-                cause: Cause::SystemUnderTest,
-                summary: format!(
-                    "asked to compact near {target}, the program answered 0 (summarise nothing); \
-                     cutting at {len} (summarise everything) keeps every call with its results"
-                ),
-                evidence: json!({"boundary": 0, "target": target, "messages": len}),
+            .map(|target| {
+                Violation::charged(
+                    COMPACTS_WHEN_ASKED,
+                    format!(
+                        "asked to compact near {target}, the program answered 0 (summarise \
+                         nothing); cutting at {len} (summarise everything) keeps every call with \
+                         its results"
+                    ),
+                    CutEvidence::NotCompacted {
+                        boundary: 0,
+                        target,
+                        messages: len,
+                    },
+                )
             })
             .into_iter()
             .collect();
@@ -93,16 +101,42 @@ pub fn check<J: Json + Clone + Display + Serialize>(
                 .iter()
                 .map(move |result| (index, result.id.clone()))
         })
-        .map(|(index, id)| Violation {
-            invariant: NO_NEW_ORPHANS,
-            cause: Cause::SystemUnderTest,
-            summary: format!(
+        .map(|(index, call_id)| {
+            let summary = format!(
                 "cutting at {n} keeps the result at {index} (call {}) but summarises its call away",
-                id.as_deref().unwrap_or("without id")
-            ),
-            evidence: json!({"boundary": n, "result_message": index, "call_id": id}),
+                call_id.as_deref().unwrap_or("without id")
+            );
+            let evidence = CutEvidence::Orphaned {
+                boundary: n,
+                result_message: index,
+                call_id,
+            };
+            Violation::charged(NO_NEW_ORPHANS, summary, evidence)
         })
         .collect()
+}
+
+/// What a violation of the cut contract shows, one variant per way to break it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CutEvidence {
+    /// The boundary as answered, and the number of messages.
+    OutOfRange {
+        boundary: JsValue<'static>,
+        messages: usize,
+    },
+    /// A boundary of 0 where the request asked to compact near `target`.
+    NotCompacted {
+        boundary: usize,
+        target: u64,
+        messages: usize,
+    },
+    /// A result kept after the boundary whose call it summarises away.
+    Orphaned {
+        boundary: usize,
+        result_message: usize,
+        call_id: Option<String>,
+    },
 }
 
 /// For each message, whether it carries a result that answers no open call: each assistant
@@ -146,8 +180,9 @@ fn orphans<J: Json + Clone>(view: &[Entry<J>]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
+    use crate::invariants::evidence;
     use crate::js_value::{JsValue, borrow_all};
 
     fn transcript() -> Vec<Value> {
@@ -230,7 +265,7 @@ mod tests {
         }
         let found = check(Format::OpenAi, &transcript(), Some(3), &json!(0));
         assert_eq!(
-            found[0].evidence,
+            evidence::json(&found[0]),
             json!({"boundary": 0, "target": 3, "messages": 4})
         );
         assert_eq!(
@@ -262,8 +297,8 @@ mod tests {
         .into_iter()
         .map(|v| {
             (
-                v.evidence["result_message"].clone(),
-                v.evidence["call_id"].clone(),
+                evidence::json(&v)["result_message"].clone(),
+                evidence::json(&v)["call_id"].clone(),
             )
         })
         .collect();

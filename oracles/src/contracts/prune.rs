@@ -29,12 +29,12 @@
 
 use foldhash::HashSet;
 use serde::Serialize;
-use serde_json::json;
 
 use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
-use crate::invariants::{Cause, Invariant, Violation};
+use crate::invariants::{Invariant, Violation};
 use crate::js::{Json, View, as_string};
+use crate::js_value::JsValue;
 use crate::wire::WireRule;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
@@ -96,12 +96,11 @@ impl Removal {
             if before.contains(&damaged(&v)) {
                 continue;
             }
-            found.push(Violation {
-                invariant: self.no_new_wire_damage,
-                cause: Cause::SystemUnderTest,
-                summary: format!("{}, which the input did not break", v.summary()),
-                evidence: json!(v.evidence()),
-            });
+            found.push(Violation::charged(
+                self.no_new_wire_damage,
+                format!("{}, which the input did not break", v.summary()),
+                v.evidence(),
+            ));
         }
         found
     }
@@ -125,12 +124,9 @@ fn not_pruned<J: Json + PartialEq + Serialize>(
     marker: Option<&str>,
     invariant: Invariant,
 ) -> Option<Violation> {
-    let violation = |summary: String, evidence| Violation {
-        invariant,
-        cause: Cause::SystemUnderTest,
-        summary,
-        evidence,
-    };
+    let violation =
+        |summary: String, evidence: PruneEvidence| Violation::charged(invariant, summary, evidence);
+    let owned = |message: &J| message.to_js().owned_copy();
     let mut notice = marker;
     let mut next = 0;
     for (at, message) in output.iter().enumerate() {
@@ -145,7 +141,12 @@ fn not_pruned<J: Json + PartialEq + Serialize>(
                         "output message {at} is not input message {i} pruned, and input message \
                          {i} holds more than calls, results and reasoning (lost or changed)"
                     ),
-                    json!({"output_message": at, "value": message, "input_message": i, "input": input[i]}),
+                    PruneEvidence::NotPruned {
+                        output_message: at,
+                        value: owned(message),
+                        input_message: i,
+                        input: owned(&input[i]),
+                    },
                 ));
             }
             None => {
@@ -153,7 +154,10 @@ fn not_pruned<J: Json + PartialEq + Serialize>(
                     format!(
                         "output message {at} is no later input message pruned (added, changed or out of order)"
                     ),
-                    json!({"output_message": at, "value": message}),
+                    PruneEvidence::Added {
+                        output_message: at,
+                        value: owned(message),
+                    },
                 ));
             }
         }
@@ -161,8 +165,34 @@ fn not_pruned<J: Json + PartialEq + Serialize>(
     let lost = (next..input.len()).find(|&i| !may_go[i])?;
     Some(violation(
         format!("input message {lost} holds more than calls, results and reasoning, and is lost"),
-        json!({"input_message": lost, "input": input[lost]}),
+        PruneEvidence::Lost {
+            input_message: lost,
+            input: owned(&input[lost]),
+        },
     ))
+}
+
+/// What a violation of a pruning contract's `only-removes` shows, one variant per way to break it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PruneEvidence {
+    /// An output message that is not the input message it stands for pruned.
+    NotPruned {
+        output_message: usize,
+        value: JsValue<'static>,
+        input_message: usize,
+        input: JsValue<'static>,
+    },
+    /// An output message that is no later input message pruned.
+    Added {
+        output_message: usize,
+        value: JsValue<'static>,
+    },
+    /// An input message that holds more than may go, and is lost.
+    Lost {
+        input_message: usize,
+        input: JsValue<'static>,
+    },
 }
 
 /// Whether the contract lets a pruner remove the message `entry` views whole: it is only results,

@@ -31,12 +31,12 @@ use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt, HashSet};
 use serde::Serialize;
-use serde_json::json;
 
 use super::carries_marker;
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::js::{Json, View, as_string, is_str};
+use crate::js_value::JsValue;
 use crate::pi::{PiVersion, default_model, normalize_tool_call_id};
 use crate::wire::WireRule;
 
@@ -111,12 +111,16 @@ pub fn check<J: Json + Clone + PartialEq + Serialize>(run: &RepairRun<J>) -> Vec
         } else {
             Cause::SystemUnderTest
         };
-        found.push(Violation {
-            invariant: IDEMPOTENT,
+        found.push(Violation::new(
+            IDEMPOTENT,
             cause,
-            summary: format!("repairing the output again changes it (first at message {at})"),
-            evidence: json!({"message": at, "output_len": run.output.len(), "again_len": run.again.len()}),
-        });
+            format!("repairing the output again changes it (first at message {at})"),
+            RepairEvidence::ChangedAgain {
+                message: at,
+                output_len: run.output.len(),
+                again_len: run.again.len(),
+            },
+        ));
     }
     found
 }
@@ -172,11 +176,11 @@ fn call_counts<'a, J: Json + Clone>(view: &'a [Entry<J>]) -> HashMap<&'a str, us
 /// the repeated-id rule on an id the input's calls carry `calls` times, or a missing or second
 /// result for an id one input message calls more than once (`twice`). Every other rule on such an
 /// id is charged.
-fn repeated_id_excuse(rule: &str, calls: usize, twice: bool) -> Option<&'static str> {
-    let is = |one: WireRule| rule == one.id();
-    if (is(WireRule::DuplicateCallId) || is(WireRule::DuplicateToolUseId)) && calls > 1 {
+fn repeated_id_excuse(rule: WireRule, calls: usize, twice: bool) -> Option<&'static str> {
+    use WireRule::{DuplicateCallId, DuplicateResult, DuplicateToolUseId, MissingResult};
+    if matches!(rule, DuplicateCallId | DuplicateToolUseId) && calls > 1 {
         Some("the input repeats this call id among its calls, and a repair may not change calls")
-    } else if (is(WireRule::MissingResult) || is(WireRule::DuplicateResult)) && twice {
+    } else if matches!(rule, MissingResult | DuplicateResult) && twice {
         Some("one input message calls this id more than once: no result can say which it answers")
     } else {
         None
@@ -199,10 +203,10 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
         }
         let twice = called_twice_in_one_message(input, normalize_tool_call_id);
         let excuse = |v: &Violation| {
-            let id = normalize_tool_call_id(v.evidence["tool_use_id"].as_str()?);
-            let rule = v.evidence["rule"].as_str()?;
+            let rejection = v.evidence.of::<pi_wire::RejectionEvidence>()?;
+            let id = normalize_tool_call_id(rejection.tool_use_id.as_deref()?);
             repeated_id_excuse(
-                rule,
+                rejection.rule,
                 sent.get(&*id).copied().unwrap_or(0),
                 twice.contains(&*id),
             )
@@ -224,12 +228,14 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
                     Err(_) => Cause::Unpreventable("pi itself throws on the input"),
                     Ok(_) => Cause::SystemUnderTest,
                 };
-                vec![Violation {
-                    invariant: WIRE_VALID,
+                vec![Violation::new(
+                    WIRE_VALID,
                     cause,
-                    summary: format!("pi throws on the output: {thrown}"),
-                    evidence: json!({"thrown": thrown.to_string()}),
-                }]
+                    format!("pi throws on the output: {thrown}"),
+                    RepairEvidence::Thrown {
+                        thrown: thrown.to_string(),
+                    },
+                )]
             }
         };
     }
@@ -241,7 +247,7 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
         .map(|v| {
             let excuse = v.id.as_deref().and_then(|id| {
                 repeated_id_excuse(
-                    v.rule.id(),
+                    v.rule,
                     calls.get(id).copied().unwrap_or(0),
                     twice.contains(id),
                 )
@@ -261,12 +267,7 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
             } else {
                 Cause::SystemUnderTest
             };
-            Violation {
-                invariant: WIRE_VALID,
-                cause,
-                summary: v.summary(),
-                evidence: json!(v.evidence()),
-            }
+            Violation::new(WIRE_VALID, cause, v.summary(), v.evidence())
         })
         .collect()
 }
@@ -368,17 +369,14 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
         (Some((i, lost)), _)
             if after.len() <= at || !after.iter().any(|(_, a)| keeps(*lost, *a)) =>
         {
-            ("lost", json!({"input_message": i, "value": lost}))
+            ("lost", MessageAt::input(*i, *lost))
         }
         (_, Some((o, added)))
             if before.len() <= at || !before.iter().any(|(_, b)| keeps(*b, *added)) =>
         {
-            (
-                "changed or added",
-                json!({"output_message": o, "value": added}),
-            )
+            ("changed or added", MessageAt::output(*o, *added))
         }
-        (Some((i, moved)), _) => ("reordered", json!({"input_message": i, "value": moved})),
+        (Some((i, moved)), _) => ("reordered", MessageAt::input(*i, *moved)),
         (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
     Some(Violation::charged(
@@ -387,7 +385,11 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
             "a message that is not a tool result was {what} (number {} of them)",
             at + 1
         ),
-        json!({"kind": what, "position": at, "message": message}),
+        RepairEvidence::Moved {
+            kind: what,
+            position: at,
+            message,
+        },
     ))
 }
 
@@ -443,7 +445,12 @@ fn results<J: Json + Clone + PartialEq + Serialize>(
                 found.push(Violation::charged(
                     SYNTHETIC_RECOGNISABLE,
                     format!("the result at {o} is not in the input and does not carry the marker {marker:?}"),
-                    json!({"output_message": o, "call_id": id, "result": result.value, "marker": marker}),
+                    RepairEvidence::Unmarked {
+                        output_message: o,
+                        call_id: id.map(str::to_string),
+                        result: result.value.to_js().owned_copy(),
+                        marker: marker.to_string(),
+                    },
                 ));
             }
             if let Some(id) = id
@@ -453,7 +460,12 @@ fn results<J: Json + Clone + PartialEq + Serialize>(
                 found.push(Violation::charged(
                     NO_EXTRA_RESULT,
                     format!("a result for call {id} was added at {o} although the input answers it at {answer}"),
-                    json!({"output_message": o, "call_id": id, "input_result_message": answer, "added": result.value}),
+                    RepairEvidence::Added {
+                        output_message: o,
+                        call_id: id.to_string(),
+                        input_result_message: answer,
+                        added: result.value.to_js().owned_copy(),
+                    },
                 ));
             }
         }
@@ -469,10 +481,86 @@ fn results<J: Json + Clone + PartialEq + Serialize>(
         Violation::charged(
             KEEPS_REAL_RESULTS,
             format!("the real result at {at} was dropped although call {id} is still there and no real result answers it"),
-            json!({"call_id": id, "input_result_message": at}),
+            RepairEvidence::Dropped {
+                call_id: id.to_string(),
+                input_result_message: at,
+            },
         )
     }));
     found
+}
+
+/// What a violation of the repair contract shows, one variant per way to break it (a broken wire
+/// rule shows [`wire::WireEvidence`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum RepairEvidence {
+    /// Repairing the output again changes it, first at `message`.
+    ChangedAgain {
+        message: usize,
+        output_len: usize,
+        again_len: usize,
+    },
+    /// What pi throws on the output.
+    Thrown { thrown: String },
+    /// A message that is not a tool result, `kind` "lost", "changed or added" or "reordered":
+    /// the `position`-th of them, and where it was.
+    Moved {
+        kind: &'static str,
+        position: usize,
+        message: MessageAt,
+    },
+    /// A result not in the input that lacks the marker.
+    Unmarked {
+        output_message: usize,
+        call_id: Option<String>,
+        result: JsValue<'static>,
+        marker: String,
+    },
+    /// A result added for a call the input answers in place.
+    Added {
+        output_message: usize,
+        call_id: String,
+        input_result_message: usize,
+        added: JsValue<'static>,
+    },
+    /// A real result dropped although its call is still there.
+    Dropped {
+        call_id: String,
+        input_result_message: usize,
+    },
+}
+
+/// A message of the input or of the output, with its index there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum MessageAt {
+    Input {
+        input_message: usize,
+        value: JsValue<'static>,
+    },
+    Output {
+        output_message: usize,
+        value: JsValue<'static>,
+    },
+}
+
+impl MessageAt {
+    fn input<J: Json>(input_message: usize, value: &J) -> Self {
+        let value = value.to_js().owned_copy();
+        MessageAt::Input {
+            input_message,
+            value,
+        }
+    }
+
+    fn output<J: Json>(output_message: usize, value: &J) -> Self {
+        let value = value.to_js().owned_copy();
+        MessageAt::Output {
+            output_message,
+            value,
+        }
+    }
 }
 
 /// The first index where two transcripts differ, if they do.

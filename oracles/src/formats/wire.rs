@@ -44,21 +44,21 @@ impl WireViolation {
     }
 
     /// A finding's evidence of it: the rule, the message and the call id.
-    pub fn evidence(&self) -> WireEvidence<'_> {
+    pub fn evidence(&self) -> WireEvidence {
         WireEvidence {
             rule: self.rule,
             message: self.message,
-            call_id: self.id.as_deref(),
+            call_id: self.id.clone(),
         }
     }
 }
 
 /// What a finding's evidence shows of a [`WireViolation`].
-#[derive(Debug, Serialize)]
-pub struct WireEvidence<'v> {
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WireEvidence {
     pub rule: WireRule,
     pub message: usize,
-    pub call_id: Option<&'v str>,
+    pub call_id: Option<String>,
 }
 
 /// The formats [`SOURCES`] has a column for, in its order.

@@ -8,9 +8,9 @@ mod summary;
 
 use std::borrow::Borrow;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use super::{Cause, Invariant, Violation, same_message, same_messages};
+use super::{Invariant, Violation, same_message, same_messages};
 use crate::js::{Json, View, as_string};
 use reader::Reader;
 use summary::{clip_bounded, items, render_items, state_retained, verbatim_block};
@@ -175,8 +175,7 @@ pub fn judge<J: Json + PartialEq, M: Borrow<J>>(
     let mut summarised_turns: Vec<String> = Vec::new();
     let mut compacted_rounds = 0;
     for (number, round) in rounds.iter().enumerate() {
-        let before = found.len();
-        judge_round(contract, &reader, round, &mut found);
+        judge_round(contract, &reader, number, round, &mut found);
         if round.boundary > 0 {
             // The summary an earlier round wrote sits at index 0; its turns are already counted.
             let own = usize::from(compacted_rounds > 0);
@@ -184,14 +183,9 @@ pub fn judge<J: Json + PartialEq, M: Borrow<J>>(
             let region = round.input.get(own..round.boundary).unwrap_or_default();
             summarised_turns.extend(reader.turns(region));
             if compacted_rounds > 0 {
-                across_rounds(contract, round, &summarised_turns, &mut found);
+                across_rounds(contract, number, round, &summarised_turns, &mut found);
             }
             compacted_rounds += 1;
-        }
-        for violation in &mut found[before..] {
-            if let Value::Object(evidence) = &mut violation.evidence {
-                evidence.insert("round".to_string(), json!(number));
-            }
         }
     }
     found
@@ -200,16 +194,19 @@ pub fn judge<J: Json + PartialEq, M: Borrow<J>>(
 fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
     contract: &Contract,
     reader: &Reader,
+    number: usize,
     round: &Round<'_, M>,
     found: &mut Vec<Violation>,
 ) {
-    let mut report = |invariant: Invariant, summary: String, evidence: Value| {
-        found.push(Violation {
+    let mut report = |invariant: Invariant, summary: String, evidence| {
+        found.push(Violation::charged(
             invariant,
-            cause: Cause::SystemUnderTest,
             summary,
-            evidence,
-        });
+            CompactionEvidence {
+                round: number,
+                evidence,
+            },
+        ));
     };
     let input = round.input;
     let b = round.boundary;
@@ -217,7 +214,7 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
         report(
             INPUT_NOT_MUTATED,
             "the compaction modified the caller's transcript".into(),
-            json!({}),
+            RoundEvidence::Nothing {},
         );
     }
 
@@ -235,14 +232,16 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
             report(
                 BOUNDARY_VALID,
                 format!("boundary 0 although index {cut} is a valid cut"),
-                json!({"valid_cut": cut}),
+                RoundEvidence::ValidCut { valid_cut: cut },
             );
         }
         if !round.tracker_calls.is_empty() || !same_messages(round.output, input) {
             report(
                 BOUNDARY_VALID,
                 "boundary 0 but the transcript or the tracker was touched".into(),
-                json!({"tracker_calls": round.tracker_calls.len()}),
+                RoundEvidence::TrackerCalled {
+                    tracker_calls: round.tracker_calls.len(),
+                },
             );
         }
     } else if !valid(round.picked) {
@@ -254,7 +253,9 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
         report(
             BOUNDARY_VALID,
             format!("boundary {} is {why}", round.picked),
-            json!({"boundary": round.picked}),
+            RoundEvidence::Boundary {
+                boundary: round.picked,
+            },
         );
     }
 
@@ -264,7 +265,7 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
             report(
                 KEPT_SUFFIX,
                 "nothing was compacted but the transcript changed".into(),
-                json!({}),
+                RoundEvidence::Nothing {},
             );
         }
     } else if b > input.len()
@@ -275,7 +276,11 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
         report(
             KEPT_SUFFIX,
             format!("the output is not one summary message followed by messages[{b}..]"),
-            json!({"boundary": b, "output_len": round.output.len(), "input_len": input.len()}),
+            RoundEvidence::NotTheSuffix {
+                boundary: b,
+                output_len: round.output.len(),
+                input_len: input.len(),
+            },
         );
         return; // everything below reads the output positionally
     }
@@ -295,7 +300,10 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
                     "{} kept tool result(s) lost their call to the summary",
                     new.len()
                 ),
-                json!({"boundary": b, "orphaned_input_indices": new}),
+                RoundEvidence::Orphaned {
+                    boundary: b,
+                    orphaned_input_indices: new,
+                },
             );
         }
     }
@@ -327,7 +335,10 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
         report(
             SMALLER,
             format!("summary of {summary_tokens} token(s) replaces a region of {region_tokens}"),
-            json!({"summary_tokens": summary_tokens, "region_tokens": region_tokens}),
+            RoundEvidence::NotSmaller {
+                summary_tokens,
+                region_tokens,
+            },
         );
     }
 
@@ -339,7 +350,10 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
         report(
             USER_TURNS,
             "the summary does not end with the region's most recent user turns, verbatim".into(),
-            json!({"expected": expected, "verbatim_block": block}),
+            RoundEvidence::TurnsMissing {
+                verbatim_block: block.map(str::to_string),
+                expected,
+            },
         );
     }
     let rendered = block.map_or(0, |b| items(b).len());
@@ -350,7 +364,10 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
                 "{rendered} verbatim turns rendered, cap {}",
                 contract.user_message_cap
             ),
-            json!({"rendered": rendered, "cap": contract.user_message_cap}),
+            RoundEvidence::TurnsOverCap {
+                rendered,
+                cap: contract.user_message_cap,
+            },
         );
     }
 
@@ -361,6 +378,7 @@ fn judge_round<J: Json + PartialEq, M: Borrow<J>>(
 
 fn across_rounds<M>(
     contract: &Contract,
+    number: usize,
     round: &Round<'_, M>,
     turns: &[String],
     found: &mut Vec<Violation>,
@@ -368,21 +386,24 @@ fn across_rounds<M>(
     let expected = render_items(&turns[turns.len().saturating_sub(contract.user_message_cap)..]);
     let block = verbatim_block(round.summary);
     if !block.unwrap_or("").ends_with(&expected) {
-        found.push(Violation {
-            invariant: ACROSS_ROUNDS,
-            cause: Cause::SystemUnderTest,
-            summary:
-                "a user turn summarised in an earlier round is missing from the latest summary"
-                    .into(),
-            evidence: json!({"expected": expected, "verbatim_block": block}),
-        });
+        found.push(Violation::charged(
+            ACROSS_ROUNDS,
+            "a user turn summarised in an earlier round is missing from the latest summary".into(),
+            CompactionEvidence {
+                round: number,
+                evidence: RoundEvidence::TurnsMissing {
+                    verbatim_block: block.map(str::to_string),
+                    expected,
+                },
+            },
+        ));
     }
 }
 
 fn reset_delivered<J: Json, M: Borrow<J>>(
     reader: &Reader,
     round: &Round<'_, M>,
-    report: &mut impl FnMut(Invariant, String, Value),
+    report: &mut impl FnMut(Invariant, String, RoundEvidence),
 ) {
     let resets = round
         .tracker_calls
@@ -397,7 +418,7 @@ fn reset_delivered<J: Json, M: Borrow<J>>(
         report(
             RESET_DELIVERED,
             format!("the tracker was reset {resets} time(s) without a delivered summary"),
-            json!({"resets": resets, "delivered": delivered}),
+            RoundEvidence::Resets { resets, delivered },
         );
         return;
     }
@@ -421,9 +442,81 @@ fn reset_delivered<J: Json, M: Borrow<J>>(
                 refills.len(),
                 kept.len()
             ),
-            json!({"refills": refills.len(), "kept": kept.len()}),
+            RoundEvidence::Refills {
+                refills: refills.len(),
+                kept: kept.len(),
+            },
         );
     }
+}
+
+/// What a violation of the compaction's invariants shows: the round (from 0) and what in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompactionEvidence {
+    pub round: usize,
+    #[serde(flatten)]
+    pub evidence: RoundEvidence,
+}
+
+/// What in one round breaks an invariant, one variant per way to break them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum RoundEvidence {
+    /// Nothing more than the summary says.
+    Nothing {},
+    /// Boundary 0 although this index is a valid cut.
+    ValidCut { valid_cut: usize },
+    /// Boundary 0, yet the tracker was called this many times.
+    TrackerCalled { tracker_calls: usize },
+    /// The boundary picked is no valid cut.
+    Boundary { boundary: usize },
+    /// The output is not one summary message and `messages[boundary..]`.
+    NotTheSuffix {
+        boundary: usize,
+        output_len: usize,
+        input_len: usize,
+    },
+    /// Kept results whose call went into the summary.
+    Orphaned {
+        boundary: usize,
+        orphaned_input_indices: Vec<usize>,
+    },
+    /// The summariser received another number of messages than the region holds.
+    ClipMiscounted { given: usize, region: usize },
+    /// A message the summariser received changed although it is no tool result.
+    Changed { index: usize },
+    /// A tool result the summariser reads beyond the clip.
+    OverClipped {
+        index: usize,
+        chars_read: usize,
+        limit: usize,
+        original_chars: usize,
+    },
+    /// The summary is no smaller than the region it replaces.
+    NotSmaller {
+        summary_tokens: u64,
+        region_tokens: u64,
+    },
+    /// The verbatim turns the summary should end with, and the block it has.
+    TurnsMissing {
+        expected: String,
+        verbatim_block: Option<String>,
+    },
+    /// More verbatim turns than the cap.
+    TurnsOverCap { rendered: usize, cap: usize },
+    /// Every command rendered where the cap shows fewer.
+    CommandsOverCap { commands: usize, cap: usize },
+    /// The retained state the summary lacks, and what it should hold.
+    StateMissing {
+        missing: Vec<String>,
+        files_written: Vec<String>,
+        commands: Vec<String>,
+        tools_used: Vec<String>,
+    },
+    /// Tracker resets without one delivered summary.
+    Resets { resets: usize, delivered: bool },
+    /// The tracker refilled another number of messages than were kept.
+    Refills { refills: usize, kept: usize },
 }
 
 /// `len // 4` in code points.

@@ -11,8 +11,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer};
-use serde_json::{Value, json};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{Cause, Invariant, Judgement, Violation};
 
@@ -210,19 +209,26 @@ impl Judge {
         }
     }
 
-    fn violation(&mut self, invariant: Invariant, cause: Cause, summary: String, evidence: Value) {
-        self.violations.push(Violation {
-            invariant,
-            cause,
-            summary,
-            evidence,
-        });
+    fn violation(
+        &mut self,
+        invariant: Invariant,
+        cause: Cause,
+        summary: String,
+        evidence: GuardEvidence,
+    ) {
+        self.violations
+            .push(Violation::new(invariant, cause, summary, evidence));
     }
 
     /// All checks that fall due when a run has settled (its settle handlers have run).
     fn settle(&mut self, index: usize) {
         let run = self.run.take().expect("a settle belongs to a run");
-        let evidence = |extra: Value| json!({ "event_index": index, "run": run.run, "trigger": run.trigger, "detail": extra });
+        let evidence = |detail| GuardEvidence::Run {
+            event_index: index,
+            run: run.run,
+            trigger: run.trigger.clone(),
+            detail,
+        };
 
         self.settled_for_prompt.push(run.run);
         if self.settled_for_prompt.len() == 2 {
@@ -232,8 +238,10 @@ impl Judge {
                 display(self.settled_for_prompt[0]),
                 display(self.settled_for_prompt[1])
             );
-            let detail =
-                json!({ "prompt_run": self.prompt, "settled_runs": self.settled_for_prompt });
+            let detail = RunDetail::SettledTwice {
+                prompt_run: self.prompt,
+                settled_runs: self.settled_for_prompt.clone(),
+            };
             self.violation(
                 ONE_IDLE_SIGNAL_PER_PROMPT,
                 Cause::SystemUnderTest,
@@ -256,7 +264,10 @@ impl Judge {
                 "run {} settled with supervision unhealthy and the recovery instruction never reached the model",
                 display(run.run)
             );
-            let detail = json!({ "died": run.died, "delivery_failed": run.delivery_failed });
+            let detail = RunDetail::Unrecovered {
+                died: run.died.clone(),
+                delivery_failed: run.delivery_failed,
+            };
             self.violation(NO_BLIND_TURN_END, cause, summary, evidence(detail));
         }
 
@@ -269,7 +280,7 @@ impl Judge {
                 LATCH_RELEASED,
                 Cause::SystemUnderTest,
                 summary,
-                evidence(Value::Null),
+                evidence(RunDetail::LatchSet),
             );
         }
 
@@ -285,7 +296,10 @@ impl Judge {
                 run.undelivered,
                 display(run.run)
             );
-            let detail = json!({ "undelivered": run.undelivered, "died": run.died });
+            let detail = RunDetail::Undelivered {
+                undelivered: run.undelivered,
+                died: run.died.clone(),
+            };
             self.violation(RECOVERY_LANDS_IN_RUN, cause, summary, evidence(detail));
         }
 
@@ -301,10 +315,13 @@ impl Judge {
                 run.follow_ups,
                 run.agent_ends
             );
-            let evidence = json!({
-                "event_index": index, "run": run.run, "follow_ups": run.follow_ups,
-                "agent_ends": run.agent_ends, "bound": bound,
-            });
+            let evidence = GuardEvidence::FollowUps {
+                event_index: index,
+                run: run.run,
+                follow_ups: run.follow_ups,
+                agent_ends: run.agent_ends,
+                bound,
+            };
             self.violation(
                 BOUNDED_FOLLOW_UPS,
                 Cause::SystemUnderTest,
@@ -315,6 +332,51 @@ impl Judge {
     }
 }
 
+/// What a violation of the guard's invariants shows: the event of the trace where it was found,
+/// and the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum GuardEvidence {
+    /// A run that settled wrong: its trigger, and what of it.
+    Run {
+        event_index: usize,
+        run: Option<u64>,
+        trigger: String,
+        detail: RunDetail,
+    },
+    /// More follow-ups than the bound its agent_end events allow.
+    FollowUps {
+        event_index: usize,
+        run: Option<u64>,
+        follow_ups: u64,
+        agent_ends: u64,
+        bound: u64,
+    },
+}
+
+/// What of a settled run breaks an invariant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum RunDetail {
+    /// The prompt settled twice: two idle signals.
+    SettledTwice {
+        prompt_run: Option<u64>,
+        settled_runs: Vec<Option<u64>>,
+    },
+    /// Supervision unhealthy and no recovery reached the model.
+    Unrecovered {
+        died: Option<String>,
+        delivery_failed: bool,
+    },
+    /// The latch is still set (shown as `null`: the summary says it all).
+    LatchSet,
+    /// Recovery follow-ups that never reached the model.
+    Undelivered {
+        undelivered: u64,
+        died: Option<String>,
+    },
+}
+
 /// A run number for a summary (`?` when the trace did not say).
 fn display(run: Option<u64>) -> String {
     run.map_or_else(|| "?".to_string(), |run| run.to_string())
@@ -322,6 +384,8 @@ fn display(run: Option<u64>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
 
     fn ids(trace: Value) -> Vec<(String, bool)> {
@@ -401,8 +465,10 @@ mod tests {
             panic!("the undelivered recovery is charged");
         };
         for v in &violations {
-            let named = (&v.evidence["run"], &v.evidence["trigger"]);
-            assert_eq!(named, (&json!(1), &json!("user")), "{}", v.summary);
+            let Some(GuardEvidence::Run { run, trigger, .. }) = v.evidence.of() else {
+                panic!("a run's evidence: {v:?}");
+            };
+            assert_eq!((*run, trigger.as_str()), (Some(1), "user"), "{}", v.summary);
             assert!(v.summary.contains("run 1 "), "{}", v.summary);
         }
     }

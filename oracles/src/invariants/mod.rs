@@ -5,15 +5,18 @@
 //! One module per system under test. Every check returns `Vec<Violation>` (empty = holds).
 
 pub mod compaction;
+pub(crate) mod evidence;
 pub mod guard;
 pub mod sweep;
 pub mod wire;
 
 use std::borrow::Borrow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
-use serde_json::Value;
+
+pub use evidence::Evidence;
 
 /// One invariant: the id case files, findings and `ctxfuzz explain` use, and what it promises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,25 +98,45 @@ impl fmt::Display for Cause {
 }
 
 /// One broken invariant, with the evidence a reader needs to see why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Violation {
     pub invariant: Invariant,
     pub cause: Cause,
     /// One line a person reads first.
     pub summary: String,
-    /// Indices, ids, sizes: whatever locates the problem.
-    pub evidence: Value,
+    /// Indices, ids, sizes: whatever locates the problem, typed by the check that found it.
+    pub evidence: Arc<dyn Evidence>,
 }
 
 impl Violation {
-    /// A violation the system under test could have prevented.
-    pub fn charged(invariant: Invariant, summary: String, evidence: Value) -> Violation {
+    pub fn new(
+        invariant: Invariant,
+        cause: Cause,
+        summary: String,
+        evidence: impl Evidence,
+    ) -> Violation {
         Violation {
             invariant,
-            cause: Cause::SystemUnderTest,
+            cause,
             summary,
-            evidence,
+            evidence: Arc::new(evidence),
         }
+    }
+
+    /// A violation the system under test could have prevented.
+    pub fn charged(invariant: Invariant, summary: String, evidence: impl Evidence) -> Violation {
+        Violation::new(invariant, Cause::SystemUnderTest, summary, evidence)
+    }
+}
+
+/// Equal when they break the same invariant for the same cause, say the same and show the same
+/// evidence.
+impl PartialEq for Violation {
+    fn eq(&self, other: &Violation) -> bool {
+        self.invariant == other.invariant
+            && self.cause == other.cause
+            && self.summary == other.summary
+            && self.evidence.same(&*other.evidence)
     }
 }
 
@@ -172,7 +195,7 @@ pub fn same_messages<J: PartialEq, A: Borrow<J>, B: Borrow<J>>(a: &[A], b: &[B])
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -189,7 +212,7 @@ mod tests {
     /// A case file records a judgement as its invariant ids, sorted and each once.
     #[test]
     fn a_verdict_is_the_sorted_distinct_ids_of_what_broke() {
-        let broken = |invariant| Violation::charged(invariant, String::new(), Value::Null);
+        let broken = |invariant| Violation::charged(invariant, String::new(), ());
         let judgement = Judgement::from_violations(vec![
             broken(wire::WIRE_VALID),
             broken(sweep::IDEMPOTENT),
@@ -227,12 +250,7 @@ mod tests {
     #[test]
     fn an_invariant_reads_and_serialises_as_its_id() {
         assert_eq!(sweep::IDEMPOTENT.to_string(), "sweep-idempotent");
-        let violation = Violation {
-            invariant: sweep::IDEMPOTENT,
-            cause: Cause::SystemUnderTest,
-            summary: String::new(),
-            evidence: Value::Null,
-        };
+        let violation = Violation::charged(sweep::IDEMPOTENT, String::new(), ());
         assert_eq!(
             serde_json::to_value(&violation).unwrap()["invariant"],
             json!("sweep-idempotent")

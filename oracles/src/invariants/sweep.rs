@@ -10,11 +10,11 @@ use std::str::FromStr;
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
-use serde_json::json;
 
 use super::{Invariant, Violation, same_message};
 use crate::error::{Error, by_name};
 use crate::js::{Json, View};
+use crate::js_value::JsValue;
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "sweep-only-removes",
@@ -145,8 +145,14 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
                     "input message {index} (role {}) is missing or changed in the output",
                     describe_role(message)
                 ),
-                json!({"input_index": index, "output_index": next, "input_message": message,
-                       "output_message": output.get(next).map(Borrow::borrow)}),
+                SweepEvidence::Changed {
+                    input_index: index,
+                    output_index: next,
+                    input_message: message.to_js().owned_copy(),
+                    output_message: output
+                        .get(next)
+                        .map(|kept| kept.borrow().to_js().owned_copy()),
+                },
             )];
         }
     }
@@ -154,7 +160,10 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
         return vec![Violation::charged(
             ONLY_REMOVES,
             format!("output message {next} is not in the input (added or reordered)"),
-            json!({"output_index": next, "output_message": output[next].borrow()}),
+            SweepEvidence::Added {
+                output_index: next,
+                output_message: output[next].borrow().to_js().owned_copy(),
+            },
         )];
     }
     let removed_ids: Vec<String> = removed.iter().map(|&i| reported_id(&input[i])).collect();
@@ -166,7 +175,11 @@ pub fn only_removes<J: Message, M: Borrow<J>>(
                 removed.len(),
                 swept.len()
             ),
-            json!({"removed_indices": removed, "removed_ids": removed_ids, "swept": swept}),
+            SweepEvidence::Miscounted {
+                removed_indices: removed,
+                removed_ids,
+                swept: swept.to_vec(),
+            },
         )];
     }
     Vec::new()
@@ -178,7 +191,10 @@ pub fn noop_identity(swept: &[String], returned_input: bool) -> Vec<Violation> {
         (true, false) => vec![Violation::charged(
             NOOP_IDENTITY,
             "nothing was swept, yet the sweep returned a copy instead of the input itself".into(),
-            json!({"swept": swept, "returned_input": false}),
+            SweepEvidence::Identity {
+                swept: swept.to_vec(),
+                returned_input: false,
+            },
         )],
         (false, true) => vec![Violation::charged(
             NOOP_IDENTITY,
@@ -186,7 +202,10 @@ pub fn noop_identity(swept: &[String], returned_input: bool) -> Vec<Violation> {
                 "{} result(s) swept, yet the input itself was returned",
                 swept.len()
             ),
-            json!({"swept": swept, "returned_input": true}),
+            SweepEvidence::Identity {
+                swept: swept.to_vec(),
+                returned_input: true,
+            },
         )],
         _ => Vec::new(),
     }
@@ -203,7 +222,9 @@ pub fn idempotent(second_swept: &[String]) -> Vec<Violation> {
             "sweeping the output again swept {} more result(s)",
             second_swept.len()
         ),
-        json!({"second_swept": second_swept}),
+        SweepEvidence::SweptAgain {
+            second_swept: second_swept.to_vec(),
+        },
     )]
 }
 
@@ -228,9 +249,53 @@ pub fn matches_twin<J: Message>(input: &[J], swept: &[String], rule: TwinRule) -
             "swept {:?} but the `{rule}` rule sweeps {:?}",
             swept, predicted
         ),
-        json!({"rule": rule.name(), "predicted": predicted, "predicted_indices": predicted_at,
-               "swept": swept, "first_difference": first_difference}),
+        SweepEvidence::NotTheTwin {
+            rule: rule.name(),
+            predicted,
+            predicted_indices: predicted_at,
+            swept: swept.to_vec(),
+            first_difference,
+        },
     )]
+}
+
+/// What a violation of the sweep's invariants shows, one variant per way to break them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SweepEvidence {
+    /// An input message missing or changed in the output, and the output message in its place.
+    Changed {
+        input_index: usize,
+        output_index: usize,
+        input_message: JsValue<'static>,
+        output_message: Option<JsValue<'static>>,
+    },
+    /// An output message that is not in the input.
+    Added {
+        output_index: usize,
+        output_message: JsValue<'static>,
+    },
+    /// The results removed and the ids reported swept disagree.
+    Miscounted {
+        removed_indices: Vec<usize>,
+        removed_ids: Vec<String>,
+        swept: Vec<String>,
+    },
+    /// What was swept, and whether the input itself came back.
+    Identity {
+        swept: Vec<String>,
+        returned_input: bool,
+    },
+    /// What sweeping the output again swept.
+    SweptAgain { second_swept: Vec<String> },
+    /// The twin's prediction under `rule` beside what was swept.
+    NotTheTwin {
+        rule: &'static str,
+        predicted: Vec<String>,
+        predicted_indices: Vec<usize>,
+        swept: Vec<String>,
+        first_difference: usize,
+    },
 }
 
 /// The indices of the tool results `rule` removes from `input`.

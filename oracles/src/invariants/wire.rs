@@ -14,7 +14,7 @@
 use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde_json::json;
+use serde::Serialize;
 
 use super::{Cause, Invariant, Judgement, Violation};
 use crate::js::{Json, field, is_str};
@@ -218,31 +218,43 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     Ok((rendered, wire))
 }
 
+/// What a violation of the Anthropic body shows: the rejection, where it is, and the known
+/// failure shape it is, if any.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RejectionEvidence {
+    pub rule: WireRule,
+    /// Index of the request message holding the offending block.
+    pub message: usize,
+    /// Index of the block in that message's content (`None` for string content).
+    pub block: Option<usize>,
+    pub tool_use_id: Option<String>,
+    /// The error text the API answers with.
+    pub error: String,
+    /// Its number in docs/oracle.md#known-failure-shapes.
+    pub known_shape: Option<u8>,
+}
+
 /// The invariants one finding breaks.
 fn violations(finding: &WireFinding) -> Vec<Violation> {
     let wire = &finding.wire;
-    let evidence = json!({
-        "rule": wire.rule,
-        "message": wire.message,
-        "block": wire.block,
-        "tool_use_id": wire.tool_use_id,
-        "error": wire.text,
-        "known_shape": finding.shape.map(KnownShape::number),
-    });
+    let evidence = RejectionEvidence {
+        rule: wire.rule,
+        message: wire.message,
+        block: wire.block,
+        tool_use_id: wire.tool_use_id.clone(),
+        error: wire.text.clone(),
+        known_shape: finding.shape.map(KnownShape::number),
+    };
     let summary = format!("{}: {}", wire.rule, wire.text);
-    let mut out = vec![Violation {
-        invariant: WIRE_VALID,
-        cause: finding.cause.clone(),
-        summary: summary.clone(),
-        evidence: evidence.clone(),
-    }];
+    let cause = &finding.cause;
+    let mut out = vec![Violation::new(
+        WIRE_VALID,
+        cause.clone(),
+        summary.clone(),
+        evidence.clone(),
+    )];
     if let Some(invariant) = permanent_invariant(wire.rule) {
-        out.push(Violation {
-            invariant,
-            cause: finding.cause.clone(),
-            summary,
-            evidence,
-        });
+        out.push(Violation::new(invariant, cause.clone(), summary, evidence));
     }
     out
 }
@@ -435,13 +447,25 @@ fn is_compaction_summary(message: &JsValue) -> bool {
 pub fn judge_chat<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<Violation> {
     crate::wire::openai::validate::<J, M>(messages)
         .into_iter()
-        .map(|v| Violation {
-            invariant: WIRE_VALID,
-            cause: Cause::SystemUnderTest,
-            summary: format!("{}: {}", v.rule, v.message),
-            evidence: json!({"rule": v.rule, "message": v.index, "error": v.message}),
+        .map(|v| {
+            let summary = format!("{}: {}", v.rule, v.message);
+            let evidence = ChatEvidence {
+                rule: v.rule,
+                message: v.index,
+                error: v.message,
+            };
+            Violation::charged(WIRE_VALID, summary, evidence)
         })
         .collect()
+}
+
+/// What a violation of the chat rules shows: the rule, the message, the API's error text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatEvidence {
+    pub rule: WireRule,
+    /// Index of the offending message.
+    pub message: usize,
+    pub error: String,
 }
 
 #[cfg(test)]

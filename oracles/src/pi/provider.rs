@@ -7,8 +7,6 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
-use serde_json::json;
-
 use super::Api;
 use crate::error::{UnknownName, by_name};
 use crate::js_value::JsValue;
@@ -77,8 +75,9 @@ impl Provider {
 
     /// The provider's catalog entry, as [`Provider::model`] keeps it.
     fn catalog_entry(self) -> JsValue<'static> {
-        JsValue::from(match self {
-            Provider::Anthropic => json!({
+        let entry = match self {
+            Provider::Anthropic => {
+                r#"{
                 "id": "claude-sonnet-4-5",
                 "api": "anthropic-messages",
                 "provider": "anthropic",
@@ -87,40 +86,52 @@ impl Provider {
                 "contextWindow": 200000,
                 "maxTokens": 64000,
                 "compat": {"supportsStrictTools": true}
-            }),
-            Provider::OpenAi => json!({
+            }"#
+            }
+            Provider::OpenAi => {
+                r#"{
                 "id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
                 "baseUrl": "https://api.openai.com/v1", "reasoning": false,
                 "input": ["text", "image"], "contextWindow": 1047576, "maxTokens": 32768,
                 "compat": {"supportsStrictMode": true}
-            }),
-            Provider::OpenRouter => json!({
+            }"#
+            }
+            Provider::OpenRouter => {
+                r#"{
                 "id": "openai/gpt-4o", "api": "openai-completions", "provider": "openrouter",
                 "baseUrl": "https://openrouter.ai/api/v1", "reasoning": false,
                 "input": ["text", "image"], "contextWindow": 128000, "maxTokens": 16384,
                 "compat": {"thinkingFormat": "openrouter", "supportsStrictMode": true,
                     "sendSessionAffinityHeaders": true}
-            }),
-            Provider::Groq => json!({
+            }"#
+            }
+            Provider::Groq => {
+                r#"{
                 "id": "llama-3.3-70b-versatile", "api": "openai-completions", "provider": "groq",
                 "baseUrl": "https://api.groq.com/openai/v1", "reasoning": false,
                 "input": ["text"], "contextWindow": 131072, "maxTokens": 32768,
                 "compat": {"supportsStrictMode": true}
-            }),
-            Provider::DeepSeek => json!({
+            }"#
+            }
+            Provider::DeepSeek => {
+                r#"{
                 "id": "deepseek-v4-pro", "api": "openai-completions", "provider": "deepseek",
                 "baseUrl": "https://api.deepseek.com", "reasoning": true, "input": ["text"],
                 "contextWindow": 1000000, "maxTokens": 384000,
                 "compat": {"supportsStore": false, "maxTokensField": "max_tokens",
                     "requiresReasoningContentOnAssistantMessages": true,
                     "thinkingFormat": "deepseek", "supportsStrictMode": true}
-            }),
-            Provider::Google => json!({
+            }"#
+            }
+            Provider::Google => {
+                r#"{
                 "id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
                 "baseUrl": "https://generativelanguage.googleapis.com/v1beta", "reasoning": true,
                 "input": ["text", "image"], "contextWindow": 1048576, "maxTokens": 65536
-            }),
-        })
+            }"#
+            }
+        };
+        serde_json::from_str(entry).expect("a catalog entry is JSON")
     }
 }
 

@@ -3,9 +3,11 @@
 //! still is. So are the unpaired call and result of a call without an id (pi answers it with a
 //! result without an id); a real result without an id, which a sweep removes, still is.
 
-use ctxfuzz_oracles::invariants::{Cause, Judgement, wire};
+use ctxfuzz_oracles::invariants::wire::{self, RejectionEvidence};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
+use ctxfuzz_oracles::wire::WireRule;
 use serde_json::{Value, json};
 
 use crate::common::{assistant, call, result, user};
@@ -21,9 +23,17 @@ fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
     };
     violations
         .into_iter()
-        .filter(|v| v.evidence["rule"] == rule)
+        .filter(|v| rejection(v).rule.id() == rule)
         .map(|v| v.cause)
         .collect()
+}
+
+/// What a violation of the Anthropic body shows.
+fn rejection(violation: &Violation) -> &RejectionEvidence {
+    violation
+        .evidence
+        .of()
+        .expect("the evidence of a rejection")
 }
 
 /// Every duplicate result of `input` is found and each has a cause `expected` accepts.
@@ -137,7 +147,7 @@ fn only_real_results_of_the_same_turn_make_a_duplicate_the_sweeps_fault() {
     };
     let first_turn: Vec<&Cause> = violations
         .iter()
-        .filter(|v| v.evidence["rule"] == "duplicate-result" && v.evidence["message"] == 2)
+        .filter(|v| rejection(v).rule == WireRule::DuplicateResult && rejection(v).message == 2)
         .map(|v| &v.cause)
         .collect();
     assert!(!first_turn.is_empty(), "{violations:#?}");

@@ -1,7 +1,7 @@
 //! What an external program can do wrong, each kind with its stable id (the module doc of
 //! [`super`] lists them), and why [`super::Supervisor::ask`] returned no answer.
 
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Violation};
+use ctxfuzz_oracles::invariants::{Invariant, Violation};
 use serde_json::Value;
 
 pub const SUT_CRASH: Invariant = Invariant {
@@ -81,12 +81,11 @@ pub struct ProgramFault {
 impl ProgramFault {
     /// The fault as a violation charged to the system under test, named by its id.
     pub fn violation(&self) -> Violation {
-        Violation {
-            invariant: self.kind.invariant(),
-            cause: Cause::SystemUnderTest,
-            summary: self.summary.clone(),
-            evidence: self.evidence.clone(),
-        }
+        Violation::charged(
+            self.kind.invariant(),
+            self.summary.clone(),
+            self.evidence.clone(),
+        )
     }
 }
 

@@ -462,11 +462,10 @@ fn every_fault_is_known_by_its_invariant_and_nothing_else_is_a_fault() {
         };
         assert_eq!(FaultKind::of(&fault.violation()), Some(kind));
     }
-    let judged = Violation {
-        invariant: ctxfuzz_oracles::contracts::prune::ONLY_REMOVES,
-        cause: Cause::SystemUnderTest,
-        summary: String::new(),
-        evidence: Value::Null,
-    };
+    let judged = Violation::charged(
+        ctxfuzz_oracles::contracts::prune::ONLY_REMOVES,
+        String::new(),
+        (),
+    );
     assert_eq!(FaultKind::of(&judged), None, "a judged answer is no fault");
 }

@@ -120,17 +120,16 @@ impl ContractTarget {
         let fail = |violation| Judgement::Fail(vec![violation]);
         match self.supervisor.ask(request, shape) {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(fail(Violation {
-                invariant: SUT_THREW,
-                cause: Cause::SystemUnderTest,
-                summary: format!(
+            Ok(Err(error)) => Err(fail(Violation::charged(
+                SUT_THREW,
+                format!(
                     "the program refused: {}",
                     error
                         .as_str()
                         .map_or_else(|| error.to_string(), String::from)
                 ),
-                evidence: json!({"error": error}),
-            })),
+                json!({"error": error}),
+            ))),
             Err(Failure::Fault(fault)) => Err(fail(fault.violation())),
             Err(Failure::Stopped(why)) => Err(Judgement::CannotJudge(why)),
         }

@@ -17,11 +17,11 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js::Json;
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use ctxfuzz_oracles::pi::Thrown;
-use serde_json::json;
+use serde::Serialize;
 
 use super::pi_transcript::{Boundary, Transcript, generate, shape};
 use crate::harness::profile::Profile;
@@ -101,14 +101,26 @@ impl Differential {
                 "`{keeper}` keeps result {index} ({id}) that the provider rejects (`{sweeper}` sweeps it)"
             )
         };
-        Ok(Violation {
-            invariant,
-            cause: Cause::SystemUnderTest,
-            summary,
-            evidence: json!({"index": index, "tool_call_id": call_id, "sweeps": sweeper.name(),
-                             "keeps": keeper.name(), "provider_accepts": accepted}),
-        })
+        let evidence = DifferenceEvidence {
+            index,
+            tool_call_id: call_id.owned_copy(),
+            sweeps: sweeper.name(),
+            keeps: keeper.name(),
+            provider_accepts: accepted,
+        };
+        Ok(Violation::charged(invariant, summary, evidence))
     }
+}
+
+/// What a difference between two sweeps shows: the result one sweeps and the other keeps, and
+/// whether the provider accepts it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DifferenceEvidence {
+    pub index: usize,
+    pub tool_call_id: JsValue<'static>,
+    pub sweeps: &'static str,
+    pub keeps: &'static str,
+    pub provider_accepts: bool,
 }
 
 impl Target for Differential {

@@ -14,10 +14,9 @@ use std::str::FromStr;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::error::by_name;
-use ctxfuzz_oracles::invariants::{Cause, Invariant, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::error::Error;
@@ -181,12 +180,15 @@ impl Target for OracleJson {
         if prefix_ok && !error.contains('\n') {
             return Judgement::Pass;
         }
-        Judgement::Fail(vec![Violation {
-            invariant: ERROR_NAMES_POSITION,
-            cause: Cause::SystemUnderTest,
-            summary: format!("the error is not one line naming {FILE_NAME}:LINE:COLUMN: {error}"),
-            evidence: json!({ "error": error }),
-        }])
+        let summary = format!("the error is not one line naming {FILE_NAME}:LINE:COLUMN: {error}");
+        let evidence = ErrorEvidence {
+            error: error.to_string(),
+        };
+        Judgement::Fail(vec![Violation::charged(
+            ERROR_NAMES_POSITION,
+            summary,
+            evidence,
+        )])
     }
 
     fn output(&self, input: &InputFile) -> CheckOutput {
@@ -195,6 +197,12 @@ impl Target for OracleJson {
             Err(error) => CheckOutput::Error(format!("{error:#}")),
         }
     }
+}
+
+/// What an error that names no position shows: the error as the command printed it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorEvidence {
+    pub error: String,
 }
 
 /// What a case file pins for an input file: the verdict `ctxfuzz check` gives, or its error.

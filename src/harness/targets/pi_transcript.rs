@@ -13,11 +13,11 @@ use std::borrow::Borrow;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{self, Api, Body, PiVersion, Provider, Thrown};
+use ctxfuzz_oracles::wire::WireRule;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::json;
 
 use crate::generators::pi as pi_generator;
 use crate::harness::profile::{PiRelease, Profile};
@@ -71,13 +71,17 @@ impl Boundary {
             location,
             text,
         } = rejection;
-        Violation {
-            invariant: wire::WIRE_VALID,
-            cause: Cause::SystemUnderTest,
-            summary: format!("{}: {location} breaks {rule}: {text}", self.provider),
-            evidence: json!({"provider": self.provider.name(), "rule": rule,
-                             "location": location, "error": text}),
-        }
+        let evidence = BodyEvidence {
+            provider: self.provider.name(),
+            rule: *rule,
+            location: location.clone(),
+            error: text.clone(),
+        };
+        Violation::charged(
+            wire::WIRE_VALID,
+            format!("{}: {location} breaks {rule}: {text}", self.provider),
+            evidence,
+        )
     }
 
     /// The verdict on the body pi builds for `messages`, as `ctxfuzz check --provider` gives it.
@@ -137,6 +141,16 @@ impl Boundary {
             ..Profile::default()
         }
     }
+}
+
+/// What a rule broken in the body of an API other than Anthropic's shows: the provider, the
+/// rule, where in the body, and the API's error text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BodyEvidence {
+    pub provider: &'static str,
+    pub rule: WireRule,
+    pub location: String,
+    pub error: String,
 }
 
 pub(super) fn generate<B: Build>(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<B>> {

@@ -15,11 +15,10 @@ use std::collections::HashSet;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
-use ctxfuzz_oracles::js::{self, Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
 
 use super::compaction::{NamedConfig, generate_transcript};
-use super::pi_transcript::{Boundary, Transcript};
+use super::pi_transcript::{BodyEvidence, Boundary, Transcript};
 use crate::compaction::{Compaction, Compactor, Family, Faults, Scripted, Tracker, compact};
 use crate::harness::profile::{PiRelease, Profile, SweepAfter};
 use crate::harness::target::Target;
@@ -175,13 +174,16 @@ fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation>
 /// (chat, whose errors name the ids, and the body of another API, whose texts name its ids where
 /// the API's do).
 fn subject(v: &Violation) -> String {
-    match (
-        v.evidence.member("tool_use_id").map(Json::view),
-        js::as_string(v.evidence.member("error")),
-    ) {
-        (Some(View::String(id)), _) => id.to_string(),
-        (Some(View::Null), _) => "(no id)".to_string(),
-        (_, Some(text)) if !text.starts_with("Invalid type for 'messages[") => text.to_string(),
+    let evidence = &v.evidence;
+    if let Some(rejection) = evidence.of::<wire::RejectionEvidence>() {
+        return (rejection.tool_use_id.as_deref())
+            .unwrap_or("(no id)")
+            .to_string();
+    }
+    let error = (evidence.of::<wire::ChatEvidence>().map(|chat| &chat.error))
+        .or_else(|| evidence.of::<BodyEvidence>().map(|body| &body.error));
+    match error {
+        Some(text) if !text.starts_with("Invalid type for 'messages[") => text.clone(),
         _ => String::new(),
     }
 }

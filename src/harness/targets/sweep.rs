@@ -13,7 +13,7 @@
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::sweep::{self as sweep_invariants, SweepRun, TwinRule};
-use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation, wire};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::wire::WireRule;
 use serde::Serialize;
@@ -182,7 +182,10 @@ impl Target for SweepTarget {
             // The sweep's contract is the Anthropic body's (docs/sweep.md): another API's rule is
             // shown, not charged (docs/fuzzing.md#providers).
             Cause::SystemUnderTest
-                if violation.evidence["rule"] == OUTSIDE_THE_SWEEP.id()
+                if violation
+                    .evidence
+                    .of::<wire::RejectionEvidence>()
+                    .is_some_and(|rejection| rejection.rule == OUTSIDE_THE_SWEEP)
                     || violation.invariant == SUT_SLOW_START
                     || self.boundary.another_api(violation) =>
             {

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use arbitrary::Unstructured;
 use ctxfuzz::generators::{pi, seeded_bytes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
-use ctxfuzz_oracles::invariants::{Cause, Judgement};
+use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
 use serde_json::Value;
 
@@ -90,6 +90,11 @@ pub fn charged_places(path: &Path) -> Vec<(u64, Option<u64>)> {
         .iter()
         .map(|v| (v["message"].as_u64().unwrap(), v["block"].as_u64()))
         .collect()
+}
+
+/// A violation's evidence as the JSON a finding shows.
+pub fn evidence(violation: &Violation) -> Value {
+    serde_json::to_value(&violation.evidence).unwrap()
 }
 
 /// The messages of a JSON array (written with `json!`) as the compaction and the generators hold

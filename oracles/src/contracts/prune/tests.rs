@@ -1,6 +1,7 @@
 use super::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::invariants::evidence;
 use crate::js_value::borrow_all;
 
 fn call(id: &str) -> Value {
@@ -124,15 +125,15 @@ fn a_message_with_text_is_never_dropped() {
         json!([last]).as_array().unwrap(),
         None,
     );
-    assert_eq!(found[0].evidence["input_message"], 0, "the first");
-    assert_eq!(found[0].evidence["output_message"], 0);
+    assert_eq!(evidence::json(&found[0])["input_message"], 0, "the first");
+    assert_eq!(evidence::json(&found[0])["output_message"], 0);
     let lost = PRUNE.check(
         Format::AiSdk,
         json!([first, last]).as_array().unwrap(),
         json!([first]).as_array().unwrap(),
         None,
     );
-    assert_eq!(lost[0].evidence["input_message"], 1);
+    assert_eq!(evidence::json(&lost[0])["input_message"], 1);
 }
 
 #[test]

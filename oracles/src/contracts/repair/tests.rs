@@ -1,6 +1,7 @@
 use super::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::invariants::evidence;
 use crate::js_value::borrow_all;
 
 fn ids(format: Format, input: Value, output: Value) -> Vec<(Invariant, bool)> {
@@ -150,15 +151,14 @@ fn dropping_an_entry_that_is_no_object_is_not_charged() {
 #[test]
 fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
     let kind = |input: Value, output: Value| {
-        check(&RepairRun {
+        let found = check(&RepairRun {
             format: Format::OpenAi,
             input: input.as_array().unwrap(),
             output: output.as_array().unwrap(),
             again: output.as_array().unwrap(),
             marker: None,
-        })[0]
-            .evidence["kind"]
-            .clone()
+        });
+        evidence::json(&found[0])["kind"].clone()
     };
     let (x, y) = (
         json!({"role": "user", "content": "x"}),

@@ -4,9 +4,10 @@
 use std::borrow::{Borrow, Cow};
 
 use foldhash::{HashSet, HashSetExt};
-use serde_json::{Value, json};
 
-use super::{CAPS, CLIP_BOUNDED, Contract, Invariant, Reader, STATE_RETAINED, same_message};
+use super::{
+    CAPS, CLIP_BOUNDED, Contract, Invariant, Reader, RoundEvidence, STATE_RETAINED, same_message,
+};
 use crate::js::Json;
 
 pub(super) const CLIP_MARKER: &str = "\u{2026} [clipped]";
@@ -18,7 +19,7 @@ pub(super) fn clip_bounded<J: Json + PartialEq>(
     reader: &Reader,
     region: &[impl Borrow<J>],
     given: &[impl Borrow<J>],
-    report: &mut impl FnMut(Invariant, String, Value),
+    report: &mut impl FnMut(Invariant, String, RoundEvidence),
 ) {
     if given.len() != region.len() {
         report(
@@ -28,7 +29,10 @@ pub(super) fn clip_bounded<J: Json + PartialEq>(
                 given.len(),
                 region.len()
             ),
-            json!({"given": given.len(), "region": region.len()}),
+            RoundEvidence::ClipMiscounted {
+                given: given.len(),
+                region: region.len(),
+            },
         );
         return;
     }
@@ -40,7 +44,7 @@ pub(super) fn clip_bounded<J: Json + PartialEq>(
                 report(
                     CLIP_BOUNDED,
                     format!("message {index} is not a tool result but was changed"),
-                    json!({"index": index}),
+                    RoundEvidence::Changed { index },
                 );
             }
             continue;
@@ -58,7 +62,12 @@ pub(super) fn clip_bounded<J: Json + PartialEq>(
                 format!(
                     "the summariser reads {chars} chars of tool result {index} (limit {limit})"
                 ),
-                json!({"index": index, "chars_read": chars, "limit": limit, "original_chars": body.chars().count()}),
+                RoundEvidence::OverClipped {
+                    index,
+                    chars_read: chars,
+                    limit,
+                    original_chars: body.chars().count(),
+                },
             );
         }
     }
@@ -69,7 +78,7 @@ pub(super) fn state_retained<J: Json>(
     reader: &Reader,
     region: &[impl Borrow<J>],
     summary: &str,
-    report: &mut impl FnMut(Invariant, String, Value),
+    report: &mut impl FnMut(Invariant, String, RoundEvidence),
 ) {
     let (mut files, mut commands, mut tools) = (Vec::new(), Vec::new(), Vec::new());
     let (mut files_seen, mut tools_seen) = (HashSet::new(), HashSet::new());
@@ -130,7 +139,10 @@ pub(super) fn state_retained<J: Json>(
             report(
                 CAPS,
                 format!("all {} commands rendered, cap {cap}", commands.len()),
-                json!({"commands": commands.len(), "cap": cap}),
+                RoundEvidence::CommandsOverCap {
+                    commands: commands.len(),
+                    cap,
+                },
             );
         } else {
             missing.push("Commands run".to_string());
@@ -143,7 +155,12 @@ pub(super) fn state_retained<J: Json>(
                 "the summary lacks the extracted state: {}",
                 missing.join(", ")
             ),
-            json!({"missing": missing, "files_written": files, "commands": shown, "tools_used": tools}),
+            RoundEvidence::StateMissing {
+                missing,
+                files_written: owned(&files),
+                commands: owned(shown),
+                tools_used: owned(&tools),
+            },
         );
     }
 }
@@ -176,4 +193,9 @@ pub(super) fn render_items(turns: &[String]) -> String {
         .map(|t| format!("- {t}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Texts as evidence holds them.
+fn owned(texts: &[impl AsRef<str>]) -> Vec<String> {
+    texts.iter().map(|text| text.as_ref().to_string()).collect()
 }

@@ -1,6 +1,7 @@
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
+use crate::invariants::evidence;
 use crate::js_value::{JsValue, borrow_all};
 
 /// The round cut at 3: the summariser read the region whole, the tracker was left alone.
@@ -60,10 +61,10 @@ fn a_round_read_as_js_values_is_judged_as_read_as_values() {
         ]
     );
     assert_eq!(
-        as_values[3].evidence["files_written"],
+        evidence::json(&as_values[3])["files_written"],
         json!(["notes.md", "todo.md"])
     );
-    assert_eq!(as_values[3].evidence["commands"], json!(["ls -la"]));
+    assert_eq!(evidence::json(&as_values[3])["commands"], json!(["ls -la"]));
     assert_eq!(as_js_values, as_values);
 }
 
@@ -175,7 +176,10 @@ fn a_boundary_of_0_is_charged_with_the_latest_valid_cut_of_the_first_half() {
         charged[0].summary,
         "boundary 0 although index 2 is a valid cut"
     );
-    assert_eq!(charged[0].evidence, json!({"valid_cut": 2, "round": 0}));
+    assert_eq!(
+        evidence::json(charged[0]),
+        json!({"valid_cut": 2, "round": 0})
+    );
     // Nothing to cut in a transcript of one message.
     assert!(judge(&chat(), &[untouched(&input[..1], 0)]).is_empty());
 }
@@ -228,7 +232,7 @@ fn a_kept_result_cut_from_its_call_is_reported_at_its_own_index() {
     let orphans = of(&found, NO_NEW_ORPHANS);
     assert_eq!(orphans.len(), 1, "{found:?}");
     assert_eq!(
-        orphans[0].evidence,
+        evidence::json(orphans[0]),
         json!({"boundary": 3, "orphaned_input_indices": [4], "round": 0})
     );
     // A result that was an orphan already is not a new one.
@@ -327,9 +331,9 @@ fn a_turn_summarised_in_an_earlier_round_must_survive_the_next() {
     let lost = two_rounds(first_summary, "### User messages (verbatim)\n- second");
     let across = of(&lost, ACROSS_ROUNDS);
     assert_eq!(across.len(), 1, "{lost:?}");
-    assert_eq!(across[0].evidence["round"], json!(1));
+    assert_eq!(evidence::json(across[0])["round"], json!(1));
     assert_eq!(
-        across[0].evidence["expected"],
+        evidence::json(across[0])["expected"],
         json!("- first turn\n- second")
     );
 }
@@ -420,7 +424,7 @@ fn a_turn_an_earlier_summary_lost_is_counted_from_its_region() {
     let across = of(&found, ACROSS_ROUNDS);
     assert_eq!(across.len(), 1, "{found:?}");
     assert_eq!(
-        across[0].evidence["expected"],
+        evidence::json(across[0])["expected"],
         json!("- first turn\n- second")
     );
 }

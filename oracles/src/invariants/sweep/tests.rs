@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::invariants::Cause;
+use crate::invariants::{Cause, evidence};
 
 fn a(ids: &[&str]) -> Value {
     let calls: Vec<Value> = ids
@@ -42,7 +42,7 @@ fn only_removes_rejects_a_removed_non_result() {
     let out = [a(&["x"]), r("x")];
     let v = only_removes(&input, &out, &[]);
     assert_eq!(only(v.clone()), ONLY_REMOVES);
-    assert_eq!(v[0].evidence["input_index"], 1);
+    assert_eq!(evidence::json(&v[0])["input_index"], 1);
     assert!(v[0].summary.contains("(role custom)"), "{}", v[0].summary);
     let v = only_removes(&[json!(3)], &[] as &[Value], &[]);
     assert!(v[0].summary.contains("(role none)"), "{}", v[0].summary);
@@ -69,7 +69,7 @@ fn only_removes_rejects_reordering_and_additions() {
     let added = [a(&["x", "y"]), r("x"), r("y"), r("y")];
     let v = only_removes(&input, &added, &[]);
     assert_eq!(only(v.clone()), ONLY_REMOVES);
-    assert_eq!(v[0].evidence["output_index"], 3);
+    assert_eq!(evidence::json(&v[0])["output_index"], 3);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn only_removes_rejects_a_report_that_does_not_match_the_removal() {
     ] {
         let v = only_removes(&input, out, &wrong);
         assert_eq!(only(v.clone()), ONLY_REMOVES, "{wrong:?}");
-        assert_eq!(v[0].evidence["removed_ids"], json!(["y", "z"]));
+        assert_eq!(evidence::json(&v[0])["removed_ids"], json!(["y", "z"]));
     }
 }
 
@@ -101,7 +101,7 @@ fn idempotent_fails_when_a_second_sweep_finds_more() {
     assert!(idempotent(&[]).is_empty());
     let v = idempotent(&ids(&["x"]));
     assert_eq!(only(v.clone()), IDEMPOTENT);
-    assert_eq!(v[0].evidence["second_swept"], json!(["x"]));
+    assert_eq!(evidence::json(&v[0])["second_swept"], json!(["x"]));
 }
 
 #[test]
@@ -158,9 +158,9 @@ fn ac5_twin_flags_a_result_kept_after_a_barrier() {
     // What the sweep did before the gh-11 fix: nothing.
     let v = matches_twin(&input, &[], TwinRule::CONTRACT);
     assert_eq!(only(v.clone()), MATCHES_TWIN);
-    assert_eq!(v[0].evidence["predicted"], json!(["x"]));
-    assert_eq!(v[0].evidence["predicted_indices"], json!([2]));
-    assert_eq!(v[0].evidence["first_difference"], 0);
+    assert_eq!(evidence::json(&v[0])["predicted"], json!(["x"]));
+    assert_eq!(evidence::json(&v[0])["predicted_indices"], json!([2]));
+    assert_eq!(evidence::json(&v[0])["first_difference"], 0);
     assert!(
         v[0].summary.contains("the `strict` rule sweeps"),
         "{}",
@@ -240,7 +240,7 @@ fn matches_twin_points_at_the_first_difference() {
     let input = [a(&["x"]), r("x"), r("b"), r("z")];
     let v = matches_twin(&input, &ids(&["b", "y"]), TwinRule::CONTRACT);
     assert_eq!(only(v.clone()), MATCHES_TWIN);
-    assert_eq!(v[0].evidence["first_difference"], json!(1));
+    assert_eq!(evidence::json(&v[0])["first_difference"], json!(1));
 }
 
 #[test]
