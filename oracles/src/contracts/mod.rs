@@ -23,6 +23,8 @@ use serde::Serialize;
 
 use crate::error::{Error, by_name};
 use crate::invariants::Group;
+use crate::js::Json;
+use crate::js_value::JsValue;
 
 /// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
 /// result, a pruner's notice): looked for in the value's JSON text.
@@ -101,6 +103,38 @@ impl FromStr for ContractKind {
             &ContractKind::ALL,
             ContractKind::name,
         )?)
+    }
+}
+
+/// A message of the input or of the output, with its index there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum MessageAt {
+    Input {
+        input_message: usize,
+        value: JsValue<'static>,
+    },
+    Output {
+        output_message: usize,
+        value: JsValue<'static>,
+    },
+}
+
+impl MessageAt {
+    fn input<J: Json>(input_message: usize, value: &J) -> Self {
+        let value = value.to_js().owned_copy();
+        MessageAt::Input {
+            input_message,
+            value,
+        }
+    }
+
+    fn output<J: Json>(output_message: usize, value: &J) -> Self {
+        let value = value.to_js().owned_copy();
+        MessageAt::Output {
+            output_message,
+            value,
+        }
     }
 }
 

@@ -30,7 +30,7 @@
 use foldhash::HashSet;
 use serde::Serialize;
 
-use super::carries_marker;
+use super::{MessageAt, carries_marker};
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Invariant, Violation};
 use crate::js::{Json, View, as_string};
@@ -154,10 +154,7 @@ fn not_pruned<J: Json + PartialEq + Serialize>(
                     format!(
                         "output message {at} is no later input message pruned (added, changed or out of order)"
                     ),
-                    PruneEvidence::Added {
-                        output_message: at,
-                        value: owned(message),
-                    },
+                    PruneEvidence::Added(MessageAt::output(at, message)),
                 ));
             }
         }
@@ -184,10 +181,7 @@ pub enum PruneEvidence {
         input: JsValue<'static>,
     },
     /// An output message that is no later input message pruned.
-    Added {
-        output_message: usize,
-        value: JsValue<'static>,
-    },
+    Added(MessageAt),
     /// An input message that holds more than may go, and is lost.
     Lost {
         input_message: usize,

@@ -32,7 +32,7 @@ use std::borrow::Cow;
 use foldhash::{HashMap, HashMapExt, HashSet};
 use serde::Serialize;
 
-use super::carries_marker;
+use super::{MessageAt, carries_marker};
 use crate::formats::{Entry, Format, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::js::{Json, View, as_string, is_str};
@@ -203,7 +203,7 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
         }
         let twice = called_twice_in_one_message(input, normalize_tool_call_id);
         let excuse = |v: &Violation| {
-            let rejection = v.evidence.of::<pi_wire::RejectionEvidence>()?;
+            let rejection = &v.evidence.of::<pi_wire::RejectionEvidence>()?.rejection;
             let id = normalize_tool_call_id(rejection.tool_use_id.as_deref()?);
             repeated_id_excuse(
                 rejection.rule,
@@ -529,38 +529,6 @@ pub enum RepairEvidence {
         call_id: String,
         input_result_message: usize,
     },
-}
-
-/// A message of the input or of the output, with its index there.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum MessageAt {
-    Input {
-        input_message: usize,
-        value: JsValue<'static>,
-    },
-    Output {
-        output_message: usize,
-        value: JsValue<'static>,
-    },
-}
-
-impl MessageAt {
-    fn input<J: Json>(input_message: usize, value: &J) -> Self {
-        let value = value.to_js().owned_copy();
-        MessageAt::Input {
-            input_message,
-            value,
-        }
-    }
-
-    fn output<J: Json>(output_message: usize, value: &J) -> Self {
-        let value = value.to_js().owned_copy();
-        MessageAt::Output {
-            output_message,
-            value,
-        }
-    }
 }
 
 /// The first index where two transcripts differ, if they do.

@@ -109,6 +109,7 @@ pub struct Violation {
 }
 
 impl Violation {
+    /// A violation with its cause ([`Violation::charged`] for one charged to the system under test).
     pub fn new(
         invariant: Invariant,
         cause: Cause,
@@ -245,6 +246,27 @@ mod tests {
             &[&a, &b],
             &[a.clone(), a.clone()]
         ));
+    }
+
+    /// Two violations are equal only with the same invariant, cause, summary and evidence.
+    #[test]
+    fn violations_differing_in_any_part_are_not_equal() {
+        let one = Violation::charged(sweep::IDEMPOTENT, "swept again".into(), json!({"n": 1}));
+        assert_eq!(one, one.clone());
+        let others = [
+            Violation::charged(sweep::ONLY_REMOVES, "swept again".into(), json!({"n": 1})),
+            Violation::new(
+                sweep::IDEMPOTENT,
+                Cause::Unpreventable("upstream"),
+                "swept again".into(),
+                json!({"n": 1}),
+            ),
+            Violation::charged(sweep::IDEMPOTENT, "swept twice".into(), json!({"n": 1})),
+            Violation::charged(sweep::IDEMPOTENT, "swept again".into(), json!({"n": 2})),
+        ];
+        for other in others {
+            assert_ne!(one, other);
+        }
     }
 
     #[test]

@@ -218,18 +218,12 @@ fn render_and_validate<'a, M: Borrow<JsValue<'a>>>(
     Ok((rendered, wire))
 }
 
-/// What a violation of the Anthropic body shows: the rejection, where it is, and the known
-/// failure shape it is, if any.
+/// What a violation of the Anthropic body shows: the rejection, and the known failure shape it
+/// is, if any.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RejectionEvidence {
-    pub rule: WireRule,
-    /// Index of the request message holding the offending block.
-    pub message: usize,
-    /// Index of the block in that message's content (`None` for string content).
-    pub block: Option<usize>,
-    pub tool_use_id: Option<String>,
-    /// The error text the API answers with.
-    pub error: String,
+    #[serde(flatten)]
+    pub rejection: Rejection,
     /// Its number in docs/oracle.md#known-failure-shapes.
     pub known_shape: Option<u8>,
 }
@@ -238,11 +232,7 @@ pub struct RejectionEvidence {
 fn violations(finding: &WireFinding) -> Vec<Violation> {
     let wire = &finding.wire;
     let evidence = RejectionEvidence {
-        rule: wire.rule,
-        message: wire.message,
-        block: wire.block,
-        tool_use_id: wire.tool_use_id.clone(),
-        error: wire.text.clone(),
+        rejection: wire.clone(),
         known_shape: finding.shape.map(KnownShape::number),
     };
     let summary = format!("{}: {}", wire.rule, wire.text);

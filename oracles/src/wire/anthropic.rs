@@ -34,7 +34,8 @@ pub struct Rejection {
     /// Index of the block in that message's content (`None` for string content).
     pub block: Option<usize>,
     pub tool_use_id: Option<String>,
-    /// The error text the API returns.
+    /// The error text the API returns (a finding's evidence names it `error`).
+    #[serde(rename = "error")]
     pub text: String,
 }
 

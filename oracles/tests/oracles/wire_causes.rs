@@ -8,6 +8,7 @@ use ctxfuzz_oracles::invariants::{Cause, Judgement, Violation};
 use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{PiVersion, default_model};
 use ctxfuzz_oracles::wire::WireRule;
+use ctxfuzz_oracles::wire::anthropic::Rejection;
 use serde_json::{Value, json};
 
 use crate::common::{assistant, call, result, user};
@@ -29,11 +30,9 @@ fn causes(input: &[Value], rule: &str) -> Vec<Cause> {
 }
 
 /// What a violation of the Anthropic body shows.
-fn rejection(violation: &Violation) -> &RejectionEvidence {
-    violation
-        .evidence
-        .of()
-        .expect("the evidence of a rejection")
+fn rejection(violation: &Violation) -> &Rejection {
+    let evidence: &RejectionEvidence = violation.evidence.of().expect("a rejection's evidence");
+    &evidence.rejection
 }
 
 /// Every duplicate result of `input` is found and each has a cause `expected` accepts.

@@ -16,7 +16,6 @@ use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
 use ctxfuzz_oracles::invariants::{Judgement, Violation};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{self, Api, Body, PiVersion, Provider, Thrown};
-use ctxfuzz_oracles::wire::WireRule;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::generators::pi as pi_generator;
@@ -71,17 +70,12 @@ impl Boundary {
             location,
             text,
         } = rejection;
+        let summary = format!("{}: {location} breaks {rule}: {text}", self.provider);
         let evidence = BodyEvidence {
             provider: self.provider.name(),
-            rule: *rule,
-            location: location.clone(),
-            error: text.clone(),
+            rejection: rejection.clone(),
         };
-        Violation::charged(
-            wire::WIRE_VALID,
-            format!("{}: {location} breaks {rule}: {text}", self.provider),
-            evidence,
-        )
+        Violation::charged(wire::WIRE_VALID, summary, evidence)
     }
 
     /// The verdict on the body pi builds for `messages`, as `ctxfuzz check --provider` gives it.
@@ -148,9 +142,8 @@ impl Boundary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BodyEvidence {
     pub provider: &'static str,
-    pub rule: WireRule,
-    pub location: String,
-    pub error: String,
+    #[serde(flatten)]
+    pub rejection: BodyRejection,
 }
 
 pub(super) fn generate<B: Build>(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<B>> {

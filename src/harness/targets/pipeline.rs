@@ -175,13 +175,16 @@ fn new_violations(before: &[Violation], after: Vec<Violation>) -> Vec<Violation>
 /// the API's do).
 fn subject(v: &Violation) -> String {
     let evidence = &v.evidence;
-    if let Some(rejection) = evidence.of::<wire::RejectionEvidence>() {
-        return (rejection.tool_use_id.as_deref())
+    if let Some(anthropic) = evidence.of::<wire::RejectionEvidence>() {
+        return (anthropic.rejection.tool_use_id.as_deref())
             .unwrap_or("(no id)")
             .to_string();
     }
-    let error = (evidence.of::<wire::ChatEvidence>().map(|chat| &chat.error))
-        .or_else(|| evidence.of::<BodyEvidence>().map(|body| &body.error));
+    let error = (evidence.of::<wire::ChatEvidence>().map(|chat| &chat.error)).or_else(|| {
+        evidence
+            .of::<BodyEvidence>()
+            .map(|body| &body.rejection.text)
+    });
     match error {
         Some(text) if !text.starts_with("Invalid type for 'messages[") => text.clone(),
         _ => String::new(),

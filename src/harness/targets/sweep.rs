@@ -185,7 +185,7 @@ impl Target for SweepTarget {
                 if violation
                     .evidence
                     .of::<wire::RejectionEvidence>()
-                    .is_some_and(|rejection| rejection.rule == OUTSIDE_THE_SWEEP)
+                    .is_some_and(|evidence| evidence.rejection.rule == OUTSIDE_THE_SWEEP)
                     || violation.invariant == SUT_SLOW_START
                     || self.boundary.another_api(violation) =>
             {

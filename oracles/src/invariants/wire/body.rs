@@ -18,6 +18,8 @@ pub struct BodyRejection {
     /// The offending entry of the body's list: `messages.N` (openai-completions), `input.N`
     /// (openai-responses), `contents.N` (google-generative-ai).
     pub location: String,
+    /// The error text the API returns (a finding's evidence names it `error`).
+    #[serde(rename = "error")]
     pub text: String,
 }
 
