@@ -9,7 +9,12 @@ use std::sync::LazyLock;
 
 use super::Api;
 use crate::error::{UnknownName, by_name};
+use crate::js::Json;
 use crate::js_value::JsValue;
+
+/// Each provider's model by the provider's name, as pi-ai 1.6.0's catalog
+/// (`models.generated.ts`) lists it, cut as [`Provider::model`] says.
+const CATALOG: &str = include_str!("catalog.json");
 
 /// A provider pi sends to, by the catalog model that stands for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -68,70 +73,14 @@ impl Provider {
     pub fn model(self) -> &'static JsValue<'static> {
         // Built once: the pipeline reads a model for every transcript. `ALL` lists the providers
         // in their declaration order, so a provider's discriminant is its place there.
-        static CATALOG: LazyLock<[JsValue<'static>; Provider::ALL.len()]> =
-            LazyLock::new(|| Provider::ALL.map(Provider::catalog_entry));
-        &CATALOG[self as usize]
-    }
-
-    /// The provider's catalog entry, as [`Provider::model`] keeps it.
-    fn catalog_entry(self) -> JsValue<'static> {
-        let entry = match self {
-            Provider::Anthropic => {
-                r#"{
-                "id": "claude-sonnet-4-5",
-                "api": "anthropic-messages",
-                "provider": "anthropic",
-                "input": ["text", "image"],
-                "reasoning": true,
-                "contextWindow": 200000,
-                "maxTokens": 64000,
-                "compat": {"supportsStrictTools": true}
-            }"#
-            }
-            Provider::OpenAi => {
-                r#"{
-                "id": "gpt-4.1", "api": "openai-responses", "provider": "openai",
-                "baseUrl": "https://api.openai.com/v1", "reasoning": false,
-                "input": ["text", "image"], "contextWindow": 1047576, "maxTokens": 32768,
-                "compat": {"supportsStrictMode": true}
-            }"#
-            }
-            Provider::OpenRouter => {
-                r#"{
-                "id": "openai/gpt-4o", "api": "openai-completions", "provider": "openrouter",
-                "baseUrl": "https://openrouter.ai/api/v1", "reasoning": false,
-                "input": ["text", "image"], "contextWindow": 128000, "maxTokens": 16384,
-                "compat": {"thinkingFormat": "openrouter", "supportsStrictMode": true,
-                    "sendSessionAffinityHeaders": true}
-            }"#
-            }
-            Provider::Groq => {
-                r#"{
-                "id": "llama-3.3-70b-versatile", "api": "openai-completions", "provider": "groq",
-                "baseUrl": "https://api.groq.com/openai/v1", "reasoning": false,
-                "input": ["text"], "contextWindow": 131072, "maxTokens": 32768,
-                "compat": {"supportsStrictMode": true}
-            }"#
-            }
-            Provider::DeepSeek => {
-                r#"{
-                "id": "deepseek-v4-pro", "api": "openai-completions", "provider": "deepseek",
-                "baseUrl": "https://api.deepseek.com", "reasoning": true, "input": ["text"],
-                "contextWindow": 1000000, "maxTokens": 384000,
-                "compat": {"supportsStore": false, "maxTokensField": "max_tokens",
-                    "requiresReasoningContentOnAssistantMessages": true,
-                    "thinkingFormat": "deepseek", "supportsStrictMode": true}
-            }"#
-            }
-            Provider::Google => {
-                r#"{
-                "id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
-                "baseUrl": "https://generativelanguage.googleapis.com/v1beta", "reasoning": true,
-                "input": ["text", "image"], "contextWindow": 1048576, "maxTokens": 65536
-            }"#
-            }
-        };
-        serde_json::from_str(entry).expect("a catalog entry is JSON")
+        static MODELS: LazyLock<[JsValue<'static>; Provider::ALL.len()]> = LazyLock::new(|| {
+            let catalog: JsValue = serde_json::from_str(CATALOG).expect("the catalog is JSON");
+            Provider::ALL.map(|provider| {
+                let entry = catalog.member(provider.name());
+                entry.expect("every provider has a catalog entry").clone()
+            })
+        });
+        &MODELS[self as usize]
     }
 }
 
