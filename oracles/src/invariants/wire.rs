@@ -492,6 +492,35 @@ mod tests {
         }
     }
 
+    /// Each chat rule broken is one charged `wire-valid`, showing the rule, the message and
+    /// OpenAI's text.
+    #[test]
+    fn a_chat_rule_broken_is_charged_with_its_rule_message_and_text() {
+        let chat = [
+            serde_json::json!({"role": "user", "content": "go"}),
+            serde_json::json!({"role": "tool", "tool_call_id": "a", "content": "1"}),
+        ];
+        let found = judge_chat::<serde_json::Value, _>(&chat);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].invariant, WIRE_VALID);
+        assert_eq!(found[0].cause, Cause::SystemUnderTest);
+        let evidence: &ChatEvidence = found[0].evidence.of().expect("chat evidence");
+        assert_eq!(
+            (evidence.rule, evidence.message),
+            (WireRule::ToolWithoutCall, 1)
+        );
+        assert!(
+            evidence
+                .error
+                .starts_with("Invalid parameter: messages with role 'tool'")
+        );
+        assert_eq!(
+            found[0].summary,
+            format!("{}: {}", evidence.rule, evidence.error)
+        );
+        assert!(judge_chat::<serde_json::Value, _>(&chat[..1]).is_empty());
+    }
+
     #[test]
     fn the_count_of_permanent_400s_is_one_per_broken_rule_instance() {
         let model = pi::default_model();
