@@ -148,7 +148,7 @@ fn assistant_items<'r>(
                 ("id", id.id.into()),
             ];
             if let Some(phase) = id.phase {
-                item.push(("phase", phase.into()));
+                item.push(("phase", <&str>::from(phase).into()));
             }
             items.push(JsValue::object(item));
         } else if is_str(kind, "toolCall") {

@@ -21,8 +21,15 @@ const MAX_ID: usize = 64;
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct MessageId {
     pub id: String,
-    /// `commentary` or `final_answer`, the only phases pi passes on.
-    pub phase: Option<&'static str>,
+    pub phase: Option<Phase>,
+}
+
+/// The phases pi passes on (any other is dropped), written as the signature names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub(super) enum Phase {
+    Commentary,
+    FinalAnswer,
 }
 
 /// The item's id and phase for the `block`-th text block of message `message` (`msgIndex`);
@@ -51,7 +58,7 @@ pub(super) fn message_id(
 
 /// `parseTextSignature`: the id and phase of a `{"v":1,"id":"…"}` signature, else the whole
 /// signature as the id; `None` for a falsy one.
-fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<&'static str>)>, Thrown> {
+fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<Phase>)>, Thrown> {
     if !truthy(signature) {
         return Ok(None);
     }
@@ -63,11 +70,8 @@ fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<&'static
         && fields.get("v").and_then(JsValue::as_f64) == Some(1.0)
         && let Some(JsValue::String(id)) = fields.get("id")
     {
-        let phase = match fields.get("phase").and_then(JsValue::as_str) {
-            Some("commentary") => Some("commentary"),
-            Some("final_answer") => Some("final_answer"),
-            _ => None,
-        };
+        let phase = fields.get("phase").and_then(JsValue::as_str);
+        let phase = phase.and_then(|phase| phase.parse().ok());
         return Ok(Some((id.to_string(), phase)));
     }
     Ok(Some((js::to_js_string(signature), None)))
@@ -77,7 +81,7 @@ fn parsed(signature: Option<&JsValue>) -> Result<Option<(String, Option<&'static
 mod tests {
     use serde_json::json;
 
-    use super::{MessageId, message_id};
+    use super::{MessageId, Phase, message_id};
     use crate::js_value::JsValue;
     use crate::pi::{Stage, Thrown};
 
@@ -114,7 +118,7 @@ mod tests {
             id_of(json!(r#"{"v":1,"id":"msg_a","phase":"commentary"}"#), 0, 0),
             Ok(MessageId {
                 id: "msg_a".into(),
-                phase: Some("commentary")
+                phase: Some(Phase::Commentary)
             })
         );
         assert_eq!(
@@ -125,7 +129,7 @@ mod tests {
             ),
             Ok(MessageId {
                 id: "msg_a".into(),
-                phase: Some("final_answer")
+                phase: Some(Phase::FinalAnswer)
             })
         );
         assert_eq!(
