@@ -369,14 +369,14 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
         (Some((i, lost)), _)
             if after.len() <= at || !after.iter().any(|(_, a)| keeps(*lost, *a)) =>
         {
-            ("lost", MessageAt::input(*i, *lost))
+            (Moved::Lost, MessageAt::input(*i, *lost))
         }
         (_, Some((o, added)))
             if before.len() <= at || !before.iter().any(|(_, b)| keeps(*b, *added)) =>
         {
-            ("changed or added", MessageAt::output(*o, *added))
+            (Moved::ChangedOrAdded, MessageAt::output(*o, *added))
         }
-        (Some((i, moved)), _) => ("reordered", MessageAt::input(*i, *moved)),
+        (Some((i, moved)), _) => (Moved::Reordered, MessageAt::input(*i, *moved)),
         (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
     Some(Violation::charged(
@@ -490,6 +490,20 @@ fn results<J: Json + Clone + PartialEq + Serialize>(
     found
 }
 
+/// How a message that is not a tool result moved, as a summary and its evidence name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::Display)]
+pub enum Moved {
+    #[serde(rename = "lost")]
+    #[strum(serialize = "lost")]
+    Lost,
+    #[serde(rename = "changed or added")]
+    #[strum(serialize = "changed or added")]
+    ChangedOrAdded,
+    #[serde(rename = "reordered")]
+    #[strum(serialize = "reordered")]
+    Reordered,
+}
+
 /// What a violation of the repair contract shows, one variant per way to break it (a broken wire
 /// rule shows [`wire::WireEvidence`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -506,7 +520,7 @@ pub enum RepairEvidence {
     /// A message that is not a tool result, `kind` "lost", "changed or added" or "reordered":
     /// the `position`-th of them, and where it was.
     Moved {
-        kind: &'static str,
+        kind: Moved,
         position: usize,
         message: MessageAt,
     },

@@ -10,7 +10,7 @@
 use std::any::Any;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// The evidence of one violation. Every `Serialize + Debug + PartialEq` type that owns its data
 /// is evidence.
@@ -34,6 +34,15 @@ impl dyn Evidence {
     }
 }
 
+/// Writes a value of evidence as its name (its `Display`): a rule, a provider, as the command
+/// line names them. For `#[serde(serialize_with = "write_name")]`.
+pub fn write_name<S: Serializer>(
+    value: &impl fmt::Display,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
 /// A violation's evidence as the JSON a finding shows, for a test that reads it by key.
 #[cfg(test)]
 pub(crate) fn json(violation: &super::Violation) -> serde_json::Value {
@@ -52,6 +61,22 @@ mod tests {
     #[derive(Debug, PartialEq, Serialize)]
     struct Other {
         boundary: usize,
+    }
+
+    #[derive(Debug, PartialEq, Serialize)]
+    struct Named {
+        #[serde(serialize_with = "write_name")]
+        rule: crate::invariants::sweep::TwinRule,
+    }
+
+    /// A value written by its name is the text its `Display` prints.
+    #[test]
+    fn a_value_written_by_name_is_its_display() {
+        let rule = crate::invariants::sweep::TwinRule::CONTRACT;
+        assert_eq!(
+            serde_json::to_value(Named { rule }).unwrap(),
+            serde_json::json!({"rule": rule.to_string()})
+        );
     }
 
     /// Evidence is the same only of the same type with equal fields, and reads back as its type.

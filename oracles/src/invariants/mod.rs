@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
-pub use evidence::Evidence;
+pub use evidence::{Evidence, write_name};
 
 /// One invariant: the id case files, findings and `ctxfuzz explain` use, and what it promises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 
-use super::{Invariant, Violation, same_message};
+use super::{Invariant, Violation, same_message, write_name};
 use crate::error::{Error, by_name};
 use crate::js::{Json, View};
 use crate::js_value::JsValue;
@@ -250,7 +250,7 @@ pub fn matches_twin<J: Message>(input: &[J], swept: &[String], rule: TwinRule) -
             swept, predicted
         ),
         SweepEvidence::NotTheTwin {
-            rule: rule.name(),
+            rule,
             predicted,
             predicted_indices: predicted_at,
             swept: swept.to_vec(),
@@ -290,7 +290,8 @@ pub enum SweepEvidence {
     SweptAgain { second_swept: Vec<String> },
     /// The twin's prediction under `rule` beside what was swept.
     NotTheTwin {
-        rule: &'static str,
+        #[serde(serialize_with = "write_name")]
+        rule: TwinRule,
         predicted: Vec<String>,
         predicted_indices: Vec<usize>,
         swept: Vec<String>,

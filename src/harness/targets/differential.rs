@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation, write_name};
 use ctxfuzz_oracles::js::Json;
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use ctxfuzz_oracles::pi::Thrown;
@@ -104,8 +104,8 @@ impl Differential {
         let evidence = DifferenceEvidence {
             index,
             tool_call_id: call_id.owned_copy(),
-            sweeps: sweeper.name(),
-            keeps: keeper.name(),
+            sweeps: sweeper,
+            keeps: keeper,
             provider_accepts: accepted,
         };
         Ok(Violation::charged(invariant, summary, evidence))
@@ -118,8 +118,10 @@ impl Differential {
 pub struct DifferenceEvidence {
     pub index: usize,
     pub tool_call_id: JsValue<'static>,
-    pub sweeps: &'static str,
-    pub keeps: &'static str,
+    #[serde(serialize_with = "write_name")]
+    pub sweeps: BarrierRule,
+    #[serde(serialize_with = "write_name")]
+    pub keeps: BarrierRule,
     pub provider_accepts: bool,
 }
 

@@ -13,7 +13,7 @@ use std::borrow::Borrow;
 use anyhow::Result;
 use arbitrary::Unstructured;
 use ctxfuzz_oracles::invariants::wire::{self, BodyRejection};
-use ctxfuzz_oracles::invariants::{Judgement, Violation};
+use ctxfuzz_oracles::invariants::{Judgement, Violation, write_name};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::{self, Api, Body, PiVersion, Provider, Thrown};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -72,7 +72,7 @@ impl Boundary {
         } = rejection;
         let summary = format!("{}: {location} breaks {rule}: {text}", self.provider);
         let evidence = BodyEvidence {
-            provider: self.provider.name(),
+            provider: self.provider,
             rejection: rejection.clone(),
         };
         Violation::charged(wire::WIRE_VALID, summary, evidence)
@@ -141,7 +141,8 @@ impl Boundary {
 /// rule, where in the body, and the API's error text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BodyEvidence {
-    pub provider: &'static str,
+    #[serde(serialize_with = "write_name")]
+    pub provider: Provider,
     #[serde(flatten)]
     pub rejection: BodyRejection,
 }
