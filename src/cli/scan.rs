@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use ctxfuzz_oracles::invariants::wire::{KnownShape, PART_SIZE, Parts};
+use ctxfuzz_oracles::invariants::write_name;
 use ctxfuzz_oracles::pi::session_context::MalformedLine;
 use ctxfuzz_oracles::pi::{Api, PiVersion, Provider, Thrown};
 use serde::Serialize;
@@ -98,8 +99,9 @@ pub struct SessionCounts {
 /// What one provider's API makes of the sessions.
 #[derive(Debug, Serialize)]
 pub struct ProviderReport {
-    pub provider: &'static str,
-    pub api: &'static str,
+    #[serde(serialize_with = "write_name")]
+    pub provider: Provider,
+    pub api: Api,
     /// Of the sessions whose context pi builds: those it builds this body of, those on which it
     /// throws building it, those the API rejects.
     pub sessions: SessionCounts,
@@ -440,8 +442,8 @@ impl ScanReport {
 impl ProviderReport {
     fn new(provider: Provider) -> Self {
         ProviderReport {
-            provider: provider.name(),
-            api: provider.api().name(),
+            provider,
+            api: provider.api(),
             sessions: SessionCounts::default(),
             wire_rules: BTreeMap::new(),
             known_failures: BTreeMap::new(),
@@ -504,7 +506,7 @@ impl ProviderReport {
         let counts = &self.sessions;
         rows.push((String::new(), String::new()));
         rows.push((
-            format!("provider {} (API {})", self.provider, self.api),
+            format!("provider {} (API {})", self.provider, self.api.name()),
             String::new(),
         ));
         rows.push(("  sessions judged".into(), counts.judged.to_string()));

@@ -24,6 +24,13 @@ pub enum Api {
     GoogleGenerativeAi,
 }
 
+/// Serialised as its name, as a model's `api` writes it.
+impl serde::Serialize for Api {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 impl Api {
     /// The API's name in pi-ai (a model's `api`).
     pub fn name(self) -> &'static str {
@@ -73,6 +80,15 @@ mod tests {
     use super::Api;
     use crate::js_value::JsValue;
     use crate::pi::{PiVersion, transform};
+
+    /// An API is written by its name, as a model's `api` holds it.
+    #[test]
+    fn an_api_serialises_as_its_name() {
+        assert_eq!(
+            serde_json::to_value(Api::OpenAiResponses).unwrap(),
+            json!("openai-responses")
+        );
+    }
 
     /// A call id pi cannot read throws in the normaliser's first method: Anthropic's `replace`,
     /// openai-completions' `includes`.

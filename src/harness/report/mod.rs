@@ -64,8 +64,8 @@ pub struct SideBySide {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffRow {
-    /// `equal`, `delete` (left only), `insert` (right only).
-    pub kind: &'static str,
+    /// Written `equal`, `delete` (left only), `insert` (right only).
+    pub kind: ChangeTag,
     pub left: Option<String>,
     pub right: Option<String>,
 }
@@ -245,23 +245,13 @@ fn side_by_side(target: &dyn DynTarget, input: &Value) -> SideBySide {
         .iter_all_changes()
         .map(|change| {
             let line = Some(change.value().trim_end_matches('\n').to_string());
-            match change.tag() {
-                ChangeTag::Equal => DiffRow {
-                    kind: "equal",
-                    left: line.clone(),
-                    right: line,
-                },
-                ChangeTag::Delete => DiffRow {
-                    kind: "delete",
-                    left: line,
-                    right: None,
-                },
-                ChangeTag::Insert => DiffRow {
-                    kind: "insert",
-                    left: None,
-                    right: line,
-                },
-            }
+            let kind = change.tag();
+            let (left, right) = match kind {
+                ChangeTag::Equal => (line.clone(), line),
+                ChangeTag::Delete => (line, None),
+                ChangeTag::Insert => (None, line),
+            };
+            DiffRow { kind, left, right }
         })
         .collect();
     SideBySide {
