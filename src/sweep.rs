@@ -17,21 +17,35 @@
 use std::fmt;
 use std::io;
 use std::ops::Range;
-use std::str::FromStr;
 
-use ctxfuzz_oracles::error::by_name;
+use ctxfuzz_oracles::error::{Named, UnknownName};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde::{Serialize, Serializer};
 
-use crate::error::Error;
 use crate::transcript::js;
 
 pub mod streamed;
 
 /// Which messages between a call and its result close the open calls.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum BarrierRule {
     /// Before the gh-11 fix: other roles pass through silently (the duplicate-id brick).
     None,
@@ -44,23 +58,11 @@ pub enum BarrierRule {
     Strict,
 }
 
+impl Named for BarrierRule {
+    const KIND: &'static str = "barrier rule";
+}
+
 impl BarrierRule {
-    pub const ALL: [BarrierRule; 4] = [
-        BarrierRule::None,
-        BarrierRule::Allowlist,
-        BarrierRule::AllOtherRoles,
-        BarrierRule::Strict,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BarrierRule::None => "none",
-            BarrierRule::Allowlist => "allowlist",
-            BarrierRule::AllOtherRoles => "all-other-roles",
-            BarrierRule::Strict => "strict",
-        }
-    }
-
     /// Whether a message that is neither `assistant` nor `toolResult` closes the open calls.
     fn is_barrier(self, message: &impl Json) -> bool {
         match self {
@@ -78,25 +80,6 @@ impl BarrierRule {
     fn opens_calls(self, assistant: &impl Json) -> bool {
         self != BarrierRule::Strict
             || !matches!(string(assistant, "stopReason"), Some("error" | "aborted"))
-    }
-}
-
-impl fmt::Display for BarrierRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for BarrierRule {
-    type Err = Error;
-
-    fn from_str(text: &str) -> Result<Self, Error> {
-        Ok(by_name(
-            "barrier rule",
-            text,
-            &BarrierRule::ALL,
-            BarrierRule::name,
-        )?)
     }
 }
 

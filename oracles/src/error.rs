@@ -1,8 +1,10 @@
 //! The oracle crate's errors, one enum: a caller tells a name that is not accepted from a version
-//! that is not one, and every message names the input and what is accepted. [`by_name`] and
+//! that is not one, and every message names the input and what is accepted. [`Named`] and
 //! [`UnknownName`] also serve the root package's names (a barrier rule, a guard wiring), so an
 //! unknown name reads the same everywhere. (pi throwing is an outcome the models report,
 //! [`crate::pi::Thrown`], not an error of the caller's.)
+
+use strum::VariantArray;
 
 /// What the oracle crate refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,34 +30,59 @@ pub struct UnknownName {
     pub known: Vec<&'static str>,
 }
 
-/// The one of `all` that `name_of` calls `name`, or [`UnknownName`] listing every name of `all`
-/// (`kind` says what they name).
-pub fn by_name<T: Copy>(
-    kind: &'static str,
-    name: &str,
-    all: &[T],
-    name_of: impl Fn(T) -> &'static str,
-) -> Result<T, UnknownName> {
-    all.iter()
-        .copied()
-        .find(|&t| name_of(t) == name)
-        .ok_or_else(|| UnknownName {
-            kind,
+/// An enum each of whose values has a stable name: what the command line, case files and
+/// evidence call it. strum derives the names (`IntoStaticStr` writes one, `Display` prints it,
+/// `VariantArray` lists the values, `EnumString` reads one back and reports a name it does not
+/// know through [`UnknownName::of`]); this trait adds what they name.
+pub trait Named: Copy + VariantArray + Into<&'static str> + 'static {
+    /// What the names name, for an unknown one (`contract`, `barrier rule`).
+    const KIND: &'static str;
+
+    fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// Every value, in declaration order.
+    fn all() -> &'static [Self] {
+        Self::VARIANTS
+    }
+}
+
+impl UnknownName {
+    /// `name` read as a `T` it does not name: the error lists every name of `T`.
+    pub fn of<T: Named>(name: &str) -> Self {
+        UnknownName {
+            kind: T::KIND,
             name: name.to_string(),
-            known: all.iter().map(|&t| name_of(t)).collect(),
-        })
+            known: T::VARIANTS.iter().map(|&t| t.name()).collect(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const NAMES: [&str; 3] = ["one", "two", "three"];
+    #[derive(
+        Debug, Clone, Copy, PartialEq, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
+    )]
+    #[strum(serialize_all = "lowercase")]
+    #[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+    enum Number {
+        One,
+        Two,
+        Three,
+    }
+
+    impl Named for Number {
+        const KIND: &'static str = "number";
+    }
 
     #[test]
     fn a_name_picks_its_value_and_an_unknown_one_lists_them_all() {
-        assert_eq!(by_name("number", "two", &[0, 1, 2], |i| NAMES[i]), Ok(1));
-        let unknown = by_name("number", "four", &[0, 1, 2], |i| NAMES[i]).unwrap_err();
+        assert_eq!("two".parse(), Ok(Number::Two));
+        assert_eq!(Number::Three.name(), "three");
+        let unknown = "four".parse::<Number>().unwrap_err();
         assert_eq!(
             Error::from(unknown).to_string(),
             "unknown number `four` (known: one, two, three)"

@@ -18,6 +18,7 @@
 //! `FILE:LINE:COLUMN` warnings. A file that is not a session, or on which pi cannot build the
 //! context at all, is bad input.
 
+use ctxfuzz_oracles::error::Named;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -65,7 +66,7 @@ impl Default for Providers {
 /// `--provider`'s parser, `check`'s and `scan`'s.
 pub(super) fn providers(name: &str) -> Result<Providers, String> {
     if name == "all" {
-        return Ok(Providers(Provider::ALL.to_vec()));
+        return Ok(Providers(Provider::all().to_vec()));
     }
     let provider = name
         .parse::<Provider>()

@@ -1,5 +1,6 @@
 //! `ctxfuzz fuzz`: the in-process fuzz loop over one target or all of them.
 
+use ctxfuzz_oracles::error::Named;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,5 +1,6 @@
 //! Two variants on one schedule, side by side: how a finding of the `guard` target is shown.
 
+use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -39,9 +40,9 @@ pub fn side_by_side(schedule: &Schedule, left: GuardWiring, right: GuardWiring) 
 /// Every variant's event order and trace lines on `schedule`, keyed by variant name: the `guard`
 /// target's output, so a case file pins all three wirings at once.
 pub fn every_variant(schedule: &Schedule) -> BTreeMap<&'static str, WiringRun> {
-    GuardWiring::ALL
-        .into_iter()
-        .map(|variant| {
+    GuardWiring::all()
+        .iter()
+        .map(|&variant| {
             let trace = run(variant, schedule);
             let wiring_run = WiringRun {
                 order: trace.probe_order(),

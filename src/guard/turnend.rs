@@ -5,17 +5,27 @@
 //! 2, the latch is set and the recovery instruction is sent as a follow-up (a delivery failure
 //! resets the latch). The variants differ only in which events run it.
 
-use std::fmt;
-use std::str::FromStr;
-
-use ctxfuzz_oracles::error::by_name;
+use ctxfuzz_oracles::error::{Named, UnknownName};
 
 use super::schedule::{Deliver, GUARD, Hook};
 use super::trace::Did;
-use crate::error::Error;
 
 /// Which events the guard is wired to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum GuardWiring {
     /// The original (Firstmate `main`): the body runs on `agent_settled`, after the idle signal.
     Settled,
@@ -27,39 +37,8 @@ pub enum GuardWiring {
     EndRelease,
 }
 
-impl GuardWiring {
-    pub const ALL: [GuardWiring; 3] = [
-        GuardWiring::Settled,
-        GuardWiring::EndNoRelease,
-        GuardWiring::EndRelease,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            GuardWiring::Settled => "settled",
-            GuardWiring::EndNoRelease => "end-no-release",
-            GuardWiring::EndRelease => "end-release",
-        }
-    }
-}
-
-impl fmt::Display for GuardWiring {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for GuardWiring {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<GuardWiring, Error> {
-        Ok(by_name(
-            "guard variant",
-            name,
-            &GuardWiring::ALL,
-            GuardWiring::name,
-        )?)
-    }
+impl Named for GuardWiring {
+    const KIND: &'static str = "guard variant";
 }
 
 /// What the guard needs from its surroundings: the predicate (`bin/fm-turnend-guard.sh`, whose

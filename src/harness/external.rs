@@ -8,6 +8,7 @@
 //! failure: the program is killed and the next case starts a fresh one. See
 //! docs/external-programs.md.
 
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use serde::Serialize;
 use serde_json::{Map, Value, json};

@@ -114,7 +114,7 @@ fn example_03_barrier_inside_a_multi_call_turn() {
 #[test]
 fn example_04_barrier_after_a_completed_cycle() {
     let input = [assistant(&["a"]), result("a"), custom()];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         identity(&input, rule);
     }
 }
@@ -129,7 +129,7 @@ fn example_05_result_of_an_earlier_turn() {
         result("b"),
         result("a"),
     ];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[5], &["a"]);
     }
 }
@@ -142,7 +142,7 @@ fn example_06_id_reused_across_turns() {
         assistant(&["a"]),
         result("a"),
     ];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         identity(&input, rule);
     }
 }
@@ -150,7 +150,7 @@ fn example_06_id_reused_across_turns() {
 #[test]
 fn example_07_duplicate_result() {
     let input = [assistant(&["a"]), result("a"), result("a")];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[2], &["a"]);
     }
 }
@@ -158,7 +158,7 @@ fn example_07_duplicate_result() {
 #[test]
 fn example_08_result_before_its_call() {
     let input = [result("x"), assistant(&["x"]), result("x")];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[0], &["x"]);
     }
 }
@@ -166,7 +166,7 @@ fn example_08_result_before_its_call() {
 #[test]
 fn example_09_text_only_assistant_closes_the_turn() {
     let input = [assistant(&["a"]), assistant(&[]), result("a")];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[2], &["a"]);
     }
 }
@@ -180,7 +180,7 @@ fn example_10_swept_ids_in_encounter_order() {
         result("b"),
         result("a"),
     ];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[0, 2, 4], &["z", "y", "a"]);
     }
 }
@@ -200,7 +200,7 @@ fn example_11_excluded_bash_execution_is_a_barrier() {
 
 #[test]
 fn example_12_empty_transcript() {
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         identity(&[], rule);
     }
 }
@@ -267,7 +267,7 @@ fn ac2_multi_call_partial_answer() {
     }
     // A toolResult is never a barrier: consecutive results of one turn all stay.
     let answered = [assistant(&["x", "y"]), result("y"), result("x")];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         identity(&answered, rule);
     }
 }
@@ -320,7 +320,7 @@ fn calls_are_open_whatever_their_order() {
         result("alpha"),
         result("zeta"),
     ];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[4], &["zeta"]);
     }
 }
@@ -328,7 +328,7 @@ fn calls_are_open_whatever_their_order() {
 #[test]
 fn an_id_repeated_inside_one_assistant_is_answered_once() {
     let input = [assistant(&["a", "a"]), result("a"), result("a")];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[2], &["a"]);
     }
 }
@@ -343,7 +343,7 @@ fn malformed_messages_never_panic_and_are_reported() {
         json!({"role": "toolResult"}),
         json!({"role": "toolResult", "toolCallId": {"a": 1}}),
     ];
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         expect(&input, rule, &[3, 4, 5], &["7", "null", r#"{"a":1}"#]);
     }
 }
@@ -352,7 +352,7 @@ fn malformed_messages_never_panic_and_are_reported() {
 fn the_input_is_never_mutated() {
     let input = vec![assistant(&["a"]), custom(), result("a"), result("b")];
     let before = input.clone();
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         let _ = sweep(&js_value::borrow_all(&input), rule);
     }
     assert_eq!(input, before);
@@ -360,7 +360,7 @@ fn the_input_is_never_mutated() {
 
 #[test]
 fn rules_parse_and_print_by_name() {
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         assert_eq!(rule.to_string().parse::<BarrierRule>().unwrap(), rule);
     }
     assert_eq!(BarrierRule::default(), BarrierRule::Strict);
@@ -388,7 +388,7 @@ fn swept_ids_are_what_the_sweep_reports_on_values_and_on_borrowed_messages() {
     let input = [assistant(&["a"]), result("b"), result("a"), result("a")];
     let input = js_value::borrow_all(&input);
     let refs: Vec<&JsValue> = input.iter().collect();
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         let expected = sweep(&input, rule).swept;
         assert_eq!(expected, ["b", "a"], "rule {rule}");
         assert_eq!(swept_ids(&input, rule), expected, "rule {rule}");

@@ -10,6 +10,7 @@
 //! same writer on the same messages, after a `convertToLlm` that is a fixed point on its own
 //! output), and the JSON text of a written transcript (a case file) reads back as it.
 
+use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
@@ -77,7 +78,7 @@ fn bridges_round_trip_what_the_contracts_judge_or_count_a_skip() {
             let view = Format::Pi.view(llm);
             (skeleton(&view), pairing(Format::OpenAi, &view))
         });
-        for format in Format::ALL.into_iter().filter(|&f| f != Format::Pi) {
+        for &format in Format::all().iter().filter(|&&f| f != Format::Pi) {
             let tally = tallies.entry(format.name()).or_default();
             let written = match format.from_pi(&generated) {
                 Ok(written) => written,

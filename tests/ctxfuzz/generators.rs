@@ -1,6 +1,7 @@
 //! The generators reach every shape of docs/fuzzing.md#shapes at a useful rate, and the sweep's
 //! properties hold on what they generate, for every barrier rule.
 
+use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
@@ -131,7 +132,7 @@ fn twin(rule: BarrierRule) -> TwinRule {
 }
 
 fn sweep_properties(transcript: &[JsValue]) -> Result<(), TestCaseError> {
-    for rule in BarrierRule::ALL {
+    for &rule in BarrierRule::all() {
         let first = sweep(transcript, rule);
         let kept = first.messages.refs();
         let run = SweepRun {
@@ -216,7 +217,7 @@ fn proptest_shrinks_a_pre_fix_failure_to_a_few_messages() {
 #[test]
 fn every_listed_format_shape_is_generated() {
     let mut rare = Vec::new();
-    for format in Format::ALL {
+    for &format in Format::all() {
         let counted = coverage::count(format, 0, 3_000);
         println!("{counted}");
         for shape in FormatShape::listed(format) {

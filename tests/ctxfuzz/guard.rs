@@ -2,6 +2,7 @@
 //! run-loop rules (retry limit, overflow once, queue modes, ESC, print mode, load order).
 
 use ctxfuzz::guard::{self, GuardWiring, Schedule};
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::invariants::{Cause, Judgement, guard::judge};
 use serde_json::{Value, json};
 
@@ -494,7 +495,7 @@ fn a_session_that_never_settles_is_cut_at_the_request_budget() {
 
 #[test]
 fn variants_parse_by_name_and_unknown_names_are_refused() {
-    for variant in GuardWiring::ALL {
+    for &variant in GuardWiring::all() {
         assert_eq!(variant.name().parse::<GuardWiring>().unwrap(), variant);
         assert_eq!(variant.to_string(), variant.name());
     }

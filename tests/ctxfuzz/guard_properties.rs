@@ -2,6 +2,7 @@
 
 use crate::common::charged_summaries;
 use ctxfuzz::guard::{self, GuardWiring, generate::schedule_strategy};
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::invariants::guard::judge;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -39,7 +40,7 @@ proptest! {
     #[test]
     fn every_run_settles_once_and_every_low_level_run_ends_once(
         schedule in schedule_strategy(),
-        variant in prop::sample::select(GuardWiring::ALL.to_vec()),
+        variant in prop::sample::select(GuardWiring::all().to_vec()),
     ) {
         let trace = guard::run(variant, &schedule).to_value();
         let events = trace.as_array().unwrap();

@@ -6,6 +6,7 @@ use ctxfuzz::harness::progress::Progress;
 use ctxfuzz::harness::runner::{self, Config};
 use ctxfuzz::harness::targets::contract::ContractTarget;
 use ctxfuzz::harness::{Class, DynTarget, Profile, bytes};
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::invariants::Judgement;
 use serde_json::json;
@@ -98,7 +99,7 @@ fn a_cut_request_past_its_messages_or_a_call_without_its_id_is_out_of_the_domain
 /// minimiser would find the original outside it and keep to no domain at all).
 #[test]
 fn every_generated_request_is_in_the_domain() {
-    for format in Format::ALL {
+    for &format in Format::all() {
         for contract in ["repair", "cut"] {
             let profile = json!({"contract": contract, "format": format.name(), "sut": "true"});
             let target =

@@ -9,6 +9,7 @@ use arbitrary::Unstructured;
 use ctxfuzz::cli::scan;
 use ctxfuzz::generators::{pi as pi_gen, seeded_bytes, session_file};
 use ctxfuzz::transcript::session_file::{Index, load};
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::invariants::wire::findings;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::pi::session_context::SessionRules;
@@ -66,10 +67,10 @@ fn same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
 /// Whether `scan` reads `text` in parts for pi `v`, with the verdict of the whole reading for
 /// every provider (asserted).
 fn scan_same_as_whole(text: &str, v: PiVersion, what: &str) -> bool {
-    let Some(in_parts) = scan::read_in_parts(text, v, &Provider::ALL) else {
+    let Some(in_parts) = scan::read_in_parts(text, v, Provider::all()) else {
         return false;
     };
-    let whole = scan::read_whole(text, v, &Provider::ALL);
+    let whole = scan::read_whole(text, v, Provider::all());
     assert_eq!(in_parts, whole, "{what}, pi {v:?}");
     true
 }

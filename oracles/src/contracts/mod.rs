@@ -16,12 +16,9 @@ pub mod prune;
 pub mod repair;
 pub mod trim;
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::Serialize;
 
-use crate::error::{Error, by_name};
+use crate::error::{Named, UnknownName};
 use crate::invariants::Group;
 use crate::js::Json;
 use crate::js_value::JsValue;
@@ -58,7 +55,20 @@ pub const ALL: &[Group] = &[
 ];
 
 /// A contract, by the name `--contract` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum ContractKind {
     Sweep,
     Repair,
@@ -67,43 +77,8 @@ pub enum ContractKind {
     Trim,
 }
 
-impl ContractKind {
-    pub const ALL: [ContractKind; 5] = [
-        ContractKind::Sweep,
-        ContractKind::Repair,
-        ContractKind::Cut,
-        ContractKind::Prune,
-        ContractKind::Trim,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ContractKind::Sweep => "sweep",
-            ContractKind::Repair => "repair",
-            ContractKind::Cut => "cut",
-            ContractKind::Prune => "prune",
-            ContractKind::Trim => "trim",
-        }
-    }
-}
-
-impl fmt::Display for ContractKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for ContractKind {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self, Error> {
-        Ok(by_name(
-            "contract",
-            name,
-            &ContractKind::ALL,
-            ContractKind::name,
-        )?)
-    }
+impl Named for ContractKind {
+    const KIND: &'static str = "contract";
 }
 
 /// A message of the input or of the output, with its index there.
@@ -144,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_contract_reads_back_from_its_name_and_an_unknown_one_lists_them() {
-        for contract in ContractKind::ALL {
+        for &contract in ContractKind::all() {
             assert_eq!(contract.to_string().parse(), Ok(contract));
         }
         assert_eq!(

@@ -33,9 +33,8 @@ pub mod wire;
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
-use std::str::FromStr;
 
-use crate::error::{Error, by_name};
+use crate::error::{Named, UnknownName};
 use crate::js::{Json, View, as_string};
 use crate::js_value::JsValue;
 use crate::pi::{PiVersion, convert_to_llm};
@@ -46,37 +45,35 @@ pub use required::MissingField;
 pub type Written = JsValue<'static>;
 
 /// A transcript format, by the name `--format` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum Format {
     Pi,
     OpenAi,
     Anthropic,
     Gemini,
+    #[strum(serialize = "ai-sdk")]
     AiSdk,
     LangChain,
 }
 
+impl Named for Format {
+    const KIND: &'static str = "format";
+}
+
 impl Format {
-    pub const ALL: [Format; 6] = [
-        Format::Pi,
-        Format::OpenAi,
-        Format::Anthropic,
-        Format::Gemini,
-        Format::AiSdk,
-        Format::LangChain,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Pi => "pi",
-            Format::OpenAi => "openai",
-            Format::Anthropic => "anthropic",
-            Format::Gemini => "gemini",
-            Format::AiSdk => "ai-sdk",
-            Format::LangChain => "langchain",
-        }
-    }
-
     /// The transcript `pi` (pi `AgentMessage`s) written in this format. The pi format is the
     /// transcript itself; every other format is written from what pi's `convertToLlm` returns.
     pub fn from_pi<'a, M: Borrow<JsValue<'a>>>(
@@ -124,20 +121,6 @@ impl Format {
     /// after it (Anthropic, Gemini), rather than in consecutive result messages (chat formats).
     pub fn results_in_one_message(self) -> bool {
         matches!(self, Format::Anthropic | Format::Gemini)
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self, Error> {
-        Ok(by_name("format", name, &Format::ALL, Format::name)?)
     }
 }
 

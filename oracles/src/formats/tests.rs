@@ -42,7 +42,7 @@ fn every_format_keeps_roles_ids_and_order_and_is_wire_valid() {
             Item::Message(Role::User),
         ]
     );
-    for format in Format::ALL {
+    for &format in Format::all() {
         let written = from_pi(format, &pi).unwrap();
         let view = format.view(&written);
         assert_eq!(skeleton(&view), expected, "{format}: {written:#?}");
@@ -238,7 +238,7 @@ fn rich_turn(format: Format) -> Vec<Value> {
 
 #[test]
 fn what_a_bridge_writes_lacks_no_field_its_format_requires() {
-    for format in Format::ALL {
+    for &format in Format::all() {
         assert_eq!(format.missing_field(&rich_turn(format)), None, "{format}");
     }
 }
@@ -350,7 +350,7 @@ fn a_call_id_repeated_among_the_calls_is_refused_by_anthropic_alone() {
 
 #[test]
 fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
-    for format in Format::ALL {
+    for &format in Format::all() {
         assert_eq!(format.to_string(), format.name());
         assert_eq!(format.name().parse(), Ok(format));
     }

@@ -5,14 +5,12 @@
 //! of the output swept).
 
 use std::borrow::Borrow;
-use std::fmt;
-use std::str::FromStr;
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 
 use super::{Invariant, Violation, same_message, write_name};
-use crate::error::{Error, by_name};
+use crate::error::{Named, UnknownName};
 use crate::js::{Json, View};
 use crate::js_value::JsValue;
 
@@ -38,7 +36,20 @@ pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NOOP_IDENTITY, IDEMPOTENT, 
 
 /// The oracle's own statement of the barrier rules (docs/sweep.md#barrier-rules), by the same
 /// names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum TwinRule {
     /// Only an assistant message changes the open calls.
     None,
@@ -50,45 +61,14 @@ pub enum TwinRule {
     Strict,
 }
 
-impl TwinRule {
-    pub const ALL: [TwinRule; 4] = [
-        TwinRule::None,
-        TwinRule::Allowlist,
-        TwinRule::AllOtherRoles,
-        TwinRule::Strict,
-    ];
+impl Named for TwinRule {
+    const KIND: &'static str = "barrier rule";
+}
 
+impl TwinRule {
     /// The contract every sweep is judged against by default (docs/sweep.md#barrier-rules: default
     /// `strict`).
     pub const CONTRACT: TwinRule = TwinRule::Strict;
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TwinRule::None => "none",
-            TwinRule::Allowlist => "allowlist",
-            TwinRule::AllOtherRoles => "all-other-roles",
-            TwinRule::Strict => "strict",
-        }
-    }
-}
-
-impl fmt::Display for TwinRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for TwinRule {
-    type Err = Error;
-
-    fn from_str(text: &str) -> Result<Self, Error> {
-        Ok(by_name(
-            "barrier rule",
-            text,
-            &TwinRule::ALL,
-            TwinRule::name,
-        )?)
-    }
 }
 
 /// A message as the twin reads it: a `serde_json::Value`, or a [`crate::js_value::JsValue`] (the

@@ -3,12 +3,10 @@
 //! that API's conversion reads (`provider`, `baseUrl`, `compat`, `input`, `reasoning`). One value
 //! the command line takes (`render --provider`) and the pipeline reads.
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::LazyLock;
 
 use super::Api;
-use crate::error::{UnknownName, by_name};
+use crate::error::{Named, UnknownName};
 use crate::js::Json;
 use crate::js_value::JsValue;
 
@@ -17,7 +15,21 @@ use crate::js_value::JsValue;
 const CATALOG: &str = include_str!("catalog.json");
 
 /// A provider pi sends to, by the catalog model that stands for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
 pub enum Provider {
     /// `anthropic`: claude-sonnet-4-5, the reference vectors' model (anthropic-messages).
     #[default]
@@ -34,28 +46,12 @@ pub enum Provider {
     Google,
 }
 
+/// Each provider by its name in pi's catalog.
+impl Named for Provider {
+    const KIND: &'static str = "provider";
+}
+
 impl Provider {
-    pub const ALL: [Provider; 6] = [
-        Provider::Anthropic,
-        Provider::OpenAi,
-        Provider::OpenRouter,
-        Provider::Groq,
-        Provider::DeepSeek,
-        Provider::Google,
-    ];
-
-    /// The provider's name in pi's catalog.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAi => "openai",
-            Provider::OpenRouter => "openrouter",
-            Provider::Groq => "groq",
-            Provider::DeepSeek => "deepseek",
-            Provider::Google => "google",
-        }
-    }
-
     /// The API pi speaks to the provider's model (its catalog entry's `api`).
     pub fn api(self) -> Api {
         match self {
@@ -71,41 +67,29 @@ impl Provider {
     /// `supportsMidConvoSystemMessages`, which the oracle does not model (docs/oracle.md): its
     /// system messages are rendered collapsed, as for every other provider.
     pub fn model(self) -> &'static JsValue<'static> {
-        // Built once: the pipeline reads a model for every transcript. `ALL` lists the providers
-        // in their declaration order, so a provider's discriminant is its place there.
-        static MODELS: LazyLock<[JsValue<'static>; Provider::ALL.len()]> = LazyLock::new(|| {
+        // Built once: the pipeline reads a model for every transcript. `all()` lists the
+        // providers in their declaration order, so a provider's discriminant is its place there.
+        static MODELS: LazyLock<Vec<JsValue<'static>>> = LazyLock::new(|| {
             let catalog: JsValue = serde_json::from_str(CATALOG).expect("the catalog is JSON");
-            Provider::ALL.map(|provider| {
+            let model = |provider: &Provider| {
                 let entry = catalog.member(provider.name());
                 entry.expect("every provider has a catalog entry").clone()
-            })
+            };
+            Provider::all().iter().map(model).collect()
         });
         &MODELS[self as usize]
-    }
-}
-
-impl fmt::Display for Provider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Provider {
-    type Err = UnknownName;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        by_name("provider", name, &Provider::ALL, Provider::name)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::Provider;
+    use crate::error::Named;
     use crate::js::{field, is_str};
 
     #[test]
     fn a_provider_reads_back_from_its_name_and_its_model_names_its_api_and_itself() {
-        for provider in Provider::ALL {
+        for &provider in Provider::all() {
             assert_eq!(provider.name().parse(), Ok(provider));
             assert_eq!(provider.to_string(), provider.name());
             let model = provider.model();

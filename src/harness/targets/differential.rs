@@ -13,6 +13,7 @@
 //! reported in sections of their own: the documented over-sweep of `strict` is a design decision,
 //! and the faults of the comparison rule are evidence for choosing a rule, not defects of this one.
 
+use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use anyhow::Result;

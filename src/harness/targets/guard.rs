@@ -6,6 +6,7 @@
 //! is explained by a diff of the variant's trace against its counterpart's (the fix, or for the fix
 //! the original wiring).
 
+use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use anyhow::Result;

@@ -2,6 +2,7 @@
 //! package can run, built by name. One file per target; one line per target in [`REGISTRY`].
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::error::Named;
 use ctxfuzz_oracles::pi::Provider;
 
 use super::profile::Profile;
@@ -93,7 +94,7 @@ pub fn build(name: &str, variant: Option<&str>, profile: &Profile) -> Result<Box
 
 /// The targets a fuzz run of `name` judges its cases with: the one [`build`] gives when
 /// `--provider` names a provider or the target judges none; else one per modelled provider, in
-/// [`Provider::ALL`]'s order, each case judged by the one its bytes pick
+/// [`Provider::all()`]'s order, each case judged by the one its bytes pick
 /// ([`super::bytes::pick`], docs/decisions.md).
 pub fn rotation(
     name: &str,
@@ -103,9 +104,9 @@ pub fn rotation(
     if profile.provider.is_some() || !judges_a_provider(name) {
         return Ok(vec![build(name, variant, profile)?]);
     }
-    Provider::ALL
-        .into_iter()
-        .map(|provider| {
+    Provider::all()
+        .iter()
+        .map(|&provider| {
             let profile = Profile {
                 provider: Some(provider),
                 ..profile.clone()

@@ -7,19 +7,16 @@
 //! parser and the oracle both see hostile input that is close to real. A case file holds the file
 //! as `{"file": TEXT}`, or `{"file_bytes": [..]}` when it is not UTF-8.
 
-use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::error::by_name;
+use ctxfuzz_oracles::error::{Named, UnknownName};
 use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use serde::{Deserialize, Serialize};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
-use crate::error::Error;
 use crate::harness::profile::Profile;
 use crate::harness::target::Target;
 use crate::transcript::io;
@@ -33,21 +30,17 @@ pub const ERROR_NAMES_POSITION: Invariant = Invariant {
 const FILE_NAME: &str = "input.json";
 
 /// The target's one variant: `check`, the oracle as `ctxfuzz check` runs it.
-#[derive(Debug, Clone, Copy)]
-pub struct Check;
-
-impl FromStr for Check {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Check, Error> {
-        Ok(by_name("oracle-json variant", name, &[Check], |_| "check")?)
-    }
+#[derive(
+    Debug, Clone, Copy, strum::Display, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+pub enum Judging {
+    Check,
 }
 
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("check")
-    }
+impl Named for Judging {
+    const KIND: &'static str = "oracle-json variant";
 }
 
 pub(super) struct OracleJson {
@@ -98,10 +91,10 @@ impl OracleJson {
 
 impl Target for OracleJson {
     type Input = InputFile;
-    type Variant = Check;
+    type Variant = Judging;
     type Output = CheckOutput;
 
-    fn build(_check: Option<Check>, profile: &Profile) -> anyhow::Result<OracleJson> {
+    fn build(_check: Option<Judging>, profile: &Profile) -> anyhow::Result<OracleJson> {
         Ok(OracleJson {
             boundary: Boundary::from_profile(profile),
         })
@@ -111,8 +104,8 @@ impl Target for OracleJson {
         "oracle-json"
     }
 
-    fn variant(&self) -> Check {
-        Check
+    fn variant(&self) -> Judging {
+        Judging::Check
     }
 
     fn profile(&self) -> Profile {

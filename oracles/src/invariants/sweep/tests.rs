@@ -125,7 +125,7 @@ fn twin_states_each_rule() {
         (vec![a(&["x"]), a(&[]), r("x"), json!(null)], [&[2]; 4]),
     ];
     for (input, expected) in cases {
-        for (rule, want) in TwinRule::ALL.into_iter().zip(expected) {
+        for (rule, want) in TwinRule::all().iter().copied().zip(expected) {
             assert_eq!(twin_sweep(&input, rule), want, "{rule} on {input:?}");
         }
     }
@@ -193,7 +193,7 @@ fn twin_reports_results_without_a_string_id_by_their_json_text() {
         json!({"role": "toolResult", "toolCallId": 7}),
         json!({"role": "toolResult"}),
     ];
-    for rule in TwinRule::ALL {
+    for &rule in TwinRule::all() {
         assert!(
             matches_twin(&input, &ids(&["7", "null"]), rule).is_empty(),
             "{rule}"
@@ -228,7 +228,7 @@ fn check_runs_all_four() {
 
 #[test]
 fn rules_round_trip_by_name() {
-    for rule in TwinRule::ALL {
+    for &rule in TwinRule::all() {
         assert_eq!(rule.name().parse::<TwinRule>(), Ok(rule));
     }
     assert!("All-Other-Roles".parse::<TwinRule>().is_err());
