@@ -18,34 +18,21 @@ use std::fmt;
 use std::io;
 use std::ops::Range;
 
-use ctxfuzz_oracles::error::{Named, UnknownName};
+use ctxfuzz_oracles::error::{Named, UnknownName, unknown};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde::{Serialize, Serializer};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 use crate::transcript::js;
 
 pub mod streamed;
 
 /// Which messages between a call and its result close the open calls.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BarrierRule {
     /// Before the gh-11 fix: other roles pass through silently (the duplicate-id brick).
     None,

@@ -33,7 +33,7 @@ pub struct UnknownName {
 /// An enum each of whose values has a stable name: what the command line, case files and
 /// evidence call it. strum derives the names (`IntoStaticStr` writes one, `Display` prints it,
 /// `VariantArray` lists the values, `EnumString` reads one back and reports a name it does not
-/// know through [`UnknownName::of`]); this trait adds what they name.
+/// know through [`unknown`]); this trait adds what they name.
 pub trait Named: Copy + VariantArray + Into<&'static str> + 'static {
     /// What the names name, for an unknown one (`contract`, `barrier rule`).
     const KIND: &'static str;
@@ -48,14 +48,13 @@ pub trait Named: Copy + VariantArray + Into<&'static str> + 'static {
     }
 }
 
-impl UnknownName {
-    /// `name` read as a `T` it does not name: the error lists every name of `T`.
-    pub fn of<T: Named>(name: &str) -> Self {
-        UnknownName {
-            kind: T::KIND,
-            name: name.to_string(),
-            known: T::VARIANTS.iter().map(|&t| t.name()).collect(),
-        }
+/// `name` read as a `T` it does not name (strum's `parse_err_fn`): the error lists every name of
+/// `T`.
+pub fn unknown<T: Named>(name: &str) -> UnknownName {
+    UnknownName {
+        kind: T::KIND,
+        name: name.to_string(),
+        known: T::VARIANTS.iter().map(|&t| t.name()).collect(),
     }
 }
 
@@ -66,8 +65,7 @@ mod tests {
     #[derive(
         Debug, Clone, Copy, PartialEq, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
     )]
-    #[strum(serialize_all = "lowercase")]
-    #[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+    #[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
     enum Number {
         One,
         Two,

@@ -5,27 +5,16 @@
 //! 2, the latch is set and the recovery instruction is sent as a follow-up (a delivery failure
 //! resets the latch). The variants differ only in which events run it.
 
-use ctxfuzz_oracles::error::{Named, UnknownName};
+use ctxfuzz_oracles::error::{Named, UnknownName, unknown};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 use super::schedule::{Deliver, GUARD, Hook};
 use super::trace::Did;
 
 /// Which events the guard is wired to.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum GuardWiring {
     /// The original (Firstmate `main`): the body runs on `agent_settled`, after the idle signal.
     Settled,

@@ -18,10 +18,11 @@ pub mod trim;
 
 use serde::Serialize;
 
-use crate::error::{Named, UnknownName};
+use crate::error::{Named, UnknownName, unknown};
 use crate::invariants::Group;
 use crate::js::Json;
 use crate::js_value::JsValue;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Whether `value` carries `marker`, the text a package puts in what it adds (a repair's synthetic
 /// result, a pruner's notice): looked for in the value's JSON text.
@@ -55,20 +56,9 @@ pub const ALL: &[Group] = &[
 ];
 
 /// A contract, by the name `--contract` takes.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ContractKind {
     Sweep,
     Repair,

@@ -34,31 +34,21 @@ pub mod wire;
 use std::borrow::{Borrow, Cow};
 use std::fmt;
 
-use crate::error::{Named, UnknownName};
+use crate::error::{Named, UnknownName, unknown};
 use crate::js::{Json, View, as_string};
 use crate::js_value::JsValue;
 use crate::pi::{PiVersion, convert_to_llm};
 use llm::Message;
 pub use required::MissingField;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// A message a bridge wrote, owning its strings.
 pub type Written = JsValue<'static>;
 
 /// A transcript format, by the name `--format` takes.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     Pi,
     OpenAi,

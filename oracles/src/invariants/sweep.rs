@@ -10,9 +10,10 @@ use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 
 use super::{Invariant, Violation, same_message, write_name};
-use crate::error::{Named, UnknownName};
+use crate::error::{Named, UnknownName, unknown};
 use crate::js::{Json, View};
 use crate::js_value::JsValue;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 pub const ONLY_REMOVES: Invariant = Invariant {
     id: "sweep-only-removes",
@@ -36,20 +37,9 @@ pub const INVARIANTS: &[Invariant] = &[ONLY_REMOVES, NOOP_IDENTITY, IDEMPOTENT, 
 
 /// The oracle's own statement of the barrier rules (docs/sweep.md#barrier-rules), by the same
 /// names.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TwinRule {
     /// Only an assistant message changes the open calls.
     None,

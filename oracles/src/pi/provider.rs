@@ -6,30 +6,19 @@
 use std::sync::LazyLock;
 
 use super::Api;
-use crate::error::{Named, UnknownName};
+use crate::error::{Named, UnknownName, unknown};
 use crate::js::Json;
 use crate::js_value::JsValue;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Each provider's model by the provider's name, as pi-ai 1.6.0's catalog
 /// (`models.generated.ts`) lists it, cut as [`Provider::model`] says.
 const CATALOG: &str = include_str!("catalog.json");
 
 /// A provider pi sends to, by the catalog model that stands for it.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Provider {
     /// `anthropic`: claude-sonnet-4-5, the reference vectors' model (anthropic-messages).
     #[default]

@@ -11,10 +11,11 @@ use std::path::Path;
 
 use anyhow::Result;
 use arbitrary::Unstructured;
-use ctxfuzz_oracles::error::{Named, UnknownName};
+use ctxfuzz_oracles::error::{Named, UnknownName, unknown};
 use ctxfuzz_oracles::invariants::{Invariant, Judgement, Violation};
 use ctxfuzz_oracles::js_value::{JsValue, SortedKeys};
 use serde::{Deserialize, Serialize};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 use super::pi_transcript::{Boundary, generate as generate_transcript};
 use crate::harness::profile::Profile;
@@ -30,11 +31,9 @@ pub const ERROR_NAMES_POSITION: Invariant = Invariant {
 const FILE_NAME: &str = "input.json";
 
 /// The target's one variant: `check`, the oracle as `ctxfuzz check` runs it.
-#[derive(
-    Debug, Clone, Copy, strum::Display, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[strum(parse_err_ty = UnknownName, parse_err_fn = UnknownName::of::<Self>)]
+#[derive(Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+#[derive(Debug, Clone, Copy)]
 pub enum Judging {
     Check,
 }
