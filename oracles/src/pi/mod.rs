@@ -111,7 +111,12 @@ impl Rendered<'_> {
         let Some((list, build)) = json_body(self.api) else {
             return self.request(model, v).map(Body::Anthropic);
         };
-        let items = build(&self.llm, &self.transformed.messages, model, v)?;
+        let items = build(BuilderInput {
+            llm: &self.llm,
+            transformed: &self.transformed.messages,
+            model,
+            v,
+        })?;
         Ok(Body::Json(JsValue::object([(list, JsValue::from(items))])))
     }
 }
@@ -134,14 +139,20 @@ pub fn render<'a, M: Borrow<JsValue<'a>>>(
     })
 }
 
-/// A body builder of an API other than Anthropic's: the body's list from `convertToLlm`'s output
-/// and `transformMessages`' output with the API's id normaliser, borrowing from the latter.
-pub(crate) type Builder = for<'r> fn(
-    &[Cow<'_, JsValue<'_>>],
-    &'r [Cow<'_, JsValue<'_>>],
-    &JsValue,
-    PiVersion,
-) -> Result<Vec<JsValue<'r>>, Thrown>;
+/// What a body builder reads: `convertToLlm`'s output (`llm`), `transformMessages`' output with
+/// the API's id normaliser (`transformed`, which the body borrows from), the model and the pi
+/// version.
+#[derive(Clone, Copy)]
+pub(crate) struct BuilderInput<'r, 'l, 't> {
+    pub(crate) llm: &'r [Cow<'l, JsValue<'l>>],
+    pub(crate) transformed: &'r [Cow<'t, JsValue<'t>>],
+    pub(crate) model: &'r JsValue<'r>,
+    pub(crate) v: PiVersion,
+}
+
+/// A body builder of an API other than Anthropic's: the body's list, borrowing from the
+/// transformed messages.
+pub(crate) type Builder = for<'r> fn(BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown>;
 
 /// The body of an API other than Anthropic's (whose typed request is [`request::build`]'s): the
 /// body's field that holds its list, and the builder of that list from `convertToLlm`'s output.

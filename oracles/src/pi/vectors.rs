@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::transform::IdNormaliser;
 use super::{
-    Api, Fault, PiVersion, Thrown, convert, default_model, json_body, request, session_context,
-    transform,
+    Api, BuilderInput, Fault, PiVersion, Thrown, convert, default_model, json_body, request,
+    session_context, transform,
 };
 use crate::js::{field, truthy};
 use crate::js_value::{self, JsValue};
@@ -193,7 +193,13 @@ pub(crate) fn answer_messages<R>(
                     Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
                 }
             };
-        match build(&llm, messages, &model, v) {
+        let input = BuilderInput {
+            llm: &llm,
+            transformed: messages,
+            model: &model,
+            v,
+        };
+        match build(input) {
             Ok(items) => *body = Some(JsValue::object([(body_key, JsValue::from(items))])),
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         }

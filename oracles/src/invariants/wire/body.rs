@@ -41,7 +41,13 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
     let (list, build) = pi::json_body(api)?;
     let judged = pi::convert::convert(messages, v).and_then(|llm| {
         let transformed = pi::request::transformed_for(&llm, model, api, v)?;
-        build(&llm, &transformed, model, v).map(|entries| {
+        let input = pi::BuilderInput {
+            llm: &llm,
+            transformed: &transformed,
+            model,
+            v,
+        };
+        build(input).map(|entries| {
             validate(&entries)
                 .into_iter()
                 .map(|found| BodyRejection {

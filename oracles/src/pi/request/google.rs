@@ -33,7 +33,7 @@ use super::{
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Thrown};
+use crate::pi::{BuilderInput, PiVersion, Thrown};
 
 pub(crate) mod model;
 
@@ -70,21 +70,16 @@ impl<'r> Content<'r> {
 /// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(
-    llm: &[Cow<'_, JsValue<'_>>],
-    transformed: &'r [Cow<'_, JsValue<'_>>],
-    model: &JsValue,
-    v: PiVersion,
-) -> Result<Vec<JsValue<'r>>, Thrown> {
-    if v.has_system_role() {
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
+    if input.v.has_system_role() {
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
-        collapse_system_messages(llm).map_err(restaged(API))?;
+        collapse_system_messages(input.llm).map_err(restaged(API))?;
     }
-    let requires_id = requires_tool_call_id(model, v);
+    let requires_id = requires_tool_call_id(input.model, input.v);
     let mut contents: Vec<Content> = Vec::new();
     // Whether the last content is a user turn of function responses, which the next joins.
     let mut responses_open = false;
-    for message in transformed.iter().map(|m| &**m) {
+    for message in input.transformed.iter().map(|m| &**m) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
@@ -99,7 +94,7 @@ pub(crate) fn build<'r>(
             });
             responses_open = false;
         } else if is_str(role, "assistant") {
-            let parts = model_parts(message, model, v, requires_id)?;
+            let parts = model_parts(message, input.model, input.v, requires_id)?;
             if parts.is_empty() {
                 continue;
             }
@@ -109,7 +104,7 @@ pub(crate) fn build<'r>(
             });
             responses_open = false;
         } else if is_str(role, "toolResult") {
-            let (response, images) = function_response(message, model, v, requires_id)?;
+            let (response, images) = function_response(message, input.model, input.v, requires_id)?;
             match contents.last_mut() {
                 Some(last) if responses_open => last.parts.push(response),
                 _ => contents.push(Content {

@@ -32,7 +32,7 @@ use super::{
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::{PiVersion, Thrown};
+use crate::pi::{BuilderInput, PiVersion, Thrown};
 
 mod compat;
 mod reasoning;
@@ -51,28 +51,23 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(
-    llm: &[Cow<'_, JsValue<'_>>],
-    transformed: &'r [Cow<'_, JsValue<'_>>],
-    model: &JsValue,
-    v: PiVersion,
-) -> Result<Vec<JsValue<'r>>, Thrown> {
-    let compat = Compat::of(model, v);
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
+    let compat = Compat::of(input.model, input.v);
     let mut out = Vec::new();
     let mut declares_tools = false;
-    if v.has_system_role() {
-        let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        let developer = truthy(field(model, "reasoning")) && compat.developer_role;
+    if input.v.has_system_role() {
+        let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
+        let developer = truthy(field(input.model, "reasoning")) && compat.developer_role;
         out.extend(prompt_message(head.prompt, developer));
         declares_tools = !head.tools.is_empty();
     }
-    let conversation: Vec<&JsValue> = conversation(transformed, v).collect();
-    convert(&conversation, model, compat, v, &mut out)?;
+    let conversation: Vec<&JsValue> = conversation(input.transformed, input.v).collect();
+    convert(&conversation, input.model, compat, input.v, &mut out)?;
     // A body without tools gets `tools: []` when the transcript has tool history (from 1.3 only
     // for `requiresToolsWithToolHistory`); reading that history throws on an assistant whose
     // content has no `some`.
     if !declares_tools && compat.tools_with_tool_history {
-        read_tool_history(llm)?;
+        read_tool_history(input.llm)?;
     }
     Ok(out)
 }

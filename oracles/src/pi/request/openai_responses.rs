@@ -33,7 +33,7 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
-use crate::pi::{PiVersion, Thrown};
+use crate::pi::{BuilderInput, PiVersion, Thrown};
 
 mod message_id;
 mod reasoning;
@@ -48,20 +48,15 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(
-    llm: &[Cow<'_, JsValue<'_>>],
-    transformed: &'r [Cow<'_, JsValue<'_>>],
-    model: &JsValue,
-    v: PiVersion,
-) -> Result<Vec<JsValue<'r>>, Thrown> {
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
     let mut out = Vec::new();
-    if v.has_system_role() {
-        let head = collapse_system_messages(llm).map_err(restaged(API))?;
-        out.extend(prompt_message(head.prompt, developer_role(model)));
+    if input.v.has_system_role() {
+        let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
+        out.extend(prompt_message(head.prompt, developer_role(input.model)));
     }
     // `msgIndex`: the messages converted so far, but for the dropped ones.
     let mut sent = 0;
-    for message in conversation(transformed, v) {
+    for message in conversation(input.transformed, input.v) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
@@ -75,13 +70,13 @@ pub(crate) fn build<'r>(
                 ("content", parts.into()),
             ]));
         } else if is_str(role, "assistant") {
-            let items = assistant_items(message, model, v, sent)?;
+            let items = assistant_items(message, input.model, input.v, sent)?;
             if items.is_empty() {
                 continue;
             }
             out.extend(items);
         } else if is_str(role, "toolResult") {
-            out.push(result_item(message, v)?);
+            out.push(result_item(message, input.v)?);
         }
         sent += 1;
     }
