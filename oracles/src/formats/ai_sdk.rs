@@ -9,45 +9,40 @@ use super::llm::{Block, Content, Message};
 use super::{Call, CannotExpress, Entry, ResultPart, Role, Written, opt_str, str_field};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
-    messages
-        .iter()
-        .map(|message| {
-            Ok(match message {
-                Message::System(content) => object! {
-                    "role": "system",
-                    "content": content.single_text("a system message")?,
+    messages.iter().map(message).collect()
+}
+
+/// One AI SDK `ModelMessage`.
+fn message(message: &Message) -> Result<Written, CannotExpress> {
+    Ok(match message {
+        Message::System(content) => object! {
+            "role": "system",
+            "content": content.single_text("a system message")?,
+        },
+        Message::User(Content::Text(text)) => {
+            object! {"role": "user", "content": text.clone()}
+        }
+        Message::User(Content::Blocks(blocks)) => object! {
+            "role": "user",
+            "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
+        },
+        Message::Assistant(blocks) => object! {
+            "role": "assistant",
+            "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
+        },
+        Message::Result(result) => object! {
+            "role": "tool",
+            "content": vec![object! {
+                "type": "tool-result",
+                "toolCallId": result.id.clone(),
+                "toolName": result.name.clone(),
+                "output": object! {
+                    "type": if result.is_error { "error-text" } else { "text" },
+                    "value": result.content.single_text("a tool result")?,
                 },
-                Message::User(Content::Text(text)) => {
-                    object! {"role": "user", "content": text.clone()}
-                }
-                Message::User(Content::Blocks(blocks)) => object! {
-                    "role": "user",
-                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
-                },
-                Message::Assistant(blocks) => object! {
-                    "role": "assistant",
-                    "content": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
-                },
-                Message::Result {
-                    id,
-                    name,
-                    content,
-                    is_error,
-                } => object! {
-                    "role": "tool",
-                    "content": vec![object! {
-                        "type": "tool-result",
-                        "toolCallId": id.clone(),
-                        "toolName": name.clone(),
-                        "output": object! {
-                            "type": if *is_error { "error-text" } else { "text" },
-                            "value": content.single_text("a tool result")?,
-                        },
-                    }],
-                },
-            })
-        })
-        .collect()
+            }],
+        },
+    })
 }
 
 fn part(block: &Block) -> Result<Written, CannotExpress> {
@@ -57,15 +52,11 @@ fn part(block: &Block) -> Result<Written, CannotExpress> {
         Block::Image { data, mime_type } => {
             object! {"type": "image", "image": data.clone(), "mediaType": mime_type.clone()}
         }
-        Block::Call {
-            id,
-            name,
-            arguments,
-        } => object! {
+        Block::Call(call) => object! {
             "type": "tool-call",
-            "toolCallId": id.clone(),
-            "toolName": name.clone(),
-            "input": arguments.clone(),
+            "toolCallId": call.id.clone(),
+            "toolName": call.name.clone(),
+            "input": call.arguments.clone(),
         },
     })
 }

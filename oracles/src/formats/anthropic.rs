@@ -21,28 +21,22 @@ pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
                 "role": "assistant",
                 "content": blocks.iter().map(block).collect::<Result<Vec<_>, _>>()?,
             },
-            Message::Result { .. } => unreachable!("written by `result`"),
+            Message::Result(_) => unreachable!("written by `result`"),
         })
     })
 }
 
 /// The `tool_result` block of a result message (`None` for every other message).
 fn result(message: &Message) -> Result<Option<Written>, CannotExpress> {
-    let Message::Result {
-        id,
-        content,
-        is_error,
-        ..
-    } = message
-    else {
+    let Message::Result(result) = message else {
         return Ok(None);
     };
     let mut fields = vec![
         ("type", JsValue::from("tool_result")),
-        ("tool_use_id", JsValue::from(id.clone())),
-        ("content", content.write(block)?),
+        ("tool_use_id", JsValue::from(result.id.clone())),
+        ("content", result.content.write(block)?),
     ];
-    if *is_error {
+    if result.is_error {
         fields.push(("is_error", JsValue::from(true)));
     }
     Ok(Some(JsValue::object(fields)))
@@ -63,13 +57,12 @@ fn block(block: &Block) -> Result<Written, CannotExpress> {
             "type": "image",
             "source": object! {"type": "base64", "media_type": mime_type.clone(), "data": data.clone()},
         },
-        Block::Call {
-            id,
-            name,
-            arguments,
-        } => {
-            object! {"type": "tool_use", "id": id.clone(), "name": name.clone(), "input": arguments.clone()}
-        }
+        Block::Call(call) => object! {
+            "type": "tool_use",
+            "id": call.id.clone(),
+            "name": call.name.clone(),
+            "input": call.arguments.clone(),
+        },
     })
 }
 

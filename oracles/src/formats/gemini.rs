@@ -22,28 +22,22 @@ pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
                 "role": "model",
                 "parts": blocks.iter().map(part).collect::<Result<Vec<_>, _>>()?,
             },
-            Message::Result { .. } => unreachable!("written by `response`"),
+            Message::Result(_) => unreachable!("written by `response`"),
         })
     })
 }
 
 /// The `functionResponse` part of a result message (`None` for every other message).
 fn response(message: &Message) -> Result<Option<Written>, CannotExpress> {
-    let Message::Result {
-        id,
-        name,
-        content,
-        is_error,
-    } = message
-    else {
+    let Message::Result(result) = message else {
         return Ok(None);
     };
-    let key = if *is_error { "error" } else { "output" };
-    let text = content.single_text("a function response")?;
+    let key = if result.is_error { "error" } else { "output" };
+    let text = result.content.single_text("a function response")?;
     Ok(Some(object! {
         "functionResponse": object! {
-            "id": id.clone(),
-            "name": name.clone(),
+            "id": result.id.clone(),
+            "name": result.name.clone(),
             "response": JsValue::object([(key, JsValue::from(text))]),
         },
     }))
@@ -60,12 +54,12 @@ fn part(block: &Block) -> Result<Written, CannotExpress> {
         Block::Image { data, mime_type } => object! {
             "inlineData": object! {"mimeType": mime_type.clone(), "data": data.clone()},
         },
-        Block::Call {
-            id,
-            name,
-            arguments,
-        } => object! {
-            "functionCall": object! {"id": id.clone(), "name": name.clone(), "args": arguments.clone()},
+        Block::Call(call) => object! {
+            "functionCall": object! {
+                "id": call.id.clone(),
+                "name": call.name.clone(),
+                "args": call.arguments.clone(),
+            },
         },
     })
 }

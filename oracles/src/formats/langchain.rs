@@ -12,51 +12,42 @@ use super::{Call, CannotExpress, Entry, Role, Written, opt_str, str_field};
 use crate::js_value::JsValue;
 
 pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
-    messages
-        .iter()
-        .map(|message| {
-            Ok(match message {
-                Message::System(content) => {
-                    object! {"type": "system", "content": content.write(part)?}
+    messages.iter().map(message).collect()
+}
+
+/// One LangChain message dict.
+fn message(message: &Message) -> Result<Written, CannotExpress> {
+    Ok(match message {
+        Message::System(content) => {
+            object! {"type": "system", "content": content.write(part)?}
+        }
+        Message::User(content) => {
+            object! {"type": "human", "content": content.write(part)?}
+        }
+        Message::Assistant(blocks) => {
+            let mut parts = Vec::new();
+            let mut calls = Vec::new();
+            for block in blocks {
+                match block {
+                    Block::Call(call) => calls.push(object! {
+                        "id": call.id.clone(),
+                        "name": call.name.clone(),
+                        "args": call.arguments.clone(),
+                        "type": "tool_call",
+                    }),
+                    other => parts.push(part(other)?),
                 }
-                Message::User(content) => {
-                    object! {"type": "human", "content": content.write(part)?}
-                }
-                Message::Assistant(blocks) => {
-                    let mut parts = Vec::new();
-                    let mut calls = Vec::new();
-                    for block in blocks {
-                        match block {
-                            Block::Call {
-                                id,
-                                name,
-                                arguments,
-                            } => calls.push(object! {
-                                "id": id.clone(),
-                                "name": name.clone(),
-                                "args": arguments.clone(),
-                                "type": "tool_call",
-                            }),
-                            other => parts.push(part(other)?),
-                        }
-                    }
-                    ai_message(parts, calls)
-                }
-                Message::Result {
-                    id,
-                    name,
-                    content,
-                    is_error,
-                } => object! {
-                    "type": "tool",
-                    "tool_call_id": id.clone(),
-                    "name": name.clone(),
-                    "content": content.write(part)?,
-                    "status": if *is_error { "error" } else { "success" },
-                },
-            })
-        })
-        .collect()
+            }
+            ai_message(parts, calls)
+        }
+        Message::Result(result) => object! {
+            "type": "tool",
+            "tool_call_id": result.id.clone(),
+            "name": result.name.clone(),
+            "content": result.content.write(part)?,
+            "status": if result.is_error { "error" } else { "success" },
+        },
+    })
 }
 
 /// An AI message as LangChain writes one: `content: ""` when the message only calls tools (the
@@ -85,7 +76,7 @@ fn part(block: &Block) -> Result<Written, CannotExpress> {
             "type": "image_url",
             "image_url": object! {"url": format!("data:{mime_type};base64,{data}")},
         },
-        Block::Call { .. } => {
+        Block::Call(_) => {
             return Err(CannotExpress::Block(
                 "a tool call outside an AI message".into(),
             ));

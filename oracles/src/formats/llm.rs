@@ -27,12 +27,16 @@ pub enum Block {
         data: String,
         mime_type: String,
     },
-    Call {
-        id: String,
-        name: String,
-        /// Always an object.
-        arguments: Written,
-    },
+    Call(CallBlock),
+}
+
+/// A `toolCall` block: the call's id, the tool's name and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallBlock {
+    pub id: String,
+    pub name: String,
+    /// Always an object.
+    pub arguments: Written,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,12 +44,16 @@ pub enum Message {
     System(Content),
     User(Content),
     Assistant(Vec<Block>),
-    Result {
-        id: String,
-        name: String,
-        content: Content,
-        is_error: bool,
-    },
+    Result(ToolResult),
+}
+
+/// A `toolResult` message: which call it answers, and what the tool returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub id: String,
+    pub name: String,
+    pub content: Content,
+    pub is_error: bool,
 }
 
 /// Reads pi LLM messages; every shape the writers do not handle is refused here.
@@ -65,7 +73,7 @@ fn message(value: &JsValue) -> Result<Message, CannotExpress> {
             Content::Text(text) => vec![Block::Text(text)],
             Content::Blocks(blocks) => blocks,
         }),
-        "toolResult" => Message::Result {
+        "toolResult" => Message::Result(ToolResult {
             id: opt_str(value, "toolCallId").ok_or(CannotExpress::Id)?,
             name: str_field(value, "toolName").to_string(),
             content: content(value.member("content"))?,
@@ -73,7 +81,7 @@ fn message(value: &JsValue) -> Result<Message, CannotExpress> {
                 value.member("isError").map(Json::view),
                 Some(View::Bool(true))
             ),
-        },
+        }),
         other => return Err(CannotExpress::Role(other.to_string())),
     })
 }
@@ -102,7 +110,7 @@ fn block(value: &JsValue) -> Result<Block, CannotExpress> {
             data: text("data")?,
             mime_type: text("mimeType")?,
         },
-        "toolCall" => Block::Call {
+        "toolCall" => Block::Call(CallBlock {
             id: opt_str(value, "id").ok_or(CannotExpress::Id)?,
             name: opt_str(value, "name").ok_or(CannotExpress::Id)?,
             arguments: match value.member("arguments") {
@@ -110,7 +118,7 @@ fn block(value: &JsValue) -> Result<Block, CannotExpress> {
                 None | Some(JsValue::Null) => JsValue::Object(Object::new()),
                 Some(_) => return Err(CannotExpress::Block("non-object tool arguments".into())),
             },
-        },
+        }),
         other => return Err(CannotExpress::Block(format!("a `{other}` block"))),
     })
 }

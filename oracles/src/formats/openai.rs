@@ -10,25 +10,25 @@ use crate::js::Json;
 use crate::js_value::{JsValue, SortedKeys};
 
 pub fn write(messages: &[Message]) -> Result<Vec<Written>, CannotExpress> {
-    messages
-        .iter()
-        .map(|message| {
-            Ok(match message {
-                Message::System(content) => {
-                    object! {"role": "system", "content": text(content, "a system message")?}
-                }
-                Message::User(content) => {
-                    object! {"role": "user", "content": user_content(content)?}
-                }
-                Message::Assistant(blocks) => assistant(blocks)?,
-                Message::Result { id, content, .. } => object! {
-                    "role": "tool",
-                    "tool_call_id": id.clone(),
-                    "content": text(content, "a tool message")?,
-                },
-            })
-        })
-        .collect()
+    messages.iter().map(message).collect()
+}
+
+/// One chat message.
+fn message(message: &Message) -> Result<Written, CannotExpress> {
+    Ok(match message {
+        Message::System(content) => {
+            object! {"role": "system", "content": text(content, "a system message")?}
+        }
+        Message::User(content) => {
+            object! {"role": "user", "content": user_content(content)?}
+        }
+        Message::Assistant(blocks) => assistant(blocks)?,
+        Message::Result(result) => object! {
+            "role": "tool",
+            "tool_call_id": result.id.clone(),
+            "content": text(&result.content, "a tool message")?,
+        },
+    })
 }
 
 /// A bare string stays a string; blocks become text parts (anything else is refused).
@@ -64,17 +64,13 @@ fn assistant(blocks: &[Block]) -> Result<Written, CannotExpress> {
     for block in blocks {
         match block {
             Block::Text(text) => parts.push(text_part(text)),
-            Block::Call {
-                id,
-                name,
-                arguments,
-            } => calls.push(object! {
-                "id": id.clone(),
+            Block::Call(call) => calls.push(object! {
+                "id": call.id.clone(),
                 "type": "function",
                 // Keys sorted, as the bridge has always written them.
                 "function": object! {
-                    "name": name.clone(),
-                    "arguments": serde_json::to_string(&SortedKeys(arguments)).expect("JSON"),
+                    "name": call.name.clone(),
+                    "arguments": serde_json::to_string(&SortedKeys(&call.arguments)).expect("JSON"),
                 },
             }),
             Block::Thinking { thinking, .. } if reasoning.is_none() => reasoning = Some(thinking),

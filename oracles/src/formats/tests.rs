@@ -420,7 +420,7 @@ fn a_pi_result_is_an_error_only_when_is_error_is_true() {
     let flags: Vec<bool> = llm::read(&js_value::borrow_all(&messages))
         .unwrap()
         .into_iter()
-        .map(|message| matches!(message, llm::Message::Result { is_error: true, .. }))
+        .map(|message| matches!(message, llm::Message::Result(result) if result.is_error))
         .collect();
     assert_eq!(flags, [true, false, false]);
 }
