@@ -54,47 +54,25 @@ const fn oracle(name: &'static str, fault: Fault) -> Defect {
     }
 }
 
-/// Every known defect. Each must be caught; `ctxfuzz mutants` fails if one survives.
+/// Every known defect. Each must be caught; `ctxfuzz mutants` fails if one survives. A table,
+/// one defect a line (rustfmt would spread the longer entries over five).
+#[rustfmt::skip]
 pub const CATALOG: &[Defect] = &[
     fuzz("sweep: barrier rule none (before gh-11)", "sweep", "none"),
     fuzz("sweep: barrier rule allowlist", "sweep", "allowlist"),
     fuzz("compaction: midpoint boundary", "compaction", "midpoint"),
     fuzz("compaction: boundary floor 0", "compaction", "floor-0"),
     // Observable only when composition fails: the compaction target injects summariser faults.
-    fuzz(
-        "compaction: composition after the reset",
-        "compaction",
-        "compose-after-reset",
-    ),
+    fuzz("compaction: composition after the reset", "compaction", "compose-after-reset"),
     fuzz("compaction: old clip key", "compaction", "old-clip-key"),
-    fuzz(
-        "compaction: user-turn preservation off",
-        "compaction",
-        "no-preserve",
-    ),
+    fuzz("compaction: user-turn preservation off", "compaction", "no-preserve"),
     fuzz("compaction: state block off", "compaction", "no-state"),
     fuzz("guard: hooked on agent_settled", "guard", "settled"),
-    fuzz(
-        "guard: agent_end without the settle release",
-        "guard",
-        "end-no-release",
-    ),
-    oracle(
-        "oracle: no synthetic result at a user boundary",
-        Fault::NoSyntheticAtUser,
-    ),
-    oracle(
-        "oracle: error/aborted assistants kept",
-        Fault::KeepErroredAssistants,
-    ),
-    oracle(
-        "oracle: ids compared before the remap",
-        Fault::CompareRawIds,
-    ),
-    oracle(
-        "oracle: tool-result runs not merged",
-        Fault::UnmergedResultRuns,
-    ),
+    fuzz("guard: agent_end without the settle release", "guard", "end-no-release"),
+    oracle("oracle: no synthetic result at a user boundary", Fault::NoSyntheticAtUser),
+    oracle("oracle: error/aborted assistants kept", Fault::KeepErroredAssistants),
+    oracle("oracle: ids compared before the remap", Fault::CompareRawIds),
+    oracle("oracle: tool-result runs not merged", Fault::UnmergedResultRuns),
 ];
 
 /// How much each probe may spend before its defect counts as surviving.
