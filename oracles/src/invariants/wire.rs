@@ -128,19 +128,24 @@ fn findings_numbered<'a, M: Borrow<JsValue<'a>>>(
     inspect: impl FnOnce(&[Cow<'a, JsValue<'a>>], &Request<'_>),
 ) -> Result<Vec<WireFinding>, Thrown> {
     let (rendered, wire) = render_and_validate(input, model, v, first_message, inspect)?;
+    Ok(attributed(&rendered, wire, model))
+}
+
+/// Each rejection of `rendered`'s request with its cause and known shape. Where the ids came
+/// from is worked out only when there is a rejection to attribute.
+fn attributed(rendered: &pi::Rendered, wire: Vec<Rejection>, model: &JsValue) -> Vec<WireFinding> {
     if wire.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let ids = IdProvenance::new(&rendered.llm, model);
     let remapped = &rendered.transformed.remapped_result_ids;
-    Ok(wire
-        .into_iter()
+    wire.into_iter()
         .map(|wire| {
             let cause = ids.cause(&wire, remapped);
             let shape = ids.shape(&wire, &cause);
             WireFinding { wire, cause, shape }
         })
-        .collect())
+        .collect()
 }
 
 /// `wire-valid` for every violation, plus `no-duplicate-tool-use-id` / `no-orphan-result` for the
@@ -169,18 +174,17 @@ fn permanent_invariant(rule: WireRule) -> Option<Invariant> {
 }
 
 /// The violations of `input` behind the permanent 400s (each as `wire-valid` and its permanent
-/// invariant); `Err` when pi itself would throw.
+/// invariant); `Err` when pi itself would throw. The other rejections are dropped before their
+/// causes are worked out: a request that breaks only rules pi repairs costs no attribution.
 pub fn permanent<'a, M: Borrow<JsValue<'a>>>(
     input: &'a [M],
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Violation>, Thrown> {
-    let findings = findings(input, model, v)?;
-    Ok(findings
-        .iter()
-        .filter(|finding| permanent_invariant(finding.wire.rule).is_some())
-        .flat_map(violations)
-        .collect())
+    let (rendered, mut wire) = render_and_validate(input, model, v, 0, |_, _| {})?;
+    wire.retain(|wire| permanent_invariant(wire.rule).is_some());
+    let findings = attributed(&rendered, wire, model);
+    Ok(findings.iter().flat_map(violations).collect())
 }
 
 /// How many permanent 400s `input` draws (one per broken rule instance), without the causes and
