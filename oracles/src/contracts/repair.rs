@@ -364,15 +364,22 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
         (Some((_, b)), Some((_, a))) => !keeps(*b, *a),
         (b, a) => b.is_some() != a.is_some(),
     })?;
-    // A message past the other side's end is lost or added even when a copy of it is elsewhere.
+    // Lost when no message from the first difference on keeps it, added when none from there
+    // on is kept in it: the messages before it are paired one to one, so a copy of it there is
+    // another message (a message past the other side's end is lost or added, whatever comes
+    // before).
     let (what, message) = match (before.get(at), after.get(at)) {
         (Some((i, lost)), _)
-            if after.len() <= at || !after.iter().any(|(_, a)| keeps(*lost, *a)) =>
+            if !after[at.min(after.len())..]
+                .iter()
+                .any(|(_, a)| keeps(*lost, *a)) =>
         {
             (Moved::Lost, MessageAt::input(*i, *lost))
         }
         (_, Some((o, added)))
-            if before.len() <= at || !before.iter().any(|(_, b)| keeps(*b, *added)) =>
+            if !before[at.min(before.len())..]
+                .iter()
+                .any(|(_, b)| keeps(*b, *added)) =>
         {
             (Moved::ChangedOrAdded, MessageAt::output(*o, *added))
         }

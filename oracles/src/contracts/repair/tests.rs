@@ -169,6 +169,13 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
     assert_eq!(kind(json!([x, y]), json!([y, x])), "reordered");
     assert_eq!(kind(json!([x, y]), json!([y])), "lost");
     assert_eq!(kind(json!([x]), json!([y, x])), "changed or added");
+    // A copy kept before the first difference is the copy it was paired with there, not the one
+    // lost: the second `x` is lost, not moved (a lossy repairer once read as reordering).
+    assert_eq!(kind(json!([x, y, x, y]), json!([x, y, y])), "lost");
+    assert_eq!(
+        kind(json!([x, y, y]), json!([x, y, x, y])),
+        "changed or added"
+    );
 }
 
 #[test]
