@@ -3,8 +3,6 @@ then `ctxfuzz fuzz --contract repair|cut|prune|trim --format FORMAT --sut "pytho
 import json
 import sys
 
-answers, sys.stdout = sys.stdout, sys.stderr  # your code's print() must not reach ctxfuzz
-
 
 def handle(request):
     messages = request["messages"]
@@ -14,10 +12,17 @@ def handle(request):
     return {"messages": messages}  # <- your repairer, pruner or trimmer(messages)
 
 
-for line in sys.stdin:
-    try:
-        answer = handle(json.loads(line))
-    except Exception as error:  # a throw is an answer, and the loop goes on
-        answer = {"error": f"{type(error).__name__}: {error}"}
-    answers.write(json.dumps(answer) + "\n")
-    answers.flush()
+def serve(handle):
+    """Answers each request line with handle's answer, one line each, until stdin ends."""
+    answers, sys.stdout = sys.stdout, sys.stderr  # your code's print() must not reach ctxfuzz
+    for line in sys.stdin:
+        try:
+            answer = handle(json.loads(line))
+        except Exception as error:  # a throw is an answer, and the loop goes on
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+
+
+if __name__ == "__main__":
+    serve(handle)
