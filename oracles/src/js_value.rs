@@ -267,6 +267,10 @@ impl Serialize for SortedKeys<'_> {
     fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
         match self.0 {
             JsValue::Array(items) => out.collect_seq(items.iter().map(SortedKeys)),
+            // The usual arguments object (one key, or keys already in order) without a copy.
+            JsValue::Object(object) if object.iter().is_sorted_by_key(|(key, _)| key) => {
+                out.collect_map(object.iter().map(|(key, value)| (key, SortedKeys(value))))
+            }
             JsValue::Object(object) => {
                 let mut fields: Vec<(&str, &JsValue)> = object.iter().collect();
                 fields.sort_unstable_by_key(|(key, _)| *key);

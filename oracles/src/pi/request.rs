@@ -241,10 +241,10 @@ fn sanitized(text: &str) -> Cow<'_, str> {
     js_string::without_lone_surrogates(text)
 }
 
-/// [`sanitized`] of a text the caller owns, the text itself when nothing changes.
-fn sanitized_owned(text: String) -> String {
+/// [`sanitized`] of a text borrowed or owned, the text itself when nothing changes.
+fn sanitized_kept(text: Cow<'_, str>) -> Cow<'_, str> {
     match sanitized(&text) {
-        Cow::Owned(clean) => clean,
+        Cow::Owned(clean) => Cow::Owned(clean),
         Cow::Borrowed(_) => text,
     }
 }

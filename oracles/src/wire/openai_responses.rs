@@ -29,8 +29,9 @@
 //! pairing. Items are read as the API reads them: `type`, `call_id` and `id` when they are strings.
 
 use std::borrow::Borrow;
-use std::collections::HashSet;
 use std::iter;
+
+use foldhash::{HashSet, HashSetExt};
 
 use super::EntryViolation;
 use super::WireRule::*;
@@ -50,7 +51,7 @@ pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<EntryViolation>
     };
     let calls = call_ids_of("function_call");
     let outputs = call_ids_of("function_call_output");
-    let mut ids = HashSet::new();
+    let mut ids = HashSet::with_capacity(items.len());
     let mut found = Vec::new();
     let next_items = items.iter().skip(1).map(Some).chain(iter::once(None));
     for (index, (&item, next)) in items.iter().zip(next_items).enumerate() {

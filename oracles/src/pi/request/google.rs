@@ -27,7 +27,7 @@
 use std::borrow::Cow;
 
 use super::{
-    collapse_system_messages, read_result_content, restaged, sanitized_owned, sanitized_text,
+    collapse_system_messages, read_result_content, restaged, sanitized_kept, sanitized_text,
     transformed_blocks, trimmable, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
@@ -76,7 +76,7 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
         collapse_system_messages(input.llm).map_err(restaged(API))?;
     }
     let requires_id = requires_tool_call_id(input.model, input.v);
-    let mut contents: Vec<Content> = Vec::new();
+    let mut contents: Vec<Content> = Vec::with_capacity(input.transformed.len());
     // Whether the last content is a user turn of function responses, which the next joins.
     let mut responses_open = false;
     for message in input.transformed.iter().map(|m| &**m) {
@@ -152,7 +152,8 @@ fn text_part<'r>(
     signature: Option<&'r str>,
     thought: bool,
 ) -> Result<JsValue<'r>, Thrown> {
-    let mut part = vec![("text", sanitized_text(text).map_err(restaged(API))?.into())];
+    let mut part = Vec::with_capacity(3);
+    part.push(("text", sanitized_text(text).map_err(restaged(API))?.into()));
     if thought {
         part.push(("thought", true.into()));
     }
@@ -177,7 +178,7 @@ fn model_parts<'r>(
     let dropped = |empty: bool, signature: Option<&str>| {
         empty && (v < PiVersion::From086 || signature.is_none())
     };
-    let mut parts = Vec::new();
+    let mut parts = Vec::with_capacity(blocks.len());
     for block in blocks {
         let kind = field(block, "type");
         if is_str(kind, "text") {
@@ -220,11 +221,12 @@ fn function_call<'r>(
     if requires_id && let Some(id) = field(call, "id") {
         function.push(("id", id.clone()));
     }
-    let mut part = vec![("functionCall", JsValue::object(function))];
-    if let Some(signature) = signature {
-        part.push(("thoughtSignature", signature.into()));
-    }
-    JsValue::object(part)
+    let signature = signature.map(|signature| ("thoughtSignature", signature.into()));
+    JsValue::object(
+        [("functionCall", JsValue::object(function))]
+            .into_iter()
+            .chain(signature),
+    )
 }
 
 /// A result's `functionResponse` part, and the parts of the user turn its images take after it
@@ -238,9 +240,9 @@ fn function_response<'r>(
     let read =
         read_result_content(field(result, "content"), "msg.content", v).map_err(restaged(API))?;
     let value = if read.has_text {
-        sanitized_owned(read.text)
+        sanitized_kept(read.text)
     } else if read.images.is_empty() {
-        String::new()
+        "".into()
     } else {
         "(see attached image)".into()
     };

@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use super::{
     arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
-    read_result_content, restaged, sanitized, sanitized_owned, sanitized_text, transformed_blocks,
+    read_result_content, restaged, sanitized, sanitized_kept, sanitized_text, transformed_blocks,
     trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
@@ -53,7 +53,7 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// from it.
 pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
     let compat = Compat::of(input.model, input.v);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(input.transformed.len());
     let mut declares_tools = false;
     if input.v.has_system_role() {
         let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
@@ -228,22 +228,24 @@ fn assistant_message<'r>(
     compat: Compat,
     v: PiVersion,
 ) -> Result<Option<JsValue<'r>>, Thrown> {
-    let blocks = transformed_blocks(message);
-    let of_type = |kind: &str| -> Vec<&'r JsValue<'_>> {
-        blocks
-            .iter()
-            .filter(|b| is_str(field(b, "type"), kind))
-            .collect()
-    };
-    let mut texts = Vec::new();
-    for block in of_type("text") {
+    let (mut text_blocks, mut calls, mut thinking) = (Vec::new(), Vec::new(), Vec::new());
+    for block in transformed_blocks(message) {
+        let kind = field(block, "type");
+        if is_str(kind, "text") {
+            text_blocks.push(block);
+        } else if is_str(kind, "toolCall") {
+            calls.push(block);
+        } else if is_str(kind, "thinking") {
+            thinking.push(block);
+        }
+    }
+    let mut texts = Vec::with_capacity(text_blocks.len());
+    for block in text_blocks {
         let text = trimmable(field(block, "text"), "block.text").map_err(restaged(API))?;
         if !js::is_blank(text) {
             texts.push(sanitized(text));
         }
     }
-    let calls = of_type("toolCall");
-    let thinking = of_type("thinking");
     let preserved = reasoning::preserved_details(&thinking, &calls, v);
     let mut thoughts = Vec::new();
     for block in thinking {
@@ -256,10 +258,9 @@ fn assistant_message<'r>(
     let empty = compat.assistant_after_tool_result || compat.non_null_assistant_content;
     // The fields in the order pi sets them; a later one of the same name (a reasoning field named
     // `content` before 0.86) takes the earlier one's place.
-    let mut out: Vec<(&str, JsValue)> = vec![
-        ("role", "assistant".into()),
-        ("content", if empty { "".into() } else { JsValue::Null }),
-    ];
+    let mut out: Vec<(&str, JsValue)> = Vec::with_capacity(5);
+    out.push(("role", "assistant".into()));
+    out.push(("content", if empty { "".into() } else { JsValue::Null }));
     let mut set = |name, value| match out.iter_mut().find(|(field, _)| *field == name) {
         Some(slot) => slot.1 = value,
         None => out.push((name, value)),
@@ -332,13 +333,15 @@ fn tool_message<'r>(
         .map_err(restaged(API))?;
     // Before 0.80.4 a result without text says it has an image even when it has none.
     let sent = if read.has_text {
-        sanitized_owned(read.text)
+        sanitized_kept(read.text)
     } else if read.images.is_empty() && v >= PiVersion::From0804 {
         "(no tool output)".into()
     } else {
         "(see attached image)".into()
     };
-    let mut out = vec![("role", "tool".into()), ("content", sent.into())];
+    let mut out = Vec::with_capacity(4);
+    out.push(("role", "tool".into()));
+    out.push(("content", sent.into()));
     if let Some(id) = field(result, "toolCallId") {
         out.push(("tool_call_id", id.clone()));
     }

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 
 use super::{
     arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
-    read_result_content, restaged, sanitized_owned, sanitized_text, transformed_blocks, user_parts,
+    read_result_content, restaged, sanitized_kept, sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
@@ -49,7 +49,7 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
 pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(input.transformed.len());
     if input.v.has_system_role() {
         let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
         out.extend(prompt_message(head.prompt, developer_role(input.model)));
@@ -116,7 +116,7 @@ fn assistant_items<'r>(
     let same_model = same_model(message, model);
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
     let sibling = same_provider_and_api(message, model) && !same_model;
-    let mut items = Vec::new();
+    let mut items = Vec::with_capacity(blocks.len());
     let mut texts = 0;
     for block in blocks {
         let kind = field(block, "type");
@@ -135,17 +135,18 @@ fn assistant_items<'r>(
                 ("text", text.into()),
                 ("annotations", JsValue::Array(Box::default())),
             ]);
-            let mut item = vec![
-                ("type", "message".into()),
-                ("role", "assistant".into()),
-                ("content", vec![content].into()),
-                ("status", "completed".into()),
-                ("id", id.id.into()),
-            ];
-            if let Some(phase) = id.phase {
-                item.push(("phase", <&str>::from(phase).into()));
-            }
-            items.push(JsValue::object(item));
+            let phase = id.phase.map(|phase| ("phase", <&str>::from(phase).into()));
+            items.push(JsValue::object(
+                [
+                    ("type", "message".into()),
+                    ("role", "assistant".into()),
+                    ("content", vec![content].into()),
+                    ("status", "completed".into()),
+                    ("id", id.id.into()),
+                ]
+                .into_iter()
+                .chain(phase),
+            ));
         } else if is_str(kind, "toolCall") {
             items.push(function_call(block, same_model, sibling, v)?);
         }
@@ -170,7 +171,8 @@ fn function_call<'r>(
     } else {
         sibling && fc
     };
-    let mut out = vec![("type", "function_call".into())];
+    let mut out = Vec::with_capacity(6);
+    out.push(("type", "function_call".into()));
     if let Some(item_id) = item_id.filter(|_| !dropped) {
         out.push(("id", item_id.into()));
     }
@@ -246,14 +248,14 @@ fn result_output<'r>(
             "(see attached image)"
         };
         return Ok(if read.has_text {
-            sanitized_owned(read.text).into()
+            sanitized_kept(read.text).into()
         } else {
             note.into()
         });
     }
     let mut parts = Vec::with_capacity(read.images.len() + 1);
     if read.has_text {
-        parts.push(text_part(Cow::Owned(sanitized_owned(read.text))));
+        parts.push(text_part(sanitized_kept(read.text)));
     }
     parts.extend(read.images.into_iter().map(image_part));
     Ok(parts.into())

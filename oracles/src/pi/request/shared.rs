@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::{restaged, sanitized, sanitized_owned, sanitized_text, throw};
+use super::{restaged, sanitized, sanitized_kept, sanitized_text, throw};
 use crate::js::{self, field, is_str};
 use crate::js_value::JsValue;
 use crate::json_text;
@@ -77,7 +77,7 @@ pub(crate) fn prompt_message<'r>(prompt: String, developer: bool) -> Option<JsVa
     let role = if developer { "developer" } else { "system" };
     Some(JsValue::object([
         ("role", role.into()),
-        ("content", sanitized_owned(prompt).into()),
+        ("content", sanitized_kept(prompt.into()).into()),
     ]))
 }
 
@@ -112,10 +112,10 @@ pub(crate) fn transformed_blocks<'v, 'a>(message: &'v JsValue<'a>) -> &'v [JsVal
 }
 
 /// A tool result's content as pi-ai's OpenAI and Google builders read it
-/// (`msg.content.filter(...)`): its texts joined with `\n`, whether they count as text, and its
-/// images.
+/// (`msg.content.filter(...)`): its texts joined with `\n` (the one text borrowed), whether they
+/// count as text, and its images.
 pub(crate) struct ResultContent<'v, 'a> {
-    pub text: String,
+    pub text: Cow<'v, str>,
     /// Before 1.3 any text counts; from 1.3 a blank one does not.
     pub has_text: bool,
     pub images: Vec<&'v JsValue<'a>>,
@@ -133,11 +133,17 @@ pub(crate) fn read_result_content<'v, 'a>(
     if let Some(block) = blocks.iter().find(|b| b.is_null()) {
         return Err(throw(js::cannot_read(Some(block), "type")));
     }
-    let texts = blocks
-        .iter()
-        .filter(|b| is_str(field(b, "type"), "text"))
-        .map(|b| field(b, "text"));
-    let text = js::join(texts, "\n");
+    let texts = || {
+        blocks
+            .iter()
+            .filter(|b| is_str(field(b, "type"), "text"))
+            .map(|b| field(b, "text"))
+    };
+    let mut first_two = texts();
+    let text = match (first_two.next(), first_two.next()) {
+        (Some(Some(JsValue::String(text))), None) => Cow::Borrowed(&**text),
+        _ => Cow::Owned(js::join(texts(), "\n")),
+    };
     let has_text = if v >= PiVersion::From130 {
         !js::is_blank(&text)
     } else {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::{NO_RESULT_TEXT, text_block, throw};
 use crate::js::{self, field, is_str};
-use crate::js_value::{JsValue, Object};
+use crate::js_value::JsValue;
 use crate::pi::{Fault, PiVersion, Thrown};
 
 /// A tool call id as `Set.has` compares it (SameValueZero): primitives by value; an object or
@@ -138,19 +138,18 @@ impl<'a> Ledger<'a> {
 /// The result pi invents for an unanswered call. The timestamp is wall-clock time in pi; the
 /// model freezes it to 0, as the reference vectors do.
 fn synthetic_result<'a>(call: &JsValue<'a>) -> JsValue<'a> {
-    let mut map = Object::new();
-    map.insert("role", JsValue::from("toolResult"));
-    if let Some(id) = field(call, "id") {
-        map.insert("toolCallId", id.clone());
-    }
-    if let Some(name) = field(call, "name") {
-        map.insert("toolName", name.clone());
-    }
-    map.insert(
-        "content",
-        JsValue::from(vec![text_block(JsValue::from(NO_RESULT_TEXT))]),
-    );
-    map.insert("isError", JsValue::Bool(true));
-    map.insert("timestamp", JsValue::from(0u64));
-    JsValue::Object(map)
+    let id = field(call, "id").map(|id| ("toolCallId", id.clone()));
+    let name = field(call, "name").map(|name| ("toolName", name.clone()));
+    let content = JsValue::from(vec![text_block(JsValue::from(NO_RESULT_TEXT))]);
+    JsValue::object(
+        [("role", JsValue::from("toolResult"))]
+            .into_iter()
+            .chain(id)
+            .chain(name)
+            .chain([
+                ("content", content),
+                ("isError", JsValue::Bool(true)),
+                ("timestamp", JsValue::from(0u64)),
+            ]),
+    )
 }
