@@ -62,7 +62,7 @@ impl Build for JsValue<'_> {
             .into_iter()
             .map(|(key, value)| (Str::from(key), value))
             .collect();
-        JsValue::Object(Object::from_fields(fields))
+        JsValue::Object(Object::from_distinct_fields(fields))
     }
 
     fn set(&mut self, key: &'static str, value: Self) {

@@ -54,6 +54,17 @@ impl<'a> Object<'a> {
         Object(unique.into_boxed_slice())
     }
 
+    /// Fields whose keys are distinct by construction (a generator's literal keys), kept as they
+    /// are: [`Object::from_fields`]' search for a repeated key is a sixth of a generated case's
+    /// building, so it is left to debug builds here.
+    pub fn from_distinct_fields(fields: Vec<(Str<'a>, JsValue<'a>)>) -> Self {
+        debug_assert!(
+            (0..fields.len()).all(|i| fields[..i].iter().all(|(key, _)| *key != fields[i].0)),
+            "a repeated key"
+        );
+        Object(fields.into_boxed_slice())
+    }
+
     pub fn get(&self, key: &str) -> Option<&JsValue<'a>> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
