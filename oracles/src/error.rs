@@ -62,10 +62,9 @@ pub fn unknown<T: Named>(name: &str) -> UnknownName {
 mod tests {
     use super::*;
 
-    #[derive(
-        Debug, Clone, Copy, PartialEq, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
-    )]
+    #[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
     #[strum(serialize_all = "lowercase", parse_err_ty = UnknownName, parse_err_fn = unknown::<Self>)]
+    #[derive(Debug, Clone, Copy, PartialEq)]
     enum Number {
         One,
         Two,

@@ -181,8 +181,7 @@ pub fn permanent<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<Vec<Violation>, Thrown> {
-    let (rendered, mut wire) = render_and_validate(input, model, v, 0, |_, _| {})?;
-    wire.retain(|wire| permanent_invariant(wire.rule).is_some());
+    let (rendered, wire) = permanent_rejections(input, model, v)?;
     let findings = attributed(&rendered, wire, model);
     Ok(findings.iter().flat_map(violations).collect())
 }
@@ -196,11 +195,19 @@ pub fn permanent_count<'a, M: Borrow<JsValue<'a>>>(
     model: &JsValue<'_>,
     v: PiVersion,
 ) -> Result<usize, Thrown> {
-    let (_, wire) = render_and_validate(input, model, v, 0, |_, _| {})?;
-    Ok(wire
-        .iter()
-        .filter(|wire| permanent_invariant(wire.rule).is_some())
-        .count())
+    Ok(permanent_rejections(input, model, v)?.1.len())
+}
+
+/// pi's pipeline over `input`, and the rejections of the request it builds that are permanent
+/// 400s.
+fn permanent_rejections<'a, M: Borrow<JsValue<'a>>>(
+    input: &'a [M],
+    model: &JsValue<'_>,
+    v: PiVersion,
+) -> Result<(pi::Rendered<'a>, Vec<Rejection>), Thrown> {
+    let (rendered, mut wire) = render_and_validate(input, model, v, 0, |_, _| {})?;
+    wire.retain(|wire| permanent_invariant(wire.rule).is_some());
+    Ok((rendered, wire))
 }
 
 /// pi's pipeline over `input`, and the provider's rules the request it builds breaks (its

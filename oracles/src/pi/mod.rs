@@ -142,7 +142,6 @@ pub fn render<'a, M: Borrow<JsValue<'a>>>(
 /// What a body builder reads: `convertToLlm`'s output (`llm`), `transformMessages`' output with
 /// the API's id normaliser (`transformed`, which the body borrows from), the model and the pi
 /// version.
-#[derive(Clone, Copy)]
 pub(crate) struct BuilderInput<'r, 'l, 't> {
     pub(crate) llm: &'r [Cow<'l, JsValue<'l>>],
     pub(crate) transformed: &'r [Cow<'t, JsValue<'t>>],
