@@ -14,6 +14,9 @@
 //! exhausted input ends the transcript with ordinary turns and shrinking the bytes (proptest,
 //! libFuzzer's minimiser) moves toward ordinary transcripts.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use arbitrary::{Result, Unstructured};
 use ctxfuzz_oracles::js_value::JsValue;
 use proptest::collection::vec;
@@ -112,7 +115,7 @@ struct Written<B> {
     /// Results held back to be emitted after the next assistant's results ("late").
     late: Vec<B>,
     /// Call ids used so far (for ids reused across turns).
-    called: Vec<String>,
+    called: Vec<CallId>,
     next_id: u32,
     clock: u64,
 }
@@ -245,6 +248,57 @@ const OTHER_MODEL_IDS: [(IdStyle, u16); 6] = [
 ];
 
 const TOOLS: [&str; 4] = ["bash", "read", "edit", "write"];
+
+/// A call id: one of the ids made once per process ([`INTERNED_IDS`], [`COLLAPSING_IDS`],
+/// [`LONG_IDS`]), or one made for its transcript (a fresh id past the interned ones). Interned,
+/// the ids of a case cost no allocation to make, copy into its calls and results, or drop.
+type CallId = Cow<'static, str>;
+
+/// What a fresh id starts with, before its number.
+#[derive(Clone, Copy)]
+enum IdPrefix {
+    Tool,
+    NonAscii,
+    Astral,
+}
+
+impl IdPrefix {
+    const ALL: [IdPrefix; 3] = [IdPrefix::Tool, IdPrefix::NonAscii, IdPrefix::Astral];
+
+    fn text(self) -> &'static str {
+        match self {
+            IdPrefix::Tool => "toolu_",
+            IdPrefix::NonAscii => "outil_é",
+            IdPrefix::Astral => "tool_😀",
+        }
+    }
+}
+
+/// The fresh ids numbered 1 to 1,024 of each prefix, in [`IdPrefix::ALL`]'s order: every id of
+/// all but the longest transcripts.
+static INTERNED_IDS: LazyLock<[Vec<String>; 3]> = LazyLock::new(|| {
+    IdPrefix::ALL.map(|prefix| {
+        (1..=1024)
+            .map(|n| {
+                let mut id = prefix.text().to_string();
+                push_decimal(&mut id, n);
+                id
+            })
+            .collect()
+    })
+});
+
+/// `cx{separator}{n}`, by separator (`.`, `|`, `/`, space) and n: ids that sanitise alike.
+const COLLAPSING_IDS: [[&str; 2]; 4] = [
+    ["cx.0", "cx.1"],
+    ["cx|0", "cx|1"],
+    ["cx/0", "cx/1"],
+    ["cx 0", "cx 1"],
+];
+
+/// Ids over 64 UTF-16 units that share their first 64 (`toolu_long_` six times, then 0, 1 or 2).
+static LONG_IDS: LazyLock<[String; 3]> =
+    LazyLock::new(|| [0, 1, 2].map(|tail| format!("{}{tail}", "toolu_long_".repeat(6))));
 const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
 /// A tool's output: mostly ordinary; empty (a command that printed nothing) and whitespace-only
@@ -373,7 +427,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         Ok(())
     }
 
-    fn call_id(&mut self, other_model: bool) -> Result<String> {
+    fn call_id(&mut self, other_model: bool) -> Result<CallId> {
         let styles = if other_model {
             &OTHER_MODEL_IDS
         } else {
@@ -384,29 +438,33 @@ impl<B: Build> Generator<'_, '_, '_, B> {
                 let at = self.u.choose_index(self.w.called.len())?;
                 return Ok(self.w.called[at].clone());
             }
-            IdStyle::Fresh | IdStyle::Reused => self.fresh("toolu_"),
+            IdStyle::Fresh | IdStyle::Reused => self.fresh(IdPrefix::Tool),
             IdStyle::Collapsing => {
-                let separator = *self.u.choose(&[".", "|", "/", " "])?;
+                let by_n = self.u.choose(&COLLAPSING_IDS)?;
                 let n = self.u.int_in_range(0..=1u8)?;
-                format!("cx{separator}{n}")
+                Cow::Borrowed(by_n[usize::from(n)])
             }
             IdStyle::Long => {
                 let tail = self.u.int_in_range(0..=2u8)?;
-                format!("{}{tail}", "toolu_long_".repeat(6))
+                Cow::Borrowed(LONG_IDS[usize::from(tail)].as_str())
             }
-            IdStyle::NonAscii => self.fresh("outil_é"),
-            IdStyle::Astral => self.fresh("tool_😀"),
+            IdStyle::NonAscii => self.fresh(IdPrefix::NonAscii),
+            IdStyle::Astral => self.fresh(IdPrefix::Astral),
         };
         self.w.called.push(id.clone());
         Ok(id)
     }
 
-    fn fresh(&mut self, prefix: &str) -> String {
+    fn fresh(&mut self, prefix: IdPrefix) -> CallId {
         self.w.next_id += 1;
-        let mut id = String::with_capacity(prefix.len() + 10);
-        id.push_str(prefix);
-        push_decimal(&mut id, self.w.next_id);
-        id
+        let n = self.w.next_id;
+        if let Some(id) = INTERNED_IDS[prefix as usize].get(n as usize - 1) {
+            return Cow::Borrowed(id);
+        }
+        let mut id = String::with_capacity(prefix.text().len() + 10);
+        id.push_str(prefix.text());
+        push_decimal(&mut id, n);
+        Cow::Owned(id)
     }
 
     fn content(&mut self, form: Form, blocks: Vec<B>) -> Option<B> {
@@ -439,7 +497,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         Ok(message("user", content, [("timestamp", self.tick())]))
     }
 
-    fn assistant(&mut self, ids: &[String], other_model: bool) -> Result<B> {
+    fn assistant(&mut self, ids: &[CallId], other_model: bool) -> Result<B> {
         let stop = if ids.is_empty() {
             "stop"
         } else {
@@ -465,7 +523,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
             let tool = TOOLS[id.len() % TOOLS.len()];
             blocks.push(B::object(vec![
                 ("type", B::text("toolCall")),
-                ("id", B::string(id.clone())),
+                ("id", id_value(id)),
                 ("name", B::text(tool)),
                 ("arguments", B::object(vec![("path", B::text("a.rs"))])),
             ]));
@@ -490,7 +548,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         ))
     }
 
-    fn result(&mut self, id: &str) -> Result<B> {
+    fn result(&mut self, id: &CallId) -> Result<B> {
         let body = if self.rare(HUGE_PER_65536)? {
             B::object(vec![
                 ("type", B::text("text")),
@@ -515,7 +573,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
             "toolResult",
             content,
             [
-                ("toolCallId", B::string(id.to_string())),
+                ("toolCallId", id_value(id)),
                 ("toolName", B::text(tool)),
                 ("isError", B::bool(is_error)),
                 ("timestamp", self.tick()),
@@ -602,6 +660,14 @@ fn message<B: Build, const N: usize>(
     }
     object.extend(fields);
     B::object(object)
+}
+
+/// A call id as a value: one made once per process is borrowed, the value owns any other.
+fn id_value<B: Build>(id: &CallId) -> B {
+    match id {
+        Cow::Borrowed(id) => B::text(id),
+        Cow::Owned(id) => B::string(id.clone()),
+    }
 }
 
 /// Appends the decimal digits of `n` without going through `fmt` (ids are made in the hot path).
