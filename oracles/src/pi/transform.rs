@@ -46,13 +46,17 @@ pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
     if id.len() <= 64 && id.chars().all(kept) {
         return Cow::Borrowed(id);
     }
-    js_string::code_units(id)
-        .map(|unit| match unit {
-            JsChar::Scalar(c) if kept(c) => c,
-            _ => '_',
-        })
-        .take(64)
-        .collect()
+    // Every character written is ASCII: 64 of them fill the text without its growing.
+    let mut out = String::with_capacity(64);
+    out.extend(
+        js_string::code_units(id)
+            .map(|unit| match unit {
+                JsChar::Scalar(c) if kept(c) => c,
+                _ => '_',
+            })
+            .take(64),
+    );
+    Cow::Owned(out)
 }
 
 /// A provider's `normalizeToolCallId`, as `transformMessages` calls it on the call ids of another
