@@ -42,21 +42,33 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// the id is already its own normal form, as almost every id is: that is checked without decoding
 /// or copying it.
 pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
-    let kept = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if id.len() <= 64 && id.chars().all(kept) {
+    if id.len() <= 64 && already_sanitized(id) {
         return Cow::Borrowed(id);
     }
     // Every character written is ASCII: 64 of them fill the text without its growing.
     let mut out = String::with_capacity(64);
-    out.extend(
-        js_string::code_units(id)
-            .map(|unit| match unit {
-                JsChar::Scalar(c) if kept(c) => c,
-                _ => '_',
-            })
-            .take(64),
-    );
+    out.extend(sanitized_id(id).take(64));
     Cow::Owned(out)
+}
+
+/// Whether [`sanitized_id`] leaves `id` as it is: read byte by byte, since a byte of a non-ASCII
+/// character is never kept either.
+pub(crate) fn already_sanitized(id: &str) -> bool {
+    id.bytes().all(|byte| kept_in_ids(char::from(byte)))
+}
+
+/// Whether every provider's normaliser keeps `c` in a call id: `[a-zA-Z0-9_-]`.
+fn kept_in_ids(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `text.replace(/[^a-zA-Z0-9_-]/g, "_")`, per UTF-16 unit (an astral character becomes two
+/// underscores, a lone surrogate one): how every provider's normaliser sanitises an id.
+pub(crate) fn sanitized_id(text: &str) -> impl Iterator<Item = char> + '_ {
+    js_string::code_units(text).map(|unit| match unit {
+        JsChar::Scalar(c) if kept_in_ids(c) => c,
+        _ => '_',
+    })
 }
 
 /// A provider's `normalizeToolCallId`, as `transformMessages` calls it on the call ids of another

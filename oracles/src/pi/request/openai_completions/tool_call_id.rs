@@ -7,9 +7,10 @@
 
 use std::borrow::Cow;
 
-use crate::js_string::{self, JsChar};
+use crate::js_string;
 use crate::pi::PiVersion;
 use crate::pi::request::short_hash::short_hash;
+use crate::pi::transform::sanitized_id;
 
 /// OpenAI's limit on a tool call id.
 const MAX_ID: usize = 40;
@@ -42,10 +43,5 @@ pub(crate) fn normalize_tool_call_id(id: &str, openai: bool, v: PiVersion) -> Co
 
 /// `text.replace(/[^a-zA-Z0-9_-]/g, "_")`, per UTF-16 unit.
 fn sanitized(text: &str) -> String {
-    js_string::code_units(text)
-        .map(|unit| match unit {
-            JsChar::Scalar(c) if c.is_ascii_alphanumeric() || c == '_' || c == '-' => c,
-            _ => '_',
-        })
-        .collect()
+    sanitized_id(text).collect()
 }

@@ -11,9 +11,9 @@
 use std::borrow::Cow;
 
 use crate::js::{field, is_str};
-use crate::js_string::{self, JsChar};
 use crate::js_value::JsValue;
 use crate::pi::request::short_hash::short_hash;
+use crate::pi::transform::{already_sanitized, sanitized_id};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS`.
 const ITEM_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
@@ -52,18 +52,14 @@ pub(crate) fn normalize_tool_call_id(id: &str, keeps_items: bool, foreign: bool)
 /// `normalizeIdPart`: sanitised, cut to 64, trailing underscores stripped. Lent back when the
 /// part is already its own normal form, as almost every call id is.
 fn normalized_part(part: &str) -> Cow<'_, str> {
-    let kept = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
-    if part.len() <= MAX_ID && !part.ends_with('_') && part.bytes().all(kept) {
+    if part.len() <= MAX_ID && !part.ends_with('_') && already_sanitized(part) {
         return Cow::Borrowed(part);
     }
-    let sanitized: String = js_string::code_units(part)
-        .map(|unit| match unit {
-            JsChar::Scalar(c) if c.is_ascii_alphanumeric() || c == '_' || c == '-' => c,
-            _ => '_',
-        })
-        .take(MAX_ID)
-        .collect();
-    Cow::Owned(sanitized.trim_end_matches('_').to_string())
+    // Every character written is ASCII: the text never grows past its first size.
+    let mut sanitized = String::with_capacity(MAX_ID);
+    sanitized.extend(sanitized_id(part).take(MAX_ID));
+    sanitized.truncate(sanitized.trim_end_matches('_').len());
+    Cow::Owned(sanitized)
 }
 
 #[cfg(test)]
