@@ -16,6 +16,7 @@ use crate::wire::anthropic::Request;
 use transform::IdNormaliser;
 
 mod api;
+mod call_id;
 pub mod convert;
 mod fault;
 mod provider;

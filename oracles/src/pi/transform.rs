@@ -16,11 +16,12 @@ use std::borrow::Cow;
 use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use super::call_id::{already_sanitized, sanitized_id};
 use super::request::openai_completions::tool_call_id as completions_ids;
 use super::request::openai_responses::tool_call_id as responses_ids;
 use super::{Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, strict_equals, truthy};
-use crate::js_string::{self, JsChar};
+use crate::js_string;
 
 const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
@@ -49,26 +50,6 @@ pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(64);
     out.extend(sanitized_id(id).take(64));
     Cow::Owned(out)
-}
-
-/// Whether [`sanitized_id`] leaves `id` as it is: read byte by byte, since a byte of a non-ASCII
-/// character is never kept either.
-pub(crate) fn already_sanitized(id: &str) -> bool {
-    id.bytes().all(|byte| kept_in_ids(char::from(byte)))
-}
-
-/// Whether every provider's normaliser keeps `c` in a call id: `[a-zA-Z0-9_-]`.
-fn kept_in_ids(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
-}
-
-/// `text.replace(/[^a-zA-Z0-9_-]/g, "_")`, per UTF-16 unit (an astral character becomes two
-/// underscores, a lone surrogate one): how every provider's normaliser sanitises an id.
-pub(crate) fn sanitized_id(text: &str) -> impl Iterator<Item = char> + '_ {
-    js_string::code_units(text).map(|unit| match unit {
-        JsChar::Scalar(c) if kept_in_ids(c) => c,
-        _ => '_',
-    })
 }
 
 /// A provider's `normalizeToolCallId`, as `transformMessages` calls it on the call ids of another

@@ -9,8 +9,8 @@ use std::borrow::Cow;
 
 use crate::js_string;
 use crate::pi::PiVersion;
+use crate::pi::call_id::sanitized_id;
 use crate::pi::request::short_hash::short_hash;
-use crate::pi::transform::sanitized_id;
 
 /// OpenAI's limit on a tool call id.
 const MAX_ID: usize = 40;

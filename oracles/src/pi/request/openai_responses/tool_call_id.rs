@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
+use crate::pi::call_id::{already_sanitized, sanitized_id};
 use crate::pi::request::short_hash::short_hash;
-use crate::pi::transform::{already_sanitized, sanitized_id};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS`.
 const ITEM_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
