@@ -167,12 +167,16 @@ pub fn fuzz_rotation(
     let shared_progress = Mutex::new(std::mem::replace(progress, Progress::Hidden));
 
     let _honouring = stop::honour();
-    let time_is_up =
-        || stop::requested().is_some() || deadline.is_some_and(|d| Instant::now() >= d);
+    let time_is_up = || {
+        done.load(Ordering::Relaxed)
+            || stop::requested().is_some()
+            || deadline.is_some_and(|d| Instant::now() >= d)
+    };
     let stats = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..config.jobs.max(1))
             .map(|_| {
                 scope.spawn(|| {
+                    let _ending = EndOnPanic(&done);
                     let work = || {
                         let mut stats = Stats::default();
                         let mut buffer = Vec::new();
@@ -249,16 +253,17 @@ pub fn fuzz_rotation(
                     });
             }
         });
-        let mut total = Stats::default();
-        for worker in workers {
-            total.absorb(
-                worker
-                    .join()
-                    .expect("a fuzz worker never panics: judging catches panics"),
-            );
-        }
+        let joined: Vec<_> = workers.into_iter().map(|worker| worker.join()).collect();
         done.store(true, Ordering::Relaxed);
         monitor.join().expect("the progress monitor does not panic");
+        let mut total = Stats::default();
+        for stats in joined {
+            match stats {
+                Ok(stats) => total.absorb(stats),
+                // The worker's panic, as it was raised (its hook printed where).
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
         total
     });
 
@@ -272,6 +277,20 @@ pub fn fuzz_rotation(
             ..stats
         },
         findings,
+    }
+}
+
+/// Ends the run when a fuzz worker panics. Judging catches the panics of the code under judgement
+/// ([`super::panics`]), so a panic that reaches a worker is ctxfuzz's own (a generator's, the
+/// minimiser's): the other workers and the progress monitor stop, and the run ends with that
+/// panic, instead of going on without the worker or waiting for it forever.
+struct EndOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for EndOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -338,7 +357,91 @@ fn record(
 
 #[cfg(test)]
 mod tests {
+    use std::panic::AssertUnwindSafe;
+    use std::sync::mpsc;
+
+    use arbitrary::Unstructured;
+
     use super::*;
+    use crate::harness::profile::Profile;
+    use crate::harness::target::Target;
+
+    /// A target whose generator panics on one case's bytes, as a generator with a bug would, and
+    /// passes every other case.
+    struct PanicsOnOneCase {
+        bytes: Vec<u8>,
+    }
+
+    const THE_BUG: &str = "the generator's own bug";
+
+    impl Target for PanicsOnOneCase {
+        type Input = ();
+        type Variant = String;
+        type Output = ();
+
+        fn build(_: Option<String>, _: &Profile) -> anyhow::Result<Self> {
+            unreachable!("the test builds it")
+        }
+
+        fn name(&self) -> &'static str {
+            "panics-on-one-case"
+        }
+
+        fn variant(&self) -> String {
+            String::new()
+        }
+
+        fn profile(&self) -> Profile {
+            Profile::default()
+        }
+
+        fn generate(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
+            if u.peek_bytes(u.len()) == Some(&self.bytes[..]) {
+                panic!("{THE_BUG}");
+            }
+            Ok(())
+        }
+
+        fn judge(&self, _: &()) -> Judgement {
+            Judgement::Pass
+        }
+
+        fn output(&self, _: &()) {}
+    }
+
+    /// A run without an end (no `--runs`, no `--time`) on two workers: the one panic ends it,
+    /// with that panic, where it used to leave the other worker fuzzing and the progress monitor
+    /// waiting for the dead one forever.
+    #[test]
+    fn a_panic_outside_judging_ends_the_run_with_that_panic() {
+        let seed = 7;
+        let mut bytes = Vec::new();
+        bytes::fill(seed, 5, &mut bytes);
+        assert!(!bytes.starts_with(b"[") && !bytes.starts_with(b"{"));
+        let target = PanicsOnOneCase { bytes };
+        let (ended, end) = mpsc::channel();
+        std::thread::spawn(move || {
+            let config = Config {
+                seed,
+                first: 0,
+                runs: None,
+                time: None,
+                jobs: 2,
+            };
+            let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                fuzz(&target, &config, &mut Progress::Hidden, &|_, _| {});
+            }));
+            ended.send(run).ok();
+        });
+        let run = end
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the run ends on the panic");
+        let panic = run.expect_err("the run ends with the panic");
+        assert_eq!(
+            panic.downcast_ref::<String>().map(String::as_str),
+            Some(THE_BUG)
+        );
+    }
 
     #[test]
     fn the_judged_execs_are_those_answered_and_judgeable_and_rejected_bytes_are_no_exec() {
