@@ -55,6 +55,15 @@ fn thought_signature<'v>(same: bool, signature: Option<&'v JsValue>) -> Option<&
     (base64 && signature.len() % 4 == 0).then_some(signature)
 }
 
+/// What every message's parts depend on besides the message: the model, the pi version, and
+/// whether the model's calls and responses carry their ids (`requiresToolCallId`).
+#[derive(Clone, Copy)]
+struct Recipient<'m> {
+    model: &'m JsValue<'m>,
+    v: PiVersion,
+    requires_id: bool,
+}
+
 /// A content of the body: a turn's role (`user` or `model`) and its parts.
 struct Content<'r> {
     role: &'static str,
@@ -75,7 +84,11 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
         collapse_system_messages(input.llm).map_err(restaged(API))?;
     }
-    let requires_id = requires_tool_call_id(input.model, input.v);
+    let to = Recipient {
+        model: input.model,
+        v: input.v,
+        requires_id: requires_tool_call_id(input.model, input.v),
+    };
     let mut contents: Vec<Content> = Vec::with_capacity(input.transformed.len());
     // Whether the last content is a user turn of function responses, which the next joins.
     let mut responses_open = false;
@@ -94,7 +107,7 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
             });
             responses_open = false;
         } else if is_str(role, "assistant") {
-            let parts = model_parts(message, input.model, input.v, requires_id)?;
+            let parts = model_parts(message, to)?;
             if parts.is_empty() {
                 continue;
             }
@@ -104,7 +117,7 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
             });
             responses_open = false;
         } else if is_str(role, "toolResult") {
-            let (response, images) = function_response(message, input.model, input.v, requires_id)?;
+            let (response, images) = function_response(message, to)?;
             match contents.last_mut() {
                 Some(last) if responses_open => last.parts.push(response),
                 _ => contents.push(Content {
@@ -164,19 +177,14 @@ fn text_part<'r>(
 }
 
 /// The parts of one assistant message.
-fn model_parts<'r>(
-    message: &'r JsValue<'_>,
-    model: &JsValue,
-    v: PiVersion,
-    requires_id: bool,
-) -> Result<Vec<JsValue<'r>>, Thrown> {
+fn model_parts<'r>(message: &'r JsValue<'_>, to: Recipient) -> Result<Vec<JsValue<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
     // Unlike transformMessages, the builder does not compare the API.
-    let same = js::strict_equals(field(message, "provider"), field(model, "provider"))
-        && js::strict_equals(field(message, "model"), field(model, "id"));
+    let same = js::strict_equals(field(message, "provider"), field(to.model, "provider"))
+        && js::strict_equals(field(message, "model"), field(to.model, "id"));
     // From 0.86 a blank block is sent when it carries a signature.
     let dropped = |empty: bool, signature: Option<&str>| {
-        empty && (v < PiVersion::From086 || signature.is_none())
+        empty && (to.v < PiVersion::From086 || signature.is_none())
     };
     let mut parts = Vec::with_capacity(blocks.len());
     for block in blocks {
@@ -198,7 +206,7 @@ fn model_parts<'r>(
             parts.push(text_part(thinking, signature, same)?);
         } else if is_str(kind, "toolCall") {
             let signature = thought_signature(same, field(block, "thoughtSignature"));
-            parts.push(function_call(block, signature, requires_id));
+            parts.push(function_call(block, signature, to.requires_id));
         }
     }
     Ok(parts)
@@ -233,12 +241,10 @@ fn function_call<'r>(
 /// when the model cannot take them inside the response.
 fn function_response<'r>(
     result: &'r JsValue<'_>,
-    model: &JsValue,
-    v: PiVersion,
-    requires_id: bool,
+    to: Recipient,
 ) -> Result<(JsValue<'r>, Option<Vec<JsValue<'r>>>), Thrown> {
-    let read =
-        read_result_content(field(result, "content"), "msg.content", v).map_err(restaged(API))?;
+    let read = read_result_content(field(result, "content"), "msg.content", to.v)
+        .map_err(restaged(API))?;
     let value = if read.has_text {
         sanitized_kept(read.text)
     } else if read.images.is_empty() {
@@ -259,7 +265,7 @@ fn function_response<'r>(
     // transformMessages replaced the images by a note for a model without vision, so the ones
     // left are always sent.
     let images: Vec<JsValue> = read.images.into_iter().map(inline_data).collect();
-    let separate = !images.is_empty() && !multimodal_function_response(model);
+    let separate = !images.is_empty() && !multimodal_function_response(to.model);
     let separate = if separate {
         Some(images)
     } else {
@@ -268,7 +274,9 @@ fn function_response<'r>(
         }
         None
     };
-    if requires_id && let Some(id) = field(result, "toolCallId") {
+    if to.requires_id
+        && let Some(id) = field(result, "toolCallId")
+    {
         response.push(("id", id.clone()));
     }
     let part = JsValue::object([("functionResponse", JsValue::object(response))]);
