@@ -272,21 +272,20 @@ impl IdPrefix {
             IdPrefix::Astral => "tool_😀",
         }
     }
+
+    /// The fresh id numbered `n`.
+    fn numbered(self, n: u32) -> String {
+        let mut id = String::with_capacity(self.text().len() + 10);
+        id.push_str(self.text());
+        push_decimal(&mut id, n);
+        id
+    }
 }
 
 /// The fresh ids numbered 1 to 1,024 of each prefix, in [`IdPrefix::ALL`]'s order: every id of
 /// all but the longest transcripts.
-static INTERNED_IDS: LazyLock<[Vec<String>; 3]> = LazyLock::new(|| {
-    IdPrefix::ALL.map(|prefix| {
-        (1..=1024)
-            .map(|n| {
-                let mut id = prefix.text().to_string();
-                push_decimal(&mut id, n);
-                id
-            })
-            .collect()
-    })
-});
+static INTERNED_IDS: LazyLock<[Vec<String>; 3]> =
+    LazyLock::new(|| IdPrefix::ALL.map(|prefix| (1..=1024).map(|n| prefix.numbered(n)).collect()));
 
 /// `cx{separator}{n}`, by separator (`.`, `|`, `/`, space) and n: ids that sanitise alike.
 const COLLAPSING_IDS: [[&str; 2]; 4] = [
@@ -299,6 +298,7 @@ const COLLAPSING_IDS: [[&str; 2]; 4] = [
 /// Ids over 64 UTF-16 units that share their first 64 (`toolu_long_` six times, then 0, 1 or 2).
 static LONG_IDS: LazyLock<[String; 3]> =
     LazyLock::new(|| [0, 1, 2].map(|tail| format!("{}{tail}", "toolu_long_".repeat(6))));
+
 const TEXTS: [&str; 4] = ["ok", "done", "fn main() {}", "error: not found"];
 
 /// A tool's output: mostly ordinary; empty (a command that printed nothing) and whitespace-only
@@ -461,10 +461,7 @@ impl<B: Build> Generator<'_, '_, '_, B> {
         if let Some(id) = INTERNED_IDS[prefix as usize].get(n as usize - 1) {
             return Cow::Borrowed(id);
         }
-        let mut id = String::with_capacity(prefix.text().len() + 10);
-        id.push_str(prefix.text());
-        push_decimal(&mut id, n);
-        Cow::Owned(id)
+        Cow::Owned(prefix.numbered(n))
     }
 
     fn content(&mut self, form: Form, blocks: Vec<B>) -> Option<B> {

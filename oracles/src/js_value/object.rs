@@ -12,6 +12,15 @@ pub struct Object<'a>(pub(super) Box<[(Str<'a>, JsValue<'a>)]>);
 /// through a hash map, so a hostile object of a million keys is read in linear time.
 const PAIRWISE_LIMIT: usize = 16;
 
+/// Whether a key of `fields` stands twice, compared pair by pair.
+fn repeats_a_key(fields: &[(Str<'_>, JsValue<'_>)]) -> bool {
+    (1..fields.len()).any(|i| {
+        fields[..i]
+            .iter()
+            .any(|(earlier, _)| *earlier == fields[i].0)
+    })
+}
+
 impl<'a> Object<'a> {
     pub fn new() -> Self {
         Object(Box::default())
@@ -19,15 +28,8 @@ impl<'a> Object<'a> {
 
     /// The fields as read, a repeated key keeping its first position and its last value.
     pub fn from_fields(mut fields: Vec<(Str<'a>, JsValue<'a>)>) -> Self {
-        if fields.len() <= PAIRWISE_LIMIT {
-            let repeated = (1..fields.len()).any(|i| {
-                fields[..i]
-                    .iter()
-                    .any(|(earlier, _)| *earlier == fields[i].0)
-            });
-            if !repeated {
-                return Object(fields.into_boxed_slice());
-            }
+        if fields.len() <= PAIRWISE_LIMIT && !repeats_a_key(&fields) {
+            return Object(fields.into_boxed_slice());
         }
         // Where each key first appears; `None` when every key is unique.
         let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(fields.len());
@@ -58,10 +60,7 @@ impl<'a> Object<'a> {
     /// are: [`Object::from_fields`]' search for a repeated key is a sixth of a generated case's
     /// building, so it is left to debug builds here.
     pub fn from_distinct_fields(fields: Vec<(Str<'a>, JsValue<'a>)>) -> Self {
-        debug_assert!(
-            (0..fields.len()).all(|i| fields[..i].iter().all(|(key, _)| *key != fields[i].0)),
-            "a repeated key"
-        );
+        debug_assert!(!repeats_a_key(&fields), "a repeated key");
         Object(fields.into_boxed_slice())
     }
 

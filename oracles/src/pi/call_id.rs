@@ -24,3 +24,11 @@ pub(crate) fn sanitized_id(text: &str) -> impl Iterator<Item = char> + '_ {
         _ => '_',
     })
 }
+
+/// The first `units` characters of [`sanitized_id`], in a text sized for them (each is ASCII, one
+/// byte): the normal form of the normalisers that cut an id.
+pub(crate) fn sanitized_id_cut(text: &str, units: usize) -> String {
+    let mut out = String::with_capacity(units);
+    out.extend(sanitized_id(text).take(units));
+    out
+}

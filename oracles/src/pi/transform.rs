@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use crate::js_value::{JsValue, Object};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::call_id::{already_sanitized, sanitized_id};
+use super::call_id::{already_sanitized, sanitized_id_cut};
 use super::request::openai_completions::tool_call_id as completions_ids;
 use super::request::openai_responses::tool_call_id as responses_ids;
 use super::{Fault, PiVersion, Stage, Thrown};
@@ -46,10 +46,7 @@ pub fn normalize_tool_call_id(id: &str) -> Cow<'_, str> {
     if id.len() <= 64 && already_sanitized(id) {
         return Cow::Borrowed(id);
     }
-    // Every character written is ASCII: 64 of them fill the text without its growing.
-    let mut out = String::with_capacity(64);
-    out.extend(sanitized_id(id).take(64));
-    Cow::Owned(out)
+    Cow::Owned(sanitized_id_cut(id, 64))
 }
 
 /// A provider's `normalizeToolCallId`, as `transformMessages` calls it on the call ids of another

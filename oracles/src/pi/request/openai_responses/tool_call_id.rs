@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use crate::js::{field, is_str};
 use crate::js_value::JsValue;
-use crate::pi::call_id::{already_sanitized, sanitized_id};
+use crate::pi::call_id::{already_sanitized, sanitized_id_cut};
 use crate::pi::request::short_hash::short_hash;
 
 /// `OPENAI_TOOL_CALL_PROVIDERS`.
@@ -55,9 +55,7 @@ fn normalized_part(part: &str) -> Cow<'_, str> {
     if part.len() <= MAX_ID && !part.ends_with('_') && already_sanitized(part) {
         return Cow::Borrowed(part);
     }
-    // Every character written is ASCII: the text never grows past its first size.
-    let mut sanitized = String::with_capacity(MAX_ID);
-    sanitized.extend(sanitized_id(part).take(MAX_ID));
+    let mut sanitized = sanitized_id_cut(part, MAX_ID);
     sanitized.truncate(sanitized.trim_end_matches('_').len());
     Cow::Owned(sanitized)
 }
