@@ -6,6 +6,7 @@
 //! `T +` [`OVERTIME`]. A stop request (Ctrl-C, see [`super::stop`]) ends the loop the same way,
 //! at once.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -176,7 +177,11 @@ pub fn fuzz_rotation(
         let workers: Vec<_> = (0..config.jobs.max(1))
             .map(|_| {
                 scope.spawn(|| {
-                    let _ending = EndOnPanic(&done);
+                    let ending = EndOnPanic {
+                        done: &done,
+                        seed: config.seed,
+                        case: Cell::new(None),
+                    };
                     let work = || {
                         let mut stats = Stats::default();
                         let mut buffer = Vec::new();
@@ -190,6 +195,7 @@ pub fn fuzz_rotation(
                                 if time_is_up() {
                                     break;
                                 }
+                                ending.case.set(Some(index));
                                 bytes::fill(config.seed, index, &mut buffer);
                                 let target = *bytes::pick(rotation, &buffer);
                                 let wanted = |judgement: &Judgement| {
@@ -283,13 +289,26 @@ pub fn fuzz_rotation(
 /// Ends the run when a fuzz worker panics. Judging catches the panics of the code under judgement
 /// ([`super::panics`]), so a panic that reaches a worker is ctxfuzz's own (a generator's, the
 /// minimiser's): the other workers and the progress monitor stop, and the run ends with that
-/// panic, instead of going on without the worker or waiting for it forever.
-struct EndOnPanic<'a>(&'a AtomicBool);
+/// panic, instead of going on without the worker or waiting for it forever. Which case it was is
+/// printed, so the bug can be replayed (`--seed S --case N`).
+struct EndOnPanic<'a> {
+    done: &'a AtomicBool,
+    seed: u64,
+    /// The case the worker is on.
+    case: Cell<Option<u64>>,
+}
 
 impl Drop for EndOnPanic<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            self.0.store(true, Ordering::Relaxed);
+            self.done.store(true, Ordering::Relaxed);
+            if let Some(case) = self.case.get() {
+                eprintln!(
+                    "ctxfuzz: a bug of ctxfuzz itself: case {case} of seed {} panicked outside \
+                     judging (generating or minimising it); `--seed {} --case {case}` replays it",
+                    self.seed, self.seed
+                );
+            }
         }
     }
 }
