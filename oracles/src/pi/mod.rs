@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::js_value::JsValue;
 use crate::wire::anthropic::Request;
+use crate::wire::openai::body::ChatBody;
 use transform::IdNormaliser;
 
 mod api;
@@ -83,7 +84,21 @@ pub fn convert_and_transform<'a>(
 #[serde(untagged)]
 pub enum Body<'r> {
     Anthropic(Request<'r>),
-    Json(JsValue<'r>),
+    Chat(ChatBody<'r>),
+    List(ListBody<'r>),
+}
+
+/// The body of an API built as JSON: `{list: items}`.
+pub struct ListBody<'r> {
+    /// The body's field that holds its list (`input`, `contents`).
+    pub list: &'static str,
+    pub items: Vec<JsValue<'r>>,
+}
+
+impl Serialize for ListBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        out.collect_map([(self.list, &self.items)])
+    }
 }
 
 /// The pipeline up to the body builder of one API, with every unchanged message borrowed: what
@@ -109,16 +124,13 @@ impl Rendered<'_> {
 
     /// The body of the API rendered for, borrowing from the transformed messages.
     pub fn body<'r>(&'r self, model: &'r JsValue<'r>, v: PiVersion) -> Result<Body<'r>, Thrown> {
-        let Some((list, build)) = json_body(self.api) else {
-            return self.request(model, v).map(Body::Anthropic);
-        };
-        let items = build(BuilderInput {
+        let input = BuilderInput {
             llm: &self.llm,
             transformed: &self.transformed.messages,
             model,
             v,
-        })?;
-        Ok(Body::Json(JsValue::object([(list, JsValue::from(items))])))
+        };
+        build_body(self.api, input)
     }
 }
 
@@ -150,18 +162,29 @@ pub(crate) struct BuilderInput<'r, 'l, 't> {
     pub(crate) v: PiVersion,
 }
 
-/// A body builder of an API other than Anthropic's: the body's list, borrowing from the
+/// A body builder of an API whose body is built as JSON: the body's list, borrowing from the
 /// transformed messages.
-pub(crate) type Builder = for<'r> fn(BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown>;
+type Builder = for<'r> fn(BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown>;
 
-/// The body of an API other than Anthropic's (whose typed request is [`request::build`]'s): the
-/// body's field that holds its list, and the builder of that list from `convertToLlm`'s output.
-/// Here, above both, so that neither the API nor the builders import the other.
-pub(crate) fn json_body(api: Api) -> Option<(&'static str, Builder)> {
-    match api {
-        Api::AnthropicMessages => None,
-        Api::OpenAiCompletions => Some(("messages", request::openai_completions::build)),
-        Api::OpenAiResponses => Some(("input", request::openai_responses::build)),
-        Api::GoogleGenerativeAi => Some(("contents", request::google::build)),
-    }
+/// The body pi builds for `api` from `input`: the typed Anthropic request, the typed
+/// openai-completions messages, or another API's list as JSON. Here, above the builders, so
+/// that neither the API nor the builders import the other.
+pub(crate) fn build_body<'r>(
+    api: Api,
+    input: BuilderInput<'r, '_, '_>,
+) -> Result<Body<'r>, Thrown> {
+    let (list, build): (&str, Builder) = match api {
+        Api::AnthropicMessages => {
+            return request::build(input.llm, input.transformed, input.model, input.v, None)
+                .map(Body::Anthropic);
+        }
+        Api::OpenAiCompletions => {
+            return request::openai_completions::build(input)
+                .map(|messages| Body::Chat(ChatBody { messages }));
+        }
+        Api::OpenAiResponses => ("input", request::openai_responses::build),
+        Api::GoogleGenerativeAi => ("contents", request::google::build),
+    };
+    let items = build(input)?;
+    Ok(Body::List(ListBody { list, items }))
 }

@@ -25,13 +25,12 @@
 
 use std::borrow::Cow;
 
-use crate::js_value::{JsValue, SortedKeys};
+use crate::js_value::JsValue;
 
 use super::transform::replace_images;
 use super::{Api, Fault, PiVersion, Stage, Thrown};
 use crate::js::{self, field, is_str, truthy};
 use crate::js_string;
-use crate::json_text;
 use crate::wire::anthropic::{Block, Content, ImageSource, Message, Request, Role};
 
 #[cfg(test)]
@@ -252,14 +251,6 @@ fn sanitized_kept(text: Cow<'_, str>) -> Cow<'_, str> {
 /// A throw of the shared readers (at the Anthropic stage) restaged at `api`'s builder's.
 fn restaged(api: Api) -> impl Fn(Thrown) -> Thrown {
     move |thrown| Thrown::new(api.stage(), thrown.error)
-}
-
-/// `JSON.stringify(call.arguments)` of the OpenAI bodies, its keys in the order a
-/// `serde_json::Value` writes them (sorted). pi writes an object's keys in their own order
-/// (integer-like ones first): the texts differ for arguments whose keys are not sorted, which
-/// the generated transcripts never have (their calls take one argument).
-fn arguments_text(arguments: &JsValue) -> String {
-    json_text::to_string(&SortedKeys(arguments)).expect("JSON of a JSON value")
 }
 
 /// `sanitizeSurrogates(text)` on a value: `text.replace(...)` throws on a non-string.
@@ -521,7 +512,7 @@ mod tests {
         let text = r#"{"b": 1, "a": {"d": [{"f": 1, "e": "x"}], "c": null}}"#;
         let arguments = crate::json_text::parse_borrowed(text).unwrap();
         assert_eq!(
-            super::arguments_text(&arguments),
+            crate::wire::openai::body::arguments_text(&arguments),
             r#"{"a":{"c":null,"d":[{"e":"x","f":1}]},"b":1}"#
         );
     }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::transform::IdNormaliser;
 use super::{
-    Api, BuilderInput, Fault, PiVersion, Thrown, convert, default_model, json_body, request,
+    Api, Body, BuilderInput, Fault, PiVersion, Thrown, build_body, convert, default_model, request,
     session_context, transform,
 };
 use crate::js::{field, truthy};
@@ -109,13 +109,13 @@ pub(crate) struct Answer<'r, 'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'r str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    google: Option<JsValue<'r>>,
+    google: Option<Body<'r>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     llm: Option<&'r [Cow<'a, JsValue<'a>>]>,
     #[serde(rename = "openaiCompletions", skip_serializing_if = "Option::is_none")]
-    openai_completions: Option<JsValue<'r>>,
+    openai_completions: Option<Body<'r>>,
     #[serde(rename = "openaiResponses", skip_serializing_if = "Option::is_none")]
-    openai_responses: Option<JsValue<'r>>,
+    openai_responses: Option<Body<'r>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stage: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -177,12 +177,12 @@ pub(crate) fn answer_messages<R>(
     // (as it does most ids), run again only when not. A seeded fault stays in the Anthropic
     // stages, as before, so no other body takes their `transformed`. Each body borrows from the
     // run it was built from: a run of its own is kept in its slot of `own_runs`.
-    let mut bodies: [Option<JsValue>; JSON_BODIES.len()] = Default::default();
+    let mut bodies: [Option<Body>; JSON_BODIES.len()] = Default::default();
     let asked = JSON_BODIES.into_iter().zip(&mut own_runs).zip(&mut bodies);
     for (((key, api), own_run), body) in asked {
-        let Some((body_key, build)) = json_body(api).filter(|_| truthy(field(input, key))) else {
+        if !truthy(field(input, key)) {
             continue;
-        };
+        }
         let ids = api.id_normaliser(&model, v);
         let messages: &[Cow<JsValue>] =
             if fault.is_none() && transform::renames_like_anthropic(&llm, ids) {
@@ -199,8 +199,8 @@ pub(crate) fn answer_messages<R>(
             model: &model,
             v,
         };
-        match build(input) {
-            Ok(items) => *body = Some(JsValue::object([(body_key, JsValue::from(items))])),
+        match build_body(api, input) {
+            Ok(built) => *body = Some(built),
             Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
         }
     }

@@ -4,7 +4,8 @@
 //! message index, a stable rule id and the error text the API returns.
 //!
 //! Messages are read as AutoBot sends them: the role is `role`, else `sender`; a stored message's
-//! `text` stands in for `content`. A non-object entry is itself a violation.
+//! `text` stands in for `content`. A non-object entry is itself a violation. The rules read a
+//! message through [`ChatEntry`]: any JSON value, or the typed body pi builds ([`body`]).
 
 use std::borrow::Borrow;
 
@@ -12,6 +13,39 @@ use super::EntryViolation;
 use super::WireRule::{self, *};
 use crate::js::{Json, View};
 use crate::json_text;
+
+pub mod body;
+
+/// What the chat rules read of a message.
+pub trait ChatEntry {
+    /// `None` for an object, else the name of its JSON type (for the error text).
+    fn not_an_object(&self) -> Option<&'static str>;
+    /// `message[key]` when it is a string, else `""`.
+    fn str_member(&self, key: &str) -> &str;
+    /// The `id` of each of `message.tool_calls` (`""` where it is not a string); none when
+    /// `tool_calls` is not an array.
+    fn call_ids(&self) -> Vec<&str>;
+}
+
+impl<J: Json> ChatEntry for J {
+    fn not_an_object(&self) -> Option<&'static str> {
+        match self.view() {
+            View::Object => None,
+            _ => Some(json_text::type_name(self)),
+        }
+    }
+
+    fn str_member(&self, key: &str) -> &str {
+        str_field(self, key)
+    }
+
+    fn call_ids(&self) -> Vec<&str> {
+        match self.member("tool_calls").map(Json::view) {
+            Some(View::Array(calls)) => calls.iter().map(|call| str_field(call, "id")).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
 
 /// OpenAI's limit on a tool call id, in characters.
 const MAX_TOOL_CALL_ID: usize = 40;
@@ -32,27 +66,27 @@ struct OpenBatch<'a> {
     answered: Vec<bool>,
 }
 
-/// The violations of `messages`, read in either JSON type (`M` is `J` or a reference to one).
-pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
+/// The violations of `messages`, read in any [`ChatEntry`] type (`M` is `E` or a reference to
+/// one).
+pub fn validate<E: ChatEntry, M: Borrow<E>>(messages: &[M]) -> Vec<EntryViolation> {
     let mut found = Vec::new();
     let mut batch: Option<OpenBatch> = None;
     for (index, message) in messages.iter().enumerate() {
-        let message: &J = message.borrow();
-        if !matches!(message.view(), View::Object) {
+        let message: &E = message.borrow();
+        if let Some(type_name) = message.not_an_object() {
             close(batch.take(), &mut found);
             found.push(violation(
                 NotAnObject,
                 index,
                 format!(
-                    "Invalid type for 'messages[{index}]': expected an object, but got {} instead.",
-                    json_text::type_name(message)
+                    "Invalid type for 'messages[{index}]': expected an object, but got {type_name} instead.",
                 ),
             ));
             continue;
         }
         let role = role_of(message);
         if role == "tool" {
-            let id = str_field(message, "tool_call_id");
+            let id = message.str_member("tool_call_id");
             match batch.as_mut() {
                 None => found.push(violation(ToolWithoutCall, index,
                     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".to_string())),
@@ -72,11 +106,7 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
             )));
         }
         if role == "assistant" {
-            let calls = match message.member("tool_calls").map(Json::view) {
-                Some(View::Array(calls)) => calls,
-                _ => &[],
-            };
-            let ids: Vec<&str> = calls.iter().map(|call| str_field(call, "id")).collect();
+            let ids = message.call_ids();
             if !ids.is_empty() {
                 let answered = vec![false; ids.len()];
                 batch = Some(OpenBatch {
@@ -96,14 +126,11 @@ pub fn validate<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
 /// characters, which OpenAI refuses with `string_above_max_length` (reported:
 /// <https://github.com/agno-agi/agno/issues/5382>, and through OpenRouter
 /// <https://github.com/openclaw/openclaw/pull/875>).
-pub fn validate_body<J: Json, M: Borrow<J>>(messages: &[M]) -> Vec<EntryViolation> {
-    let mut found = validate::<J, M>(messages);
+pub fn validate_body<E: ChatEntry, M: Borrow<E>>(messages: &[M]) -> Vec<EntryViolation> {
+    let mut found = validate::<E, M>(messages);
     for (index, message) in messages.iter().enumerate() {
-        let Some(View::Array(calls)) = message.borrow().member("tool_calls").map(Json::view) else {
-            continue;
-        };
-        for (at, call) in calls.iter().enumerate() {
-            let length = str_field(call, "id").chars().count();
+        for (at, id) in message.borrow().call_ids().into_iter().enumerate() {
+            let length = id.chars().count();
             if length > MAX_TOOL_CALL_ID {
                 found.push(violation(ToolCallIdTooLong, index, format!(
                     "Invalid 'messages[{index}].tool_calls[{at}].id': string too long. Expected a string with maximum length 40, but got a string with length {length} instead."
@@ -132,9 +159,9 @@ fn close(batch: Option<OpenBatch>, found: &mut Vec<EntryViolation>) {
     }
 }
 
-fn role_of(message: &impl Json) -> &str {
-    match str_field(message, "role") {
-        "" => str_field(message, "sender"),
+fn role_of(message: &impl ChatEntry) -> &str {
+    match message.str_member("role") {
+        "" => message.str_member("sender"),
         role => role,
     }
 }

@@ -8,8 +8,9 @@ use std::borrow::Borrow;
 use serde::Serialize;
 
 use crate::js_value::JsValue;
-use crate::pi::{self, Api, PiVersion, Thrown};
-use crate::wire::{EntryViolation, WireRule, google, openai, openai_responses};
+use crate::pi::{self, Api, Body, PiVersion, Thrown};
+use crate::wire::openai::body::ChatMessage;
+use crate::wire::{WireRule, google, openai, openai_responses};
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,13 +33,9 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
     api: Api,
     v: PiVersion,
 ) -> Option<Result<Vec<BodyRejection>, Thrown>> {
-    let validate: fn(&[JsValue]) -> Vec<EntryViolation> = match api {
-        Api::AnthropicMessages => return None,
-        Api::OpenAiCompletions => |entries| openai::validate_body::<JsValue, _>(entries),
-        Api::OpenAiResponses => |entries| openai_responses::validate_input::<JsValue, _>(entries),
-        Api::GoogleGenerativeAi => |entries| google::validate_contents::<JsValue, _>(entries),
-    };
-    let (list, build) = pi::json_body(api)?;
+    if api == Api::AnthropicMessages {
+        return None;
+    }
     let judged = pi::convert::convert(messages, v).and_then(|llm| {
         let transformed = pi::request::transformed_for(&llm, model, api, v)?;
         let input = pi::BuilderInput {
@@ -47,16 +44,30 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
             model,
             v,
         };
-        build(input).map(|entries| {
-            validate(&entries)
-                .into_iter()
-                .map(|found| BodyRejection {
-                    rule: found.rule,
-                    location: format!("{list}.{}", found.index),
-                    text: found.message,
-                })
-                .collect()
-        })
+        let (list, found) = match pi::build_body(api, input)? {
+            Body::Chat(body) => (
+                "messages",
+                openai::validate_body::<ChatMessage, _>(&body.messages),
+            ),
+            Body::List(body) if api == Api::OpenAiResponses => (
+                body.list,
+                openai_responses::validate_input::<JsValue, _>(&body.items),
+            ),
+            Body::List(body) => (
+                body.list,
+                google::validate_contents::<JsValue, _>(&body.items),
+            ),
+            // Judged with its causes ([`super::findings`]); not reached.
+            Body::Anthropic(_) => ("messages", Vec::new()),
+        };
+        Ok(found
+            .into_iter()
+            .map(|found| BodyRejection {
+                rule: found.rule,
+                location: format!("{list}.{}", found.index),
+                text: found.message,
+            })
+            .collect())
     });
     Some(judged)
 }

@@ -25,14 +25,14 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
-    read_result_content, restaged, sanitized, sanitized_kept, sanitized_text, transformed_blocks,
-    trimmable,
+    collapse_system_messages, conversation, data_url, prompt_message, read_result_content,
+    restaged, sanitized, sanitized_kept, sanitized_text, transformed_blocks, trimmable,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::{BuilderInput, PiVersion, Thrown};
+use crate::wire::openai::body::{ChatField, ChatMessage, ChatPart, ToolCall};
 
 mod compat;
 mod reasoning;
@@ -51,14 +51,21 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// The `messages` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<ChatMessage<'r>>, Thrown> {
     let compat = Compat::of(input.model, input.v);
     let mut out = Vec::with_capacity(input.transformed.len());
     let mut declares_tools = false;
     if input.v.has_system_role() {
         let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
         let developer = truthy(field(input.model, "reasoning")) && compat.developer_role;
-        out.extend(prompt_message(head.prompt, developer));
+        out.extend(
+            prompt_message(head.prompt, developer).map(|(role, content)| {
+                ChatMessage(vec![
+                    text("role", role),
+                    ("content", ChatField::Text(content)),
+                ])
+            }),
+        );
         declares_tools = !head.tools.is_empty();
     }
     let conversation: Vec<&JsValue> = conversation(input.transformed, input.v).collect();
@@ -96,17 +103,17 @@ fn read_tool_history(messages: &[Cow<'_, JsValue<'_>>]) -> Result<(), Thrown> {
     Ok(())
 }
 
-/// `{role: "assistant", content: "I have processed the tool results."}`.
-fn bridge<'r>() -> JsValue<'r> {
-    JsValue::object([
-        ("role", "assistant".into()),
-        ("content", BRIDGE_TEXT.into()),
-    ])
+/// A field of a fixed text.
+fn text<'r>(name: &'r str, text: &'static str) -> (&'r str, ChatField<'r>) {
+    (name, ChatField::Text(text.into()))
 }
 
-/// `{type: "text", text}`.
-fn text_part<'r>(text: impl Into<JsValue<'r>>) -> JsValue<'r> {
-    JsValue::object([("type", "text".into()), ("text", text.into())])
+/// `{role: "assistant", content: "I have processed the tool results."}`.
+fn bridge<'r>() -> ChatMessage<'r> {
+    ChatMessage(vec![
+        text("role", "assistant"),
+        text("content", BRIDGE_TEXT),
+    ])
 }
 
 /// The loop of `convertMessages` over the transformed conversation.
@@ -115,7 +122,7 @@ fn convert<'r>(
     model: &JsValue,
     compat: Compat,
     v: PiVersion,
-    out: &mut Vec<JsValue<'r>>,
+    out: &mut Vec<ChatMessage<'r>>,
 ) -> Result<(), Thrown> {
     // `lastRole === "toolResult"`.
     let mut after_results = false;
@@ -140,10 +147,11 @@ fn convert<'r>(
                 if compat.assistant_after_tool_result {
                     out.push(bridge());
                 }
-                let content = std::iter::once(text_part(RESULT_IMAGES_TEXT)).chain(images);
-                out.push(JsValue::object([
-                    ("role", "user".into()),
-                    ("content", content.collect::<Vec<_>>().into()),
+                let content =
+                    std::iter::once(ChatPart::Text(RESULT_IMAGES_TEXT.into())).chain(images);
+                out.push(ChatMessage(vec![
+                    text("role", "user"),
+                    ("content", ChatField::Parts(content.collect())),
                 ]));
             }
             rest = after_run;
@@ -170,30 +178,26 @@ fn convert<'r>(
 }
 
 /// `{type: "image_url", image_url: {url: "data:${mimeType};base64,${data}"}}`.
-fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    JsValue::object([
-        ("type", "image_url".into()),
-        (
-            "image_url",
-            JsValue::object([("url", data_url(image).into())]),
-        ),
-    ])
+fn image_part<'r>(image: &JsValue) -> ChatPart<'r> {
+    ChatPart::ImageUrl(data_url(image))
+}
+
+/// `{role: "user", content}`.
+fn user<'r>(content: ChatField<'r>) -> ChatMessage<'r> {
+    ChatMessage(vec![text("role", "user"), ("content", content)])
 }
 
 fn user_message<'r>(
     content: Option<&'r JsValue<'_>>,
     v: PiVersion,
-) -> Result<Option<JsValue<'r>>, Thrown> {
+) -> Result<Option<ChatMessage<'r>>, Thrown> {
     let method = if v >= PiVersion::From086 {
         "filter"
     } else {
         "map"
     };
     if let Some(JsValue::String(text)) = content {
-        return Ok(Some(JsValue::object([
-            ("role", "user".into()),
-            ("content", sanitized(text).into()),
-        ])));
+        return Ok(Some(user(ChatField::Text(sanitized(text)))));
     }
     let items = js::array_items(content, "msg.content", method).map_err(throw)?;
     let mut parts = Vec::with_capacity(items.len());
@@ -216,10 +220,9 @@ fn user_message<'r>(
                 _ => {}
             }
         }
-        parts.push(text_part(sanitized_text(text).map_err(restaged(API))?));
+        parts.push(ChatPart::Text(sanitized_text(text).map_err(restaged(API))?));
     }
-    Ok((!parts.is_empty())
-        .then(|| JsValue::object([("role", "user".into()), ("content", parts.into())])))
+    Ok((!parts.is_empty()).then(|| user(ChatField::Parts(parts))))
 }
 
 fn assistant_message<'r>(
@@ -227,7 +230,7 @@ fn assistant_message<'r>(
     model: &JsValue,
     compat: Compat,
     v: PiVersion,
-) -> Result<Option<JsValue<'r>>, Thrown> {
+) -> Result<Option<ChatMessage<'r>>, Thrown> {
     let (mut text_blocks, mut calls, mut thinking) = (Vec::new(), Vec::new(), Vec::new());
     for block in transformed_blocks(message) {
         let kind = field(block, "type");
@@ -258,22 +261,26 @@ fn assistant_message<'r>(
     let empty = compat.assistant_after_tool_result || compat.non_null_assistant_content;
     // The fields in the order pi sets them; a later one of the same name (a reasoning field named
     // `content` before 0.86) takes the earlier one's place.
-    let mut out: Vec<(&str, JsValue)> = Vec::with_capacity(5);
-    out.push(("role", "assistant".into()));
-    out.push(("content", if empty { "".into() } else { JsValue::Null }));
+    let mut out: Vec<(&str, ChatField)> = Vec::with_capacity(5);
+    out.push(text("role", "assistant"));
+    out.push(if empty {
+        text("content", "")
+    } else {
+        ("content", ChatField::Null)
+    });
     let mut set = |name, value| match out.iter_mut().find(|(field, _)| *field == name) {
         Some(slot) => slot.1 = value,
         None => out.push((name, value)),
     };
     if !thoughts.is_empty() && compat.thinking_as_text {
         let joined: Vec<Cow<str>> = thoughts.iter().map(|(_, t)| sanitized(t)).collect();
-        let mut parts = vec![text_part(joined.join("\n\n"))];
-        parts.extend(texts.into_iter().map(text_part));
-        set("content", parts.into());
+        let mut parts = vec![ChatPart::Text(joined.join("\n\n").into())];
+        parts.extend(texts.into_iter().map(ChatPart::Text));
+        set("content", ChatField::Parts(parts));
     } else {
         let text = texts.concat();
         if !text.is_empty() {
-            set("content", text.into());
+            set("content", ChatField::Text(text.into()));
         }
         // From 0.86 preserved reasoning details replace the reasoning field.
         let replaced = v >= PiVersion::From086 && preserved.is_some();
@@ -281,45 +288,38 @@ fn assistant_message<'r>(
             && let Some(name) = reasoning::field_name(field(first, "thinkingSignature"), v)
         {
             let joined: Vec<&str> = thoughts.iter().map(|(_, t)| *t).collect();
-            set(name, joined.join("\n").into());
+            set(name, ChatField::Text(joined.join("\n").into()));
         }
     }
     if !calls.is_empty() {
-        let tool_calls: Vec<JsValue> = calls.iter().map(|call| tool_call(call)).collect();
-        set("tool_calls", tool_calls.into());
+        let tool_calls = calls.iter().map(|call| tool_call(call)).collect();
+        set("tool_calls", ChatField::Calls(tool_calls));
     }
     if let Some(details) = preserved {
-        set("reasoning_details", details.into());
+        set("reasoning_details", ChatField::Details(details));
     }
     if compat.reasoning_content_on_assistants
         && truthy(field(model, "reasoning"))
         && !out.iter().any(|(name, _)| *name == "reasoning_content")
     {
-        out.push(("reasoning_content", "".into()));
+        out.push(text("reasoning_content", ""));
     }
-    let has_content = match out.iter().find(|(name, _)| *name == "content") {
-        Some((_, JsValue::String(s))) => !s.is_empty(),
-        Some((_, JsValue::Array(parts))) => !parts.is_empty(),
+    let message = ChatMessage(out);
+    let has_content = match message.get("content") {
+        Some(ChatField::Text(text)) => !text.is_empty(),
+        Some(ChatField::Parts(parts)) => !parts.is_empty(),
         _ => false,
     };
-    Ok((has_content || !calls.is_empty()).then(|| JsValue::object(out)))
+    Ok((has_content || !calls.is_empty()).then_some(message))
 }
 
-/// `{id, type: "function", function: {name, arguments: JSON.stringify(arguments)}}`; an
-/// `undefined` field is left out, as the JSON of the body leaves it.
-fn tool_call<'r>(call: &'r JsValue<'_>) -> JsValue<'r> {
-    let mut function = Vec::with_capacity(2);
-    if let Some(name) = field(call, "name") {
-        function.push(("name", name.clone()));
+/// A call as the body sends it ([`ToolCall`]).
+fn tool_call<'r>(call: &'r JsValue<'_>) -> ToolCall<'r> {
+    ToolCall {
+        id: field(call, "id"),
+        name: field(call, "name"),
+        arguments: field(call, "arguments"),
     }
-    if let Some(arguments) = field(call, "arguments") {
-        function.push(("arguments", arguments_text(arguments).into()));
-    }
-    let id = field(call, "id").map(|id| ("id", id.clone()));
-    JsValue::object(id.into_iter().chain([
-        ("type", "function".into()),
-        ("function", JsValue::object(function)),
-    ]))
 }
 
 /// One `tool` message; the result's images go to `images`.
@@ -327,8 +327,8 @@ fn tool_message<'r>(
     result: &'r JsValue<'_>,
     compat: Compat,
     v: PiVersion,
-    images: &mut Vec<JsValue<'r>>,
-) -> Result<JsValue<'r>, Thrown> {
+    images: &mut Vec<ChatPart<'r>>,
+) -> Result<ChatMessage<'r>, Thrown> {
     let read = read_result_content(field(result, "content"), "toolMsg.content", v)
         .map_err(restaged(API))?;
     // Before 0.80.4 a result without text says it has an image even when it has none.
@@ -340,20 +340,20 @@ fn tool_message<'r>(
         "(see attached image)".into()
     };
     let mut out = Vec::with_capacity(4);
-    out.push(("role", "tool".into()));
-    out.push(("content", sent.into()));
+    out.push(text("role", "tool"));
+    out.push(("content", ChatField::Text(sent)));
     if let Some(id) = field(result, "toolCallId") {
-        out.push(("tool_call_id", id.clone()));
+        out.push(("tool_call_id", ChatField::Value(id)));
     }
     if compat.tool_result_name
         && let Some(name) = field(result, "toolName").filter(|name| truthy(Some(*name)))
     {
-        out.push(("name", name.clone()));
+        out.push(("name", ChatField::Value(name)));
     }
     // pi sends them when `model.input.includes("image")`: for a model without, transformMessages
     // already replaced them by a note, so the images left are always sent.
     images.extend(read.images.into_iter().map(image_part));
-    Ok(JsValue::object(out))
+    Ok(ChatMessage(out))
 }
 
 #[cfg(test)]

@@ -26,14 +26,15 @@
 use std::borrow::Cow;
 
 use super::{
-    arguments_text, collapse_system_messages, conversation, data_url, prompt_message,
-    read_result_content, restaged, sanitized_kept, sanitized_text, transformed_blocks, user_parts,
+    collapse_system_messages, conversation, data_url, prompt_message, read_result_content,
+    restaged, sanitized_kept, sanitized_text, transformed_blocks, user_parts,
 };
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
 use crate::pi::{BuilderInput, PiVersion, Thrown};
+use crate::wire::openai::body::arguments_text;
 
 mod message_id;
 mod reasoning;
@@ -52,7 +53,10 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
     let mut out = Vec::with_capacity(input.transformed.len());
     if input.v.has_system_role() {
         let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
-        out.extend(prompt_message(head.prompt, developer_role(input.model)));
+        let prompt = prompt_message(head.prompt, developer_role(input.model));
+        out.extend(prompt.map(|(role, content)| {
+            JsValue::object([("role", role.into()), ("content", content.into())])
+        }));
     }
     // `msgIndex`: the messages converted so far, but for the dropped ones.
     let mut sent = 0;

@@ -68,17 +68,17 @@ pub(crate) fn conversation<'r>(
 }
 
 /// The message the collapsed system prompt leads the OpenAI bodies with (from 0.86):
-/// `{role: "developer" | "system", content}` of the prompt without lone surrogates, none for an
-/// empty prompt.
-pub(crate) fn prompt_message<'r>(prompt: String, developer: bool) -> Option<JsValue<'r>> {
+/// `{role: "developer" | "system", content}` of the prompt without lone surrogates, as its role and
+/// its content; none for an empty prompt.
+pub(crate) fn prompt_message<'r>(
+    prompt: String,
+    developer: bool,
+) -> Option<(&'static str, Cow<'r, str>)> {
     if prompt.is_empty() {
         return None;
     }
     let role = if developer { "developer" } else { "system" };
-    Some(JsValue::object([
-        ("role", role.into()),
-        ("content", sanitized_kept(prompt.into()).into()),
-    ]))
+    Some((role, sanitized_kept(prompt.into())))
 }
 
 /// `data:${mimeType};base64,${data}`, the URL the OpenAI bodies send an image as.
