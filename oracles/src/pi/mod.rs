@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::js_value::JsValue;
 use crate::wire::anthropic::Request;
 use crate::wire::openai::body::ChatBody;
+use crate::wire::openai_responses::body::ResponsesBody;
 use transform::IdNormaliser;
 
 mod api;
@@ -85,6 +86,7 @@ pub fn convert_and_transform<'a>(
 pub enum Body<'r> {
     Anthropic(Request<'r>),
     Chat(ChatBody<'r>),
+    Responses(ResponsesBody<'r>),
     List(ListBody<'r>),
 }
 
@@ -182,7 +184,10 @@ pub(crate) fn build_body<'r>(
             return request::openai_completions::build(input)
                 .map(|messages| Body::Chat(ChatBody { messages }));
         }
-        Api::OpenAiResponses => ("input", request::openai_responses::build),
+        Api::OpenAiResponses => {
+            return request::openai_responses::build(input)
+                .map(|input| Body::Responses(ResponsesBody { input }));
+        }
         Api::GoogleGenerativeAi => ("contents", request::google::build),
     };
     let items = build(input)?;

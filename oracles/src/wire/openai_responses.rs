@@ -38,15 +38,30 @@ use super::WireRule::*;
 use super::str_field;
 use crate::js::Json;
 
-/// The violations of a Responses request body's `input`, read in either JSON type (`M` is `J` or
-/// a reference to one), in item order.
-pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<EntryViolation> {
-    let items: Vec<&J> = input.iter().map(Borrow::borrow).collect();
+pub mod body;
+
+/// What the rules read of an item, in any JSON value or the typed input pi builds ([`body`]).
+pub trait InputEntry {
+    /// `item[key]` when it is a string, for the keys the rules read: `type`, `call_id`, `id`,
+    /// and `role` of a `message` item.
+    fn str_member(&self, key: &str) -> Option<&str>;
+}
+
+impl<J: Json> InputEntry for J {
+    fn str_member(&self, key: &str) -> Option<&str> {
+        str_field(self, key)
+    }
+}
+
+/// The violations of a Responses request body's `input`, read in any [`InputEntry`] type (`M` is
+/// `E` or a reference to one), in item order.
+pub fn validate_input<E: InputEntry, M: Borrow<E>>(input: &[M]) -> Vec<EntryViolation> {
+    let items: Vec<&E> = input.iter().map(Borrow::borrow).collect();
     let call_ids_of = |kind: &str| -> HashSet<&str> {
         items
             .iter()
-            .filter(|item| str_field(**item, "type") == Some(kind))
-            .filter_map(|item| str_field(*item, "call_id"))
+            .filter(|item| item.str_member("type") == Some(kind))
+            .filter_map(|item| item.str_member("call_id"))
             .collect()
     };
     let calls = call_ids_of("function_call");
@@ -55,14 +70,14 @@ pub fn validate_input<J: Json, M: Borrow<J>>(input: &[M]) -> Vec<EntryViolation>
     let mut found = Vec::new();
     let next_items = items.iter().skip(1).map(Some).chain(iter::once(None));
     for (index, (&item, next)) in items.iter().zip(next_items).enumerate() {
-        let call_id = str_field(item, "call_id").unwrap_or_default();
-        let id = str_field(item, "id");
+        let call_id = item.str_member("call_id").unwrap_or_default();
+        let id = item.str_member("id");
         let violation = |rule, message| EntryViolation {
             rule,
             index,
             message,
         };
-        match str_field(item, "type") {
+        match item.str_member("type") {
             Some("function_call") => {
                 if !outputs.contains(call_id) {
                     found.push(violation(
@@ -119,9 +134,9 @@ fn invalid_function_call_id(index: usize, id: &str) -> Option<String> {
 
 /// What a reasoning item may be followed by: the output it was made with (an assistant message,
 /// a function call), or another reasoning item of that output.
-fn follows_reasoning<J: Json>(next: &J) -> bool {
-    match str_field(next, "type") {
-        Some("message") => str_field(next, "role") == Some("assistant"),
+fn follows_reasoning(next: &impl InputEntry) -> bool {
+    match next.str_member("type") {
+        Some("message") => next.str_member("role") == Some("assistant"),
         Some("function_call" | "reasoning") => true,
         _ => false,
     }

@@ -117,6 +117,7 @@ impl Boundary {
                 match rendered.body(self.model, self.pi)? {
                     Body::Anthropic(request) => Ok(Explanation::json_text(&request.messages)),
                     Body::Chat(body) => Ok(Explanation::json_text(&body)),
+                    Body::Responses(body) => Ok(Explanation::json_text(&body)),
                     Body::List(body) => Ok(Explanation::json_text(&body)),
                 }
             });

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::js_value::JsValue;
 use crate::pi::{self, Api, Body, PiVersion, Thrown};
 use crate::wire::openai::body::ChatMessage;
+use crate::wire::openai_responses::body::InputItem;
 use crate::wire::{WireRule, google, openai, openai_responses};
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
@@ -49,9 +50,9 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
                 "messages",
                 openai::validate_body::<ChatMessage, _>(&body.messages),
             ),
-            Body::List(body) if api == Api::OpenAiResponses => (
-                body.list,
-                openai_responses::validate_input::<JsValue, _>(&body.items),
+            Body::Responses(body) => (
+                "input",
+                openai_responses::validate_input::<InputItem, _>(&body.input),
             ),
             Body::List(body) => (
                 body.list,

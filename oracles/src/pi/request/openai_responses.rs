@@ -23,8 +23,6 @@
 //! updates they bring), grammar tools (`custom_tool_call`), the deferred tools of 0.81
 //! (`addedToolNames`), and the `configuration_update` items of 1.x's mid-conversation effort.
 
-use std::borrow::Cow;
-
 use super::{
     collapse_system_messages, conversation, data_url, prompt_message, read_result_content,
     restaged, sanitized_kept, sanitized_text, transformed_blocks, user_parts,
@@ -34,7 +32,7 @@ use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::transform::{same_model, same_provider_and_api};
 use crate::pi::{BuilderInput, PiVersion, Thrown};
-use crate::wire::openai::body::arguments_text;
+use crate::wire::openai_responses::body::{InputItem, InputPart, ItemContent};
 
 mod message_id;
 mod reasoning;
@@ -49,13 +47,14 @@ fn throw(error: impl Into<String>) -> Thrown {
 /// The `input` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<InputItem<'r>>, Thrown> {
     let mut out = Vec::with_capacity(input.transformed.len());
     if input.v.has_system_role() {
         let head = collapse_system_messages(input.llm).map_err(restaged(API))?;
         let prompt = prompt_message(head.prompt, developer_role(input.model));
-        out.extend(prompt.map(|(role, content)| {
-            JsValue::object([("role", role.into()), ("content", content.into())])
+        out.extend(prompt.map(|(role, content)| InputItem::Message {
+            role,
+            content: ItemContent::Text(content),
         }));
     }
     // `msgIndex`: the messages converted so far, but for the dropped ones.
@@ -64,15 +63,15 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let parts = user_parts(content, |text| Some(text_part(text)), image_part)
+            let parts = user_parts(content, |text| Some(InputPart::Text(text)), image_part)
                 .map_err(restaged(API))?;
             let Some(parts) = parts else {
                 continue;
             };
-            out.push(JsValue::object([
-                ("role", "user".into()),
-                ("content", parts.into()),
-            ]));
+            out.push(InputItem::Message {
+                role: "user",
+                content: ItemContent::Parts(parts),
+            });
         } else if is_str(role, "assistant") {
             let items = assistant_items(message, input.model, input.v, sent)?;
             if items.is_empty() {
@@ -96,17 +95,8 @@ fn developer_role(model: &JsValue) -> bool {
 }
 
 /// `{type: "input_image", detail: "auto", image_url: "data:${mimeType};base64,${data}"}`.
-fn image_part<'r>(image: &JsValue) -> JsValue<'r> {
-    JsValue::object([
-        ("type", "input_image".into()),
-        ("detail", "auto".into()),
-        ("image_url", data_url(image).into()),
-    ])
-}
-
-/// `{type: "input_text", text}` of a text already without lone surrogates.
-fn text_part(text: Cow<'_, str>) -> JsValue<'_> {
-    JsValue::object([("type", "input_text".into()), ("text", text.into())])
+fn image_part<'r>(image: &JsValue) -> InputPart<'r> {
+    InputPart::Image(data_url(image))
 }
 
 /// The items of one assistant message; `sent` is `msgIndex`.
@@ -115,7 +105,7 @@ fn assistant_items<'r>(
     model: &JsValue,
     v: PiVersion,
     sent: usize,
-) -> Result<Vec<JsValue<'r>>, Thrown> {
+) -> Result<Vec<InputItem<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
     let same_model = same_model(message, model);
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
@@ -127,30 +117,18 @@ fn assistant_items<'r>(
         if is_str(kind, "thinking") {
             let signature = field(block, "thinkingSignature");
             if let Some(item) = reasoning::item(signature)? {
-                items.push(item);
+                items.push(InputItem::Reasoning(item));
             }
         } else if is_str(kind, "text") {
             let signature = field(block, "textSignature");
             let id = message_id::message_id(signature, sent, texts)?;
             texts += 1;
             let text = sanitized_text(field(block, "text")).map_err(restaged(API))?;
-            let content = JsValue::object([
-                ("type", "output_text".into()),
-                ("text", text.into()),
-                ("annotations", JsValue::Array(Box::default())),
-            ]);
-            let phase = id.phase.map(|phase| ("phase", <&str>::from(phase).into()));
-            items.push(JsValue::object(
-                [
-                    ("type", "message".into()),
-                    ("role", "assistant".into()),
-                    ("content", vec![content].into()),
-                    ("status", "completed".into()),
-                    ("id", id.id.into()),
-                ]
-                .into_iter()
-                .chain(phase),
-            ));
+            items.push(InputItem::AssistantText {
+                text,
+                id: id.id,
+                phase: id.phase.map(<&str>::from),
+            });
         } else if is_str(kind, "toolCall") {
             items.push(function_call(block, same_model, sibling, v)?);
         }
@@ -165,7 +143,7 @@ fn function_call<'r>(
     same_model: bool,
     sibling: bool,
     v: PiVersion,
-) -> Result<JsValue<'r>, Thrown> {
+) -> Result<InputItem<'r>, Thrown> {
     let (call_id, item_id) = split_id(field(call, "id"), "toolCall.id")?;
     // Before 0.86 only a sibling model's `fc_` item id is dropped; from then on any item id that
     // is not `fc_` (the only kind a function_call takes) is dropped too.
@@ -175,25 +153,13 @@ fn function_call<'r>(
     } else {
         sibling && fc
     };
-    let mut out = Vec::with_capacity(6);
-    out.push(("type", "function_call".into()));
-    if let Some(item_id) = item_id.filter(|_| !dropped) {
-        out.push(("id", item_id.into()));
-    }
-    out.push(("call_id", call_id.into()));
-    if let Some(name) = field(call, "name") {
-        out.push(("name", name.clone()));
-    }
-    if let Some(arguments) = field(call, "arguments") {
-        out.push(("arguments", arguments_text(arguments).into()));
-    }
-    if v >= PiVersion::From086
-        && same_model
-        && let Some(namespace) = field(call, "namespace")
-    {
-        out.push(("namespace", namespace.clone()));
-    }
-    Ok(JsValue::object(out))
+    Ok(InputItem::FunctionCall {
+        id: item_id.filter(|_| !dropped),
+        call_id,
+        name: field(call, "name"),
+        arguments: field(call, "arguments"),
+        namespace: field(call, "namespace").filter(|_| v >= PiVersion::From086 && same_model),
+    })
 }
 
 /// `const [callId, itemId] = id.split("|")`: the call id and, in a `call|item` id, the item id (up
@@ -217,7 +183,7 @@ fn split_id<'v>(
 }
 
 /// `{type: "function_call_output", call_id, output}`.
-fn result_item<'r>(result: &'r JsValue<'_>, v: PiVersion) -> Result<JsValue<'r>, Thrown> {
+fn result_item<'r>(result: &'r JsValue<'_>, v: PiVersion) -> Result<InputItem<'r>, Thrown> {
     let id = field(result, "toolCallId");
     let content = field(result, "content");
     // From 0.86 the call id is split before the content is read; before, after.
@@ -228,11 +194,7 @@ fn result_item<'r>(result: &'r JsValue<'_>, v: PiVersion) -> Result<JsValue<'r>,
         let output = result_output(content, "msg.content", v)?;
         (split_id(id, "msg.toolCallId")?.0, output)
     };
-    Ok(JsValue::object([
-        ("type", "function_call_output".into()),
-        ("call_id", call_id.into()),
-        ("output", output),
-    ]))
+    Ok(InputItem::FunctionCallOutput { call_id, output })
 }
 
 /// A result's output: its texts joined, or a note when it has none; with images, `input_text`
@@ -242,7 +204,7 @@ fn result_output<'r>(
     content: Option<&'r JsValue<'_>>,
     expression: &str,
     v: PiVersion,
-) -> Result<JsValue<'r>, Thrown> {
+) -> Result<ItemContent<'r>, Thrown> {
     let read = read_result_content(content, expression, v).map_err(restaged(API))?;
     if read.images.is_empty() {
         // Before 0.80.4 a result without text says it has an image even when it has none.
@@ -251,18 +213,18 @@ fn result_output<'r>(
         } else {
             "(see attached image)"
         };
-        return Ok(if read.has_text {
-            sanitized_kept(read.text).into()
+        return Ok(ItemContent::Text(if read.has_text {
+            sanitized_kept(read.text)
         } else {
             note.into()
-        });
+        }));
     }
     let mut parts = Vec::with_capacity(read.images.len() + 1);
     if read.has_text {
-        parts.push(text_part(sanitized_kept(read.text)));
+        parts.push(InputPart::Text(sanitized_kept(read.text)));
     }
     parts.extend(read.images.into_iter().map(image_part));
-    Ok(parts.into())
+    Ok(ItemContent::Parts(parts))
 }
 
 #[cfg(test)]
