@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::js_value::JsValue;
 use crate::wire::anthropic::Request;
+use crate::wire::google::body::GeminiBody;
 use crate::wire::openai::body::ChatBody;
 use crate::wire::openai_responses::body::ResponsesBody;
 use transform::IdNormaliser;
@@ -85,22 +86,9 @@ pub fn convert_and_transform<'a>(
 #[serde(untagged)]
 pub enum Body<'r> {
     Anthropic(Request<'r>),
-    Chat(ChatBody<'r>),
-    Responses(ResponsesBody<'r>),
-    List(ListBody<'r>),
-}
-
-/// The body of an API built as JSON: `{list: items}`.
-pub struct ListBody<'r> {
-    /// The body's field that holds its list (`input`, `contents`).
-    pub list: &'static str,
-    pub items: Vec<JsValue<'r>>,
-}
-
-impl Serialize for ListBody<'_> {
-    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
-        out.collect_map([(self.list, &self.items)])
-    }
+    OpenAiCompletions(ChatBody<'r>),
+    OpenAiResponses(ResponsesBody<'r>),
+    Google(GeminiBody<'r>),
 }
 
 /// The pipeline up to the body builder of one API, with every unchanged message borrowed: what
@@ -164,32 +152,23 @@ pub(crate) struct BuilderInput<'r, 'l, 't> {
     pub(crate) v: PiVersion,
 }
 
-/// A body builder of an API whose body is built as JSON: the body's list, borrowing from the
-/// transformed messages.
-type Builder = for<'r> fn(BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown>;
-
-/// The body pi builds for `api` from `input`: the typed Anthropic request, the typed
-/// openai-completions messages, or another API's list as JSON. Here, above the builders, so
-/// that neither the API nor the builders import the other.
+/// The body pi builds for `api` from `input`, typed, borrowing from the transformed messages.
+/// Here, above the builders, so that neither the API nor the builders import the other.
 pub(crate) fn build_body<'r>(
     api: Api,
     input: BuilderInput<'r, '_, '_>,
 ) -> Result<Body<'r>, Thrown> {
-    let (list, build): (&str, Builder) = match api {
+    match api {
         Api::AnthropicMessages => {
-            return request::build(input.llm, input.transformed, input.model, input.v, None)
-                .map(Body::Anthropic);
+            request::build(input.llm, input.transformed, input.model, input.v, None)
+                .map(Body::Anthropic)
         }
-        Api::OpenAiCompletions => {
-            return request::openai_completions::build(input)
-                .map(|messages| Body::Chat(ChatBody { messages }));
+        Api::OpenAiCompletions => request::openai_completions::build(input)
+            .map(|messages| Body::OpenAiCompletions(ChatBody { messages })),
+        Api::OpenAiResponses => request::openai_responses::build(input)
+            .map(|input| Body::OpenAiResponses(ResponsesBody { input })),
+        Api::GoogleGenerativeAi => {
+            request::google::build(input).map(|contents| Body::Google(GeminiBody { contents }))
         }
-        Api::OpenAiResponses => {
-            return request::openai_responses::build(input)
-                .map(|input| Body::Responses(ResponsesBody { input }));
-        }
-        Api::GoogleGenerativeAi => ("contents", request::google::build),
-    };
-    let items = build(input)?;
-    Ok(Body::List(ListBody { list, items }))
+    }
 }

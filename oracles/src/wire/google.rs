@@ -39,6 +39,55 @@ use super::WireRule::*;
 use super::str_field;
 use crate::js::{Json, View};
 
+pub mod body;
+
+/// What the rules read of a content, in any JSON value or the typed contents pi builds
+/// ([`body`]): its `role` when it is a string, its `parts` when they are an array.
+pub trait ContentEntry {
+    type Part: PartEntry;
+    fn role(&self) -> Option<&str>;
+    fn parts(&self) -> &[Self::Part];
+}
+
+/// What the rules read of a part.
+pub trait PartEntry {
+    /// Whether it has a `functionCall`.
+    fn is_call(&self) -> bool;
+    /// Whether it has a `functionResponse`.
+    fn is_response(&self) -> bool;
+    /// Whether its `text` is the empty string and it has no `thoughtSignature`.
+    fn is_empty_unsigned_text(&self) -> bool;
+}
+
+impl<J: Json> ContentEntry for J {
+    type Part = J;
+
+    fn role(&self) -> Option<&str> {
+        str_field(self, "role")
+    }
+
+    fn parts(&self) -> &[J] {
+        match self.member("parts").map(Json::view) {
+            Some(View::Array(parts)) => parts,
+            _ => &[],
+        }
+    }
+}
+
+impl<J: Json> PartEntry for J {
+    fn is_call(&self) -> bool {
+        self.member("functionCall").is_some()
+    }
+
+    fn is_response(&self) -> bool {
+        self.member("functionResponse").is_some()
+    }
+
+    fn is_empty_unsigned_text(&self) -> bool {
+        str_field(self, "text") == Some("") && self.member("thoughtSignature").is_none()
+    }
+}
+
 /// What the rules read of one content.
 #[derive(Clone, Copy)]
 struct Turn {
@@ -52,35 +101,29 @@ struct Turn {
 }
 
 impl Turn {
-    fn of<J: Json>(content: &J) -> Self {
-        let role = str_field(content, "role");
-        let parts = match content.member("parts").map(Json::view) {
-            Some(View::Array(parts)) => parts,
-            _ => &[],
-        };
-        let count = |key: &str| parts.iter().filter(|p| p.member(key).is_some()).count();
+    fn of(content: &impl ContentEntry) -> Self {
+        let role = content.role();
+        let parts = content.parts();
         Turn {
             user: role == Some("user"),
             calls: if role == Some("model") {
-                count("functionCall")
+                parts.iter().filter(|part| part.is_call()).count()
             } else {
                 0
             },
             responses: if role == Some("user") {
-                count("functionResponse")
+                parts.iter().filter(|part| part.is_response()).count()
             } else {
                 0
             },
-            empty_text: parts.iter().any(|part| {
-                str_field(part, "text") == Some("") && part.member("thoughtSignature").is_none()
-            }),
+            empty_text: parts.iter().any(PartEntry::is_empty_unsigned_text),
         }
     }
 }
 
-/// The violations of a Gemini request body's `contents`, read in either JSON type (`M` is `J` or
-/// a reference to one), in content order.
-pub fn validate_contents<J: Json, M: Borrow<J>>(contents: &[M]) -> Vec<EntryViolation> {
+/// The violations of a Gemini request body's `contents`, read in any [`ContentEntry`] type (`M` is
+/// `E` or a reference to one), in content order.
+pub fn validate_contents<E: ContentEntry, M: Borrow<E>>(contents: &[M]) -> Vec<EntryViolation> {
     let mut found = Vec::new();
     let mut previous: Option<Turn> = None;
     for (index, content) in contents.iter().enumerate() {

@@ -116,9 +116,9 @@ impl Boundary {
             pi::render(messages, self.model, self.provider.api(), self.pi).and_then(|rendered| {
                 match rendered.body(self.model, self.pi)? {
                     Body::Anthropic(request) => Ok(Explanation::json_text(&request.messages)),
-                    Body::Chat(body) => Ok(Explanation::json_text(&body)),
-                    Body::Responses(body) => Ok(Explanation::json_text(&body)),
-                    Body::List(body) => Ok(Explanation::json_text(&body)),
+                    Body::OpenAiCompletions(body) => Ok(Explanation::json_text(&body)),
+                    Body::OpenAiResponses(body) => Ok(Explanation::json_text(&body)),
+                    Body::Google(body) => Ok(Explanation::json_text(&body)),
                 }
             });
         body.unwrap_or_else(|thrown| format!("{thrown}\n"))

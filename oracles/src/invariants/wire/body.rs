@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::js_value::JsValue;
 use crate::pi::{self, Api, Body, PiVersion, Thrown};
+use crate::wire::google::body::GeminiContent;
 use crate::wire::openai::body::ChatMessage;
 use crate::wire::openai_responses::body::InputItem;
 use crate::wire::{WireRule, google, openai, openai_responses};
@@ -46,17 +47,17 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
             v,
         };
         let (list, found) = match pi::build_body(api, input)? {
-            Body::Chat(body) => (
+            Body::OpenAiCompletions(body) => (
                 "messages",
                 openai::validate_body::<ChatMessage, _>(&body.messages),
             ),
-            Body::Responses(body) => (
+            Body::OpenAiResponses(body) => (
                 "input",
                 openai_responses::validate_input::<InputItem, _>(&body.input),
             ),
-            Body::List(body) => (
-                body.list,
-                google::validate_contents::<JsValue, _>(&body.items),
+            Body::Google(body) => (
+                "contents",
+                google::validate_contents::<GeminiContent, _>(&body.contents),
             ),
             // Judged with its causes ([`super::findings`]); not reached.
             Body::Anthropic(_) => ("messages", Vec::new()),

@@ -34,6 +34,7 @@ use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
 use crate::pi::{BuilderInput, PiVersion, Thrown};
+use crate::wire::google::body::{GeminiContent, GeminiPart};
 
 pub(crate) mod model;
 
@@ -64,22 +65,10 @@ struct Recipient<'m> {
     requires_id: bool,
 }
 
-/// A content of the body: a turn's role (`user` or `model`) and its parts.
-struct Content<'r> {
-    role: &'static str,
-    parts: Vec<JsValue<'r>>,
-}
-
-impl<'r> Content<'r> {
-    fn into_json(self) -> JsValue<'r> {
-        JsValue::object([("role", self.role.into()), ("parts", self.parts.into())])
-    }
-}
-
 /// The `contents` of the body pi-ai sends for `llm` (the output of `convertToLlm`) to `model`,
 /// `transformed` being `transformMessages`' output with this API's id normaliser; borrowing
 /// from it.
-pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'r>>, Thrown> {
+pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<GeminiContent<'r>>, Thrown> {
     if input.v.has_system_role() {
         // Only its throws: the prompt it makes is the system instruction, outside `contents`.
         collapse_system_messages(input.llm).map_err(restaged(API))?;
@@ -89,19 +78,19 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
         v: input.v,
         requires_id: requires_tool_call_id(input.model, input.v),
     };
-    let mut contents: Vec<Content> = Vec::with_capacity(input.transformed.len());
+    let mut contents: Vec<GeminiContent> = Vec::with_capacity(input.transformed.len());
     // Whether the last content is a user turn of function responses, which the next joins.
     let mut responses_open = false;
     for message in input.transformed.iter().map(|m| &**m) {
         let role = field(message, "role");
         if is_str(role, "user") {
             let content = field(message, "content");
-            let text = |text: Cow<'r, str>| Some(JsValue::object([("text", text.into())]));
-            let parts = user_parts(content, text, inline_data).map_err(restaged(API))?;
+            let text = |text| Some(plain_text(text));
+            let parts = user_parts(content, text, GeminiPart::InlineData).map_err(restaged(API))?;
             let Some(parts) = parts else {
                 continue;
             };
-            contents.push(Content {
+            contents.push(GeminiContent {
                 role: "user",
                 parts,
             });
@@ -111,7 +100,7 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
             if parts.is_empty() {
                 continue;
             }
-            contents.push(Content {
+            contents.push(GeminiContent {
                 role: "model",
                 parts,
             });
@@ -120,16 +109,16 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
             let (response, images) = function_response(message, to)?;
             match contents.last_mut() {
                 Some(last) if responses_open => last.parts.push(response),
-                _ => contents.push(Content {
+                _ => contents.push(GeminiContent {
                     role: "user",
                     parts: vec![response],
                 }),
             }
             responses_open = true;
             if let Some(images) = images {
-                let mut parts = vec![JsValue::object([("text", "Tool result image:".into())])];
+                let mut parts = vec![plain_text("Tool result image:".into())];
                 parts.extend(images);
-                contents.push(Content {
+                contents.push(GeminiContent {
                     role: "user",
                     parts,
                 });
@@ -137,16 +126,16 @@ pub(crate) fn build<'r>(input: BuilderInput<'r, '_, '_>) -> Result<Vec<JsValue<'
             }
         }
     }
-    Ok(contents.into_iter().map(Content::into_json).collect())
+    Ok(contents)
 }
 
-/// `{inlineData: {mimeType, data}}`, an `undefined` field left out as the JSON of the body
-/// leaves it.
-fn inline_data<'r>(image: &'r JsValue<'_>) -> JsValue<'r> {
-    let data = ["mimeType", "data"]
-        .into_iter()
-        .filter_map(|key| Some((key, field(image, key)?.clone())));
-    JsValue::object([("inlineData", JsValue::object(data))])
+/// `{text}`.
+fn plain_text(text: Cow<'_, str>) -> GeminiPart<'_> {
+    GeminiPart::Text {
+        text,
+        thought: false,
+        signature: None,
+    }
 }
 
 /// `!value || value.trim() === ""`, throwing where `trim` does not exist.
@@ -164,20 +153,16 @@ fn text_part<'r>(
     text: Option<&'r JsValue<'_>>,
     signature: Option<&'r str>,
     thought: bool,
-) -> Result<JsValue<'r>, Thrown> {
-    let mut part = Vec::with_capacity(3);
-    part.push(("text", sanitized_text(text).map_err(restaged(API))?.into()));
-    if thought {
-        part.push(("thought", true.into()));
-    }
-    if let Some(signature) = signature {
-        part.push(("thoughtSignature", signature.into()));
-    }
-    Ok(JsValue::object(part))
+) -> Result<GeminiPart<'r>, Thrown> {
+    Ok(GeminiPart::Text {
+        text: sanitized_text(text).map_err(restaged(API))?,
+        thought,
+        signature,
+    })
 }
 
 /// The parts of one assistant message.
-fn model_parts<'r>(message: &'r JsValue<'_>, to: Recipient) -> Result<Vec<JsValue<'r>>, Thrown> {
+fn model_parts<'r>(message: &'r JsValue<'_>, to: Recipient) -> Result<Vec<GeminiPart<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
     // Unlike transformMessages, the builder does not compare the API.
     let same = js::strict_equals(field(message, "provider"), field(to.model, "provider"))
@@ -217,24 +202,13 @@ fn function_call<'r>(
     call: &'r JsValue<'_>,
     signature: Option<&'r str>,
     requires_id: bool,
-) -> JsValue<'r> {
-    let mut function = Vec::with_capacity(3);
-    if let Some(name) = field(call, "name") {
-        function.push(("name", name.clone()));
+) -> GeminiPart<'r> {
+    GeminiPart::FunctionCall {
+        name: field(call, "name"),
+        arguments: field(call, "arguments"),
+        id: field(call, "id").filter(|_| requires_id),
+        signature,
     }
-    let args = field(call, "arguments")
-        .filter(|a| !js::is_nullish(Some(*a)))
-        .map_or_else(|| JsValue::object::<&str>([]), JsValue::clone);
-    function.push(("args", args));
-    if requires_id && let Some(id) = field(call, "id") {
-        function.push(("id", id.clone()));
-    }
-    let signature = signature.map(|signature| ("thoughtSignature", signature.into()));
-    JsValue::object(
-        [("functionCall", JsValue::object(function))]
-            .into_iter()
-            .chain(signature),
-    )
 }
 
 /// A result's `functionResponse` part, and the parts of the user turn its images take after it
@@ -242,7 +216,7 @@ fn function_call<'r>(
 fn function_response<'r>(
     result: &'r JsValue<'_>,
     to: Recipient,
-) -> Result<(JsValue<'r>, Option<Vec<JsValue<'r>>>), Thrown> {
+) -> Result<(GeminiPart<'r>, Option<Vec<GeminiPart<'r>>>), Thrown> {
     let read = read_result_content(field(result, "content"), "msg.content", to.v)
         .map_err(restaged(API))?;
     let value = if read.has_text {
@@ -257,29 +231,25 @@ fn function_response<'r>(
     } else {
         "output"
     };
-    let mut response = Vec::with_capacity(4);
-    if let Some(name) = field(result, "toolName") {
-        response.push(("name", name.clone()));
-    }
-    response.push(("response", JsValue::object([(key, value.into())])));
     // transformMessages replaced the images by a note for a model without vision, so the ones
     // left are always sent.
-    let images: Vec<JsValue> = read.images.into_iter().map(inline_data).collect();
-    let separate = !images.is_empty() && !multimodal_function_response(to.model);
-    let separate = if separate {
-        Some(images)
+    let images: Vec<GeminiPart> = read
+        .images
+        .into_iter()
+        .map(GeminiPart::InlineData)
+        .collect();
+    let (inside, separate) = if !images.is_empty() && !multimodal_function_response(to.model) {
+        (Vec::new(), Some(images))
     } else {
-        if !images.is_empty() {
-            response.push(("parts", images.into()));
-        }
-        None
+        (images, None)
     };
-    if to.requires_id
-        && let Some(id) = field(result, "toolCallId")
-    {
-        response.push(("id", id.clone()));
-    }
-    let part = JsValue::object([("functionResponse", JsValue::object(response))]);
+    let part = GeminiPart::FunctionResponse {
+        name: field(result, "toolName"),
+        key,
+        value,
+        images: inside,
+        id: field(result, "toolCallId").filter(|_| to.requires_id),
+    };
     Ok((part, separate))
 }
 
