@@ -107,9 +107,9 @@ impl Serialize for GeminiPart<'_> {
                 signature,
             } => {
                 let call = FunctionCall {
-                    name,
-                    arguments,
-                    id,
+                    name: *name,
+                    arguments: *arguments,
+                    id: *id,
                 };
                 map.serialize_entry("functionCall", &call)?;
                 if let Some(signature) = signature {
@@ -124,11 +124,11 @@ impl Serialize for GeminiPart<'_> {
                 id,
             } => {
                 let response = FunctionResponse {
-                    name,
+                    name: *name,
                     key,
-                    value: value.as_ref(),
+                    value,
                     images,
-                    id,
+                    id: *id,
                 };
                 map.serialize_entry("functionResponse", &response)?;
             }
@@ -151,13 +151,13 @@ impl Serialize for InlineData<'_, '_> {
 }
 
 /// `{name, args: arguments ?? {}, id?}`.
-struct FunctionCall<'v, 'r> {
-    name: &'v Option<&'r JsValue<'r>>,
-    arguments: &'v Option<&'r JsValue<'r>>,
-    id: &'v Option<&'r JsValue<'r>>,
+struct FunctionCall<'r> {
+    name: Option<&'r JsValue<'r>>,
+    arguments: Option<&'r JsValue<'r>>,
+    id: Option<&'r JsValue<'r>>,
 }
 
-impl Serialize for FunctionCall<'_, '_> {
+impl Serialize for FunctionCall<'_> {
     fn serialize<S: Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
         let mut map = out.serialize_map(None)?;
         if let Some(name) = self.name {
@@ -176,11 +176,11 @@ impl Serialize for FunctionCall<'_, '_> {
 
 /// `{name, response: {key: value}, parts?, id?}`.
 struct FunctionResponse<'v, 'r> {
-    name: &'v Option<&'r JsValue<'r>>,
+    name: Option<&'r JsValue<'r>>,
     key: &'static str,
     value: &'v str,
     images: &'v [GeminiPart<'r>],
-    id: &'v Option<&'r JsValue<'r>>,
+    id: Option<&'r JsValue<'r>>,
 }
 
 impl Serialize for FunctionResponse<'_, '_> {
