@@ -54,3 +54,4 @@ mod session_generator;
 mod session_in_parts;
 mod soak;
 mod sut_faults;
+mod typed_bodies;
