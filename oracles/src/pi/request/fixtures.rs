@@ -1,10 +1,13 @@
 //! Messages and bodies the builders' and the body rules' tests share: a transcript written in a
 //! few words, and the list of the body pi builds for it (through the vectors protocol, as
-//! `render --batch` runs it).
+//! `render --batch` runs it), judged as its JSON and as the typed body.
 
 use serde_json::{Value, json};
 
-use crate::pi::{PiVersion, run_vector_input};
+use crate::invariants::wire::body_rejections;
+use crate::js_value::{self, JsValue};
+use crate::pi::{Api, PiVersion, run_vector_input};
+use crate::wire::EntryViolation;
 
 pub(crate) fn user(text: &str) -> Value {
     json!({"role": "user", "content": text, "timestamp": 1})
@@ -40,4 +43,30 @@ pub(crate) fn body(
         Value::Array(items) => items.clone(),
         _ => panic!("no body: {output}"),
     }
+}
+
+/// What the rules of `api` find in the typed body pi builds for `messages` to `model`, the body
+/// `check` and the fuzz targets judge. The builders' tests judge the body's JSON (what pi sends)
+/// and check that the typed body is judged the same.
+pub(crate) fn judged_typed(
+    messages: &Value,
+    model: &Value,
+    api: Api,
+    v: PiVersion,
+) -> Vec<EntryViolation> {
+    let messages = js_value::borrow_all(messages.as_array().expect("messages"));
+    let found = body_rejections(&messages, &JsValue::from(model), api, v)
+        .expect("an API other than Anthropic's")
+        .expect("a body pi builds");
+    found
+        .into_iter()
+        .map(|rejection| {
+            let (_, index) = rejection.location.rsplit_once('.').expect("list.index");
+            EntryViolation {
+                rule: rejection.rule,
+                index: index.parse().expect("an index"),
+                message: rejection.text,
+            }
+        })
+        .collect()
 }

@@ -259,8 +259,8 @@ mod tests {
 
     use super::thought_signature;
     use crate::js_value::JsValue;
-    use crate::pi::PiVersion;
-    use crate::pi::request::fixtures::{assistant_of, body, result, text, user};
+    use crate::pi::request::fixtures::{assistant_of, body, judged_typed, result, text, user};
+    use crate::pi::{Api, PiVersion};
     use crate::wire::WireRule::{self, *};
     use crate::wire::google::validate_contents;
 
@@ -273,13 +273,14 @@ mod tests {
     }
 
     /// The rules the Gemini API applies to the body pi builds for `messages` to Google's model
-    /// `model`, with where they are broken.
+    /// `model`, with where they are broken (the typed body judged the same).
     fn refused(messages: &Value, model: &str, v: PiVersion) -> Vec<(WireRule, usize)> {
-        let contents = body(messages, &google(model), ("google", "contents"), v);
-        validate_contents::<Value, _>(&contents)
-            .into_iter()
-            .map(|v| (v.rule, v.index))
-            .collect()
+        let model = google(model);
+        let contents = body(messages, &model, ("google", "contents"), v);
+        let found = validate_contents::<Value, _>(&contents);
+        let typed = judged_typed(messages, &model, Api::GoogleGenerativeAi, v);
+        assert_eq!(typed, found, "the typed body, pi {v:?}");
+        found.into_iter().map(|v| (v.rule, v.index)).collect()
     }
 
     fn assistant(stop_reason: &str, content: Value) -> Value {
@@ -365,6 +366,21 @@ mod tests {
             result("c1", json!([text("one")])),
             result("c2", json!([text("two"), image()])),
             assistant("stop", json!([text("done")])),
+            user("thanks")
+        ]);
+        for v in PiVersion::ALL {
+            assert_eq!(refused(&messages, FLASH, v), vec![], "pi {v:?}");
+        }
+    }
+
+    /// A text beside an assistant's calls is a part of the call turn, not a call: the turn's
+    /// responses answer its calls alone.
+    #[test]
+    fn a_text_beside_the_calls_is_not_counted_as_a_call() {
+        let messages = json!([
+            user("go"),
+            assistant("toolUse", json!([text("let me look"), call("c1")])),
+            result("c1", json!([text("ok")])),
             user("thanks")
         ]);
         for v in PiVersion::ALL {

@@ -231,8 +231,8 @@ fn result_output<'r>(
 mod tests {
     use serde_json::{Value, json};
 
-    use crate::pi::PiVersion;
-    use crate::pi::request::fixtures::{assistant_of, body, result, text, user};
+    use crate::pi::request::fixtures::{assistant_of, body, judged_typed, result, text, user};
+    use crate::pi::{Api, PiVersion};
     use crate::wire::WireRule;
     use crate::wire::openai_responses::validate_input;
 
@@ -244,13 +244,13 @@ mod tests {
     }
 
     /// The rules the Responses API applies to the body pi builds for `messages` (to OpenAI's
-    /// gpt-5), with the error texts.
+    /// gpt-5), with the error texts (the typed body judged the same).
     fn refused(messages: Value, v: PiVersion) -> Vec<(WireRule, String)> {
         let items = body(&messages, &gpt_5(), ("openaiResponses", "input"), v);
-        validate_input::<Value, _>(&items)
-            .into_iter()
-            .map(|v| (v.rule, v.message))
-            .collect()
+        let found = validate_input::<Value, _>(&items);
+        let typed = judged_typed(&messages, &gpt_5(), Api::OpenAiResponses, v);
+        assert_eq!(typed, found, "the typed body, pi {v:?}");
+        found.into_iter().map(|v| (v.rule, v.message)).collect()
     }
 
     /// What the API refuses of `messages`, the same on every pi version.
@@ -348,5 +348,29 @@ mod tests {
             user("thanks")
         ]);
         assert_eq!(refused_on_every_version(&messages), vec![]);
+    }
+
+    /// Reasoning followed by the answer it was made with is accepted; an answer whose message id
+    /// an earlier answer carried is sent under that id again, which the API refuses.
+    #[test]
+    fn reasoning_before_its_answer_is_accepted_and_a_repeated_message_id_refused() {
+        let thinking = json!({"type": "thinking", "thinking": "hmm",
+            "thinkingSignature": r#"{"type":"reasoning","id":"rs_1","summary":[]}"#});
+        let answer = |text: &str| json!({"type": "text", "text": text, "textSignature": "msg_1"});
+        let messages = json!([
+            user("go"),
+            assistant("stop", json!([thinking, answer("a")])),
+            user("more"),
+            assistant("stop", json!([answer("b")])),
+            user("thanks")
+        ]);
+        assert_eq!(
+            refused_on_every_version(&messages),
+            vec![(
+                WireRule::DuplicateItemId,
+                "Duplicate item found with id msg_1. Remove duplicate items from your input and try again."
+                    .to_string()
+            )]
+        );
     }
 }
