@@ -13,9 +13,12 @@ use serde_json::{Value, json};
 
 const SEEDS: u64 = 500;
 
+/// An API's rules on its body's list, read as `Value`s.
+type Validate = fn(&[Value]) -> Vec<EntryViolation>;
+
 /// The rejections of the body's JSON, read as `Value`s: `(rule, location, text)`.
 fn judged_as_json(body: &Value, api: Api) -> Vec<(String, String, String)> {
-    let (list, validate): (&str, fn(&[Value]) -> Vec<EntryViolation>) = match api {
+    let (list, validate): (&str, Validate) = match api {
         Api::OpenAiCompletions => ("messages", |items| openai::validate_body::<Value, _>(items)),
         Api::OpenAiResponses => ("input", |items| {
             openai_responses::validate_input::<Value, _>(items)

@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use crate::js_value::JsValue;
 use crate::wire::anthropic::Request;
-use crate::wire::google::body::GeminiBody;
-use crate::wire::openai::body::ChatBody;
-use crate::wire::openai_responses::body::ResponsesBody;
+use crate::wire::google::body::{GeminiBody, GeminiContent};
+use crate::wire::openai::body::{ChatBody, ChatMessage};
+use crate::wire::openai_responses::body::{InputItem, ResponsesBody};
+use crate::wire::{EntryViolation, google, openai, openai_responses};
 use transform::IdNormaliser;
 
 mod api;
@@ -89,6 +90,30 @@ pub enum Body<'r> {
     OpenAiCompletions(ChatBody<'r>),
     OpenAiResponses(ResponsesBody<'r>),
     Google(GeminiBody<'r>),
+}
+
+impl Body<'_> {
+    /// What the API's rules find in this body, read typed, with the name of the list they index:
+    /// `messages` (openai-completions), `input` (openai-responses), `contents`
+    /// (google-generative-ai); `None` for the Anthropic request, judged with its causes
+    /// (`invariants::wire`).
+    pub fn violations(&self) -> Option<(&'static str, Vec<EntryViolation>)> {
+        Some(match self {
+            Body::OpenAiCompletions(body) => (
+                "messages",
+                openai::validate_body::<ChatMessage, _>(&body.messages),
+            ),
+            Body::OpenAiResponses(body) => (
+                "input",
+                openai_responses::validate_input::<InputItem, _>(&body.input),
+            ),
+            Body::Google(body) => (
+                "contents",
+                google::validate_contents::<GeminiContent, _>(&body.contents),
+            ),
+            Body::Anthropic(_) => return None,
+        })
+    }
 }
 
 /// The pipeline up to the body builder of one API, with every unchanged message borrowed: what

@@ -8,11 +8,8 @@ use std::borrow::Borrow;
 use serde::Serialize;
 
 use crate::js_value::JsValue;
-use crate::pi::{self, Api, Body, PiVersion, Thrown};
-use crate::wire::google::body::GeminiContent;
-use crate::wire::openai::body::ChatMessage;
-use crate::wire::openai_responses::body::InputItem;
-use crate::wire::{WireRule, google, openai, openai_responses};
+use crate::pi::{self, Api, PiVersion, Thrown};
+use crate::wire::WireRule;
 
 /// One rule the body breaks: where in the body, and the error text the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,22 +43,8 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
             model,
             v,
         };
-        let (list, found) = match pi::build_body(api, input)? {
-            Body::OpenAiCompletions(body) => (
-                "messages",
-                openai::validate_body::<ChatMessage, _>(&body.messages),
-            ),
-            Body::OpenAiResponses(body) => (
-                "input",
-                openai_responses::validate_input::<InputItem, _>(&body.input),
-            ),
-            Body::Google(body) => (
-                "contents",
-                google::validate_contents::<GeminiContent, _>(&body.contents),
-            ),
-            // Judged with its causes ([`super::findings`]); not reached.
-            Body::Anthropic(_) => ("messages", Vec::new()),
-        };
+        // The Anthropic request is judged with its causes ([`super::findings`]): not here.
+        let (list, found) = pi::build_body(api, input)?.violations().unwrap_or_default();
         Ok(found
             .into_iter()
             .map(|found| BodyRejection {

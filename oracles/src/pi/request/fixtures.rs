@@ -4,9 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::invariants::wire::body_rejections;
 use crate::js_value::{self, JsValue};
-use crate::pi::{Api, PiVersion, run_vector_input};
+use crate::pi::{Api, PiVersion, render, run_vector_input};
 use crate::wire::EntryViolation;
 
 pub(crate) fn user(text: &str) -> Value {
@@ -55,18 +54,9 @@ pub(crate) fn judged_typed(
     v: PiVersion,
 ) -> Vec<EntryViolation> {
     let messages = js_value::borrow_all(messages.as_array().expect("messages"));
-    let found = body_rejections(&messages, &JsValue::from(model), api, v)
-        .expect("an API other than Anthropic's")
-        .expect("a body pi builds");
+    let model = JsValue::from(model);
+    let rendered = render(&messages, &model, api, v).expect("pi's pipeline");
+    let body = rendered.body(&model, v).expect("a body pi builds");
+    let (_, found) = body.violations().expect("an API other than Anthropic's");
     found
-        .into_iter()
-        .map(|rejection| {
-            let (_, index) = rejection.location.rsplit_once('.').expect("list.index");
-            EntryViolation {
-                rule: rejection.rule,
-                index: index.parse().expect("an index"),
-                message: rejection.text,
-            }
-        })
-        .collect()
 }
