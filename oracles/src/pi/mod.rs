@@ -150,7 +150,8 @@ impl Rendered<'_> {
 }
 
 /// `convertToLlm`, then `transformMessages` with the id normaliser of `api` for `model`: the
-/// messages the body builder of `api` reads ([`Rendered::body`]).
+/// messages the body builder of `api` reads ([`Rendered::body`]). A throw of `transformMessages`
+/// is at the stage of the builder of any other API than Anthropic's, whose provider runs it.
 pub fn render<'a, M: Borrow<JsValue<'a>>>(
     messages: &'a [M],
     model: &JsValue<'_>,
@@ -158,8 +159,7 @@ pub fn render<'a, M: Borrow<JsValue<'a>>>(
     v: PiVersion,
 ) -> Result<Rendered<'a>, Thrown> {
     let llm = convert::convert(messages, v)?;
-    let ids = api.id_normaliser(model, v);
-    let transformed = transform::transform(llm.clone(), model, v, ids, None)?;
+    let transformed = request::transformed_for(&llm, model, api, v)?;
     Ok(Rendered {
         llm,
         transformed,

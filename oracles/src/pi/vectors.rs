@@ -189,7 +189,7 @@ pub(crate) fn answer_messages<R>(
                 &transformed
             } else {
                 match request::transformed_for(&llm, &model, api, v) {
-                    Ok(messages) => own_run.insert(messages),
+                    Ok(run) => own_run.insert(run.messages),
                     Err(thrown) => return emit(&failure(&thrown, Some(&llm), Some(&transformed))),
                 }
             };

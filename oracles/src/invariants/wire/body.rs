@@ -35,16 +35,9 @@ pub fn body_rejections<'a, M: Borrow<JsValue<'a>>>(
     if api == Api::AnthropicMessages {
         return None;
     }
-    let judged = pi::convert::convert(messages, v).and_then(|llm| {
-        let transformed = pi::request::transformed_for(&llm, model, api, v)?;
-        let input = pi::BuilderInput {
-            llm: &llm,
-            transformed: &transformed,
-            model,
-            v,
-        };
+    let judged = pi::render(messages, model, api, v).and_then(|rendered| {
         // The Anthropic request is judged with its causes ([`super::findings`]): not here.
-        let (list, found) = pi::build_body(api, input)?.violations().unwrap_or_default();
+        let (list, found) = rendered.body(model, v)?.violations().unwrap_or_default();
         Ok(found
             .into_iter()
             .map(|found| BodyRejection {
@@ -63,8 +56,8 @@ mod tests {
 
     use super::*;
     use crate::js_value;
-    use crate::pi::Provider;
     use crate::pi::request::fixtures::user;
+    use crate::pi::{Provider, Stage};
 
     /// The rules, and where, `provider`'s body breaks for `messages`; `Err` with pi's throw.
     fn rejected(
@@ -113,6 +106,35 @@ mod tests {
         for provider in [Provider::OpenAi, Provider::Groq] {
             let judged = rejected(json!([null]), provider);
             assert!(matches!(judged, Some(Err(_))), "{provider}");
+        }
+    }
+
+    /// pi-ai's providers other than Anthropic's run `transformMessages` inside their builder, so
+    /// its throw is at the builder's stage, in the judgement as in `render` (the one path both
+    /// take).
+    #[test]
+    fn a_throw_of_transform_messages_is_at_the_stage_of_the_api_s_builder() {
+        let throws =
+            json!([user("go"), {"role": "assistant", "content": "oops", "stopReason": "stop"}]);
+        let messages = js_value::borrow_all(throws.as_array().unwrap());
+        for (provider, stage) in [
+            (Provider::Anthropic, Stage::TransformMessages),
+            (Provider::Groq, Stage::OpenAiCompletions),
+            (Provider::OpenAi, Stage::OpenAiResponses),
+            (Provider::Google, Stage::GoogleGenerativeAi),
+        ] {
+            let (model, api, v) = (provider.model(), provider.api(), PiVersion::default());
+            let Err(rendered) = pi::render(&messages, model, api, v) else {
+                panic!("{provider}: pi throws");
+            };
+            assert_eq!(rendered.stage, stage, "{provider}");
+            assert!(
+                rendered.error.contains("assistantMsg.content.flatMap"),
+                "{provider}"
+            );
+            if let Some(judged) = body_rejections(&messages, model, api, v) {
+                assert_eq!(judged, Err(rendered), "{provider}");
+            }
         }
     }
 }

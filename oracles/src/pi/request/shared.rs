@@ -41,17 +41,20 @@ pub(crate) fn user_parts<'r, 'a, P>(
 }
 
 /// `transformMessages(llm)` with `api`'s id normaliser, as pi-ai's provider runs it before its
-/// builder: what it throws is thrown at that builder's stage.
+/// builder: what it throws for another API than Anthropic's is thrown at that builder's stage
+/// (pi's Anthropic stages name `transformMessages` itself, which they run apart).
 pub(crate) fn transformed_for<'a>(
     llm: &[Cow<'a, JsValue<'a>>],
     model: &JsValue,
     api: Api,
     v: PiVersion,
-) -> Result<Vec<Cow<'a, JsValue<'a>>>, Thrown> {
+) -> Result<transform::Transformed<'a>, Thrown> {
     let ids = api.id_normaliser(model, v);
-    transform::transform(llm.to_vec(), model, v, ids, None)
-        .map(|transformed| transformed.messages)
-        .map_err(restaged(api))
+    let transformed = transform::transform(llm.to_vec(), model, v, ids, None);
+    match api {
+        Api::AnthropicMessages => transformed,
+        _ => transformed.map_err(restaged(api)),
+    }
 }
 
 /// The transformed messages a builder converts. From 0.86 the system messages were collapsed
