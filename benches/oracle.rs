@@ -104,9 +104,10 @@ fn check_session(text: &str, model: &JsValue<'_>) -> usize {
     }
 }
 
-/// The `render --batch` input asking for each API's body, by API: the Anthropic body for the
-/// default model, the others for the catalog model of a provider that speaks them (pi 1.6.0's
-/// `models.generated.js`: Groq's Llama 3.3, OpenAI's GPT-4.1, Google's Gemini 2.5 Flash).
+/// The `render --batch` input asking for each API's body, by API, each for the catalog model of
+/// a provider that speaks it (pi 1.6.0's `models.generated.js`: the default Claude model, Groq's
+/// Llama 3.3, OpenAI's GPT-4.1, Google's Gemini 2.5 Flash). Every input names its model, so that
+/// each pays the same merge of it over the default model: the bodies are what is compared.
 fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
     let each = |body: Value| -> Vec<Value> {
         transcripts
@@ -119,7 +120,10 @@ fn batch_inputs(transcripts: &[Vec<Value>]) -> Vec<(&'static str, Vec<Value>)> {
             .collect()
     };
     vec![
-        ("anthropic-messages", each(json!({"anthropic": true}))),
+        (
+            "anthropic-messages",
+            each(json!({"anthropic": true, "model": Provider::Anthropic.model()})),
+        ),
         (
             "openai-completions",
             each(json!({"openaiCompletions": true, "model": Provider::Groq.model()})),

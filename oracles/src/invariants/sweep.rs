@@ -284,11 +284,11 @@ pub fn twin_sweep<J: Json>(input: &[J], rule: TwinRule) -> Vec<usize> {
                 orphans.push(index);
             }
         } else if role == Some("assistant") {
-            waiting = if has_no_live_calls(message, rule) {
-                HashSet::new()
-            } else {
-                call_ids(message).collect()
-            };
+            // One set, emptied and refilled for each assistant rather than a new one each.
+            waiting.clear();
+            if !has_no_live_calls(message, rule) {
+                waiting.extend(call_ids(message));
+            }
         } else if closes_calls(message, rule) {
             waiting.clear();
         }

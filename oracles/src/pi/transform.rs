@@ -121,23 +121,31 @@ pub(crate) fn renames_like_anthropic(messages: &[Cow<'_, JsValue<'_>>], ids: IdN
 
 /// `assistant.provider === model.provider && assistant.api === model.api && assistant.model === model.id`.
 pub(crate) fn same_model(assistant: &JsValue, model: &JsValue) -> bool {
-    same_provider_and_api(assistant, model)
-        && strict_equals(field(assistant, "model"), field(model, "id"))
+    Origin::of(assistant, model).same
 }
 
-/// `assistant.provider === model.provider && assistant.api === model.api`.
-pub(crate) fn same_provider_and_api(assistant: &JsValue, model: &JsValue) -> bool {
-    strict_equals(field(assistant, "provider"), field(model, "provider"))
-        && strict_equals(field(assistant, "api"), field(model, "api"))
-}
-
-/// Where an assistant message came from, as step 2 reads it.
+/// Where an assistant message came from, against the model the request is for.
 #[derive(Clone, Copy)]
-struct Origin {
+pub(crate) struct Origin {
     /// Of the very model ([`same_model`]): its blocks are kept as they are.
-    same: bool,
-    /// Through another provider or API: the Responses normaliser hashes its item ids.
-    foreign: bool,
+    pub(crate) same: bool,
+    /// Through another provider or API (`assistant.provider !== model.provider ||
+    /// assistant.api !== model.api`): the Responses normaliser hashes its item ids.
+    pub(crate) foreign: bool,
+}
+
+impl Origin {
+    /// Both readings, the provider and API compared once for the two.
+    pub(crate) fn of(assistant: &JsValue, model: &JsValue) -> Origin {
+        let same_provider_and_api =
+            strict_equals(field(assistant, "provider"), field(model, "provider"))
+                && strict_equals(field(assistant, "api"), field(model, "api"));
+        Origin {
+            same: same_provider_and_api
+                && strict_equals(field(assistant, "model"), field(model, "id")),
+            foreign: !same_provider_and_api,
+        }
+    }
 }
 
 pub(crate) fn transform<'a>(
@@ -354,10 +362,7 @@ fn first_pass_message<'a>(
     if !is_str(role, "assistant") {
         return Ok(message);
     }
-    let origin = Origin {
-        same: same_model(&message, model),
-        foreign: !same_provider_and_api(&message, model),
-    };
+    let origin = Origin::of(&message, model);
     let content = field(&message, "content");
     let blocks = js::array_items(content, "assistantMsg.content", "flatMap").map_err(throw)?;
     // The new content, begun at the first block that changes: an assistant whose blocks all stay

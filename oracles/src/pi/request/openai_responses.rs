@@ -30,7 +30,7 @@ use super::{
 use crate::js::{self, field, is_str, truthy};
 use crate::js_value::JsValue;
 use crate::pi::api::Api;
-use crate::pi::transform::{same_model, same_provider_and_api};
+use crate::pi::transform::Origin;
 use crate::pi::{BuilderInput, PiVersion, Thrown};
 use crate::wire::openai_responses::body::{InputItem, InputPart, ItemContent};
 
@@ -107,9 +107,10 @@ fn assistant_items<'r>(
     sent: usize,
 ) -> Result<Vec<InputItem<'r>>, Thrown> {
     let blocks = transformed_blocks(message);
-    let same_model = same_model(message, model);
+    let origin = Origin::of(message, model);
+    let same_model = origin.same;
     // Another model of the same provider and API: its item ids were paired with its own reasoning.
-    let sibling = same_provider_and_api(message, model) && !same_model;
+    let sibling = !origin.foreign && !same_model;
     let mut items = Vec::with_capacity(blocks.len());
     let mut texts = 0;
     for block in blocks {
