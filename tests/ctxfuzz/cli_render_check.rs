@@ -445,6 +445,14 @@ fn when_pi_itself_throws_render_and_check_say_so_and_exit_1() {
         "{stderr}"
     );
     assert!(stderr.contains("TypeError: assistantMsg.content.flatMap is not a function"));
+    // Groq's provider runs transformMessages inside its builder: the throw is at that stage.
+    let groq = ctxfuzz(&["render", &path, "--provider", "groq"]);
+    assert_eq!(groq.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&groq.stderr);
+    assert!(
+        stderr.contains("pi itself would throw at stage openai-completions: TypeError"),
+        "{stderr}"
+    );
     let llm = ctxfuzz(&["render", &path, "--stage", "llm"]);
     assert_eq!(
         llm.status.code(),
