@@ -503,6 +503,37 @@ mod tests {
         }
     }
 
+    /// pi sends the very model's call ids as they are and normalises any other model's: the ids
+    /// a rejection names are looked up as the wire has them.
+    #[test]
+    fn a_call_id_is_known_by_its_wire_form_raw_for_the_very_model_normalised_for_another() {
+        let model = pi::default_model();
+        let from = |key| field(model, key).cloned().unwrap_or(JsValue::Null);
+        let call = |id: &str| {
+            JsValue::object([
+                ("type", JsValue::from("toolCall")),
+                ("id", JsValue::from(id.to_string())),
+            ])
+        };
+        let own = JsValue::object([
+            ("role", JsValue::from("assistant")),
+            ("provider", from("provider")),
+            ("api", from("api")),
+            ("model", from("id")),
+            ("content", JsValue::from(vec![call("a.1")])),
+        ]);
+        let mut other = own.clone();
+        if let JsValue::Object(fields) = &mut other {
+            fields.insert("model", JsValue::from("another-model"));
+            fields.insert("content", JsValue::from(vec![call("b.1")]));
+        }
+        let llm = [Cow::Owned(own), Cow::Owned(other)];
+        let ids = IdProvenance::new(&llm, model);
+        let mut known: Vec<&str> = ids.calls.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        assert_eq!(known, ["a.1", "b_1"]);
+    }
+
     /// Each chat rule broken is one charged `wire-valid`, showing the rule, the message and
     /// OpenAI's text.
     #[test]
