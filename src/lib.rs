@@ -4,6 +4,7 @@
 //! The systems under test (`sweep`, `compaction`, `guard`) never call the oracles
 //! (`ctxfuzz_oracles`); the harness is the only place where the two meet.
 
+pub mod allocator;
 pub mod cli;
 pub mod compaction;
 pub mod error;

@@ -8,7 +8,7 @@ use libfuzzer_sys::Corpus;
 /// `malloc` (docs/figures.md, session 21).
 #[cfg(not(sanitized))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ctxfuzz::allocator::Mimalloc = ctxfuzz::allocator::Mimalloc;
 
 /// [`ctxfuzz::harness::fuzz_one`] as libFuzzer's answer: `Corpus::Reject` for an input it says
 /// not to keep (outsized, or no input at all), so libFuzzer runs it but never breeds on it.

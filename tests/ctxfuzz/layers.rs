@@ -25,7 +25,7 @@ const ROOT_LAYERS: &[&[&str]] = &[
     &["cli"],
     &["harness", "mutants"],
     &["sweep", "compaction", "guard", "generators"],
-    &["transcript", "error"],
+    &["transcript", "error", "allocator"],
 ];
 
 /// The layers of the oracle package, highest first.
