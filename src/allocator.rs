@@ -36,28 +36,36 @@ fn plain_suffices(align: usize, size: usize) -> bool {
     align <= PLAIN_ALIGN && align <= size
 }
 
+/// A plain entry point of mimalloc's: `size`.
+type Plain = unsafe extern "C" fn(usize) -> *mut c_void;
+/// An aligned entry point of mimalloc's: `size`, `alignment`.
+type Aligned = unsafe extern "C" fn(usize, usize) -> *mut c_void;
+
+/// A block for `layout` from `plain` where it suffices, else from `aligned`.
+///
+/// # Safety
+/// As `GlobalAlloc::alloc`: `layout` has a non-zero size.
+#[inline]
+unsafe fn allocate(layout: Layout, plain: Plain, aligned: Aligned) -> *mut u8 {
+    let (size, align) = (layout.size(), layout.align());
+    let block = if plain_suffices(align, size) {
+        unsafe { plain(size) }
+    } else {
+        unsafe { aligned(size, align) }
+    };
+    block.cast()
+}
+
 // SAFETY: every pointer returned comes from mimalloc, aligned as the layout asks (the plain entry
 // points only where `plain_suffices`), and `mi_free` and `mi_realloc*` take a block from either
 // kind of entry point.
 unsafe impl GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let (size, align) = (layout.size(), layout.align());
-        let block = if plain_suffices(align, size) {
-            unsafe { mi_malloc(size) }
-        } else {
-            unsafe { mi_malloc_aligned(size, align) }
-        };
-        block.cast()
+        unsafe { allocate(layout, mi_malloc, mi_malloc_aligned) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let (size, align) = (layout.size(), layout.align());
-        let block = if plain_suffices(align, size) {
-            unsafe { mi_zalloc(size) }
-        } else {
-            unsafe { mi_zalloc_aligned(size, align) }
-        };
-        block.cast()
+        unsafe { allocate(layout, mi_zalloc, mi_zalloc_aligned) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
