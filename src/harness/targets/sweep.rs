@@ -77,9 +77,17 @@ impl SweepTarget {
     fn run<'a>(&self, messages: &'a [JsValue<'static>]) -> Result<Run<'a>, Judgement> {
         let Some(external) = &self.external else {
             let first = sweep(messages, self.rule);
+            let returned_input = first.messages.is_input(messages);
+            // The Rust sweep is a function of its input: a sweep that kept the input whole would
+            // keep it whole again, so only a sweep that removed something is run a second time.
+            let second_swept = if returned_input {
+                Vec::new()
+            } else {
+                swept_ids(&first.messages.refs(), self.rule)
+            };
             return Ok(Run {
-                returned_input: first.messages.is_input(messages),
-                second_swept: swept_ids(&first.messages.refs(), self.rule),
+                returned_input,
+                second_swept,
                 output: Output::Kept(first.messages),
                 swept: first.swept,
             });
