@@ -312,8 +312,11 @@ fn external_npm_fuzz_reports_a_crash_a_hang_and_a_throw_as_the_cli_does() {
     let started = Instant::now();
     let output = project.node(&["cases.mjs"]);
     assert!(output.status.success(), "{}", text(&output));
+    // The hang case settling with `sut-hang` (below) shows the caller was let go after the
+    // program's 500 ms; this bound only turns a caller held for good into a failure. It is no
+    // measure of speed: the eleven cases took 20 to 80 s beside the suite's other tests.
     assert!(
-        started.elapsed() < Duration::from_secs(60),
+        started.elapsed() < Duration::from_secs(600),
         "a hang held the caller"
     );
     let cases = settled(&stdout(&output));
