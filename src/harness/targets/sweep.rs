@@ -78,10 +78,10 @@ impl SweepTarget {
         let Some(external) = &self.external else {
             let first = sweep(messages, self.rule);
             let returned_input = first.messages.is_input(messages);
-            // The Rust sweep is a function of its input: a sweep that kept the input whole would
-            // keep it whole again, so only a sweep that removed something is run a second time.
+            // The Rust sweep is a function of its input: over an input it kept whole, a second
+            // sweep would answer as the first did, so only an output it changed is swept again.
             let second_swept = if returned_input {
-                Vec::new()
+                first.swept.clone()
             } else {
                 swept_ids(&first.messages.refs(), self.rule)
             };
