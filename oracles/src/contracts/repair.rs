@@ -364,6 +364,21 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
         (Some((_, b)), Some((_, a))) => !keeps(*b, *a),
         (b, a) => b.is_some() != a.is_some(),
     })?;
+    // The others of one side kept, in order, among those of the other: what the other side has
+    // beyond them is lost, or added, even where a copy of it follows (a lossy repairer that
+    // dropped the first of two equal messages was once charged with reordering them).
+    if let Some(lost) = left_out(&before, &after, |b, a| keeps(b.1, a.1)) {
+        let (i, message) = before[lost];
+        return Some(moved(Moved::Lost, lost, MessageAt::input(i, message)));
+    }
+    if let Some(added) = left_out(&after, &before, |a, b| keeps(b.1, a.1)) {
+        let (o, message) = after[added];
+        return Some(moved(
+            Moved::ChangedOrAdded,
+            added,
+            MessageAt::output(o, message),
+        ));
+    }
     // Lost when no message from the first difference on keeps it, added when none from there
     // on is kept in it: the messages before it are paired one to one, so a copy of it there is
     // another message (a message past the other side's end is lost or added, whatever comes
@@ -386,18 +401,43 @@ fn other_messages<J: Json + Clone + PartialEq + Serialize>(
         (Some((i, moved)), _) => (Moved::Reordered, MessageAt::input(*i, *moved)),
         (None, _) => unreachable!("past the input's end, the output's message is added"),
     };
-    Some(Violation::charged(
+    Some(moved(what, at, message))
+}
+
+/// The first of `longer` left out when `shorter` is `longer` with some left out and the rest
+/// kept in order (`kept(from_longer, from_shorter)`); `None` when it is not.
+fn left_out<T: Copy>(longer: &[T], shorter: &[T], kept: impl Fn(T, T) -> bool) -> Option<usize> {
+    // Each of `shorter` is paired with the first of `longer` that keeps it, after the one paired
+    // before: if any pairing keeps all of `shorter` in order, this one does.
+    let mut unpaired = shorter.iter().peekable();
+    let mut first_left_out = None;
+    for (at, &item) in longer.iter().enumerate() {
+        match unpaired.peek() {
+            Some(&&next) if kept(item, next) => {
+                unpaired.next();
+            }
+            _ => {
+                first_left_out.get_or_insert(at);
+            }
+        }
+    }
+    first_left_out.filter(|_| unpaired.peek().is_none())
+}
+
+/// The violation of a message not kept in its place: `kind`, at `position` among the others.
+fn moved(kind: Moved, position: usize, message: MessageAt) -> Violation {
+    Violation::charged(
         KEEPS_OTHER_MESSAGES,
         format!(
-            "a message that is not a tool result was {what} (number {} of them)",
-            at + 1
+            "a message that is not a tool result was {kind} (number {} of them)",
+            position + 1
         ),
         RepairEvidence::Moved {
-            kind: what,
-            position: at,
+            kind,
+            position,
             message,
         },
-    ))
+    )
 }
 
 fn results<J: Json + Clone + PartialEq + Serialize>(

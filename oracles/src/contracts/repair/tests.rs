@@ -176,6 +176,43 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
         kind(json!([x, y, y]), json!([x, y, x, y])),
         "changed or added"
     );
+    // A message left out before a copy of it, the others kept in order, is lost; one put in
+    // before its original is added. Neither is reordering (the lossy repairer of
+    // examples/js/lossy.mjs, on a user's message typed twice).
+    let finding = |input: Value, output: Value| {
+        let found = check(&RepairRun {
+            format: Format::OpenAi,
+            input: input.as_array().unwrap(),
+            output: output.as_array().unwrap(),
+            again: output.as_array().unwrap(),
+            marker: None,
+        });
+        (found[0].summary.clone(), evidence::json(&found[0]))
+    };
+    let (summary, evidence) = finding(json!([x, y, x]), json!([y, x]));
+    assert_eq!(
+        summary,
+        "a message that is not a tool result was lost (number 1 of them)"
+    );
+    assert_eq!(
+        evidence,
+        json!({"kind": "lost", "position": 0, "message": {"input_message": 0, "value": x}})
+    );
+    let (summary, evidence) = finding(json!([y, x]), json!([x, y, x]));
+    assert_eq!(
+        summary,
+        "a message that is not a tool result was changed or added (number 1 of them)"
+    );
+    assert_eq!(
+        evidence,
+        json!({"kind": "changed or added", "position": 0, "message": {"output_message": 0, "value": x}})
+    );
+    // The first left out, where more than one could be: the others pair in order from the first.
+    let (_, evidence) = finding(json!([x, y, y, x]), json!([y, x]));
+    assert_eq!(
+        evidence,
+        json!({"kind": "lost", "position": 0, "message": {"input_message": 0, "value": x}})
+    );
 }
 
 #[test]
