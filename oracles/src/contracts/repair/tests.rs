@@ -160,9 +160,10 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
         });
         evidence::json(&found[0])["kind"].clone()
     };
-    let (x, y) = (
+    let (x, y, z) = (
         json!({"role": "user", "content": "x"}),
         json!({"role": "user", "content": "y"}),
+        json!({"role": "user", "content": "z"}),
     );
     assert_eq!(kind(json!([x]), json!([x, x])), "changed or added");
     assert_eq!(kind(json!([x, x]), json!([x])), "lost");
@@ -176,6 +177,11 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
         kind(json!([x, y, y]), json!([x, y, x, y])),
         "changed or added"
     );
+    // Neither side the other with some left out: the first place they differ says it. A message
+    // changed in place is lost (nothing after keeps it); one put before a kept one, the last
+    // dropped, is changed or added.
+    assert_eq!(kind(json!([x, y]), json!([x, z])), "lost");
+    assert_eq!(kind(json!([x, y]), json!([z, x])), "changed or added");
     // A message left out before a copy of it, the others kept in order, is lost; one put in
     // before its original is added. Neither is reordering (the lossy repairer of
     // examples/js/lossy.mjs, on a user's message typed twice).
