@@ -150,7 +150,8 @@ fn dropping_an_entry_that_is_no_object_is_not_charged() {
 
 #[test]
 fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
-    let kind = |input: Value, output: Value| {
+    // The first finding's summary and evidence.
+    let finding = |input: Value, output: Value| {
         let found = check(&RepairRun {
             format: Format::OpenAi,
             input: input.as_array().unwrap(),
@@ -158,8 +159,9 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
             again: output.as_array().unwrap(),
             marker: None,
         });
-        evidence::json(&found[0])["kind"].clone()
+        (found[0].summary.clone(), evidence::json(&found[0]))
     };
+    let kind = |input: Value, output: Value| finding(input, output).1["kind"].clone();
     let (x, y, z) = (
         json!({"role": "user", "content": "x"}),
         json!({"role": "user", "content": "y"}),
@@ -185,16 +187,6 @@ fn a_message_lost_added_or_moved_is_charged_as_such_copies_too() {
     // A message left out before a copy of it, the others kept in order, is lost; one put in
     // before its original is added. Neither is reordering (the lossy repairer of
     // examples/js/lossy.mjs, on a user's message typed twice).
-    let finding = |input: Value, output: Value| {
-        let found = check(&RepairRun {
-            format: Format::OpenAi,
-            input: input.as_array().unwrap(),
-            output: output.as_array().unwrap(),
-            again: output.as_array().unwrap(),
-            marker: None,
-        });
-        (found[0].summary.clone(), evidence::json(&found[0]))
-    };
     let (summary, evidence) = finding(json!([x, y, x]), json!([y, x]));
     assert_eq!(
         summary,
