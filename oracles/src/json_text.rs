@@ -534,5 +534,5 @@ mod starts;
 mod tests;
 mod write;
 
-pub use starts::{ItemStart, ItemStarts, item_starts};
+pub use starts::{ItemStart, ItemStarts, NotedStarts, item_starts};
 pub use write::{to_string, to_string_pretty, to_writer, to_writer_pretty};

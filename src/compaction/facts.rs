@@ -8,7 +8,7 @@
 //! costs more per message than a short one (docs/figures.md#compaction).
 
 use std::borrow::{Borrow, Cow};
-use std::ops::Range;
+use std::ops::{Index, Range};
 
 use ctxfuzz_oracles::js_value::Str;
 use foldhash::{HashMap, HashMapExt};
@@ -56,10 +56,77 @@ impl Fact<'_> {
     }
 }
 
+/// How many facts a [`FactList`] chunk holds (a power of two, so that a chunk grown by doubling
+/// stops at exactly this many).
+const CHUNK: usize = 4096;
+
+/// The facts of a transcript's messages, in order, held in chunks of [`CHUNK`]. `ctxfuzz compact`
+/// reads them from a file whose messages it has not counted: they grow without moving what was
+/// read, within a chunk of their size, where a vector grown by doubling holds its old and new
+/// buffers at once at each growth, three times its facts at the last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FactList<'a> {
+    chunks: Vec<Vec<Fact<'a>>>,
+}
+
+impl<'a> FactList<'a> {
+    /// An empty list whose first chunk has room for `len` facts (a chunk's at most).
+    fn with_capacity(len: usize) -> Self {
+        FactList {
+            chunks: vec![Vec::with_capacity(len.min(CHUNK))],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks
+            .last()
+            .map_or(0, |last| (self.chunks.len() - 1) * CHUNK + last.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every fact, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Fact<'a>> {
+        self.chunks.iter().flatten()
+    }
+
+    /// The facts of `range`, in order; panics, as a slice does, when it ends past the last.
+    pub fn range(&self, range: Range<usize>) -> impl DoubleEndedIterator<Item = &Fact<'a>> {
+        assert!(range.end <= self.len(), "facts {range:?} of {}", self.len());
+        range.map(|at| &self[at])
+    }
+
+    fn push(&mut self, fact: Fact<'a>) {
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push(fact),
+            _ => self.chunks.push(vec![fact]),
+        }
+    }
+}
+
+impl<'a> Index<usize> for FactList<'a> {
+    type Output = Fact<'a>;
+
+    fn index(&self, at: usize) -> &Fact<'a> {
+        &self.chunks[at / CHUNK][at % CHUNK]
+    }
+}
+
+impl<'f, 'a> IntoIterator for &'f FactList<'a> {
+    type Item = &'f Fact<'a>;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'f, Vec<Fact<'a>>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.iter().flatten()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Facts<'a> {
     /// One per message, in transcript order.
-    pub messages: Vec<Fact<'a>>,
+    pub messages: FactList<'a>,
     /// Every assistant's call ids (`Family::call_ids`), in transcript order.
     call_ids: Vec<Id>,
 }
@@ -80,7 +147,7 @@ impl<'a> Facts<'a> {
 
     /// The sum of the token estimates of `range`.
     pub fn tokens(&self, range: Range<usize>) -> u64 {
-        self.messages[range].iter().map(Fact::tokens).sum()
+        self.messages.range(range).map(Fact::tokens).sum()
     }
 }
 
@@ -95,12 +162,12 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of `len` messages.
+    /// A reader of about `len` messages (more may be read).
     pub fn with_capacity(family: Family, len: usize) -> Reader<'a> {
         Reader {
             family,
             facts: Facts {
-                messages: Vec::with_capacity(len),
+                messages: FactList::with_capacity(len),
                 call_ids: Vec::new(),
             },
             interned: HashMap::new(),
@@ -144,5 +211,60 @@ impl<'a> Reader<'a> {
 
     pub fn finish(self) -> Facts<'a> {
         self.facts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ctxfuzz_oracles::js_value::JsValue;
+    use serde_json::json;
+
+    use super::{CHUNK, Facts, Role};
+    use crate::compaction::family::Family;
+
+    /// Facts over three chunks, read without the count (as `ctxfuzz compact` reads them) and
+    /// with it: each message's fact at its position, in order either way, and in reverse.
+    #[test]
+    fn facts_over_several_chunks_are_held_in_order() {
+        let len = 2 * CHUNK + 5;
+        let messages: Vec<JsValue> = (0..len)
+            .map(|i| {
+                let role = if i % 2 == 0 { "user" } else { "assistant" };
+                JsValue::from(json!({"role": role, "content": i.to_string()}))
+            })
+            .collect();
+        let mut reader = super::Reader::with_capacity(Family::Chat, 0);
+        for message in &messages {
+            reader.read(message, |part| part.to_owned().into());
+        }
+        let facts = reader.finish();
+        assert_eq!(facts, Facts::read(&messages, Family::Chat));
+        assert_eq!(
+            (facts.messages.len(), facts.messages.is_empty()),
+            (len, false)
+        );
+        let text = |at: usize| facts.messages[at].text.to_string();
+        for at in [0, CHUNK - 1, CHUNK, 2 * CHUNK, len - 1] {
+            assert_eq!(text(at), at.to_string());
+            assert_eq!(facts.messages[at].role == Role::User, at % 2 == 0);
+        }
+        let read: Vec<String> = facts.messages.iter().map(|f| f.text.to_string()).collect();
+        assert_eq!(read, (0..len).map(|i| i.to_string()).collect::<Vec<_>>());
+        let last_three: Vec<String> = (facts.messages.range(len - 3..len).rev())
+            .map(|f| f.text.to_string())
+            .collect();
+        assert_eq!(
+            last_three,
+            [len - 1, len - 2, len - 3].map(|i| i.to_string())
+        );
+        assert_eq!(
+            facts.tokens(CHUNK..CHUNK + 2),
+            facts.messages[CHUNK].tokens() * 2
+        );
+        assert!(
+            Facts::read::<JsValue, JsValue>(&[], Family::Chat)
+                .messages
+                .is_empty()
+        );
     }
 }

@@ -6,12 +6,15 @@ use super::facts::{Fact, Role};
 
 pub const VERBATIM_HEADER: &str = "### User messages (verbatim)";
 
-/// The preserved turns of the region whose facts are `region`. It is read newest first and only
-/// until `cap` turns are found, so a long region costs no more than its last turns.
-pub fn preserved(region: &[Fact], cap: usize, carry: bool) -> Vec<String> {
+/// The preserved turns of the region whose facts are `region`, in order. It is read newest first
+/// and only until `cap` turns are found, so a long region costs no more than its last turns.
+pub fn preserved<'f, 'a: 'f>(
+    region: impl DoubleEndedIterator<Item = &'f Fact<'a>>,
+    cap: usize,
+    carry: bool,
+) -> Vec<String> {
     // Lazily, newest first: `take` stops the walk at the cap.
     let mut newest_first: Vec<String> = region
-        .iter()
         .rev()
         .flat_map(|fact| turns_of(fact, carry))
         .take(cap)

@@ -2,7 +2,7 @@
 //! and its line of the summariser's prompt, the state its tool calls add, and the last message's
 //! timestamp. [`Region::conclude`] then runs AutoBot's steps after the cut into a [`Decision`].
 //! [`super::compact`] reads the region from a slice; `ctxfuzz compact` reads it from a file and
-//! drops each message once read (docs/compaction.md#a-file-read-in-four-passes).
+//! drops each message once read (docs/compaction.md#a-file-read-in-three-passes).
 
 use std::borrow::Cow;
 
@@ -65,7 +65,7 @@ impl<'f, 'a, J: Message> Region<'f, 'a, J> {
     /// which [`Region::needs`] reading, are taken from their facts.
     pub fn read_at<'m>(&mut self, at: usize, message: &'m J) -> Cow<'m, J> {
         let facts = self.facts;
-        for unread in &facts.messages[self.prompt.len()..at] {
+        for unread in facts.messages.range(self.prompt.len()..at) {
             self.prompt
                 .push(PromptLine::of::<J>(unread, None, self.family));
         }
@@ -133,8 +133,9 @@ impl<'f, 'a, J: Message> Region<'f, 'a, J> {
         };
         let refill = |tracker: &mut Tracker| {
             tracker.reset();
-            facts.messages[picked..]
-                .iter()
+            facts
+                .messages
+                .range(picked..facts.messages.len())
                 .for_each(|fact| tracker.add(fact.tokens(), 0));
         };
         if config.compose_order == ComposeOrder::AfterReset {
@@ -147,10 +148,12 @@ impl<'f, 'a, J: Message> Region<'f, 'a, J> {
             return decision;
         }
         decision.state = extraction.finish();
-        let region_facts = &facts.messages[..picked];
         if config.preserve_user_turns {
-            decision.preserved =
-                preserve::preserved(region_facts, config.user_message_cap, config.carry_verbatim);
+            decision.preserved = preserve::preserved(
+                facts.messages.range(0..picked),
+                config.user_message_cap,
+                config.carry_verbatim,
+            );
         }
         let state_block = match config.state_block {
             true => state::render(&decision.state, config.state_command_cap),

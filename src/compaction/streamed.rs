@@ -1,12 +1,13 @@
 //! The compaction of a file's array, read one message at a time and never held whole, as the
 //! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given),
-//! a pass over the messages unbuilt counts them and notes where every 64th starts, a read of
-//! every message's facts follows, whose strings stay borrowed from the text, then a read of those
-//! messages of the region the policy picked that its facts do not stand for, and
+//! a read of every message's facts follows, whose strings stay borrowed from the text, noting
+//! where every 64th message starts (or, where that cannot be seen from the messages built, a pass
+//! over them unbuilt notes it), then a read of those messages of the region the policy picked
+//! that its facts do not stand for, and
 //! [`Compacted::messages`] writes the new transcript on a last one, from the start noted before
 //! the boundary. The reads after the first build only the messages they use. A transcript of any
 //! length costs its text, its facts and one message
-//! (docs/compaction.md#a-file-read-in-four-passes).
+//! (docs/compaction.md#a-file-read-in-three-passes).
 
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -62,18 +63,26 @@ pub fn compact<'t>(
             if pi { Family::Pi } else { Family::Chat }
         }
     };
-    // The messages are counted, without being built, so that the facts are read into a vector
-    // of exactly that size (grown by doubling, it would need half as much again); the starts
-    // noted let the new transcript be written from the boundary's, not after passing over the
-    // region again.
-    let Some(starts) = document.item_starts()? else {
-        return Ok(None);
-    };
-    let mut facts = Reader::with_capacity(family, starts.len);
-    document.for_each_item(|message| {
+    // Every 64th message's start is noted as the facts are read, so that the new transcript is
+    // written from the boundary's, not after passing over the region again; when one is not
+    // found there (see `NotedStarts`), the messages are passed over once more to note them.
+    let mut facts = Reader::with_capacity(family, 0);
+    let mut noted = document.noted_starts();
+    let read = document.for_each_item(|message| {
+        noted.note(&message);
         facts.read(&message, |part| io::lent_by(text, part));
     })?;
+    if !read {
+        return Ok(None);
+    }
     let facts = facts.finish();
+    let starts = match noted.finish() {
+        Some(starts) => starts,
+        None => match document.item_starts()? {
+            Some(starts) => starts,
+            None => return Ok(None),
+        },
+    };
     let mut region = Region::pick(&facts, family, config);
     let needed: Vec<usize> = (0..region.picked())
         .filter(|&at| region.needs(at))

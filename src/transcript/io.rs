@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::{JsValue, Str};
-use ctxfuzz_oracles::json_text::{ItemStart, ItemStarts};
+use ctxfuzz_oracles::json_text::{ItemStart, ItemStarts, NotedStarts};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeSeq};
@@ -138,12 +138,21 @@ impl<'p, 't> Document<'p, 't> {
     /// ([`json_text::item_starts`]), for [`Items`] to write from; `None` when the document is not
     /// an array.
     pub fn item_starts(&self) -> Result<Option<ItemStarts>> {
-        // The text `Items` reads, whose offsets these are.
-        let text = match &self.text {
+        json_text::item_starts(self.read_text()).map_err(|e| json_error(self.path, &e))
+    }
+
+    /// [`Document::item_starts`] noted by a reader of every item, from the items it is given
+    /// ([`NotedStarts`]), where it can.
+    pub fn noted_starts(&self) -> NotedStarts<'_> {
+        NotedStarts::new(self.read_text())
+    }
+
+    /// The text [`Items`] reads, whose offsets the starts are.
+    fn read_text(&self) -> &str {
+        match &self.text {
             Decoded::Lies(document) => document.text(),
             Decoded::Converted(converted) => converted,
-        };
-        json_text::item_starts(text).map_err(|e| json_error(self.path, &e))
+        }
     }
 }
 

@@ -71,7 +71,11 @@ fn only_an_earlier_summary_has_its_verbatim_turns_carried() {
         {"sender": "user", "text": "ship it"}
     ]));
     assert_eq!(
-        preserved(&Facts::read(&history, Family::Chat).messages, 40, true),
+        preserved(
+            Facts::read(&history, Family::Chat).messages.iter(),
+            40,
+            true
+        ),
         ["never deploy on fridays", "ship it"],
         "an assistant quoting a summary is not a summary"
     );

@@ -1,10 +1,12 @@
-//! Where an array's items start in its text, noted for every `STRIDE`th item in one pass that
-//! builds none: a later read of the array's last items begins at the start noted at or before
-//! the first item it wants ([`super::for_each_raw_item_from`]), not at the array's first item.
+//! Where an array's items start in its text, noted for every `STRIDE`th item, in one pass that
+//! builds none or ([`NotedStarts`]) by a reader that builds every item anyway: a later read of
+//! the array's last items begins at the start noted at or before the first item it wants
+//! ([`super::for_each_raw_item_from`]), not at the array's first item.
 
 use std::ops::ControlFlow;
 
 use super::for_each_raw_item_where;
+use crate::js_value::JsValue;
 
 /// One item in this many has its start noted: 8 bytes for 64 items.
 const STRIDE: usize = 64;
@@ -42,6 +44,64 @@ pub fn item_starts(text: &str) -> serde_json::Result<Option<ItemStarts>> {
     Ok(len.map(|len| ItemStarts { len, offsets }))
 }
 
+/// [`ItemStarts`] noted by a reader that builds each item of the array in `text` from that text
+/// (`json_text::for_each_item_where`), sparing it the pass of [`item_starts`]. An item's start is
+/// found from its first key ([`object_start`]): this holds for an array of objects read as the
+/// text lies; when an item whose start is wanted has none found there, the starts are not noted
+/// and the reader counts them after all.
+pub struct NotedStarts<'t> {
+    text: &'t str,
+    len: usize,
+    /// `None` once a wanted start was not found.
+    offsets: Option<Vec<usize>>,
+}
+
+impl<'t> NotedStarts<'t> {
+    pub fn new(text: &'t str) -> Self {
+        NotedStarts {
+            text,
+            len: 0,
+            offsets: Some(Vec::new()),
+        }
+    }
+
+    /// Notes the array's next item, built from the text.
+    pub fn note(&mut self, item: &JsValue) {
+        if self.len.is_multiple_of(STRIDE)
+            && let Some(offsets) = &mut self.offsets
+        {
+            match object_start(self.text, item) {
+                Some(offset) => offsets.push(offset),
+                None => self.offsets = None,
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The starts of the items noted; `None` when one was not found.
+    pub fn finish(self) -> Option<ItemStarts> {
+        let len = self.len;
+        self.offsets.map(|offsets| ItemStarts { len, offsets })
+    }
+}
+
+/// Where `item` starts in `text`: the `{` before its first key, when it is an object read from
+/// `text` whose first key lies there (a key without escapes, read from the text itself rather
+/// than a copy: one with its escapes rewritten, or made of an owned value). `None` otherwise.
+fn object_start(text: &str, item: &JsValue) -> Option<usize> {
+    let JsValue::Object(object) = item else {
+        return None;
+    };
+    let (key, _) = object.iter().next()?;
+    let at = (key.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    // Only a key that lies in `text` has its range there (two live allocations never overlap).
+    text.get(at..at.wrapping_add(key.len()))?;
+    let before = text[..at]
+        .strip_suffix('"')?
+        .trim_end_matches([' ', '\t', '\n', '\r']);
+    before.ends_with('{').then(|| before.len() - 1)
+}
+
 impl ItemStarts {
     /// The start noted at or before item `at`; none when no item was noted there (an empty array).
     pub fn at_or_before(&self, at: usize) -> Option<ItemStart> {
@@ -56,7 +116,68 @@ impl ItemStarts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_text::for_each_raw_item_from;
+    use crate::json_text::{for_each_item_where, for_each_raw_item_from};
+
+    /// The starts a reader of every item of `text` notes, each item built from the text.
+    fn noted_in(text: &str) -> Option<ItemStarts> {
+        let mut noted = NotedStarts::new(text);
+        for_each_item_where(
+            text,
+            |_| true,
+            |_, item| {
+                noted.note(&item);
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+        noted.finish()
+    }
+
+    /// 130 objects laid out in several ways (whitespace inside and before each, an empty first
+    /// key): the starts noted as they are built are those the pass of `item_starts` notes.
+    #[test]
+    fn the_starts_noted_by_a_reader_of_every_item_are_those_the_pass_notes() {
+        let layouts = [
+            r#"{"role":"user"}"#,
+            "{ \n\t\"role\" : 1}",
+            r#"{"":[{"a":1}]}"#,
+        ];
+        let items: Vec<&str> = (0..130).map(|i| layouts[i % 3]).collect();
+        let text = format!("[ {} ]", items.join(" ,\n "));
+        let counted = item_starts(&text).unwrap().unwrap();
+        let noted = noted_in(&text).expect("every start found");
+        assert_eq!((noted.len, &noted.offsets), (130, &counted.offsets));
+        assert_eq!(counted.offsets.len(), 3);
+        let empty = noted_in("[]").expect("no start wanted");
+        assert_eq!((empty.len, empty.offsets), (0, Vec::new()));
+    }
+
+    /// A wanted start (every 64th item's) not found from the item's first key: the starts are not
+    /// noted. An item that is not an object, or whose first key was copied (an escape in it),
+    /// or built from another text; an unwanted item so is no matter.
+    #[test]
+    fn the_starts_are_not_noted_when_a_wanted_one_is_not_found_from_its_first_key() {
+        let plain = r#"{"role":"user"}"#;
+        let with = |at: usize, item: &str| {
+            let items: Vec<&str> = (0..70)
+                .map(|i| if i == at { item } else { plain })
+                .collect();
+            format!("[{}]", items.join(","))
+        };
+        for item in ["[1]", "\"x\"", "{}", r#"{"r\u006fle":"user"}"#] {
+            assert!(noted_in(&with(64, item)).is_none(), "{item}");
+            assert!(noted_in(&with(0, item)).is_none(), "{item}");
+            assert_eq!(noted_in(&with(63, item)).unwrap().len, 70, "{item}");
+        }
+        let other = String::from(plain);
+        let copy = crate::json_text::parse_borrowed(&other).unwrap();
+        let mut noted = NotedStarts::new(plain);
+        noted.note(&copy);
+        assert!(noted.finish().is_none(), "an item of another text");
+        let mut noted = NotedStarts::new(&other);
+        noted.note(&copy);
+        assert_eq!(noted.finish().unwrap().offsets, vec![0]);
+    }
 
     /// 130 items, `[ ` first and `,\n` between: every 64th item's start is noted, each where
     /// that item's text begins.
