@@ -58,7 +58,7 @@ impl Fact<'_> {
 
 /// How many facts a [`FactList`] chunk holds (a power of two, so that a chunk grown by doubling
 /// stops at exactly this many).
-const CHUNK: usize = 4096;
+pub const CHUNK: usize = 4096;
 
 /// The facts of a transcript's messages, in order, held in chunks of [`CHUNK`]. `ctxfuzz compact`
 /// reads them from a file whose messages it has not counted: they grow without moving what was
@@ -211,60 +211,5 @@ impl<'a> Reader<'a> {
 
     pub fn finish(self) -> Facts<'a> {
         self.facts
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use ctxfuzz_oracles::js_value::JsValue;
-    use serde_json::json;
-
-    use super::{CHUNK, Facts, Role};
-    use crate::compaction::family::Family;
-
-    /// Facts over three chunks, read without the count (as `ctxfuzz compact` reads them) and
-    /// with it: each message's fact at its position, in order either way, and in reverse.
-    #[test]
-    fn facts_over_several_chunks_are_held_in_order() {
-        let len = 2 * CHUNK + 5;
-        let messages: Vec<JsValue> = (0..len)
-            .map(|i| {
-                let role = if i % 2 == 0 { "user" } else { "assistant" };
-                JsValue::from(json!({"role": role, "content": i.to_string()}))
-            })
-            .collect();
-        let mut reader = super::Reader::with_capacity(Family::Chat, 0);
-        for message in &messages {
-            reader.read(message, |part| part.to_owned().into());
-        }
-        let facts = reader.finish();
-        assert_eq!(facts, Facts::read(&messages, Family::Chat));
-        assert_eq!(
-            (facts.messages.len(), facts.messages.is_empty()),
-            (len, false)
-        );
-        let text = |at: usize| facts.messages[at].text.to_string();
-        for at in [0, CHUNK - 1, CHUNK, 2 * CHUNK, len - 1] {
-            assert_eq!(text(at), at.to_string());
-            assert_eq!(facts.messages[at].role == Role::User, at % 2 == 0);
-        }
-        let read: Vec<String> = facts.messages.iter().map(|f| f.text.to_string()).collect();
-        assert_eq!(read, (0..len).map(|i| i.to_string()).collect::<Vec<_>>());
-        let last_three: Vec<String> = (facts.messages.range(len - 3..len).rev())
-            .map(|f| f.text.to_string())
-            .collect();
-        assert_eq!(
-            last_three,
-            [len - 1, len - 2, len - 3].map(|i| i.to_string())
-        );
-        assert_eq!(
-            facts.tokens(CHUNK..CHUNK + 2),
-            facts.messages[CHUNK].tokens() * 2
-        );
-        assert!(
-            Facts::read::<JsValue, JsValue>(&[], Family::Chat)
-                .messages
-                .is_empty()
-        );
     }
 }

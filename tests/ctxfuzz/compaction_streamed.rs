@@ -8,6 +8,7 @@ use std::path::Path;
 
 use arbitrary::Unstructured;
 use ctxfuzz::compaction::config::NAMED_CONFIGS;
+use ctxfuzz::compaction::facts::{CHUNK, Facts, Reader, Role};
 use ctxfuzz::compaction::{
     CompactionConfig, Compactor, Family, Faults, Outcome, Scripted, Tracker, compact, streamed,
 };
@@ -15,7 +16,7 @@ use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::transcript::io;
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::values;
 
@@ -175,4 +176,51 @@ fn a_long_transcript_is_written_from_the_start_noted_before_its_boundary() {
     }
     // Not vacuous: most cases keep messages from past the second noted start.
     assert!(far > texts.len() * NAMED_CONFIGS.len(), "{far}");
+}
+
+/// Facts read one message at a time without the messages counted first, as `ctxfuzz compact`
+/// reads them, over three chunks: each message's fact at its position, in order either way, and
+/// in reverse; the same as those `Facts::read` takes from the slice.
+#[test]
+fn facts_read_one_at_a_time_over_several_chunks_are_held_in_order() {
+    let len = 2 * CHUNK + 5;
+    let messages: Vec<JsValue> = (0..len)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            JsValue::from(json!({"role": role, "content": i.to_string()}))
+        })
+        .collect();
+    let mut reader = Reader::with_capacity(Family::Chat, 0);
+    for message in &messages {
+        reader.read(message, |part| part.to_owned().into());
+    }
+    let facts = reader.finish();
+    assert_eq!(facts, Facts::read(&messages, Family::Chat));
+    assert_eq!(
+        (facts.messages.len(), facts.messages.is_empty()),
+        (len, false)
+    );
+    let text = |at: usize| facts.messages[at].text.to_string();
+    for at in [0, CHUNK - 1, CHUNK, 2 * CHUNK, len - 1] {
+        assert_eq!(text(at), at.to_string());
+        assert_eq!(facts.messages[at].role == Role::User, at % 2 == 0);
+    }
+    let read: Vec<String> = facts.messages.iter().map(|f| f.text.to_string()).collect();
+    assert_eq!(read, (0..len).map(|i| i.to_string()).collect::<Vec<_>>());
+    let last_three: Vec<String> = (facts.messages.range(len - 3..len).rev())
+        .map(|f| f.text.to_string())
+        .collect();
+    assert_eq!(
+        last_three,
+        [len - 1, len - 2, len - 3].map(|i| i.to_string())
+    );
+    assert_eq!(
+        facts.tokens(CHUNK..CHUNK + 2),
+        facts.messages[CHUNK].tokens() * 2
+    );
+    assert!(
+        Facts::read::<JsValue, JsValue>(&[], Family::Chat)
+            .messages
+            .is_empty()
+    );
 }
