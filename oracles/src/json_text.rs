@@ -528,6 +528,16 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
+/// Where `part` starts in `text`, when it is a slice of `text` itself (a string read from the
+/// text without an escape), rather than a copy: a string borrowed from the text outlives the
+/// value it was read into.
+pub fn offset_in(text: &str, part: &str) -> Option<usize> {
+    let at = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    // That range of `text` exists only when `part` lies in it (two live allocations never
+    // overlap), and then it is `part` itself.
+    text.get(at..at.wrapping_add(part.len())).map(|_| at)
+}
+
 mod reindent;
 mod starts;
 #[cfg(test)]

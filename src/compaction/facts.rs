@@ -89,7 +89,7 @@ impl<'a> FactList<'a> {
 
     /// Every fact, in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Fact<'a>> {
-        self.chunks.iter().flatten()
+        self.into_iter()
     }
 
     /// The facts of `range`, in order; panics, as a slice does, when it ends past the last.

@@ -159,11 +159,8 @@ impl<'p, 't> Document<'p, 't> {
 /// A string read from an item [`for_each_item`] parsed out of `text`, borrowed from `text` itself
 /// when it lies there (it has no escape), so that it outlives the item; copied otherwise.
 pub fn lent_by<'t>(text: &'t str, part: &str) -> Str<'t> {
-    let start = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-    // That range of `text` exists only when `part` lies in it (two live allocations never
-    // overlap), and then it is `part` itself.
-    match text.get(start..start.wrapping_add(part.len())) {
-        Some(there) => Str::from(there),
+    match json_text::offset_in(text, part) {
+        Some(at) => Str::from(&text[at..at + part.len()]),
         None => Str::from(part.to_owned()),
     }
 }

@@ -93,9 +93,7 @@ fn object_start(text: &str, item: &JsValue) -> Option<usize> {
         return None;
     };
     let (key, _) = object.iter().next()?;
-    let at = (key.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-    // Only a key that lies in `text` has its range there (two live allocations never overlap).
-    text.get(at..at.wrapping_add(key.len()))?;
+    let at = super::offset_in(text, key)?;
     let before = text[..at]
         .strip_suffix('"')?
         .trim_end_matches([' ', '\t', '\n', '\r']);
