@@ -25,6 +25,7 @@ use std::fmt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Number, Value};
 
+pub(crate) use builder::Reader;
 pub use object::Object;
 pub use packed_str::Str;
 

@@ -30,7 +30,7 @@ use serde_json::{Number, Value};
 
 use crate::js::{Json, View};
 use crate::js_string::{self, JsChar, LITERAL};
-use crate::js_value::{JsValue, Object, Str};
+use crate::js_value::{JsValue, Object, Reader, Str};
 
 /// A value's JSON type as error messages name it ("an array", "null").
 pub fn type_name(value: &impl Json) -> &'static str {
@@ -111,7 +111,7 @@ impl<'t> Searched<'t> {
         mut item: impl FnMut(usize, JsValue<'t>) -> ControlFlow<()>,
     ) -> serde_json::Result<Option<usize>> {
         let Some(escapes) = &self.escapes else {
-            return for_each_borrowed_item_where(self.text, wanted, item);
+            return for_each_borrowed_item_where(self.text, Reader::default(), wanted, item);
         };
         let rewritten = rewritten(self.text, escapes);
         read_items(&rewritten.text, |progress, deserializer| {
@@ -134,7 +134,7 @@ pub fn for_each_raw_item_where<'t>(
     wanted: impl FnMut(usize) -> bool,
     item: impl FnMut(usize, &'t RawValue) -> ControlFlow<()>,
 ) -> serde_json::Result<Option<usize>> {
-    for_each_borrowed_item_where(text, wanted, item)
+    for_each_borrowed_item_where(text, Plain(PhantomData), wanted, item)
 }
 
 /// [`for_each_raw_item_where`] from the item starting at byte `start` of `text` (where an item
@@ -171,20 +171,38 @@ pub fn for_each_raw_item_from<'t>(
     }
 }
 
-/// The items of the array in `text`, each read as a `T` borrowing from `text`.
-fn for_each_borrowed_item_where<'t, T: Deserialize<'t>>(
+/// The items of the array in `text`, each read as a `T` borrowing from `text` by `reader`: a
+/// `&mut` of it is the seed of one item ([`Reader`] for `JsValue`s, [`Plain`] for
+/// any other type).
+fn for_each_borrowed_item_where<'t, T, R>(
     text: &'t str,
+    reader: R,
     wanted: impl FnMut(usize) -> bool,
     mut item: impl FnMut(usize, T) -> ControlFlow<()>,
-) -> serde_json::Result<Option<usize>> {
+) -> serde_json::Result<Option<usize>>
+where
+    for<'r> &'r mut R: DeserializeSeed<'t, Value = T>,
+{
     read_items(text, |progress, deserializer| {
         deserializer.deserialize_seq(Items {
             wanted,
             item: &mut item,
             progress,
+            reader,
             items: PhantomData,
         })
     })
+}
+
+/// The seed of a type read as its `Deserialize` reads it.
+struct Plain<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for &mut Plain<T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+        T::deserialize(deserializer)
+    }
 }
 
 /// Reads the array in `text` with `read` (see [`for_each_item_where`]): `None` when the document
@@ -219,19 +237,21 @@ struct Progress {
     stopped: bool,
 }
 
-/// The items of an array, borrowed from the text (see [`for_each_item_where`]), each a `T`.
-struct Items<'s, W, F, T> {
+/// The items of an array, borrowed from the text (see [`for_each_item_where`]), each a `T` read
+/// by `reader`.
+struct Items<'s, W, F, R, T> {
     wanted: W,
     item: F,
     progress: &'s mut Progress,
+    reader: R,
     items: PhantomData<T>,
 }
 
-impl<'de, W, F, T> Visitor<'de> for Items<'_, W, F, T>
+impl<'de, W, F, R, T> Visitor<'de> for Items<'_, W, F, R, T>
 where
     W: FnMut(usize) -> bool,
     F: FnMut(usize, T) -> ControlFlow<()>,
-    T: Deserialize<'de>,
+    for<'r> &'r mut R: DeserializeSeed<'de, Value = T>,
 {
     type Value = ();
 
@@ -250,7 +270,7 @@ where
                     None => break,
                 }
             }
-            let Some(value) = seq.next_element::<T>()? else {
+            let Some(value) = seq.next_element_seed(&mut self.reader)? else {
                 break;
             };
             self.progress.items = at + 1;

@@ -10,8 +10,24 @@ use super::{JsValue, Object, Str};
 
 impl<'de> Deserialize<'de> for JsValue<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Reader::default().deserialize(deserializer)
+    }
+}
+
+/// Reads values one after another with one [`Scratch`], kept between them: the items of a long
+/// array read one at a time cost no growth of their own (a scratch of its own per message was a
+/// twentieth of reading a transcript's messages).
+#[derive(Default)]
+pub(crate) struct Reader<'de> {
+    scratch: Scratch<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for &mut Reader<'de> {
+    type Value = JsValue<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<JsValue<'de>, D::Error> {
         Builder {
-            scratch: &mut Scratch::default(),
+            scratch: &mut self.scratch,
         }
         .deserialize(deserializer)
     }
