@@ -23,8 +23,17 @@ pub(super) type Indent = Option<usize>;
 /// Appends `raw` (one JSON value) to `out` in the layout `indent` asks for, when every token of
 /// it is written as it stands (see the module documentation) and it takes at most
 /// [`LAID_OUT_MAX`] bytes; `false` otherwise, having appended part of it.
-pub(super) fn write(raw: &str, indent: Indent, out: &mut Vec<u8>) -> bool {
-    !js_string::may_hold_reserved(raw) && walk(raw.as_bytes(), indent, out)
+pub(super) fn write(raw: &str, indent: Indent, out: &mut Vec<u8>, stacks: &mut Stacks) -> bool {
+    !js_string::may_hold_reserved(raw) && walk(raw.as_bytes(), indent, out, stacks)
+}
+
+/// What [`walk`] keeps of the arrays and objects it is in, reused from one value to the next so
+/// that the items of a long array cost no allocation of their own.
+#[derive(Default)]
+pub(super) struct Stacks {
+    open: Vec<Open>,
+    /// The keys met so far in the objects open, as where they lie in the value.
+    keys: Vec<(usize, usize)>,
 }
 
 /// An array or object open in [`walk`].
@@ -39,9 +48,10 @@ struct Open {
 /// Reads `raw` token by token, appending each to `out` with the layout's whitespace; `false` at
 /// the first token that is not written as it stands. `raw` is a value serde_json read: other
 /// text is never a panic, but may be moved as if it were JSON.
-fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
-    let mut open: Vec<Open> = Vec::new();
-    let mut keys: Vec<&[u8]> = Vec::new();
+fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>, stacks: &mut Stacks) -> bool {
+    let Stacks { open, keys } = stacks;
+    open.clear();
+    keys.clear();
     // Whether the next string is a key.
     let mut key_next = false;
     let mut bytes = raw.iter().enumerate();
@@ -79,7 +89,7 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
                     innermost.empty = false;
                     new_line(out, indent, depth);
                 }
-                match value_end(raw, at, &mut key_next, &mut open, &mut keys) {
+                match value_end(raw, at, &mut key_next, open, keys) {
                     Some(end) => end,
                     None => return false,
                 }
@@ -100,12 +110,12 @@ fn walk(raw: &[u8], indent: Indent, out: &mut Vec<u8>) -> bool {
 
 /// Just past the token starting a value (or a key) at `at`, when it is written as it stands;
 /// an opening bracket is recorded in `open`, a key in `keys`.
-fn value_end<'r>(
-    raw: &'r [u8],
+fn value_end(
+    raw: &[u8],
     at: usize,
     key_next: &mut bool,
     open: &mut Vec<Open>,
-    keys: &mut Vec<&'r [u8]>,
+    keys: &mut Vec<(usize, usize)>,
 ) -> Option<usize> {
     let byte = raw[at];
     match byte {
@@ -123,10 +133,13 @@ fn value_end<'r>(
             if *key_next {
                 let key = &raw[at..end];
                 let first = open.last().map_or(0, |o| o.keys);
-                if keys[first..].contains(&key) {
+                if keys[first..]
+                    .iter()
+                    .any(|&(from, to)| &raw[from..to] == key)
+                {
                     return None;
                 }
-                keys.push(key);
+                keys.push((at, end));
                 *key_next = false;
             }
             Some(end)

@@ -3,6 +3,7 @@ use std::io::{self, Write as _};
 
 use serde_json::json;
 
+use super::reindent::Stacks;
 use super::write::Shifted;
 use super::*;
 use crate::js_string::{from_text, lone};
@@ -285,7 +286,7 @@ fn laid_out(text: &str) -> ([String; 2], [String; 2], bool) {
     let around = (closed, BTreeMap::from([("r", raw)]));
     let around_text = format!(r#"[[{{"k":[0]}}],{{"r":{text}}}]"#);
     let read = parse_borrowed(&around_text).unwrap();
-    let moved = reindent::write(raw.get(), Some(0), &mut Vec::new());
+    let moved = reindent::write(raw.get(), Some(0), &mut Vec::new(), &mut Stacks::default());
     (
         [
             to_string(&around).unwrap(),
@@ -335,7 +336,40 @@ fn a_value_written_from_its_text_is_laid_out_as_the_value_read_from_it() {
     }
     // A reserved character (the representation of a lone surrogate) is decoded when written.
     let lone_in_text = format!("[\"{}\"]", lone(0xD83D));
-    assert!(!reindent::write(&lone_in_text, None, &mut Vec::new()));
+    assert!(!reindent::write(
+        &lone_in_text,
+        None,
+        &mut Vec::new(),
+        &mut Stacks::default()
+    ));
+}
+
+/// The stacks a walk leaves (here, one that stopped inside two objects at a repeated key) are
+/// not read by the next: each value is laid out as with stacks of its own.
+#[test]
+fn a_value_laid_out_after_one_that_stopped_is_laid_out_afresh() {
+    let mut stacks = Stacks::default();
+    let stopped = r#"{"a": {"k": 1, "k": 2}}"#;
+    assert!(!reindent::write(
+        stopped,
+        Some(0),
+        &mut Vec::new(),
+        &mut stacks
+    ));
+    for text in [r#"{"k": 3}"#, "[1, 2]", r#"{"a": [{"k": {}}], "k": 0}"#] {
+        let (mut reused, mut fresh) = (Vec::new(), Vec::new());
+        assert!(
+            reindent::write(text, Some(1), &mut reused, &mut stacks),
+            "{text}"
+        );
+        assert!(reindent::write(
+            text,
+            Some(1),
+            &mut fresh,
+            &mut Stacks::default()
+        ));
+        assert_eq!(reused, fresh, "{text}");
+    }
 }
 
 #[test]
@@ -343,7 +377,7 @@ fn text_that_is_not_json_is_never_a_panic() {
     // The writers' texts are values serde_json read; these stop where they stop being JSON.
     for text in ["tru", "]", "[1] 2]", "\"abc", "\"ab\\", "-", "01", "x"] {
         let mut out = Vec::new();
-        let moved = reindent::write(text, Some(0), &mut out);
+        let moved = reindent::write(text, Some(0), &mut out, &mut Stacks::default());
         assert!(!moved, "{text:?}: {}", String::from_utf8_lossy(&out));
     }
 }
@@ -355,19 +389,31 @@ fn a_value_too_long_to_lay_out_is_built() {
     assert!(reindent::write(
         &quoted(reindent::LAID_OUT_MAX),
         None,
-        &mut out
+        &mut out,
+        &mut Stacks::default()
     ));
     assert_eq!(out.len(), reindent::LAID_OUT_MAX);
     assert!(!reindent::write(
         &quoted(reindent::LAID_OUT_MAX + 1),
         None,
-        &mut Vec::new()
+        &mut Vec::new(),
+        &mut Stacks::default()
     ));
     // The limit is on the whole value laid out, a token inside it counted where it lies.
     let inside = |len: usize| format!("[{}]", quoted(len));
     let max = reindent::LAID_OUT_MAX;
-    assert!(reindent::write(&inside(max - 2), None, &mut Vec::new()));
-    assert!(!reindent::write(&inside(max - 1), None, &mut Vec::new()));
+    assert!(reindent::write(
+        &inside(max - 2),
+        None,
+        &mut Vec::new(),
+        &mut Stacks::default()
+    ));
+    assert!(!reindent::write(
+        &inside(max - 1),
+        None,
+        &mut Vec::new(),
+        &mut Stacks::default()
+    ));
     // Written all the same, in one piece.
     let long = quoted(reindent::LAID_OUT_MAX + 1);
     let raw: &RawValue = serde_json::from_str(&long).unwrap();

@@ -15,8 +15,9 @@ struct Stringify<F> {
     inner: F,
     /// In the pretty layout, the arrays and objects open around what is written next.
     indent: reindent::Indent,
-    /// A value's text laid out, kept for the next one's.
+    /// A value's text laid out, kept for the next one's, and the stacks it was laid out with.
     scratch: Vec<u8>,
+    stacks: reindent::Stacks,
 }
 
 impl<F> Stringify<F> {
@@ -54,7 +55,7 @@ impl<F: Formatter> Formatter for Stringify<F> {
         fragment: &str,
     ) -> io::Result<()> {
         self.scratch.clear();
-        if reindent::write(fragment, self.indent, &mut self.scratch) {
+        if reindent::write(fragment, self.indent, &mut self.scratch, &mut self.stacks) {
             return writer.write_all(&self.scratch);
         }
         // Built and written alone, moved in by the indentation around it as it is written.
@@ -153,6 +154,7 @@ fn write_with<W: io::Write, F: Formatter, T: Serialize + ?Sized>(
         inner: formatter,
         indent,
         scratch: Vec::new(),
+        stacks: reindent::Stacks::default(),
     };
     let mut serializer = serde_json::Serializer::with_formatter(writer, formatter);
     value.serialize(&mut serializer)
