@@ -124,6 +124,21 @@ impl<'t> Searched<'t> {
             })
         })
     }
+
+    /// The item starting at `offset` (a start [`item_starts`] or [`NotedStarts`] noted), built as
+    /// [`Searched::for_each_item_where`] builds it; `None` when the text has escapes to rewrite,
+    /// whose placeholders only a read from the first item takes in their order.
+    pub fn item_at(&self, offset: usize) -> Option<serde_json::Result<JsValue<'t>>> {
+        if self.escapes.is_some() {
+            return None;
+        }
+        let Some(rest) = self.text.get(offset..) else {
+            return Some(Err(serde::de::Error::custom("no item starts there")));
+        };
+        Some(JsValue::deserialize(
+            &mut serde_json::Deserializer::from_str(rest),
+        ))
+    }
 }
 
 /// [`for_each_item_where`] handing over each wanted item's text as it lies in `text` (which is

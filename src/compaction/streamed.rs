@@ -1,13 +1,12 @@
 //! The compaction of a file's array, read one message at a time and never held whole, as the
 //! sweep's is ([`crate::sweep::streamed`]): a first read finds the family (unless it is given),
 //! a read of every message's facts follows, whose strings stay borrowed from the text, noting
-//! where every 64th message starts (or, where that cannot be seen from the messages built, a pass
-//! over them unbuilt notes it), then a read of those messages of the region the policy picked
-//! that its facts do not stand for, and
-//! [`Compacted::messages`] writes the new transcript on a last one, from the start noted before
-//! the boundary. The reads after the first build only the messages they use. A transcript of any
-//! length costs its text, its facts and one message
-//! (docs/compaction.md#a-file-read-in-three-passes).
+//! where each message starts (or, where that cannot be seen from the messages built, a pass over
+//! them unbuilt notes it), then the messages of the region the policy picked that its facts do
+//! not stand for are read, each at its start, and [`Compacted::messages`] writes the new
+//! transcript on a last read, from the boundary's start. The reads after the first build only
+//! the messages they use, and pass over none. A transcript of any length costs its text, its
+//! facts, its starts and one message (docs/compaction.md#a-file-read-in-three-passes).
 
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -25,7 +24,7 @@ pub struct Compacted<'t> {
     pub decision: Decision<JsValue<'t>>,
     /// The messages in the file.
     pub len: usize,
-    /// Where every 64th message starts.
+    /// Where each message starts.
     starts: ItemStarts,
 }
 
@@ -63,9 +62,9 @@ pub fn compact<'t>(
             if pi { Family::Pi } else { Family::Chat }
         }
     };
-    // Every 64th message's start is noted as the facts are read, so that the new transcript is
-    // written from the boundary's, not after passing over the region again; when one is not
-    // found there (see `NotedStarts`), the messages are passed over once more to note them.
+    // Each message's start is noted as the facts are read, so that the region's messages are read
+    // and the new transcript written from their own, none passed over; when one is not found
+    // there (see `NotedStarts`), the messages are passed over once more to note them.
     let mut facts = Reader::with_capacity(family, 0);
     let mut noted = document.noted_starts();
     let read = document.for_each_item(|message| {
@@ -87,6 +86,22 @@ pub fn compact<'t>(
     let needed: Vec<usize> = (0..region.picked())
         .filter(|&at| region.needs(at))
         .collect();
+    // Each needed message read at its start; the rest (all of them, when the items are read only
+    // from the first: see `Document::item_at`) read from the first, the others passed over.
+    let mut at_starts = needed.iter().copied().peekable();
+    while let Some(&at) = at_starts.peek() {
+        let start = starts.at(at).map(|start| start.offset);
+        let Some(message) = start
+            .map(|offset| document.item_at(offset))
+            .transpose()?
+            .flatten()
+        else {
+            break;
+        };
+        region.read_at(at, &message);
+        at_starts.next();
+    }
+    let needed: Vec<usize> = at_starts.collect();
     // The region's last message is always needed, so none is when there is no region.
     if let Some(&last) = needed.last() {
         let needs = |at| needed.binary_search(&at).is_ok();
@@ -113,8 +128,8 @@ impl<'t> Compacted<'t> {
     }
 
     /// The new transcript (the summary message, then the kept messages), read again from `text`
-    /// as it is written, from the start noted at or before the first kept message (the last
-    /// message, when none is kept).
+    /// as it is written, from the first kept message's start (the last message's, when none is
+    /// kept).
     pub fn messages<'a>(
         &'a self,
         path: &'a Path,
@@ -126,7 +141,7 @@ impl<'t> Compacted<'t> {
             text,
             first: self.decision.summary_message.as_ref(),
             keep: |at| at >= self.decision.boundary,
-            from: self.starts.at_or_before(first_kept),
+            from: self.starts.at(first_kept),
         }
     }
 }

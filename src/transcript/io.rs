@@ -134,8 +134,8 @@ impl<'p, 't> Document<'p, 't> {
         .map_err(|e| json_error(self.path, &e))
     }
 
-    /// The items counted and every 64th one's start noted, each passed over unbuilt
-    /// ([`json_text::item_starts`]), for [`Items`] to write from; `None` when the document is not
+    /// Every item's start noted, each item passed over unbuilt ([`json_text::item_starts`]), for
+    /// [`Document::item_at`] to read and [`Items`] to write from; `None` when the document is not
     /// an array.
     pub fn item_starts(&self) -> Result<Option<ItemStarts>> {
         json_text::item_starts(self.read_text()).map_err(|e| json_error(self.path, &e))
@@ -145,6 +145,20 @@ impl<'p, 't> Document<'p, 't> {
     /// ([`NotedStarts`]), where it can.
     pub fn noted_starts(&self) -> NotedStarts<'_> {
         NotedStarts::new(self.read_text())
+    }
+
+    /// The item starting at `offset` (a start [`Document::item_starts`] or
+    /// [`Document::noted_starts`] noted), as [`Document::for_each_item`] reads it, none before it
+    /// passed over; `None` when the items are read only from the first: a text whose escapes are
+    /// rewritten in their order ([`json_text::Searched::item_at`]), or a converted copy.
+    pub fn item_at(&self, offset: usize) -> Result<Option<JsValue<'t>>> {
+        let Decoded::Lies(document) = &self.text else {
+            return Ok(None);
+        };
+        document
+            .item_at(offset)
+            .transpose()
+            .map_err(|e| json_error(self.path, &e))
     }
 
     /// The text [`Items`] reads, whose offsets the starts are.

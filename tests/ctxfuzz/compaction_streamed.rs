@@ -142,7 +142,7 @@ fn a_string_lying_in_the_text_is_lent_by_it_and_any_other_is_copied() {
 }
 
 /// A transcript long enough that the new one is written from a start noted past the first
-/// (`streamed::compact` notes every 64th message's), read as it lies, with an escape to rewrite,
+/// (`streamed::compact` notes each message's), read as it lies, with an escape to rewrite,
 /// and converted (a reserved character written raw), the family detected and given: written as
 /// the compaction of the whole transcript writes it.
 #[test]
@@ -174,8 +174,38 @@ fn a_long_transcript_is_written_from_the_start_noted_before_its_boundary() {
             }
         }
     }
-    // Not vacuous: most cases keep messages from past the second noted start.
+    // Not vacuous: most cases keep messages from past the 128th.
     assert!(far > texts.len() * NAMED_CONFIGS.len(), "{far}");
+}
+
+/// The region's messages are read each at its start (`io::Document::item_at`) where the text
+/// lies as read; from a text whose escapes are rewritten in their order, or from a converted
+/// copy, none is (they are read from the first message), and no item starts past the text.
+#[test]
+fn a_message_is_read_at_its_start_unless_its_text_is_rewritten() {
+    let path = Path::new(PATH);
+    let item_at = |text: &str, at: usize| {
+        let document = io::Document::new(path, text).unwrap();
+        let starts = document.item_starts().unwrap().unwrap();
+        let start = starts.at(at).unwrap();
+        assert_eq!(start.at, at);
+        document
+            .item_at(start.offset)
+            .unwrap()
+            .map(|m| m.to_value())
+    };
+    let plain = r#"[{"role":"user","content":"a"}, {"role":"user","content":"b"}]"#;
+    assert_eq!(
+        item_at(plain, 1),
+        Some(json!({"role": "user", "content": "b"}))
+    );
+    let document = io::Document::new(path, plain).unwrap();
+    assert!(document.item_at(plain.len() + 1).is_err());
+    let escaped = r#"[{"content":"cut \ud83d"}, {"content":"b"}]"#;
+    let converted = "[{\"content\":\"\u{10FFFF}\"}, {\"content\":\"b\"}]";
+    for rewritten in [escaped, converted] {
+        assert_eq!(item_at(rewritten, 1), None, "{rewritten}");
+    }
 }
 
 /// Facts read one message at a time without the messages counted first, as `ctxfuzz compact`

@@ -1,15 +1,12 @@
-//! Where an array's items start in its text, noted for every `STRIDE`th item, in one pass that
-//! builds none or ([`NotedStarts`]) by a reader that builds every item anyway: a later read of
-//! the array's last items begins at the start noted at or before the first item it wants
-//! ([`super::for_each_raw_item_from`]), not at the array's first item.
+//! Where each of an array's items starts in its text, noted in one pass that builds none or
+//! ([`NotedStarts`]) by a reader that builds every item anyway: a later read of some of the
+//! array's items begins at the start of each it wants ([`super::for_each_raw_item_from`],
+//! [`super::Searched::item_at`]), passing over none before it (8 bytes an item).
 
 use std::ops::ControlFlow;
 
 use super::for_each_raw_item_where;
 use crate::js_value::JsValue;
-
-/// One item in this many has its start noted: 8 bytes for 64 items.
-const STRIDE: usize = 64;
 
 /// An item's position in its array and the byte of the text where it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,12 +15,10 @@ pub struct ItemStart {
     pub offset: usize,
 }
 
-/// The items of an array counted, and every `STRIDE`th one's start.
+/// Where each item of an array starts.
 #[derive(Debug)]
 pub struct ItemStarts {
-    /// How many items the array has.
-    pub len: usize,
-    /// The start of item `k * STRIDE`, by `k`.
+    /// The start of each item, in order.
     offsets: Vec<usize>,
 }
 
@@ -34,25 +29,22 @@ pub fn item_starts(text: &str) -> serde_json::Result<Option<ItemStarts>> {
     let len = for_each_raw_item_where(
         text,
         |_| true,
-        |at, item| {
-            if at % STRIDE == 0 {
-                offsets.push(item.get().as_ptr() as usize - text.as_ptr() as usize);
-            }
+        |_, item| {
+            offsets.push(item.get().as_ptr() as usize - text.as_ptr() as usize);
             ControlFlow::Continue(())
         },
     )?;
-    Ok(len.map(|len| ItemStarts { len, offsets }))
+    Ok(len.map(|_| ItemStarts { offsets }))
 }
 
 /// [`ItemStarts`] noted by a reader that builds each item of the array in `text` from that text
 /// (`json_text::for_each_item_where`), sparing it the pass of [`item_starts`]. An item's start is
 /// found from its first key ([`object_start`]): this holds for an array of objects read as the
-/// text lies; when an item whose start is wanted has none found there, the starts are not noted
-/// and the reader counts them after all.
+/// text lies; when an item has none found there, the starts are not noted and the reader counts
+/// them after all.
 pub struct NotedStarts<'t> {
     text: &'t str,
-    len: usize,
-    /// `None` once a wanted start was not found.
+    /// `None` once a start was not found.
     offsets: Option<Vec<usize>>,
 }
 
@@ -60,28 +52,23 @@ impl<'t> NotedStarts<'t> {
     pub fn new(text: &'t str) -> Self {
         NotedStarts {
             text,
-            len: 0,
             offsets: Some(Vec::new()),
         }
     }
 
     /// Notes the array's next item, built from the text.
     pub fn note(&mut self, item: &JsValue) {
-        if self.len.is_multiple_of(STRIDE)
-            && let Some(offsets) = &mut self.offsets
-        {
+        if let Some(offsets) = &mut self.offsets {
             match object_start(self.text, item) {
                 Some(offset) => offsets.push(offset),
                 None => self.offsets = None,
             }
         }
-        self.len += 1;
     }
 
     /// The starts of the items noted; `None` when one was not found.
     pub fn finish(self) -> Option<ItemStarts> {
-        let len = self.len;
-        self.offsets.map(|offsets| ItemStarts { len, offsets })
+        self.offsets.map(|offsets| ItemStarts { offsets })
     }
 }
 
@@ -101,13 +88,9 @@ fn object_start(text: &str, item: &JsValue) -> Option<usize> {
 }
 
 impl ItemStarts {
-    /// The start noted at or before item `at`; none when no item was noted there (an empty array).
-    pub fn at_or_before(&self, at: usize) -> Option<ItemStart> {
-        let k = at / STRIDE;
-        self.offsets.get(k).map(|&offset| ItemStart {
-            at: k * STRIDE,
-            offset,
-        })
+    /// Where item `at` starts; none past the last item.
+    pub fn at(&self, at: usize) -> Option<ItemStart> {
+        self.offsets.get(at).map(|&offset| ItemStart { at, offset })
     }
 }
 
@@ -144,17 +127,17 @@ mod tests {
         let text = format!("[ {} ]", items.join(" ,\n "));
         let counted = item_starts(&text).unwrap().unwrap();
         let noted = noted_in(&text).expect("every start found");
-        assert_eq!((noted.len, &noted.offsets), (130, &counted.offsets));
-        assert_eq!(counted.offsets.len(), 3);
+        assert_eq!(noted.offsets, counted.offsets);
+        assert_eq!(counted.offsets.len(), 130);
         let empty = noted_in("[]").expect("no start wanted");
-        assert_eq!((empty.len, empty.offsets), (0, Vec::new()));
+        assert_eq!(empty.offsets, Vec::<usize>::new());
     }
 
-    /// A wanted start (every 64th item's) not found from the item's first key: the starts are not
-    /// noted. An item that is not an object, or whose first key was copied (an escape in it),
-    /// or built from another text; an unwanted item so is no matter.
+    /// A start not found from the item's first key: the starts are not noted. An item that is
+    /// not an object, or whose first key was copied (an escape in it), or built from another
+    /// text.
     #[test]
-    fn the_starts_are_not_noted_when_a_wanted_one_is_not_found_from_its_first_key() {
+    fn the_starts_are_not_noted_when_one_is_not_found_from_its_first_key() {
         let plain = r#"{"role":"user"}"#;
         let with = |at: usize, item: &str| {
             let items: Vec<&str> = (0..70)
@@ -163,10 +146,11 @@ mod tests {
             format!("[{}]", items.join(","))
         };
         for item in ["[1]", "\"x\"", "{}", r#"{"r\u006fle":"user"}"#] {
-            assert!(noted_in(&with(64, item)).is_none(), "{item}");
-            assert!(noted_in(&with(0, item)).is_none(), "{item}");
-            assert_eq!(noted_in(&with(63, item)).unwrap().len, 70, "{item}");
+            for at in [0, 63, 69] {
+                assert!(noted_in(&with(at, item)).is_none(), "{item} at {at}");
+            }
         }
+        assert_eq!(noted_in(&with(69, plain)).unwrap().offsets.len(), 70);
         let other = String::from(plain);
         let copy = crate::json_text::parse_borrowed(&other).unwrap();
         let mut noted = NotedStarts::new(plain);
@@ -177,52 +161,27 @@ mod tests {
         assert_eq!(noted.finish().unwrap().offsets, vec![0]);
     }
 
-    /// 130 items, `[ ` first and `,\n` between: every 64th item's start is noted, each where
-    /// that item's text begins.
+    /// 130 items, `[ ` first and `,\n` between: each item's start is noted where its text
+    /// begins, and none past the last.
     #[test]
-    fn every_64th_items_start_is_noted_where_its_text_begins() {
+    fn each_item_s_start_is_noted_where_its_text_begins() {
         let item = r#"{"role":"user","content":"x"}"#;
         let text = format!("[ {}]", vec![item; 130].join(",\n"));
         let starts = item_starts(&text).unwrap().unwrap();
-        assert_eq!(starts.len, 130);
-        let noted: Vec<usize> = (0..3).map(|k| 2 + k * 64 * (item.len() + 2)).collect();
-        assert_eq!(starts.offsets, noted);
-        for offset in noted {
-            assert!(text[offset..].starts_with(item));
-        }
-        assert!(item_starts("{}").unwrap().is_none());
-        assert_eq!(item_starts("[]").unwrap().unwrap().len, 0);
-    }
-
-    #[test]
-    fn an_item_is_read_from_the_start_noted_at_or_before_it() {
-        let starts = ItemStarts {
-            len: 6400,
-            offsets: (0..100).map(|k| 1000 * k).collect(),
-        };
-        for (at, noted) in [
-            (0, 0),
-            (63, 0),
-            (64, 64),
-            (100, 64),
-            (3203, 3200),
-            (6399, 6336),
-        ] {
-            let start = starts.at_or_before(at).unwrap();
+        for at in 0..130 {
+            let start = starts.at(at).unwrap();
             assert_eq!(
                 start,
                 ItemStart {
-                    at: noted,
-                    offset: noted / 64 * 1000
-                },
-                "{at}"
+                    at,
+                    offset: 2 + at * (item.len() + 2)
+                }
             );
+            assert!(text[start.offset..].starts_with(item));
         }
-        let empty = ItemStarts {
-            len: 0,
-            offsets: Vec::new(),
-        };
-        assert!(empty.at_or_before(0).is_none());
+        assert!(starts.at(130).is_none());
+        assert!(item_starts("{}").unwrap().is_none());
+        assert!(item_starts("[]").unwrap().unwrap().at(0).is_none());
     }
 
     /// What a later read starts from: the items from the noted start on, none before it.
@@ -236,7 +195,7 @@ mod tests {
                 .join(", ")
         );
         let starts = item_starts(&text).unwrap().unwrap();
-        let start = starts.at_or_before(69).unwrap();
+        let start = starts.at(64).unwrap();
         let mut read = Vec::new();
         for_each_raw_item_from(&text, start.offset, |item| {
             read.push(item.get().to_string());

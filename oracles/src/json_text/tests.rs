@@ -140,6 +140,39 @@ fn a_rewritten_text_keeps_its_field_order() {
     assert_eq!(to_string(&parse(text).unwrap()).unwrap(), sorted);
 }
 
+/// Each item of a text read as it lies is built at its start as a read from the first item
+/// builds it; in a text with escapes to rewrite, none is (only a read from the first takes their
+/// placeholders in order); no item starts past the text.
+#[test]
+fn an_item_is_built_at_its_start_where_the_text_lies_as_read() {
+    let lies = r#"[{"role": "user", "content": "go"}, 7, [1, {"a": "b\n"}]]"#;
+    let rewritten = r#"[{"content": "cut \ud83d"}, {"b": 1}]"#;
+    for (text, at_starts) in [(lies, true), (rewritten, false)] {
+        let document = Searched::new(text);
+        let mut items = Vec::new();
+        document
+            .for_each_item_where(
+                |_| true,
+                |_, item| {
+                    items.push(item);
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap();
+        let starts = item_starts(text).unwrap().unwrap();
+        for (at, item) in items.iter().enumerate() {
+            let built = document.item_at(starts.at(at).unwrap().offset);
+            assert_eq!(built.is_some(), at_starts, "{text}: item {at}");
+            if let Some(built) = built {
+                assert_eq!(&built.unwrap(), item, "{text}");
+            }
+        }
+        if at_starts {
+            assert!(document.item_at(text.len() + 1).unwrap().is_err());
+        }
+    }
+}
+
 /// An array read item by item gives the items `parse_borrowed` gives, with and without a
 /// rewrite; a document that is not an array is not read; an error is `parse_borrowed`'s.
 #[test]
