@@ -152,40 +152,6 @@ pub fn for_each_raw_item_where<'t>(
     for_each_borrowed_item_where(text, Plain(PhantomData), wanted, item)
 }
 
-/// [`for_each_raw_item_where`] from the item starting at byte `start` of `text` (where an item
-/// it handed over starts) to the array's end, the items before it not read at all: a write of an
-/// array's last items that does not pass over the others again. For a document already read whole
-/// once: what follows `start` is read as items separated by commas up to the closing bracket,
-/// and anything else ends the read with an error.
-pub fn for_each_raw_item_from<'t>(
-    text: &'t str,
-    start: usize,
-    mut item: impl FnMut(&'t RawValue) -> ControlFlow<()>,
-) -> serde_json::Result<()> {
-    let mut rest = text
-        .get(start..)
-        .ok_or_else(|| serde::de::Error::custom("no item starts there"))?;
-    loop {
-        let read: &'t RawValue =
-            Deserialize::deserialize(&mut serde_json::Deserializer::from_str(rest))?;
-        if item(read).is_break() {
-            return Ok(());
-        }
-        // The item lies in `rest`, past any whitespace before it.
-        let end = read.get().as_ptr() as usize - rest.as_ptr() as usize + read.get().len();
-        let after = rest[end..].trim_start_matches([' ', '\t', '\n', '\r']);
-        match after.as_bytes().first() {
-            Some(b',') => rest = &after[1..],
-            Some(b']') => return Ok(()),
-            _ => {
-                return Err(serde::de::Error::custom(
-                    "expected `,` or `]` after an item",
-                ));
-            }
-        }
-    }
-}
-
 /// The items of the array in `text`, each read as a `T` borrowing from `text` by `reader`: a
 /// `&mut` of it is the seed of one item ([`Reader`] for `JsValue`s, [`Plain`] for
 /// any other type).
@@ -579,5 +545,5 @@ mod starts;
 mod tests;
 mod write;
 
-pub use starts::{ItemStart, ItemStarts, NotedStarts, item_starts};
-pub use write::{to_string, to_string_pretty, to_writer, to_writer_pretty};
+pub use starts::{ItemStart, ItemStarts, ItemsFrom, NotedStarts, item_starts};
+pub use write::{RawText, to_string, to_string_pretty, to_writer, to_writer_pretty};

@@ -141,7 +141,7 @@ impl<'t> Compacted<'t> {
             text,
             first: self.decision.summary_message.as_ref(),
             keep: |at| at >= self.decision.boundary,
-            from: self.starts.at(first_kept),
+            from: self.starts.from(first_kept),
         }
     }
 }

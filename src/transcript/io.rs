@@ -15,13 +15,12 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::{JsValue, Str};
-use ctxfuzz_oracles::json_text::{ItemStart, ItemStarts, NotedStarts};
+use ctxfuzz_oracles::json_text::{ItemStarts, ItemsFrom, NotedStarts, RawText};
 use ctxfuzz_oracles::{js_string, json_text};
 use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// Reads a whole file as UTF-8 text. A directory, an unreadable file or invalid UTF-8 is an error
 /// naming the file (and, for UTF-8, the line and column of the first bad byte).
@@ -189,9 +188,9 @@ pub struct Items<'a, K> {
     pub text: &'a str,
     pub first: Option<&'a JsValue<'a>>,
     pub keep: K,
-    /// A start [`Document::item_starts`] noted, from which the items are read instead of from
-    /// the first, when no item before it is kept.
-    pub from: Option<ItemStart>,
+    /// The items from one on by their starts ([`Document::item_starts`]), from which the items
+    /// are written instead of read from the first, when no item before them is kept.
+    pub from: Option<ItemsFrom<'a>>,
 }
 
 impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
@@ -202,11 +201,11 @@ impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
         }
         let mut failed = None;
         // Each kept item is written from its text, never built: re-laid out, not parsed again.
-        let mut write = |at, item: &RawValue| {
+        let mut write = |at, item: RawText| {
             if !(self.keep)(at) {
                 return ControlFlow::Continue(());
             }
-            failed = seq.serialize_element(item).err();
+            failed = seq.serialize_element(&item).err();
             match failed {
                 Some(_) => ControlFlow::Break(()),
                 None => ControlFlow::Continue(()),
@@ -216,12 +215,21 @@ impl<K: Fn(usize) -> bool> Serialize for Items<'_, K> {
             .and_then(|()| {
                 let text = js_string::from_text(self.text);
                 match self.from {
-                    None => json_text::for_each_raw_item_where(&text, &self.keep, write).map(drop),
-                    Some(ItemStart { mut at, offset }) => {
-                        json_text::for_each_raw_item_from(&text, offset, |item| {
-                            at += 1;
-                            write(at - 1, item)
-                        })
+                    None => json_text::for_each_raw_item_where(&text, &self.keep, |at, item| {
+                        write(at, item.into())
+                    })
+                    .map(drop),
+                    Some(from) => 'written: {
+                        for item in from.texts(&text) {
+                            let (at, item) = match item {
+                                Ok(item) => item,
+                                Err(e) => break 'written Err(e),
+                            };
+                            if write(at, item).is_break() {
+                                break;
+                            }
+                        }
+                        Ok(())
                     }
                 }
                 .map_err(|e| json_error(self.path, &e))

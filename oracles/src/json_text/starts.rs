@@ -1,11 +1,11 @@
 //! Where each of an array's items starts in its text, noted in one pass that builds none or
 //! ([`NotedStarts`]) by a reader that builds every item anyway: a later read of some of the
-//! array's items begins at the start of each it wants ([`super::for_each_raw_item_from`],
+//! array's items begins at the start of each it wants ([`ItemsFrom::texts`],
 //! [`super::Searched::item_at`]), passing over none before it (8 bytes an item).
 
 use std::ops::ControlFlow;
 
-use super::for_each_raw_item_where;
+use super::{RawText, for_each_raw_item_where};
 use crate::js_value::JsValue;
 
 /// An item's position in its array and the byte of the text where it starts.
@@ -92,12 +92,68 @@ impl ItemStarts {
     pub fn at(&self, at: usize) -> Option<ItemStart> {
         self.offsets.get(at).map(|&offset| ItemStart { at, offset })
     }
+
+    /// The items from the `at`th on; none past the last item.
+    pub fn from(&self, at: usize) -> Option<ItemsFrom<'_>> {
+        (at < self.offsets.len()).then_some(ItemsFrom {
+            starts: &self.offsets,
+            at,
+        })
+    }
 }
+
+/// An array's items from one on, by the starts noted of them ([`ItemStarts::from`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ItemsFrom<'s> {
+    starts: &'s [usize],
+    at: usize,
+}
+
+impl<'s> ItemsFrom<'s> {
+    /// The position of the first of the items.
+    pub fn at(self) -> usize {
+        self.at
+    }
+
+    /// Each item's position and text in `text`, the document the starts were noted in, read
+    /// whole before (so the array and what follows it are valid JSON): an item runs from its
+    /// start to the whitespace and comma before the next item's start, the last to the
+    /// whitespace and bracket closing the array. No item is read: its end is found from the
+    /// next one's start. An error where no comma or bracket lies there (a text the starts were
+    /// not noted in).
+    pub fn texts<'t>(
+        self,
+        text: &'t str,
+    ) -> impl Iterator<Item = serde_json::Result<(usize, RawText<'t>)>> + use<'s, 't> {
+        let starts = &self.starts[self.at..];
+        let nexts = starts.iter().skip(1).map(Some).chain([None]);
+        starts
+            .iter()
+            .zip(nexts)
+            .zip(self.at..)
+            .map(move |((&start, next), at)| {
+                let (rest, closing) = match next {
+                    Some(&next) => (text.get(start..next), ','),
+                    None => (text.get(start..), ']'),
+                };
+                rest.and_then(|rest| rest.trim_end_matches(WHITESPACE).strip_suffix(closing))
+                    .map(|item| (at, RawText(item.trim_end_matches(WHITESPACE))))
+                    .ok_or_else(|| {
+                        serde::de::Error::custom(format!(
+                            "expected `{closing}` after the item at byte {start}"
+                        ))
+                    })
+            })
+    }
+}
+
+/// JSON's whitespace.
+const WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_text::{for_each_item_where, for_each_raw_item_from};
+    use crate::json_text::for_each_item_where;
 
     /// The starts a reader of every item of `text` notes, each item built from the text.
     fn noted_in(text: &str) -> Option<ItemStarts> {
@@ -184,9 +240,9 @@ mod tests {
         assert!(item_starts("[]").unwrap().unwrap().at(0).is_none());
     }
 
-    /// What a later read starts from: the items from the noted start on, none before it.
+    /// What a later write starts from: the items from the noted start on, none before it.
     #[test]
-    fn a_read_from_a_noted_start_hands_over_that_item_and_those_after_it() {
+    fn the_items_from_a_noted_start_are_that_item_and_those_after_it() {
         let text = format!(
             "[{}]",
             (0..70)
@@ -195,14 +251,14 @@ mod tests {
                 .join(", ")
         );
         let starts = item_starts(&text).unwrap().unwrap();
-        let start = starts.at(64).unwrap();
-        let mut read = Vec::new();
-        for_each_raw_item_from(&text, start.offset, |item| {
-            read.push(item.get().to_string());
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-        let expected: Vec<String> = (64..70).map(|i| i.to_string()).collect();
-        assert_eq!((start.at, read), (64, expected));
+        let read: Vec<(usize, String)> = starts
+            .from(64)
+            .unwrap()
+            .texts(&text)
+            .map(|item| item.map(|(at, item)| (at, item.get().to_string())))
+            .collect::<serde_json::Result<_>>()
+            .unwrap();
+        let expected: Vec<(usize, String)> = (64..70).map(|i| (i, i.to_string())).collect();
+        assert_eq!(read, expected);
     }
 }

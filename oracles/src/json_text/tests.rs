@@ -487,51 +487,56 @@ fn an_array_read_item_by_item_hands_over_each_wanted_items_text() {
     );
 }
 
-/// Read from where an item starts, the items are that one and those after it, as a read from
-/// the first hands them over; a break stops the read; a start where no item follows, or text
-/// after an item other than a comma or the closing bracket, is an error, never a panic.
+/// From where an item starts, the items' texts are that one's and those after it, as a read
+/// from the first hands them over, each found by the next one's start without reading it; a
+/// text where no comma or closing bracket lies before a start is an error, never a panic.
 #[test]
-fn an_array_read_from_an_items_start_hands_over_that_item_and_those_after() {
-    let text = "[1, {\"a\": \"\\ud83d\"} ,\n[true]\t,\"x\" ]";
+fn the_items_from_an_items_start_are_those_a_read_from_the_first_hands_over() {
+    let text = "[1, {\"a\": \"\\ud83d\"} ,\n[true]\t,\"x\" ] \n";
     let mut items = Vec::new();
     for_each_raw_item_where(
         text,
         |_| true,
-        |_, item| {
-            items.push(item.get());
+        |at, item| {
+            items.push((at, item.get()));
             ControlFlow::Continue(())
         },
     )
     .unwrap();
-    for (first, item) in items.iter().enumerate() {
-        let start = item.as_ptr() as usize - text.as_ptr() as usize;
-        let mut read = Vec::new();
-        for_each_raw_item_from(text, start, |item| {
-            read.push(item.get());
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-        assert_eq!(read, items[first..], "from {start}");
+    let starts = item_starts(text).unwrap().unwrap();
+    for first in 0..items.len() {
+        let from = starts.from(first).unwrap();
+        let read: Vec<(usize, &str)> = from
+            .texts(text)
+            .map(|item| item.map(|(at, item)| (at, item.get())))
+            .collect::<serde_json::Result<_>>()
+            .unwrap();
+        assert_eq!((from.at(), &read[..]), (first, &items[first..]));
     }
-    let mut read = Vec::new();
-    for_each_raw_item_from(text, 1, |item| {
-        read.push(item.get());
-        if read.len() == 2 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
-    .unwrap();
-    assert_eq!(read, items[..2]);
-    for (text, start) in [
-        ("[1 2]", 1),
-        ("[1,", 1),
-        ("[1]", 2),
-        ("[1]", 9),
-        ("[1, }", 1),
-    ] {
-        let read = for_each_raw_item_from(text, start, |_| ControlFlow::Continue(()));
-        assert!(read.is_err(), "{text} from {start}");
+    assert!(starts.from(items.len()).is_none());
+    // The same starts in texts they were not noted in.
+    for text in ["[1 {\"a\": 2} [true]  \"x\"]", "[1, {}", "[1]"] {
+        let read: serde_json::Result<Vec<_>> = starts.from(0).unwrap().texts(text).collect();
+        assert!(read.is_err(), "{text}");
     }
+}
+
+/// An item's text written as a `RawValue` of it is, through serde_json's writer and value
+/// builder and through these writers (laid out as the value it holds).
+#[test]
+fn an_items_text_is_written_as_a_raw_value_of_it() {
+    let text = "{\"a\" : [1,\n 2], \"b\": \"\\u00e9\"}";
+    let raw = RawValue::from_string(text.to_owned()).unwrap();
+    let ours = RawText::from(&*raw);
+    assert_eq!(ours.get(), text);
+    assert_eq!(serde_json::to_string(&ours).unwrap(), text);
+    assert_eq!(
+        serde_json::to_value(ours).unwrap(),
+        serde_json::to_value(&raw).unwrap()
+    );
+    assert_eq!(to_string(&[ours]).unwrap(), to_string(&[&raw]).unwrap());
+    assert_eq!(
+        to_string_pretty(&[ours]).unwrap(),
+        to_string_pretty(&[&raw]).unwrap()
+    );
 }

@@ -9,6 +9,39 @@ use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use super::{parse_borrowed, reindent};
 use crate::js_string::{self, JsChar};
 
+/// One JSON value's text, written as serde_json's [`RawValue`](serde_json::value::RawValue)
+/// writes its own (laid out by these writers as the value it holds), taken from a text read
+/// whole before: a value found in it by its bounds ([`super::ItemsFrom::texts`]) is not read
+/// again to make a `RawValue` of it, which would pass over it once more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawText<'t>(pub(super) &'t str);
+
+/// serde_json's serializers write a struct of this name as the raw text of its one field: the
+/// way `RawValue`'s own `Serialize` reaches them (serde_json/src/raw.rs `TOKEN`; a test writes a
+/// [`RawText`] through each of them).
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+impl<'t> RawText<'t> {
+    pub fn get(self) -> &'t str {
+        self.0
+    }
+}
+
+impl<'t> From<&'t serde_json::value::RawValue> for RawText<'t> {
+    fn from(raw: &'t serde_json::value::RawValue) -> Self {
+        RawText(raw.get())
+    }
+}
+
+impl Serialize for RawText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
+}
+
 /// serde_json's layout (`inner`) with strings written as `JSON.stringify` writes them, and a
 /// value's text read from a document ([`RawValue`]) written as the value it holds would be.
 struct Stringify<F> {
