@@ -1,11 +1,13 @@
-//! The sweep of a file's array, read twice one message at a time and never held whole: the first
-//! read decides what is swept (and finds any error in the file before a byte is written), the
-//! second writes the kept messages as it reads them, borrowed from the text. A transcript of any
-//! length costs its text and one message (docs/sweep.md).
+//! The sweep of a file's array, read one message at a time and never held whole: the first read
+//! decides what is swept (and finds any error in the file before a byte is written) and notes
+//! where each message starts; the kept messages are then written from their text, found by those
+//! starts (read again from the first message where the starts could not be noted). A transcript
+//! of any length costs its text, one message and a start a message (docs/sweep.md).
 
 use std::path::Path;
 
 use anyhow::Result;
+use ctxfuzz_oracles::json_text::ItemStarts;
 
 use super::{BarrierRule, Sweeper, result_id};
 use crate::transcript::io;
@@ -16,25 +18,33 @@ pub struct Decided {
     pub swept_at: Vec<usize>,
     /// Their ids as the sweep reports them.
     pub swept: Vec<String>,
+    /// Where each message starts, noted as it was read (`None` where a start was not found
+    /// there: see `NotedStarts`), so that the second read finds each kept message's text by its
+    /// start and the next one's instead of reading the array again.
+    starts: Option<ItemStarts>,
 }
 
 /// The first read: the sweep's decisions for the array in `text`, or `None` when the document is
 /// not an array (a protocol request, or an error [`io::messages_of`] names).
 pub fn decide(path: &Path, text: &str, rule: BarrierRule) -> Result<Option<Decided>> {
+    let document = io::Document::new(path, text)?;
     let mut sweeper = Sweeper::new(rule);
-    let mut decided = Decided {
-        swept_at: Vec::new(),
-        swept: Vec::new(),
-    };
+    let (mut swept_at, mut swept) = (Vec::new(), Vec::new());
+    let mut noted = document.noted_starts();
     let mut index = 0;
-    let is_array = io::for_each_item(path, text, |message| {
+    let is_array = document.for_each_item(|message| {
+        noted.note(&message);
         if !sweeper.keeps(&message) {
-            decided.swept_at.push(index);
-            decided.swept.push(result_id(&message));
+            swept_at.push(index);
+            swept.push(result_id(&message));
         }
         index += 1;
     })?;
-    Ok(is_array.then_some(decided))
+    Ok(is_array.then(|| Decided {
+        swept_at,
+        swept,
+        starts: noted.finish(),
+    }))
 }
 
 impl Decided {
@@ -49,7 +59,7 @@ impl Decided {
             text,
             first: None,
             keep: |at| self.swept_at.binary_search(&at).is_err(),
-            from: None,
+            from: self.starts.as_ref().and_then(|starts| starts.from(0)),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `ctxfuzz sweep` as a user runs it.
 
 use ctxfuzz::generators::pi;
+use ctxfuzz::sweep::{BarrierRule, streamed};
 use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text;
 use serde_json::{Value, json};
@@ -183,6 +184,12 @@ fn an_array_read_message_by_message_prints_what_a_whole_request_prints() {
     let mut arrays: Vec<String> = (0..12)
         .map(|seed| json_text::to_string(&pi::from_seed::<JsValue>(seed)).unwrap())
         .collect();
+    // Laid out on many lines, as an editor writes it (each kept message found by its start and
+    // the next one's across the whitespace and comma between them).
+    arrays.extend((0..4).map(|seed| {
+        let pretty = json_text::to_string_pretty(&pi::from_seed::<JsValue>(seed)).unwrap();
+        format!("{}\r\n", pretty.replace('\n', "\r\n"))
+    }));
     arrays.push(r#"[{"role":"user","content":"cut \ud83d \ufdd0"}, 7, null]"#.to_string());
     arrays.push("[]".to_string());
     let dir = tempfile::tempdir().unwrap();
@@ -213,4 +220,21 @@ fn an_array_read_message_by_message_prints_what_a_whole_request_prints() {
         }
     }
     assert!(swept > 5, "only {swept} runs swept anything");
+}
+
+/// The kept messages are written from the starts the sweep's read noted, not read again, where
+/// the read could note them (the messages read as their text lies); from a text whose escapes
+/// are rewritten, or whose items are not all objects, they are read again from the first.
+#[test]
+fn the_kept_messages_are_written_from_the_starts_the_sweep_noted() {
+    let path = std::path::Path::new("t.json");
+    let plain = json_text::to_string_pretty(&pi::from_seed::<JsValue>(3)).unwrap();
+    let escaped = r#"[{"role":"user","content":"cut \ud83d"}]"#;
+    let not_objects = r#"[{"role":"user","content":"go"}, 7]"#;
+    for (text, noted) in [(&plain[..], true), (escaped, false), (not_objects, false)] {
+        let decided = streamed::decide(path, text, BarrierRule::Strict)
+            .unwrap()
+            .unwrap();
+        assert_eq!(decided.kept(path, text).from.is_some(), noted, "{text}");
+    }
 }
