@@ -32,6 +32,9 @@ use crate::js::{Json, View};
 use crate::js_string::{self, JsChar, LITERAL};
 use crate::js_value::{JsValue, Object, Reader, Str};
 
+/// What `JSON.parse` skips before and after a value, and between tokens.
+pub const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// A value's JSON type as error messages name it ("an array", "null").
 pub fn type_name(value: &impl Json) -> &'static str {
     match value.view() {
@@ -195,10 +198,7 @@ fn read_items<'t>(
         &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
     ) -> serde_json::Result<()>,
 ) -> serde_json::Result<Option<usize>> {
-    if !text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('[')
-    {
+    if !text.trim_start_matches(JSON_WHITESPACE).starts_with('[') {
         return Ok(None);
     }
     let mut progress = Progress::default();

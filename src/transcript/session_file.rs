@@ -28,9 +28,6 @@ pub struct SessionFile<'t> {
     pub context: Option<Result<SessionContext<'t>, SessionError>>,
 }
 
-/// What `JSON.parse` skips before a value.
-const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
-
 /// Whether `path`/`text` is a session file rather than a JSON document: a `.jsonl` name, or a
 /// first line that is a session header.
 pub fn is_session_file(path: &Path, text: &str) -> bool {
@@ -43,7 +40,10 @@ pub fn is_session_file(path: &Path, text: &str) -> bool {
         .unwrap_or("");
     // A header is a JSON object: a first line that starts otherwise (a transcript's `[`, perhaps
     // the whole 100 MB document on one line) is not parsed twice to learn that.
-    if !first.trim_start_matches(JSON_WHITESPACE).starts_with('{') {
+    if !first
+        .trim_start_matches(json_text::JSON_WHITESPACE)
+        .starts_with('{')
+    {
         return false;
     }
     let first = js_string::from_text(first);

@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{RawText, for_each_raw_item_where};
+use super::{JSON_WHITESPACE, RawText, for_each_raw_item_where};
 use crate::js_value::JsValue;
 
 /// An item's position in its array and the byte of the text where it starts.
@@ -83,7 +83,7 @@ fn object_start(text: &str, item: &JsValue) -> Option<usize> {
     let at = super::offset_in(text, key)?;
     let before = text[..at]
         .strip_suffix('"')?
-        .trim_end_matches([' ', '\t', '\n', '\r']);
+        .trim_end_matches(JSON_WHITESPACE);
     before.ends_with('{').then(|| before.len() - 1)
 }
 
@@ -136,8 +136,8 @@ impl<'s> ItemsFrom<'s> {
                     Some(&next) => (text.get(start..next), ','),
                     None => (text.get(start..), ']'),
                 };
-                rest.and_then(|rest| rest.trim_end_matches(WHITESPACE).strip_suffix(closing))
-                    .map(|item| (at, RawText(item.trim_end_matches(WHITESPACE))))
+                rest.and_then(|rest| rest.trim_end_matches(JSON_WHITESPACE).strip_suffix(closing))
+                    .map(|item| (at, RawText(item.trim_end_matches(JSON_WHITESPACE))))
                     .ok_or_else(|| {
                         serde::de::Error::custom(format!(
                             "expected `{closing}` after the item at byte {start}"
@@ -146,9 +146,6 @@ impl<'s> ItemsFrom<'s> {
             })
     }
 }
-
-/// JSON's whitespace.
-const WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
 #[cfg(test)]
 mod tests {
