@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -28,6 +28,8 @@ const PEERS: [&str; 7] = [
 /// The first answer waits for the interpreter and the package to load (litellm takes seconds).
 const FIRST_ANSWER: Duration = Duration::from_secs(300);
 const ANSWER: Duration = Duration::from_secs(60);
+/// How long an adapter may take to exit once its input ends, before it is killed.
+const EXIT_AFTER_INPUT_ENDS: Duration = Duration::from_secs(10);
 
 /// `peers/<id>/peer.toml`: every field is required but `synthetic`, and no other field is allowed.
 #[derive(Debug, Deserialize)]
@@ -95,13 +97,22 @@ fn installed_version(manifest: &Manifest) -> Option<String> {
 struct Adapter {
     id: String,
     child: Child,
-    stdin: ChildStdin,
+    /// Open for as long as the adapter is: closing it is what ends the adapter.
+    stdin: Option<ChildStdin>,
     lines: Receiver<std::io::Result<String>>,
     answered: bool,
 }
 
 impl Drop for Adapter {
+    /// An adapter reads requests until its input ends: closing that lets `sh` and the program it
+    /// started exit together. Killing `sh` alone left the program running a moment longer with
+    /// the test's stderr open, which nextest reports as a leaky test.
     fn drop(&mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + EXIT_AFTER_INPUT_ENDS;
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -140,7 +151,7 @@ impl Adapter {
         let adapter = Adapter {
             id: id.to_string(),
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             answered: false,
         };
@@ -150,8 +161,12 @@ impl Adapter {
     /// Sends one request and returns the one JSON object answered.
     fn ask(&mut self, request: &Value) -> Value {
         let id = &self.id;
-        writeln!(self.stdin, "{request}")
-            .and_then(|()| self.stdin.flush())
+        let stdin = self
+            .stdin
+            .as_mut()
+            .expect("open until the adapter is dropped");
+        writeln!(stdin, "{request}")
+            .and_then(|()| stdin.flush())
             .unwrap_or_else(|e| panic!("peer {id}: cannot send {request}: {e}"));
         let timeout = if self.answered { ANSWER } else { FIRST_ANSWER };
         let line = match self.lines.recv_timeout(timeout) {
