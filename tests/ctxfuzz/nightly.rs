@@ -13,22 +13,35 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const SECONDS: &str = "20";
 
-fn nightly(out: &Path, variant: Option<&str>) -> Output {
+/// The nightly's own `ASAN_OPTIONS`, which a caller's are laid over.
+const NIGHTLY_ASAN_OPTIONS: &str = "detect_stack_use_after_return=0:malloc_context_size=0";
+
+fn nightly(out: &Path, variant: Option<&str>, asan_options: Option<&str>) -> Output {
     let mut command = Command::new("bash");
     command
         .args(["ci/nightly-fuzz.sh", "sweep", SECONDS])
         .env("CTXFUZZ_NIGHTLY_OUT", out)
         .env("CTXFUZZ_FUZZ_TOOLCHAIN", "stable")
         .env("CTXFUZZ_FUZZ_SANITIZER", "none")
-        .env_remove("CTXFUZZ_VARIANT");
+        .env_remove("CTXFUZZ_VARIANT")
+        .env_remove("ASAN_OPTIONS");
     if let Some(variant) = variant {
         command.env("CTXFUZZ_VARIANT", variant);
     }
+    if let Some(options) = asan_options {
+        command.env("ASAN_OPTIONS", options);
+    }
     command.output().expect("run ci/nightly-fuzz.sh")
+}
+
+/// `run.json`'s build and `ASAN_OPTIONS`, as the script recorded them.
+fn recorded_build(out: &Path) -> (Value, Value) {
+    let record = json(&out.join("runs/sweep/run.json"));
+    (record["sanitizer"].clone(), record["asan_options"].clone())
 }
 
 fn text(output: &Output) -> String {
@@ -68,17 +81,21 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
     let dir = tempfile::tempdir().unwrap();
 
     let defect = dir.path().join("none");
-    let output = nightly(&defect, Some("none"));
+    let output = nightly(&defect, Some("none"), None);
     let log = text(&output);
     assert_eq!(
         output.status.code(),
         Some(1),
         "findings fail the job\n{log}"
     );
+    assert_eq!(
+        recorded_build(&defect),
+        (json!("none"), json!(NIGHTLY_ASAN_OPTIONS))
+    );
     let conversion = json(&defect.join("runs/sweep/conversion.json"));
     assert_eq!(
         conversion["not_reproduced"],
-        serde_json::json!([]),
+        json!([]),
         "every artifact crashes `none`\n{log}"
     );
     let groups = conversion["groups"].as_array().unwrap();
@@ -134,9 +151,17 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
     );
 
     let fixed = dir.path().join("default");
-    let output = nightly(&fixed, None);
+    // A caller's options come after the nightly's, so that they win.
+    let output = nightly(&fixed, None, Some("malloc_context_size=30"));
     let log = text(&output);
     assert_eq!(output.status.code(), Some(0), "{log}");
+    assert_eq!(
+        recorded_build(&fixed),
+        (
+            json!("none"),
+            json!(format!("{NIGHTLY_ASAN_OPTIONS}:malloc_context_size=30"))
+        )
+    );
     assert_eq!(
         case_files(&fixed),
         Vec::<std::path::PathBuf>::new(),
@@ -144,5 +169,13 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
     );
     let (markdown, report) = assert_report_in_three_forms(&fixed);
     assert!(markdown.contains("**No findings**"), "{markdown}");
-    assert_eq!(report["findings"], serde_json::json!([]));
+    assert_eq!(
+        (
+            &report["runs"][0]["sanitizer"],
+            &report["runs"][0]["asan_options"]
+        ),
+        (&recorded_build(&fixed).0, &recorded_build(&fixed).1),
+        "the report shows the run's build as recorded"
+    );
+    assert_eq!(report["findings"], json!([]));
 }
