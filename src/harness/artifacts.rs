@@ -39,11 +39,9 @@ pub struct RunRecord {
     pub seconds: u64,
     /// The sanitizer the target was built with (cargo-fuzz's `-s`: `address`, `none`); `None`
     /// in a record written before it was recorded.
-    #[serde(default)]
     pub sanitizer: Option<String>,
     /// `ASAN_OPTIONS` as libFuzzer got them (read only under `address`): the nightly's own, then
     /// the caller's, which win (docs/nightly.md#asan-options).
-    #[serde(default)]
     pub asan_options: Option<String>,
 }
 

@@ -28,7 +28,8 @@ fn planted(dir: &Path, with_finding: bool, peers: bool) -> PathBuf {
     let run = dir.join("runs/sweep");
     write(
         &run.join("run.json"),
-        r#"{"target": "sweep", "variant": "none", "seconds": 20}"#,
+        r#"{"target": "sweep", "variant": "none", "seconds": 20, "sanitizer": "address",
+            "asan_options": "detect_stack_use_after_return=0:malloc_context_size=0"}"#,
     );
     write(&run.join("fuzz.log"), LOG);
     let case_path = dir.join("findings/sweep-none-planted.json");
@@ -104,7 +105,10 @@ fn markdown_lists_the_finding_with_its_count_and_replay_command_and_the_run() {
     assert!(markdown.contains("**1 distinct finding(s)**"), "{markdown}");
     // The run: last status line's executions, rate, coverage, corpus.
     assert!(
-        markdown.contains("| sweep | none | 20 | 30000 | 1875 | 470 | 66 | 0 | 1 |"),
+        markdown.contains(
+            "| sweep | none | address (`detect_stack_use_after_return=0:malloc_context_size=0`) \
+             | 20 | 30000 | 1875 | 470 | 66 | 0 | 1 |"
+        ),
         "{markdown}"
     );
     assert!(
@@ -152,6 +156,23 @@ fn without_a_case_file_every_output_says_there_is_no_finding() {
             .unwrap()
             .contains("id=\"no-findings\"")
     );
+}
+
+/// A run record written before the build was recorded reads as before: no sanitizer shown.
+#[test]
+fn a_run_record_without_its_build_reads_with_none_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = planted(dir.path(), false, false).join("runs/sweep");
+    write(
+        &run.join("run.json"),
+        r#"{"target": "sweep", "variant": "none", "seconds": 20}"#,
+    );
+    let (markdown, _, json) = report(dir.path());
+    assert!(
+        markdown.contains("| sweep | none | - | 20 | 30000 |"),
+        "{markdown}"
+    );
+    assert_eq!(json["runs"][0]["sanitizer"], Value::Null);
 }
 
 #[test]
