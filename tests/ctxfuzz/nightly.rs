@@ -155,8 +155,9 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
     let output = nightly(&fixed, None, Some("malloc_context_size=30"));
     let log = text(&output);
     assert_eq!(output.status.code(), Some(0), "{log}");
+    let recorded = recorded_build(&fixed);
     assert_eq!(
-        recorded_build(&fixed),
+        recorded,
         (
             json!("none"),
             json!(format!("{NIGHTLY_ASAN_OPTIONS}:malloc_context_size=30"))
@@ -174,7 +175,7 @@ fn a_defect_variant_leaves_one_replayable_case_per_finding_and_the_fixed_one_non
             &report["runs"][0]["sanitizer"],
             &report["runs"][0]["asan_options"]
         ),
-        (&recorded_build(&fixed).0, &recorded_build(&fixed).1),
+        (&recorded.0, &recorded.1),
         "the report shows the run's build as recorded"
     );
     assert_eq!(report["findings"], json!([]));

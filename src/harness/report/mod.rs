@@ -73,11 +73,9 @@ pub struct DiffRow {
 /// One libFuzzer run of a target.
 #[derive(Debug, Clone, Serialize)]
 pub struct Run {
-    pub target: String,
-    pub variant: Option<String>,
-    pub seconds: u64,
-    pub sanitizer: Option<String>,
-    pub asan_options: Option<String>,
+    /// What the run fuzzed, as its `run.json` says (its fields written in line with the others).
+    #[serde(flatten)]
+    pub record: RunRecord,
     pub dir: PathBuf,
     pub stats: LogStats,
     pub findings: usize,
@@ -165,11 +163,7 @@ fn run(dir: &Path) -> Result<(Run, ConversionRecord)> {
     };
     let conversion = ConversionRecord::read(dir)?.unwrap_or_default();
     let run = Run {
-        target: record.target,
-        variant: record.variant,
-        seconds: record.seconds,
-        sanitizer: record.sanitizer,
-        asan_options: record.asan_options,
+        record,
         dir: dir.to_path_buf(),
         stats,
         findings: conversion.groups.len(),

@@ -39,11 +39,13 @@ struct Plots {
 fn plots(run: &Run) -> Result<Plots> {
     let samples = &run.stats.samples;
     Ok(Plots {
-        coverage: plot(&format!("{}: coverage (edges)", run.target), samples, |s| {
-            s.coverage
-        })?,
+        coverage: plot(
+            &format!("{}: coverage (edges)", run.record.target),
+            samples,
+            |s| s.coverage,
+        )?,
         execs_per_second: plot(
-            &format!("{}: executions per second", run.target),
+            &format!("{}: executions per second", run.record.target),
             samples,
             |s| s.execs_per_second,
         )?,
