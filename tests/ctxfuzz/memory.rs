@@ -20,12 +20,13 @@ const BASE_KIB: u64 = 64 * 1024;
 /// in twelve at a limit 32 MiB higher. `MIMALLOC_ARENA_RESERVE=0` keeps it from reserving ahead,
 /// so the address space a command maps is the memory it asks for, which is what these tests bound.
 ///
-/// `MALLOC_ARENA_MAX=1` for the same reason: glibc's allocator (which ctxfuzz leaves to libc's
-/// own few allocations) gives the first thread besides the main one that allocates (the signal
-/// handlers' thread) an arena of its own: 128 MiB of address space reserved for alignment,
-/// trimmed to 64 MiB. When that thread ran late, while the main thread was reading an 83 MB
-/// session, the session's read failed ("out of memory", once in CI), and at 200 MB the check
-/// failed two runs in five here. With the one arena, the check runs within 150 MB every time.
+/// `MALLOC_ARENA_MAX=1` for the same reason. ctxfuzz allocates through mimalloc, but a thread's
+/// start still calls glibc's `malloc` (Rust's standard library asks `pthread_getattr_np` for the
+/// new thread's stack, which allocates), and glibc gives that thread, the signal handlers', an
+/// arena of its own: 128 MiB of address space reserved for alignment, trimmed to 64 MiB. When
+/// that thread ran late, while the main thread was reading an 83 MB session, the session's read
+/// failed ("out of memory", once in CI), and at 200 MB the check failed two runs in five here.
+/// With the one arena, the check runs within 150 MB every time.
 fn within(limit_kib: u64, args: &[&str]) -> (i32, String) {
     let output = Command::new("sh")
         .env("MIMALLOC_ARENA_RESERVE", "0")
