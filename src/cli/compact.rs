@@ -3,20 +3,22 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use ctxfuzz_oracles::js_value::JsValue;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::exit::ExitCode;
 use crate::compaction::{
-    CompactionConfig, Decision, Family, Outcome, Policy, Scripted, Tracker, TrackerCall, streamed,
+    self, CompactionConfig, Compactor, Decision, Family, Faults, Outcome, Policy, Scripted,
+    Tracker, TrackerCall, streamed,
 };
 use crate::transcript::io;
 
 /// Arguments of `ctxfuzz compact`.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
-    /// A JSON array of pi messages or chat messages (either schema).
+    /// A JSON array of pi messages or chat messages (either schema), or `{"messages": [...]}`.
     pub file: PathBuf,
     /// A named variant (cycle-safe, autobot, midpoint, floor-0, compose-after-reset, old-clip-key,
     /// no-preserve, no-state); the options below override its knobs.
@@ -61,49 +63,88 @@ fn parse_family(text: &str) -> Result<Family> {
         .map_err(|_| anyhow::anyhow!("expected pi or chat"))
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
+pub fn run(mut args: Args) -> Result<ExitCode> {
     let text = io::read_text(&args.file)?;
-    let mut config = args.config;
+    let mut config = std::mem::take(&mut args.config);
     config.policy = args.policy.unwrap_or(config.policy);
     config.window = args.window.unwrap_or(config.window);
     config.user_message_cap = args.user_message_cap.unwrap_or(config.user_message_cap);
     config.clip_chars = args.clip_chars.unwrap_or(config.clip_chars);
     config.state_command_cap = args.state_command_cap.unwrap_or(config.state_command_cap);
-    let summariser = args.summary.map_or(Scripted::Digest, Scripted::Fixed);
+    let summariser = args
+        .summary
+        .take()
+        .map_or(Scripted::Digest, Scripted::Fixed);
     let mut tracker = Tracker::default();
-    let Some(compacted) = streamed::compact(
+    match streamed::compact(
         &args.file,
         &text,
         args.format,
         &config,
         &summariser,
         &mut tracker,
-    )?
-    else {
-        bail!(
-            "{}:1:1: expected a JSON array of messages",
-            args.file.display()
-        );
-    };
-    let messages = compacted.messages(&args.file, &text);
-    if let Some(path) = &args.output {
-        super::write_output(Some(path), |out| super::pretty_line(out, &messages))?;
-    }
-    let decision = &compacted.decision;
-    super::write_output(None, |out| {
-        if args.json {
-            let json = decision.to_json(&messages, compacted.kept(), &tracker);
-            super::pretty_line(out, &json)
-        } else {
-            let report = describe(decision, compacted.kept(), &config, &tracker);
-            out.write_all(report.as_bytes())?;
-            super::pretty_line(out, &messages)
+    )? {
+        Some(compacted) => {
+            let messages = compacted.messages(&args.file, &text);
+            print(
+                &args,
+                &config,
+                &compacted.decision,
+                compacted.kept(),
+                &tracker,
+                &messages,
+            )?;
         }
-    })?;
-    drop(messages);
-    drop(compacted);
+        // A protocol request, `{"messages": [...]}`, is read whole (anything else is an error
+        // that says what the document is instead).
+        None => {
+            let document = io::parse_json_borrowed(&args.file, &text)?;
+            let messages = io::messages_of(&args.file, &document)?;
+            let compactor = Compactor {
+                family: args.format.unwrap_or_else(|| Family::detect(messages)),
+                config: &config,
+                summariser: &summariser,
+                faults: Faults::default(),
+            };
+            let compaction = compaction::compact(messages, &compactor, &mut tracker);
+            let new_transcript: Vec<&JsValue> = compaction.messages().collect();
+            let kept = compaction.kept.len();
+            print(
+                &args,
+                &config,
+                &compaction.decision,
+                kept,
+                &tracker,
+                &new_transcript,
+            )?;
+            super::free_at_exit(document);
+        }
+    }
     super::free_at_exit(text);
     Ok(ExitCode::Clean)
+}
+
+/// The new transcript (`messages`, `kept` of them kept) and the report of the compaction `config`
+/// ran, as `args` asks for them.
+fn print(
+    args: &Args,
+    config: &CompactionConfig,
+    decision: &Decision<JsValue>,
+    kept: usize,
+    tracker: &Tracker,
+    messages: &impl Serialize,
+) -> Result<()> {
+    if let Some(path) = &args.output {
+        super::write_output(Some(path), |out| super::pretty_line(out, messages))?;
+    }
+    super::write_output(None, |out| {
+        if args.json {
+            super::pretty_line(out, &decision.to_json(messages, kept, tracker))
+        } else {
+            out.write_all(describe(decision, kept, config, tracker).as_bytes())?;
+            super::pretty_line(out, messages)
+        }
+    })
 }
 
 /// The human-readable report printed before the transcript, `kept` messages kept.

@@ -120,18 +120,48 @@ fn output_file_holds_the_new_transcript_and_the_input_is_untouched() {
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
+/// `{"messages": [...]}`, the request the other commands take too, compacts as its array does:
+/// the same report and transcript, the family detected or given.
 #[test]
-fn a_transcript_that_is_not_an_array_is_a_clear_error() {
+fn a_protocol_request_compacts_as_its_array_does() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("obj.json");
-    std::fs::write(&path, "{}").unwrap();
-    let out = ctxfuzz(&["compact", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains("obj.json:1:1: expected a JSON array of messages"),
-        "{stderr}"
-    );
+    let array = transcript(dir.path());
+    let messages: Value = serde_json::from_str(&std::fs::read_to_string(&array).unwrap()).unwrap();
+    let request = dir.path().join("request.json");
+    std::fs::write(&request, json!({"messages": messages}).to_string()).unwrap();
+    let request = request.to_str().unwrap();
+    assert_eq!(compact_json(request), compact_json(&array));
+    let text = |file: &str| {
+        let out = ctxfuzz(&["compact", file]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        out.stdout
+    };
+    assert_eq!(text(request), text(&array));
+}
+
+/// A document that holds no transcript is an error naming the file and what it holds instead, in
+/// the words every command that reads a transcript uses.
+#[test]
+fn a_document_that_is_no_transcript_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for (document, error) in [
+        (
+            "{}",
+            "expected a JSON array of messages or {\"messages\": [...]}",
+        ),
+        ("{\"messages\": 5}", "`messages` is not a JSON array"),
+        ("null", "expected a JSON array of messages, found null"),
+    ] {
+        let path = dir.path().join("doc.json");
+        std::fs::write(&path, document).unwrap();
+        let out = ctxfuzz(&["compact", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{document}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("doc.json:1:1: {error}")),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
