@@ -19,10 +19,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use ctxfuzz_oracles::{js_string, json_text};
+use anyhow::Result;
+use ctxfuzz_oracles::json_text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::io;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,19 +42,12 @@ pub struct CaseFile {
 }
 
 impl CaseFile {
-    /// Reads a case file; the error names the file and the position of what is wrong.
+    /// Reads a case file; the error names the file and, for a file that is not JSON (or not
+    /// UTF-8), the line and column of what is wrong.
     pub fn read(path: &Path) -> Result<CaseFile> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read case file", path.display()))?;
+        let text = io::read_text(path)?;
         // Read as JSON.parse reads it: a case's input may hold lone surrogates.
-        let value = json_text::parse(&js_string::from_text(&text)).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: not a case file: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })?;
+        let value = io::parse_json(path, &text)?;
         CaseFile::deserialize(value)
             .map_err(|e| anyhow::anyhow!("{}: not a case file: {e}", path.display()))
     }

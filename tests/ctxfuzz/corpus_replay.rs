@@ -69,3 +69,32 @@ fn a_wrong_verdict_is_reported_with_a_diff() {
         mismatches[0].diff
     );
 }
+
+/// A file that is no case file is an error naming the file, and the line and column where its
+/// text stops being JSON; a JSON object of another shape is named for what it lacks.
+#[test]
+fn a_file_that_is_no_case_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("case.json");
+    for (text, error) in [
+        (
+            "{\"target\": \"sweep\",\n  \"why\": }",
+            "case.json:2:10: invalid JSON: expected value",
+        ),
+        (
+            "{\"messages\": []}",
+            "case.json: not a case file: unknown field `messages`",
+        ),
+        ("\u{feff}{}", "case.json:1:1: "),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let error_text = format!("{:#}", CaseFile::read(&file).unwrap_err());
+        assert!(error_text.contains(error), "{text:?}: {error_text}");
+    }
+    std::fs::write(&file, b"{\"why\": \"\xff\"}").unwrap();
+    let error_text = format!("{:#}", CaseFile::read(&file).unwrap_err());
+    assert!(
+        error_text.contains("case.json:1:10: invalid UTF-8"),
+        "{error_text}"
+    );
+}
