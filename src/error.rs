@@ -29,9 +29,10 @@ pub enum Error {
     /// An external program's answer line that is not JSON.
     #[error("not JSON ({0})")]
     AnswerNotJson(serde_json::Error),
-    /// An external program's answer line that is JSON but not an object.
-    #[error("not a JSON object")]
-    AnswerNotAnObject,
+    /// An external program's answer line that is JSON but not an object: what it is instead
+    /// (`an array`: the messages alone, where the protocol wants them in `{"messages": [...]}`).
+    #[error("not a JSON object but {0}")]
+    AnswerNotAnObject(&'static str),
     /// An external program's answer without a field the protocol requires (`array`: an array).
     #[error("no `{field}`{}", if *array { " array" } else { "" })]
     AnswerLacks { field: &'static str, array: bool },

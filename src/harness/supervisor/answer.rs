@@ -2,6 +2,7 @@
 //! refused when too large (counted as they arrive) or not UTF-8, and the one JSON object a line
 //! must hold.
 
+use ctxfuzz_oracles::json_text;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
@@ -10,7 +11,7 @@ use crate::error::Error;
 pub fn read_object(line: &str) -> Result<Map<String, Value>, Error> {
     match serde_json::from_str(line) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(Error::AnswerNotAnObject),
+        Ok(other) => Err(Error::AnswerNotAnObject(json_text::type_name(&other))),
         Err(error) => Err(Error::AnswerNotJson(error)),
     }
 }

@@ -93,7 +93,7 @@ fn an_answer_that_is_not_one_object_of_the_shape_retires_the_program() {
     assert!(
         fault(ask(&array, "x"))
             .summary
-            .contains("not a JSON object")
+            .contains("not a JSON object but an array")
     );
     let pids = PidFile::new();
     let command = format!(
