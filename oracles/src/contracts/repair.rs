@@ -10,11 +10,14 @@
 //!   its calls (the repeated-id rule itself, on that id), an id one input message calls more than
 //!   once (a missing or a second result for it: no result can say which of those calls it
 //!   answers), a call without an id (its missing result: none can name it), a message of a role
-//!   the provider refuses. A missing result for a call whose id another message repeats is
-//!   charged: a synthetic result right after it answers it.
-//! - [`KEEPS_OTHER_MESSAGES`]: entries that are not JSON objects are no messages; in pi
-//!   transcripts an assistant message that stopped on an error or an abort is none either (pi
-//!   never sends it, so dropping it changes no request).
+//!   the provider refuses, an empty `tool_calls` list on a message the input has as it is (OpenAI
+//!   refuses it; a repair may leave the list out, [`KEEPS_OTHER_MESSAGES`], but need not touch a
+//!   message that is not a result). A missing result for a call whose id another message repeats
+//!   is charged: a synthetic result right after it answers it.
+//! - [`KEEPS_OTHER_MESSAGES`]: a message is kept with its blank text filled in or left out, or
+//!   its empty `tool_calls` left out (see `keeps`); entries that are not JSON objects are no
+//!   messages; in pi transcripts an assistant message that stopped on an error or an abort is
+//!   none either (pi never sends it, so dropping it changes no request).
 //! - [`KEEPS_REAL_RESULTS`], [`NO_EXTRA_RESULT`]: a result answers its call in place when it
 //!   follows the call with nothing but results between them. A result placed before its call, or
 //!   after another message (a user's steering message, another assistant turn), answers nothing
@@ -187,7 +190,10 @@ fn repeated_id_excuse(rule: WireRule, calls: usize, twice: bool) -> Option<&'sta
     }
 }
 
-fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> Vec<Violation> {
+fn wire_violations<J: Json + Clone + PartialEq>(
+    run: &RepairRun<J>,
+    input: &[Entry<J>],
+) -> Vec<Violation> {
     if run.format == Format::Pi {
         // pi sends a call id as Anthropic's `normalizeToolCallId` writes it, and its rules name
         // it so: ids are compared as pi sends them.
@@ -254,6 +260,10 @@ fn wire_violations<J: Json + Clone>(run: &RepairRun<J>, input: &[Entry<J>]) -> V
             });
             let cause = if v.rule == WireRule::InvalidRole {
                 Cause::Unpreventable("a repair may not change a message that is not a result")
+            } else if v.rule == WireRule::EmptyToolCalls && run.input.contains(&run.output[v.message]) {
+                Cause::Unpreventable(
+                    "the input has this message with its empty `tool_calls`: a repair may leave the list out, but need not change a message that is not a result",
+                )
             } else if let Some(excuse) = excuse {
                 Cause::Unpreventable(excuse)
             } else if v.rule == WireRule::MissingResult
@@ -303,6 +313,9 @@ fn pi_never_sends<J: Json>(message: &J) -> bool {
 /// assistant message", "text content blocks must be non-empty"), so writing a notice into it or
 /// dropping it is a repair, not a loss: litellm writes "[System: Empty message content sanitised
 /// to satisfy protocol]" into an empty message and drops an empty text part beside tool calls.
+///
+/// An empty `tool_calls` list left out is kept too: it holds no call, and OpenAI refuses it
+/// (`empty_array`), so leaving it out is a repair, not a change of the calls.
 fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
     if input == output {
         return true;
@@ -310,11 +323,16 @@ fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
     let (View::Object, View::Object) = (input.view(), output.view()) else {
         return false;
     };
-    input.members().count() == output.members().count()
+    let empty_calls_left_out =
+        wire::has_empty_call_list(input) && output.member("tool_calls").is_none();
+    input.members().count() == output.members().count() + usize::from(empty_calls_left_out)
         && input
             .members()
             .all(|(key, value)| match output.member(key) {
-                Some(kept) if key == "content" || key == "parts" => fills(value, kept),
+                Some(kept) if key == "content" || key == "parts" => {
+                    kept == value || fills(value, kept)
+                }
+                None if key == "tool_calls" => empty_calls_left_out,
                 kept => kept == Some(value),
             })
 }

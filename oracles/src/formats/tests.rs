@@ -4,7 +4,8 @@ use super::wire;
 use super::*;
 use crate::js_value::{self, JsValue};
 use crate::wire::WireRule::{
-    self, DuplicateCallId, DuplicateResult, InvalidRole, MissingResult, ResultWithoutCall,
+    self, DuplicateCallId, DuplicateResult, EmptyToolCalls, InvalidRole, MissingResult,
+    ResultWithoutCall,
 };
 
 /// user, assistant (text + two calls), both results, a closing user message.
@@ -389,13 +390,13 @@ fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
 }
 
 #[test]
-fn every_rule_but_the_repeated_call_id_is_refused_in_every_format() {
+fn every_rule_but_the_repeated_call_id_and_the_empty_call_list_is_refused_in_every_format() {
     for (rule, texts) in wire::SOURCES {
         let named: Vec<bool> = texts.iter().map(Option::is_some).collect();
-        let expected = if rule == DuplicateCallId {
-            vec![false, true, false, false, false]
-        } else {
-            vec![true; 5]
+        let expected = match rule {
+            DuplicateCallId => vec![false, true, false, false, false],
+            EmptyToolCalls => vec![true, false, false, false, false],
+            _ => vec![true; 5],
         };
         assert_eq!(named, expected, "{rule}");
         for (at, format) in wire::SOURCE_FORMATS.into_iter().enumerate() {
@@ -446,5 +447,39 @@ fn a_wire_violation_reads_as_its_rule_message_and_call() {
     assert_eq!(
         json!(without.evidence()),
         json!({"rule": "missing-result", "message": 3, "call_id": null})
+    );
+}
+
+/// OpenAI refuses an assistant's `tool_calls: []`; a list with a call, no list, another role's
+/// list and LangChain's AI message with its default empty list are not refused.
+#[test]
+fn an_empty_tool_calls_list_is_refused_in_chat_completions_alone() {
+    let rules = |format: Format, messages: Value| -> Vec<(WireRule, usize)> {
+        let messages = messages.as_array().unwrap().clone();
+        wire::validate(format, &format.view(&messages))
+            .into_iter()
+            .map(|v| (v.rule, v.message))
+            .collect()
+    };
+    let call = json!({"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}});
+    assert_eq!(
+        rules(
+            Format::OpenAi,
+            json!([
+                {"role": "user", "content": "go", "tool_calls": []},
+                {"role": "assistant", "content": "ok"},
+                {"role": "assistant", "content": null, "tool_calls": []},
+                {"role": "assistant", "content": null, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "a", "content": "1"}
+            ])
+        ),
+        vec![(EmptyToolCalls, 2)]
+    );
+    assert_eq!(
+        rules(
+            Format::LangChain,
+            json!([{"type": "human", "content": "go"}, {"type": "ai", "content": "ok", "tool_calls": []}])
+        ),
+        vec![]
     );
 }

@@ -4,21 +4,23 @@
 //! A rule is applied to a format only where that format's provider (or the library that sends
 //! it) is known to refuse the request: [`SOURCES`] names, per rule and format, the error text it
 //! answers with (or the path by which another provider's applies). Every rule but
-//! `duplicate-call-id` has a source in every format (a test holds it to that), and `validate`
-//! applies `duplicate-call-id` only where its source is named. `docs/contracts.md` shows the table
-//! as generated from it. When a
-//! Gemini response carries no `id`, it is paired with the first unanswered call of the same name in
-//! that turn (calls and responses are matched by name and order; our bridge always writes ids).
+//! `duplicate-call-id` and `empty-tool-calls` has a source in every format (a test holds it to
+//! that), and `validate` applies those two only where their source is named. `docs/contracts.md`
+//! shows the table as generated from it. When a Gemini response carries no `id`, it is paired with
+//! the first unanswered call of the same name in that turn (calls and responses are matched by name and order; our bridge always writes ids).
 //! Every result of an Anthropic assistant's calls sits in the one user message right after it, as
 //! in `crate::wire::anthropic::validate`. `duplicate-call-id` is applied to Anthropic alone: no
 //! other provider here documents a refusal of two calls that share an id (OpenAI's duplicate-value
-//! error names two `tool` messages, which is `duplicate-result`).
+//! error names two `tool` messages, which is `duplicate-result`). `empty-tool-calls` is OpenAI's
+//! alone: the other formats hold calls in their content, and LangChain's `tool_calls: []` (an AI
+//! message's default) is left out by `langchain-openai`, which writes `tool_calls` only for a
+//! message that has some.
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
 
 use super::{Call, Entry, Format, ResultPart, Role};
-use crate::js::Json;
+use crate::js::{Json, View};
 use crate::wire::WireRule;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -73,7 +75,7 @@ pub const SOURCE_FORMATS: [Format; 5] = [
 /// Per rule, what each format of [`SOURCE_FORMATS`] answers when the rule is broken: its error
 /// text (as users reported it, or as the library throws it), or how another's applies; `None`:
 /// no refusal is known, and the rule is not applied to that format.
-pub const SOURCES: [(WireRule, [Option<&str>; 5]); 5] = [
+pub const SOURCES: [(WireRule, [Option<&str>; 5]); 6] = [
     (
         WireRule::ResultWithoutCall,
         [
@@ -138,6 +140,18 @@ pub const SOURCES: [(WireRule, [Option<&str>; 5]); 5] = [
             Some("`@google/genai`'s `Role must be user or model, but got <role>.`"),
             Some("its own `InvalidMessageRoleError` (`Invalid message role: '<role>'`)"),
             Some("`convert_to_messages`: `Unexpected message type: '<type>'`"),
+        ],
+    ),
+    (
+        WireRule::EmptyToolCalls,
+        [
+            Some(
+                "`Invalid 'messages[i].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`",
+            ),
+            None,
+            None,
+            None,
+            None,
         ],
     ),
 ];
@@ -225,6 +239,16 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
         if let Some(open) = batch.take() {
             open.close(&mut found);
         }
+        if entry.role == Role::Assistant
+            && applies(format, WireRule::EmptyToolCalls)
+            && entry.rest.as_deref().is_some_and(has_empty_call_list)
+        {
+            found.push(WireViolation {
+                rule: WireRule::EmptyToolCalls,
+                message,
+                id: None,
+            });
+        }
         for call in &entry.calls {
             if let Some(id) = &call.id
                 && !call_ids.insert(id.as_str())
@@ -249,4 +273,10 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
         open.close(&mut found);
     }
     found
+}
+
+/// Whether `message` carries `tool_calls: []`: a list of calls with none in it, which OpenAI
+/// refuses rather than reading as no calls.
+pub fn has_empty_call_list<J: Json>(message: &J) -> bool {
+    matches!(message.member("tool_calls").map(Json::view), Some(View::Array(calls)) if calls.is_empty())
 }

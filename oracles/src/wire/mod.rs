@@ -79,6 +79,9 @@ pub enum WireRule {
     ResultWithoutCall,
     /// A call id repeats across the transcript.
     DuplicateCallId,
+    /// An assistant message whose `tool_calls` is an empty list (OpenAI's `empty_array`), read
+    /// over the openai format's view.
+    EmptyToolCalls,
 }
 
 /// A rule an entry of a body's list breaks: a message of Chat Completions' `messages`
@@ -145,6 +148,7 @@ mod tests {
                 "empty-text-part",
                 "result-without-call",
                 "duplicate-call-id",
+                "empty-tool-calls",
             ]
         );
         for rule in WireRule::iter() {

@@ -106,6 +106,42 @@ fn only_wire_damage_the_pruning_creates_is_charged() {
     );
 }
 
+/// A chat completions pruner that removes an assistant's last call but leaves its `tool_calls` list
+/// empty makes a request OpenAI refuses (`empty_array`); leaving the list out does not.
+#[test]
+fn an_emptied_tool_calls_list_is_new_wire_damage() {
+    let user = json!({"role": "user", "content": "go"});
+    let called = json!({"role": "assistant", "content": "ok", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    ]});
+    let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+    let pruned = |calls: Option<Value>| {
+        let mut message = json!({"role": "assistant", "content": "ok"});
+        if let Some(calls) = calls {
+            message["tool_calls"] = calls;
+        }
+        in_format(
+            Format::OpenAi,
+            None,
+            json!([user, called, result]),
+            json!([user, message]),
+        )
+    };
+    assert_eq!(pruned(None), Vec::<Invariant>::new());
+    assert_eq!(pruned(Some(json!([]))), vec![NO_NEW_WIRE_DAMAGE]);
+    let empty = json!({"role": "assistant", "content": "ok", "tool_calls": []});
+    assert_eq!(
+        in_format(
+            Format::OpenAi,
+            None,
+            json!([user, empty]),
+            json!([user, empty])
+        ),
+        Vec::<Invariant>::new(),
+        "the input's own empty list"
+    );
+}
+
 #[test]
 fn a_message_with_text_is_never_dropped() {
     let (first, last) = (

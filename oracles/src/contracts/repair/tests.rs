@@ -128,6 +128,65 @@ fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
     );
 }
 
+/// An empty `tool_calls` list (which OpenAI refuses) may be left out; a list with a call may not,
+/// and the other fields stay. Carried as it is, the list is the input's damage: unpreventable;
+/// made empty by the repair, it is charged twice.
+#[test]
+fn an_empty_tool_calls_list_may_be_left_out_and_only_a_carried_one_is_excused() {
+    let assistant = |calls: Option<Value>| {
+        let mut message = json!({"role": "assistant", "content": "ok"});
+        if let Some(calls) = calls {
+            message["tool_calls"] = calls;
+        }
+        message
+    };
+    let call = json!({"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}});
+    let result = json!({"role": "tool", "tool_call_id": "a", "content": "1"});
+    let judged = |input: Value, output: Value| ids(Format::OpenAi, input, output);
+    let empty = assistant(Some(json!([])));
+    assert_eq!(judged(json!([empty]), json!([assistant(None)])), vec![]);
+    assert_eq!(
+        judged(json!([empty]), json!([empty])),
+        vec![(WIRE_VALID, false)],
+        "carried"
+    );
+    assert_eq!(
+        judged(
+            json!([empty]),
+            json!([{"role": "assistant", "tool_calls": []}])
+        ),
+        vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)],
+        "its content lost with it"
+    );
+    let called = assistant(Some(json!([call])));
+    assert_eq!(
+        judged(json!([called, result]), json!([assistant(None)])),
+        vec![(KEEPS_OTHER_MESSAGES, true)],
+        "a list with a call is no empty one"
+    );
+    assert_eq!(
+        judged(json!([called, result]), json!([empty])),
+        vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)],
+        "emptied by the repair"
+    );
+    assert_eq!(
+        judged(
+            json!([{"role": "assistant", "content": "ok", "tool_calls": [], "name": "n"}]),
+            json!([{"role": "assistant", "content": "ok", "tool_calls": []}])
+        ),
+        vec![(WIRE_VALID, true), (KEEPS_OTHER_MESSAGES, true)],
+        "another field left out: a message the repair changed is no longer the input's"
+    );
+    assert_eq!(
+        judged(
+            json!([{"role": "assistant", "content": "ok", "tool_calls": [], "name": "n"}]),
+            json!([{"role": "assistant", "content": "ok", "name": "m"}])
+        ),
+        vec![(KEEPS_OTHER_MESSAGES, true)],
+        "another field changed"
+    );
+}
+
 #[test]
 fn dropping_an_entry_that_is_no_object_is_not_charged() {
     assert_eq!(
