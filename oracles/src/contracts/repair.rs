@@ -190,6 +190,10 @@ fn repeated_id_excuse(rule: WireRule, calls: usize, twice: bool) -> Option<&'sta
     }
 }
 
+/// Why an empty `tool_calls` list on a message the input has as it is, is no repair's doing.
+const CARRIED_EMPTY_CALL_LIST: &str = "the input has this message with its empty `tool_calls`: a \
+    repair may leave the list out, but need not change a message that is not a result";
+
 fn wire_violations<J: Json + Clone + PartialEq>(
     run: &RepairRun<J>,
     input: &[Entry<J>],
@@ -260,10 +264,10 @@ fn wire_violations<J: Json + Clone + PartialEq>(
             });
             let cause = if v.rule == WireRule::InvalidRole {
                 Cause::Unpreventable("a repair may not change a message that is not a result")
-            } else if v.rule == WireRule::EmptyToolCalls && run.input.contains(&run.output[v.message]) {
-                Cause::Unpreventable(
-                    "the input has this message with its empty `tool_calls`: a repair may leave the list out, but need not change a message that is not a result",
-                )
+            } else if v.rule == WireRule::EmptyToolCalls
+                && run.input.contains(&run.output[v.message])
+            {
+                Cause::Unpreventable(CARRIED_EMPTY_CALL_LIST)
             } else if let Some(excuse) = excuse {
                 Cause::Unpreventable(excuse)
             } else if v.rule == WireRule::MissingResult

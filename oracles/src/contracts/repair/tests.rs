@@ -69,6 +69,13 @@ fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
         user(json!("")),
         json!({"role": "user", "content": "[filled]", "name": "n"})
     ));
+    assert!(
+        !kept(
+            json!({"role": "user", "content": "x", "name": ""}),
+            json!({"role": "user", "content": "x", "name": "[filled]"})
+        ),
+        "only the text is filled in"
+    );
     assert!(kept(
         user(json!([part(""), part("x")])),
         user(json!([part("[filled]"), part("x")]))
@@ -184,6 +191,14 @@ fn an_empty_tool_calls_list_may_be_left_out_and_only_a_carried_one_is_excused() 
         ),
         vec![(KEEPS_OTHER_MESSAGES, true)],
         "another field changed"
+    );
+    assert_eq!(
+        judged(
+            json!([{"role": "assistant", "content": "ok", "tool_calls": [], "name": "n"}]),
+            json!([{"role": "assistant", "content": "ok", "nick": "n"}])
+        ),
+        vec![(KEEPS_OTHER_MESSAGES, true)],
+        "another field renamed as the list is left out"
     );
 }
 
