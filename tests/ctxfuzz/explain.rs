@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ctxfuzz::harness::invariants;
 use ctxfuzz_oracles::invariants::Group;
+use ctxfuzz_oracles::wire::WireRule;
 
 use crate::common::{ctxfuzz, stderr, stdout};
 
@@ -202,6 +203,29 @@ fn explain_an_id_prints_its_statement_group_and_page() {
     );
 }
 
+/// A provider rule's id, as a finding's summary names it, is explained too: what breaks it, each
+/// contract format's provider error where it applies there, and the pages.
+#[test]
+fn explain_a_provider_rule_prints_what_breaks_it_and_each_format_s_error() {
+    let output = ctxfuzz(&["explain", "empty-tool-calls"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "empty-tool-calls: an assistant message whose `tool_calls` is an empty list (OpenAI's \
+         `empty_array`)\n  a provider rule: see docs/oracle.md#the-model (pi's request bodies), \
+         docs/contracts.md#the-provider-rules-oraclessrcformatswirers (the contract formats)\n  \
+         openai: `Invalid 'messages[i].tool_calls': empty array. Expected an array with minimum \
+         length 1, but got an empty array instead.`\n"
+    );
+    let text = stdout(&ctxfuzz(&["explain", "duplicate-call-id"]));
+    assert!(
+        text.ends_with("\n  anthropic: `tool_use ids must be unique`\n"),
+        "{text}"
+    );
+    let body_rule = stdout(&ctxfuzz(&["explain", "function-response-count-mismatch"]));
+    assert_eq!(body_rule.lines().count(), 2, "{body_rule}");
+}
+
 #[test]
 fn explain_an_invariant_of_two_groups_names_both() {
     let output = ctxfuzz(&["explain", "compaction-no-new-orphans"]);
@@ -220,12 +244,25 @@ fn explain_with_no_id_lists_every_invariant_by_group() {
     let listed = invariants::groups()
         .map(|g| g.invariants.len())
         .sum::<usize>();
-    assert_eq!(text.lines().count(), groups + listed, "{text}");
+    let rules = WireRule::all().count();
+    assert_eq!(text.lines().count(), groups + listed + 1 + rules, "{text}");
     for (id, statement) in registered() {
         assert!(
             text.lines()
                 .any(|line| line.trim_start().starts_with(id) && line.ends_with(statement)),
             "`{id}` is not listed with its statement:\n{text}"
+        );
+    }
+    let (_, rule_lines) = text
+        .split_once("\nthe provider rules (")
+        .expect("the rules follow the invariants");
+    for rule in WireRule::all() {
+        assert!(
+            rule_lines
+                .lines()
+                .any(|line| line.trim_start().starts_with(rule.id())
+                    && line.ends_with(&rule.description())),
+            "`{rule}` is not listed with its description:\n{text}"
         );
     }
     assert!(
@@ -240,18 +277,22 @@ fn explain_an_unknown_id_names_the_close_ones_and_exits_2() {
     assert_eq!(stdout(&output), "");
     assert_eq!(
         stderr(&output),
-        "ctxfuzz: error: unknown invariant `sweep-idempotnt`: did you mean `sweep-idempotent`? \
-         (`ctxfuzz explain` lists them all)\n"
+        "ctxfuzz: error: unknown invariant or rule `sweep-idempotnt`: did you mean \
+         `sweep-idempotent`? (`ctxfuzz explain` lists them all)\n"
     );
     let part = stderr(&ctxfuzz(&["explain", "orphan"]));
     assert!(
-        part.contains("did you mean `no-orphan-result`, `compaction-no-new-orphans`?"),
+        part.contains(
+            "did you mean `orphan-result`, `no-orphan-result`, `compaction-no-new-orphans`?"
+        ),
         "{part}"
     );
+    let rule = stderr(&ctxfuzz(&["explain", "missing-reslt"]));
+    assert!(rule.contains("did you mean `missing-result`?"), "{rule}");
     let nothing_close = ctxfuzz(&["explain", "zzz"]);
     assert_eq!(nothing_close.status.code(), Some(2));
     assert_eq!(
         stderr(&nothing_close),
-        "ctxfuzz: error: unknown invariant `zzz` (`ctxfuzz explain` lists them all)\n"
+        "ctxfuzz: error: unknown invariant or rule `zzz` (`ctxfuzz explain` lists them all)\n"
     );
 }

@@ -18,9 +18,19 @@ use crate::js::{Json, View};
 /// A provider rule a request can break. Serialised (and printed) as its kebab-case id, the form
 /// findings, case files, baselines, `check` and `scan` show.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr, strum::Display,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::EnumMessage,
+    strum::EnumIter,
 )]
-#[cfg_attr(test, derive(strum::EnumIter))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum WireRule {
@@ -50,8 +60,8 @@ pub enum WireRule {
     UnknownToolCallId,
     /// A tool call not answered before the next other message.
     MissingToolResponse,
-    /// A `tool_calls[].id` longer than OpenAI's 40 characters (the request body's rule,
-    /// [`openai::validate_body`]).
+    /// A `tool_calls[].id` longer than OpenAI's 40 characters (a rule of the request body,
+    /// `openai::validate_body`).
     ToolCallIdTooLong,
     // The OpenAI Responses API, on a body's `input` items ([`openai_responses`]).
     /// A `function_call` no `function_call_output` of the input answers.
@@ -79,8 +89,7 @@ pub enum WireRule {
     ResultWithoutCall,
     /// A call id repeats across the transcript.
     DuplicateCallId,
-    /// An assistant message whose `tool_calls` is an empty list (OpenAI's `empty_array`), read
-    /// over the openai format's view.
+    /// An assistant message whose `tool_calls` is an empty list (OpenAI's `empty_array`).
     EmptyToolCalls,
 }
 
@@ -100,6 +109,29 @@ impl WireRule {
     /// The stable id: `orphan-result`, `missing-tool-response`, ...
     pub fn id(self) -> &'static str {
         self.into()
+    }
+
+    /// The rule whose id is `id`.
+    pub fn from_id(id: &str) -> Option<WireRule> {
+        id.parse().ok()
+    }
+
+    /// Every rule, in the order of their declaration.
+    pub fn all() -> impl Iterator<Item = WireRule> {
+        <WireRule as strum::IntoEnumIterator>::iter()
+    }
+
+    /// What breaks the rule, as `ctxfuzz explain` states it: the variant's doc comment on one
+    /// line, begun in lower case and without its full stop, as the invariants' statements are.
+    pub fn description(self) -> String {
+        let doc = strum::EnumMessage::get_documentation(&self).unwrap_or_default();
+        let text = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = text.strip_suffix('.').unwrap_or(&text);
+        let mut chars = text.chars();
+        chars
+            .next()
+            .map(|first| first.to_lowercase().chain(chars).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -154,6 +186,15 @@ mod tests {
         for rule in WireRule::iter() {
             assert_eq!(serde_json::to_value(rule).unwrap(), rule.id());
             assert_eq!(rule.to_string(), rule.id());
+            assert_eq!(WireRule::from_id(rule.id()), Some(rule));
+            let description = rule.description();
+            assert!(description.starts_with('a'), "{rule}: {description}");
+            assert!(!description.ends_with('.'), "{rule}: {description}");
         }
+        assert_eq!(WireRule::from_id("orphan_result"), None);
+        assert_eq!(
+            WireRule::MissingResult.description(),
+            "a `tool_use` (a call, in any format) is not answered where the provider looks for its result"
+        );
     }
 }
