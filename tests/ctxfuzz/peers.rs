@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -105,15 +106,18 @@ struct Adapter {
 
 impl Drop for Adapter {
     /// An adapter reads requests until its input ends: closing that lets `sh` and the program it
-    /// started exit together. Killing `sh` alone left the program running a moment longer with
-    /// the test's stderr open, which nextest reports as a leaky test.
+    /// started exit together. Then its process group is killed, so that nothing it started is
+    /// left running with the test's stderr open, which nextest reports as a leaky test: killing
+    /// `sh` alone once left the program running a moment longer, and a program slower to exit
+    /// than the deadline (litellm's, under a loaded CI run) outlived `sh`.
     fn drop(&mut self) {
         drop(self.stdin.take());
         let deadline = Instant::now() + EXIT_AFTER_INPUT_ENDS;
         while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
+        let group = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         let _ = self.child.wait();
     }
 }
@@ -136,6 +140,7 @@ impl Adapter {
             .current_dir(root())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .process_group(0)
             .spawn()
             .unwrap_or_else(|e| panic!("peer {id}: cannot start `{}`: {e}", manifest.command));
         let stdin = child.stdin.take().expect("stdin is piped");
