@@ -157,7 +157,7 @@ fn describe(
     let policy = serde_json::to_value(config.policy).unwrap_or_default();
     let family = serde_json::to_value(result.family).unwrap_or_default();
     let mut text = format!(
-        "policy {} on a {} transcript of {} messages: boundary picked at {}\n",
+        "policy {} on a {} transcript of {} message(s): boundary picked at {}\n",
         policy.as_str().unwrap_or(""),
         family.as_str().unwrap_or(""),
         kept + result.boundary,

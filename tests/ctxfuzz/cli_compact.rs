@@ -86,7 +86,7 @@ fn text_output_reports_the_compaction_then_prints_the_transcript() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.starts_with(
-            "policy cycle-safe on a pi transcript of 4 messages: boundary picked at 2\n\
+            "policy cycle-safe on a pi transcript of 4 message(s): boundary picked at 2\n\
              compacted: messages[..2] (30 tokens) replaced by one summary (20 tokens); 2 kept untouched\n"
         ),
         "{text}"
