@@ -80,6 +80,13 @@ fn planted_a_careful_repairer_is_charged_nothing() {
     charged_exactly("repair-careful", "repair", "openai", &[]);
 }
 
+/// Anthropic wants a call's results first in the user message after it: a careful repairer
+/// writes its synthetic results into the user's message there, its text then a part.
+#[test]
+fn planted_a_careful_anthropic_repairer_is_charged_nothing() {
+    charged_exactly("repair-careful-anthropic", "repair", "anthropic", &[]);
+}
+
 #[test]
 fn planted_a_repairer_that_drops_blank_messages_loses_them() {
     charged_exactly(

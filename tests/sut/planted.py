@@ -14,6 +14,11 @@ Repairers (OpenAI chat messages, `{"messages"}` in and out; synthetic results ca
   repair-answers-late      ... but writes the synthetic results at the end of the transcript
   repair-chatty            careful, but prints a progress line on stdout before answering a
                            transcript of more than four messages
+Repairers (Anthropic messages):
+  repair-careful-anthropic keeps the results in the user message right after their call's
+                           message, first, and writes a synthetic result there (into the user's
+                           message after the call, its text then a part, or a new one) for each
+                           call left unanswered; drops results anywhere else
 Cut finders (OpenAI chat messages, `{"messages", "target"}` in, `{"boundary"}` out):
   cut-careful              the latest index at or before the target (else after it) that does not
                            start with a tool message; 0 only when there is none
@@ -76,6 +81,42 @@ def repair(messages):
         else:
             out.extend(synthetic)
     return out + late
+
+
+def anthropic_repair(messages):
+    def blocks(message):
+        content = message.get("content") if isinstance(message, dict) else None
+        return [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+
+    def is_result(block):
+        return isinstance(block, dict) and block.get("type") == "tool_result"
+
+    out, i = [], 0
+    while i < len(messages):
+        message = messages[i]
+        i += 1
+        if role(message) == "user" and any(is_result(b) for b in blocks(message)):
+            rest = [b for b in blocks(message) if not is_result(b)]  # answers no call in place
+            if rest:
+                out.append(dict(message, content=rest))
+            continue
+        out.append(message)
+        calls = blocks(message) if role(message) == "assistant" else []
+        ids = [b.get("id") for b in calls if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if not ids:
+            continue
+        if i < len(messages) and role(messages[i]) == "user":
+            after = messages[i]
+            i += 1
+        else:
+            after = {"role": "user", "content": []}
+        answers = {}
+        for b in blocks(after):
+            if is_result(b) and b.get("tool_use_id") in ids:
+                answers.setdefault(b.get("tool_use_id"), b)
+        results = [answers.get(c, {"type": "tool_result", "tool_use_id": c, "content": MARKER + " no result"}) for c in ids]
+        out.append(dict(after, content=results + [b for b in blocks(after) if not is_result(b)]))
+    return out
 
 
 def opens_cycle_at(messages, boundary):
@@ -158,6 +199,8 @@ for line in sys.stdin:
         answer = {"messages": prune(request["messages"])}
     elif program.startswith("trim-"):
         answer = {"messages": trim(request["messages"])}
+    elif program == "repair-careful-anthropic":
+        answer = {"messages": anthropic_repair(request["messages"])}
     else:
         if program == "repair-chatty" and len(request["messages"]) > 4:
             print(f"repairing {len(request['messages'])} messages", flush=True)

@@ -14,8 +14,9 @@
 //!   refuses it; a repair may leave the list out, [`KEEPS_OTHER_MESSAGES`], but need not touch a
 //!   message that is not a result). A missing result for a call whose id another message repeats
 //!   is charged: a synthetic result right after it answers it.
-//! - [`KEEPS_OTHER_MESSAGES`]: a message is kept with its blank text filled in or left out, or
-//!   its empty `tool_calls` left out (see `keeps`); entries that are not JSON objects are no
+//! - [`KEEPS_OTHER_MESSAGES`]: a message is kept with its blank text filled in or left out, its
+//!   string content written as the one text part it stands for, or its empty `tool_calls` left
+//!   out (see `keeps`); entries that are not JSON objects are no
 //!   messages; in pi transcripts an assistant message that stopped on an error or an abort is
 //!   none either (pi never sends it, so dropping it changes no request).
 //! - [`KEEPS_REAL_RESULTS`], [`NO_EXTRA_RESULT`]: a result answers its call in place when it
@@ -342,28 +343,69 @@ fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
 }
 
 /// Whether `filled` is `blank` (a `content` or `parts`) with each blank text filled in or left
-/// out, and everything else as it was, in order.
+/// out, and everything else as it was, in order. A string is one text part: every format whose
+/// content may be a string has it as shorthand for `[{"type": "text", "text": ...}]` (Anthropic,
+/// OpenAI chat, the AI SDK, LangChain, pi's user messages), so an Anthropic repair that writes
+/// its synthetic results into the user message after the call, first as the API asks, may
+/// write that message's text as a part.
 fn fills<J: Json + PartialEq>(blank: &J, filled: &J) -> bool {
-    let blank_text = |part: &J| text_of(part).is_some_and(|text| text.trim().is_empty());
-    match (blank.view(), filled.view()) {
-        (View::String(blank), View::String(_) | View::Null) => blank.trim().is_empty(),
-        (View::Array(blank), View::Array(filled)) => {
-            // fills_from[j]: the parts of `blank` from the current one on become `filled[j..]`.
-            let mut fills_from: Vec<bool> = (0..=filled.len()).map(|j| j == filled.len()).collect();
-            for part in blank.iter().rev() {
-                let left_out = blank_text(part);
-                fills_from = (0..=filled.len())
-                    .map(|j| {
-                        let kept = filled.get(j).is_some_and(|next| {
-                            next == part || left_out && text_of(next).is_some()
-                        });
-                        kept && fills_from[j + 1] || left_out && fills_from[j]
-                    })
-                    .collect();
-            }
-            fills_from[0]
+    let (Some(blank), Some(filled)) = (Part::all(blank), Part::all(filled)) else {
+        return match (blank.view(), filled.view()) {
+            (View::String(blank), View::Null) => blank.trim().is_empty(),
+            _ => blank == filled,
+        };
+    };
+    // fills_from[j]: the parts of `blank` from the current one on become `filled[j..]`.
+    let mut fills_from: Vec<bool> = (0..=filled.len()).map(|j| j == filled.len()).collect();
+    for part in blank.iter().rev() {
+        let left_out = part.text().is_some_and(|text| text.trim().is_empty());
+        fills_from = (0..=filled.len())
+            .map(|j| {
+                let kept = filled
+                    .get(j)
+                    .is_some_and(|next| next.is(part) || left_out && next.text().is_some());
+                kept && fills_from[j + 1] || left_out && fills_from[j]
+            })
+            .collect();
+    }
+    fills_from[0]
+}
+
+/// A part of a message's content: one of its array's, or the text a string content stands for.
+enum Part<'a, J> {
+    Of(&'a J),
+    Text(&'a str),
+}
+
+impl<'a, J: Json + PartialEq> Part<'a, J> {
+    /// The parts of a content that is a string or an array; `None` for anything else.
+    fn all(content: &'a J) -> Option<Vec<Self>> {
+        match content.view() {
+            View::String(text) => Some(vec![Part::Text(text)]),
+            View::Array(parts) => Some(parts.iter().map(Part::Of).collect()),
+            _ => None,
         }
-        _ => blank == filled,
+    }
+
+    fn text(&self) -> Option<&'a str> {
+        match self {
+            Part::Of(part) => text_of(*part),
+            Part::Text(text) => Some(text),
+        }
+    }
+
+    /// The same part: equal JSON, or a string's text and a part that is that text and nothing
+    /// else (no `cache_control`, no citations).
+    fn is(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Part::Of(a), Part::Of(b)) => a == b,
+            (Part::Text(a), Part::Text(b)) => a == b,
+            (Part::Text(text), Part::Of(part)) | (Part::Of(part), Part::Text(text)) => {
+                is_str(part.member("type"), "text")
+                    && part.members().count() == 2
+                    && text_of(*part) == Some(*text)
+            }
+        }
     }
 }
 

@@ -64,7 +64,8 @@ fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
         user(json!("")),
         json!({"role": "assistant", "content": "[filled]"})
     ));
-    assert!(!kept(user(json!("")), user(json!([part("[filled]")]))));
+    assert!(kept(user(json!("")), user(json!([part("[filled]")]))));
+    assert!(kept(user(json!("")), user(json!([]))));
     assert!(!kept(
         user(json!("")),
         json!({"role": "user", "content": "[filled]", "name": "n"})
@@ -133,6 +134,57 @@ fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
         ),
         vec![(KEEPS_OTHER_MESSAGES, true)]
     );
+}
+
+/// A string content is shorthand for one text part: an Anthropic repair that writes its synthetic
+/// result first into the user message after the call (where the API wants it) writes that
+/// message's text as a part, and keeps it. Only a part that is that text and nothing else is it.
+#[test]
+fn a_string_content_written_as_its_one_text_part_is_kept() {
+    let part = |text: &str| json!({"type": "text", "text": text});
+    let call = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "a", "name": "bash", "input": {}}]});
+    let synthetic = json!({"type": "tool_result", "tool_use_id": "a", "content": "[syn] none"});
+    let repaired = |text: Value| {
+        ids(
+            Format::Anthropic,
+            json!([call, {"role": "user", "content": "wait, also check tests"}]),
+            json!([call, {"role": "user", "content": [synthetic, text]}]),
+        )
+    };
+    assert_eq!(repaired(part("wait, also check tests")), vec![]);
+    assert_eq!(
+        repaired(part("wait")),
+        vec![(KEEPS_OTHER_MESSAGES, true)],
+        "its text changed"
+    );
+    assert_eq!(
+        repaired(json!({"type": "text", "text": "wait, also check tests",
+            "cache_control": {"type": "ephemeral"}})),
+        vec![(KEEPS_OTHER_MESSAGES, true)],
+        "a part with more than its text is another part"
+    );
+    let kept = |input: Value, output: Value| {
+        ids(
+            Format::OpenAi,
+            json!([{"role": "user", "content": input}]),
+            json!([{"role": "user", "content": output}]),
+        )
+        .is_empty()
+    };
+    assert!(kept(json!("x"), json!([part("x")])));
+    assert!(kept(json!([part("x")]), json!("x")), "and the other way");
+    assert!(kept(json!([part(""), part("x")]), json!("x")));
+    assert!(!kept(json!("x"), json!([part("x"), part("x")])));
+    assert!(!kept(json!([part("x"), part("y")]), json!("xy")));
+    assert!(
+        !kept(json!("x"), json!([{"text": "x"}])),
+        "an untyped part is Gemini's"
+    );
+    assert!(!kept(
+        json!("x"),
+        json!([{"type": "input_text", "text": "x"}])
+    ));
 }
 
 /// An empty `tool_calls` list (which OpenAI refuses) may be left out; a list with a call may not,
