@@ -18,7 +18,8 @@
 //!   string content written as the one text part it stands for, or its empty `tool_calls` left
 //!   out (see `keeps`); entries that are not JSON objects are no
 //!   messages; in pi transcripts an assistant message that stopped on an error or an abort is
-//!   none either (pi never sends it, so dropping it changes no request).
+//!   none either (pi never sends it, so dropping it changes no request), and its calls are no
+//!   calls (a result for one is an orphan on the wire: a repair may drop it).
 //! - [`KEEPS_REAL_RESULTS`], [`NO_EXTRA_RESULT`]: a result answers its call in place when it
 //!   follows the call with nothing but results between them. A result placed before its call, or
 //!   after another message (a user's steering message, another assistant turn), answers nothing
@@ -94,8 +95,8 @@ pub struct RepairRun<'a, J> {
 }
 
 pub fn check<J: Json + Clone + PartialEq + Serialize>(run: &RepairRun<J>) -> Vec<Violation> {
-    let input = run.format.view(run.input);
-    let output = run.format.view(run.output);
+    let input = as_sent(run.format, run.format.view(run.input));
+    let output = as_sent(run.format, run.format.view(run.output));
     let mut found = wire_violations(run, &input);
     found.extend(other_messages(run.format, &input, &output));
     found.extend(results(run, &input, &output));
@@ -127,6 +128,20 @@ pub fn check<J: Json + Clone + PartialEq + Serialize>(run: &RepairRun<J>) -> Vec
         ));
     }
     found
+}
+
+/// `view` with the calls of a pi assistant message pi never sends taken out: pi drops that
+/// message whole, so its calls open nothing on the wire and a result for one of them is an
+/// orphan, which a repair may drop (and must not answer).
+fn as_sent<J: Json + Clone>(format: Format, mut view: Vec<Entry<'_, J>>) -> Vec<Entry<'_, J>> {
+    if format == Format::Pi {
+        for entry in &mut view {
+            if entry.rest.as_deref().is_some_and(pi_never_sends) {
+                entry.calls.clear();
+            }
+        }
+    }
+    view
 }
 
 /// What is left of `view` without the results that answer one of `ids`: every message's rest and

@@ -542,6 +542,32 @@ fn dropping_a_pi_assistant_turn_that_pi_never_sends_loses_nothing() {
 
 /// Whether each `repair-idempotent` violation is charged, `again` being the repair of
 /// `output`, itself the repair of `input` (OpenAI chat).
+/// pi drops an assistant message that stopped on an error or an abort whole: a result for one of
+/// its calls is an orphan on the wire. A repair that drops it keeps the message and loses no
+/// real result; one that keeps it, or answers the call, leaves the request refused.
+#[test]
+fn a_call_of_a_pi_assistant_turn_that_pi_never_sends_is_no_call() {
+    let user = json!({"role": "user", "content": "go", "timestamp": 1});
+    let aborted = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}], "stopReason": "aborted"});
+    let result = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [], "isError": false});
+    let synthetic = json!({"role": "toolResult", "toolCallId": "a", "toolName": "f", "content": [{"type": "text", "text": "[syn]"}], "isError": true});
+    let input = json!([user, aborted, result]);
+    assert_eq!(
+        ids(Format::Pi, input.clone(), json!([user, aborted])),
+        vec![]
+    );
+    // An orphan, as the input has it (Anthropic also merges it into the user's message before).
+    let only_orphaned = |output: Value| {
+        let judged = ids(Format::Pi, input.clone(), output);
+        !judged.is_empty() && judged.iter().all(|&v| v == (WIRE_VALID, true))
+    };
+    assert!(only_orphaned(input.clone()));
+    assert!(
+        only_orphaned(json!([user, aborted, synthetic])),
+        "an answer to a call pi never sends is no extra result but an orphan"
+    );
+}
+
 fn idempotence(input: &Value, output: &Value, again: &Value) -> Vec<bool> {
     let run = RepairRun {
         format: Format::OpenAi,
