@@ -87,6 +87,13 @@ fn planted_a_careful_anthropic_repairer_is_charged_nothing() {
     charged_exactly("repair-careful-anthropic", "repair", "anthropic", &[]);
 }
 
+/// pi never sends an assistant message that stopped on an error or an abort: a careful repairer
+/// drops a result for its call, which would be an orphan on the wire.
+#[test]
+fn planted_a_careful_pi_repairer_is_charged_nothing() {
+    charged_exactly("repair-careful-pi", "repair", "pi", &[]);
+}
+
 #[test]
 fn planted_a_repairer_that_drops_blank_messages_loses_them() {
     charged_exactly(

@@ -14,6 +14,10 @@ Repairers (OpenAI chat messages, `{"messages"}` in and out; synthetic results ca
   repair-answers-late      ... but writes the synthetic results at the end of the transcript
   repair-chatty            careful, but prints a progress line on stdout before answering a
                            transcript of more than four messages
+Repairers (pi messages):
+  repair-careful-pi        repair-careful, for pi's `toolCall` blocks and `toolResult` messages;
+                           an assistant message that stopped on an error or an abort calls nothing
+                           (pi never sends it), so a result for its call is dropped
 Repairers (Anthropic messages):
   repair-careful-anthropic keeps the results in the user message right after their call's
                            message, first, and writes a synthetic result there (into the user's
@@ -50,8 +54,27 @@ def role(message):
 
 
 def call_ids(message):
-    calls = message.get("tool_calls") if role(message) == "assistant" else None
-    return [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    """OpenAI's `tool_calls`, or pi's `toolCall` blocks of an assistant message pi sends."""
+    if role(message) != "assistant" or message.get("stopReason") in ("error", "aborted"):
+        return []
+    calls = message.get("tool_calls", message.get("content"))
+    calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [c.get("id") for c in calls if "tool_calls" in message or c.get("type") == "toolCall"]
+
+
+def is_result(message):
+    return role(message) in ("tool", "toolResult")
+
+
+def answered_id(message):
+    return message.get("tool_call_id", message.get("toolCallId"))
+
+
+def synthetic_result(call_id):
+    if program == "repair-careful-pi":
+        text = [{"type": "text", "text": MARKER + " no result"}]
+        return {"role": "toolResult", "toolCallId": call_id, "toolName": "unknown", "content": text, "isError": True, "timestamp": 0}
+    return {"role": "tool", "tool_call_id": call_id, "content": MARKER + " no result"}
 
 
 def repair(messages):
@@ -59,7 +82,7 @@ def repair(messages):
     while i < len(messages):
         message = messages[i]
         i += 1
-        if role(message) == "tool":
+        if is_result(message):
             if program == "repair-keeps-stray":
                 out.append(message)
             continue
@@ -67,15 +90,15 @@ def repair(messages):
             continue
         out.append(message)
         open_ids = call_ids(message)
-        while i < len(messages) and role(messages[i]) == "tool":
+        while i < len(messages) and is_result(messages[i]):
             answer = messages[i]
             i += 1
-            if answer.get("tool_call_id") in open_ids:
-                open_ids.remove(answer.get("tool_call_id"))
+            if answered_id(answer) in open_ids:
+                open_ids.remove(answered_id(answer))
                 out.append(answer)
             elif program == "repair-keeps-stray":
                 out.append(answer)
-        synthetic = [{"role": "tool", "tool_call_id": c, "content": MARKER + " no result"} for c in open_ids]
+        synthetic = [synthetic_result(c) for c in open_ids]
         if program == "repair-answers-late":
             late.extend(synthetic)
         else:
