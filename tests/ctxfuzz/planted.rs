@@ -95,6 +95,17 @@ fn planted_a_careful_pi_repairer_is_charged_nothing() {
 }
 
 #[test]
+fn planted_an_anthropic_repairer_that_writes_results_after_the_user_s_text_leaves_the_request_invalid()
+ {
+    charged_exactly(
+        "repair-anthropic-results-last",
+        "repair",
+        "anthropic",
+        &["repair-wire-valid"],
+    );
+}
+
+#[test]
 fn planted_a_repairer_that_drops_blank_messages_loses_them() {
     charged_exactly(
         "repair-drops-blank",

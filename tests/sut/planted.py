@@ -23,6 +23,8 @@ Repairers (Anthropic messages):
                            message, first, and writes a synthetic result there (into the user's
                            message after the call, its text then a part, or a new one) for each
                            call left unanswered; drops results anywhere else
+  repair-anthropic-results-last
+                           careful, but writes the results after the user's text in its message
 Cut finders (OpenAI chat messages, `{"messages", "target"}` in, `{"boundary"}` out):
   cut-careful              the latest index at or before the target (else after it) that does not
                            start with a tool message; 0 only when there is none
@@ -138,7 +140,11 @@ def anthropic_repair(messages):
             if is_result(b) and b.get("tool_use_id") in ids:
                 answers.setdefault(b.get("tool_use_id"), b)
         results = [answers.get(c, {"type": "tool_result", "tool_use_id": c, "content": MARKER + " no result"}) for c in ids]
-        out.append(dict(after, content=results + [b for b in blocks(after) if not is_result(b)]))
+        others = [b for b in blocks(after) if not is_result(b)]
+        if program == "repair-anthropic-results-last":
+            out.append(dict(after, content=others + results))
+        else:
+            out.append(dict(after, content=results + others))
     return out
 
 
@@ -222,7 +228,7 @@ for line in sys.stdin:
         answer = {"messages": prune(request["messages"])}
     elif program.startswith("trim-"):
         answer = {"messages": trim(request["messages"])}
-    elif program == "repair-careful-anthropic":
+    elif program in ("repair-careful-anthropic", "repair-anthropic-results-last"):
         answer = {"messages": anthropic_repair(request["messages"])}
     else:
         if program == "repair-chatty" and len(request["messages"]) > 4:

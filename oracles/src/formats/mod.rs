@@ -112,6 +112,13 @@ impl Format {
     pub fn results_in_one_message(self) -> bool {
         matches!(self, Format::Anthropic | Format::Gemini)
     }
+
+    /// Whether the provider merges consecutive messages of one role into one turn before it
+    /// judges them (Anthropic: "Consecutive user or assistant turns in your request will be
+    /// combined into a single turn"), so that the rules apply to turns, not messages.
+    pub fn merges_turns(self) -> bool {
+        self == Format::Anthropic
+    }
 }
 
 /// Why a pi transcript has no faithful rendering in a format.
@@ -195,6 +202,9 @@ pub struct Entry<'a, J: Clone> {
     /// results). Everything here is what a repair must keep as it is. Borrowed, but for a
     /// message that mixes results with other parts: its copy with only the other parts.
     pub rest: Option<Cow<'a, J>>,
+    /// The first of its results that comes after a part that is no result, by its index in
+    /// `results` (Anthropic wants a turn's results first).
+    pub first_result_behind_other: Option<usize>,
 }
 
 impl<'a, J: Json + Clone> Entry<'a, J> {
@@ -205,6 +215,7 @@ impl<'a, J: Json + Clone> Entry<'a, J> {
             calls: Vec::new(),
             results: Vec::new(),
             rest: Some(Cow::Borrowed(message)),
+            first_result_behind_other: None,
         }
     }
 
@@ -232,6 +243,7 @@ impl<'a, J: Json + Clone> Entry<'a, J> {
                 value: message,
             }],
             rest: None,
+            first_result_behind_other: None,
         }
     }
 
@@ -243,12 +255,13 @@ impl<'a, J: Json + Clone> Entry<'a, J> {
         content_key: &'static str,
         result: impl FnMut(&'a J) -> Option<ResultPart<'a, J>>,
     ) -> Self {
-        let (results, rest) = split_parts(message, content_key, result);
+        let (results, rest, first_result_behind_other) = split_parts(message, content_key, result);
         Entry {
             role,
             calls: Vec::new(),
             results,
             rest,
+            first_result_behind_other,
         }
     }
 }
@@ -315,28 +328,35 @@ fn items<J: Json>(list: Option<&J>) -> &[J] {
 }
 
 /// Splits `content` (a list of parts) of `message` into the result parts `is_result` picks and
-/// the message with only the other parts (`None` when none are left).
+/// the message with only the other parts (`None` when none are left), and the first result that
+/// comes after one of those others.
 fn split_parts<'a, J: Json + Clone>(
     message: &'a J,
     content_key: &'static str,
     mut result: impl FnMut(&'a J) -> Option<ResultPart<'a, J>>,
-) -> (Vec<ResultPart<'a, J>>, Option<Cow<'a, J>>) {
+) -> (Vec<ResultPart<'a, J>>, Option<Cow<'a, J>>, Option<usize>) {
     let Some(View::Array(parts)) = message.member(content_key).map(Json::view) else {
-        return (Vec::new(), Some(Cow::Borrowed(message)));
+        return (Vec::new(), Some(Cow::Borrowed(message)), None);
     };
     let mut results = Vec::new();
     let mut others = Vec::new();
+    let mut behind_other = None;
     for part in parts {
         match result(part) {
-            Some(found) => results.push(found),
+            Some(found) => {
+                if behind_other.is_none() && !others.is_empty() {
+                    behind_other = Some(results.len());
+                }
+                results.push(found);
+            }
             None => others.push(part.clone()),
         }
     }
     if results.is_empty() {
-        return (results, Some(Cow::Borrowed(message)));
+        return (results, Some(Cow::Borrowed(message)), None);
     }
     let rest = (!others.is_empty()).then(|| Cow::Owned(message.with_array(content_key, others)));
-    (results, rest)
+    (results, rest, behind_other)
 }
 
 /// One element of a transcript as the contracts judge it (see [`skeleton`]).

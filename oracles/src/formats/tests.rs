@@ -5,7 +5,7 @@ use super::*;
 use crate::js_value::{self, JsValue};
 use crate::wire::WireRule::{
     self, DuplicateCallId, DuplicateResult, EmptyToolCalls, InvalidRole, MissingResult,
-    ResultWithoutCall,
+    ResultWithoutCall, ResultsNotFirst,
 };
 
 /// user, assistant (text + two calls), both results, a closing user message.
@@ -169,20 +169,97 @@ fn chat_results_may_span_messages_but_not_an_interruption() {
     );
 }
 
+/// Anthropic merges consecutive messages of one role into one turn, then judges turns: results
+/// split over two user messages answer the calls before them, calls split over two assistant
+/// messages are answered by one user turn, and each result after anything else in its turn (the
+/// user's text, in its message or before it) is refused; an empty message adds nothing to its
+/// turn. Gemini judges messages.
 #[test]
-fn anthropic_results_must_all_sit_in_the_next_message() {
-    let late = json!([
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}, {"type": "tool_use", "id": "b", "name": "f", "input": {}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}, {"type": "tool_result", "tool_use_id": "a"}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b"}]}
+fn anthropic_judges_turns_of_merged_messages() {
+    let call = |id: &str| json!({"type": "tool_use", "id": id, "name": "f", "input": {}});
+    let result = |id: &str| json!({"type": "tool_result", "tool_use_id": id});
+    let text = json!({"type": "text", "text": "wait"});
+    let assistant = |content: Value| json!({"role": "assistant", "content": content});
+    let user = |content: Value| json!({"role": "user", "content": content});
+    let judged = |messages: Vec<Value>| rules(Format::Anthropic, Value::from(messages));
+    let two_calls = assistant(json!([call("a"), call("b")]));
+    assert_eq!(
+        judged(vec![
+            two_calls.clone(),
+            user(json!([result("a"), result("a")])),
+            user(json!([result("b")]))
+        ]),
+        vec![(DuplicateResult, 1)]
+    );
+    assert_eq!(
+        judged(vec![
+            assistant(json!([call("a")])),
+            assistant(json!([call("b")])),
+            user(json!([result("a"), result("b")]))
+        ]),
+        vec![]
+    );
+    assert_eq!(
+        judged(vec![
+            assistant(json!([call("a")])),
+            assistant(json!("done")),
+            user(json!([result("a")]))
+        ]),
+        vec![]
+    );
+    assert_eq!(
+        judged(vec![
+            assistant(json!([call("a")])),
+            user(json!([result("a"), text.clone()]))
+        ]),
+        vec![]
+    );
+    assert_eq!(
+        judged(vec![
+            two_calls.clone(),
+            user(json!([result("a"), text.clone(), result("b")]))
+        ]),
+        vec![(ResultsNotFirst, 1)]
+    );
+    assert_eq!(
+        judged(vec![
+            two_calls.clone(),
+            user(json!([result("a")])),
+            user(json!("wait")),
+            user(json!([result("b")])),
+            user(json!([text.clone(), result("b")]))
+        ]),
+        vec![
+            (ResultsNotFirst, 3),
+            (ResultsNotFirst, 4),
+            (DuplicateResult, 4)
+        ]
+    );
+    assert_eq!(
+        judged(vec![
+            assistant(json!([call("a")])),
+            user(json!([])),
+            user(json!([result("a")]))
+        ]),
+        vec![]
+    );
+    assert_eq!(
+        judged(vec![
+            assistant(json!([call("a")])),
+            user(json!("wait")),
+            assistant(json!("done")),
+            user(json!([result("a")]))
+        ]),
+        vec![(MissingResult, 0), (ResultWithoutCall, 3)]
+    );
+    let gemini = json!([
+        {"role": "model", "parts": [{"functionCall": {"id": "a", "name": "f", "args": {}}}, {"functionCall": {"id": "b", "name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f", "response": {}}}]},
+        {"role": "user", "parts": [{"text": "wait"}, {"functionResponse": {"id": "b", "name": "f", "response": {}}}]}
     ]);
     assert_eq!(
-        rules(Format::Anthropic, late),
-        vec![
-            (DuplicateResult, 1),
-            (MissingResult, 0),
-            (ResultWithoutCall, 2)
-        ]
+        rules(Format::Gemini, gemini),
+        vec![(MissingResult, 0), (ResultWithoutCall, 2)]
     );
 }
 
@@ -390,11 +467,11 @@ fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
 }
 
 #[test]
-fn every_rule_but_the_repeated_call_id_and_the_empty_call_list_is_refused_in_every_format() {
+fn every_rule_is_refused_in_every_format_but_three_named_where_they_apply() {
     for (rule, texts) in wire::SOURCES {
         let named: Vec<bool> = texts.iter().map(Option::is_some).collect();
         let expected = match rule {
-            DuplicateCallId => vec![false, true, false, false, false],
+            DuplicateCallId | ResultsNotFirst => vec![false, true, false, false, false],
             EmptyToolCalls => vec![true, false, false, false, false],
             _ => vec![true; 5],
         };

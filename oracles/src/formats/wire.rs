@@ -4,12 +4,14 @@
 //! A rule is applied to a format only where that format's provider (or the library that sends
 //! it) is known to refuse the request: [`SOURCES`] names, per rule and format, the error text it
 //! answers with (or the path by which another provider's applies). Every rule but
-//! `duplicate-call-id` and `empty-tool-calls` has a source in every format (a test holds it to
-//! that), and `validate` applies those two only where their source is named. `docs/contracts.md`
+//! `duplicate-call-id`, `results-not-first` and `empty-tool-calls` has a source in every format
+//! (a test holds it to that), and `validate` applies those three only where their source is
+//! named. `docs/contracts.md`
 //! shows the table as generated from it. When a Gemini response carries no `id`, it is paired with
 //! the first unanswered call of the same name in that turn (calls and responses are matched by name and order; our bridge always writes ids).
-//! Every result of an Anthropic assistant's calls sits in the one user message right after it, as
-//! in `crate::wire::anthropic::validate`. `duplicate-call-id` is applied to Anthropic alone: no
+//! Anthropic merges consecutive messages of one role into one turn and then judges turns, as
+//! `crate::wire::anthropic::validate` does: every result of an assistant turn's calls sits in the
+//! user turn right after it, first (`results-not-first`, Anthropic's alone). `duplicate-call-id` is applied to Anthropic alone: no
 //! other provider here documents a refusal of two calls that share an id (OpenAI's duplicate-value
 //! error names two `tool` messages, which is `duplicate-result`). `empty-tool-calls` is OpenAI's
 //! alone: the other formats hold calls in their content, and LangChain's `tool_calls: []` (an AI
@@ -75,7 +77,7 @@ pub const SOURCE_FORMATS: [Format; 5] = [
 /// Per rule, what each format of [`SOURCE_FORMATS`] answers when the rule is broken: its error
 /// text (as users reported it, or as the library throws it), or how another's applies; `None`:
 /// no refusal is known, and the rule is not applied to that format.
-pub const SOURCES: [(WireRule, [Option<&str>; 5]); 6] = [
+pub const SOURCES: [(WireRule, [Option<&str>; 5]); 7] = [
     (
         WireRule::ResultWithoutCall,
         [
@@ -143,6 +145,18 @@ pub const SOURCES: [(WireRule, [Option<&str>; 5]); 6] = [
         ],
     ),
     (
+        WireRule::ResultsNotFirst,
+        [
+            None,
+            Some(
+                "the tool-use guide's formatting requirements: the `tool_result` blocks come first in the user message that answers the calls, any text after them, or the request is refused with a 400 (consecutive user messages are first merged into that one turn)",
+            ),
+            None,
+            None,
+            None,
+        ],
+    ),
+    (
         WireRule::EmptyToolCalls,
         [
             Some(
@@ -166,31 +180,40 @@ pub fn applies(format: Format, rule: WireRule) -> bool {
         .is_some_and(|((_, texts), at)| texts[at].is_some())
 }
 
-/// The calls of one message whose results are being read.
+/// The calls whose results are being read: one message's, or (where the provider merges
+/// turns) one assistant turn's, each with the message it is in.
 struct Batch<'a> {
-    message: usize,
-    calls: &'a [Call],
+    calls: Vec<(usize, &'a Call)>,
     answered: Vec<bool>,
 }
 
-impl Batch<'_> {
+impl<'a> Batch<'a> {
+    fn extend(&mut self, message: usize, calls: &'a [Call]) {
+        self.calls.extend(calls.iter().map(|call| (message, call)));
+        self.answered.resize(self.calls.len(), false);
+    }
+
     /// The call `result` answers in this batch: by id, or (no id) the first unanswered call of
     /// the same name.
     fn find<J>(&self, result: &ResultPart<J>) -> Option<usize> {
         match &result.id {
-            Some(id) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            Some(id) => self
+                .calls
+                .iter()
+                .position(|(_, c)| c.id.as_deref() == Some(id)),
             None => (0..self.calls.len()).find(|&i| {
-                !self.answered[i] && self.calls[i].id.is_none() && self.calls[i].name == result.name
+                let call = self.calls[i].1;
+                !self.answered[i] && call.id.is_none() && call.name == result.name
             }),
         }
     }
 
     fn close(self, found: &mut Vec<WireViolation>) {
-        for (call, answered) in self.calls.iter().zip(&self.answered) {
+        for ((message, call), answered) in self.calls.into_iter().zip(self.answered) {
             if !answered {
                 found.push(WireViolation {
                     rule: WireRule::MissingResult,
-                    message: self.message,
+                    message,
                     id: call.id.clone(),
                 });
             }
@@ -199,11 +222,26 @@ impl Batch<'_> {
 }
 
 /// Every violation of `format`'s rules in `view` (`format` is not pi).
+///
+/// Where the provider merges consecutive messages of one role ([`Format::merges_turns`]), the
+/// rules apply to turns: an assistant turn's calls are answered by the results anywhere in the
+/// user turn after it, and each result after anything else in its turn (the user's text, or a
+/// part before it in its message) breaks `results-not-first` (a message whose content is empty
+/// adds nothing to its turn).
 pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireViolation> {
+    let merges = format.merges_turns();
     let mut found = Vec::new();
     let mut batch: Option<Batch> = None;
     let mut call_ids = HashSet::new();
+    let mut previous: Option<&Role> = None;
+    // Whether something other than a result came first in the current user turn.
+    let mut other_first = false;
     for (message, entry) in view.iter().enumerate() {
+        let same_turn = merges && previous == Some(&entry.role);
+        previous = Some(&entry.role);
+        if !same_turn {
+            other_first = false;
+        }
         if let Role::Other(_) = entry.role {
             found.push(WireViolation {
                 rule: WireRule::InvalidRole,
@@ -212,7 +250,21 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
             });
         }
         if !entry.results.is_empty() {
-            for result in &entry.results {
+            let behind_from = if other_first {
+                Some(0)
+            } else {
+                entry.first_result_behind_other
+            };
+            for (at, result) in entry.results.iter().enumerate() {
+                if behind_from.is_some_and(|from| at >= from)
+                    && applies(format, WireRule::ResultsNotFirst)
+                {
+                    found.push(WireViolation {
+                        rule: WireRule::ResultsNotFirst,
+                        message,
+                        id: result.id.clone(),
+                    });
+                }
                 let answered = batch
                     .as_mut()
                     .and_then(|open| Some((open.find(result)?, open)));
@@ -230,13 +282,21 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
                     }),
                 }
             }
-            let batch_ends = format.results_in_one_message() || entry.rest.is_some();
+            other_first |= entry.rest.as_deref().is_some_and(holds_content);
+            let batch_ends = !merges && (format.results_in_one_message() || entry.rest.is_some());
             if batch_ends && let Some(open) = batch.take() {
                 open.close(&mut found);
             }
             continue;
         }
-        if let Some(open) = batch.take() {
+        // A message without results: in a merged turn, what the user says first, or more of
+        // the assistant's turn; else the end of the calls' turn.
+        other_first |= entry.rest.as_deref().is_some_and(holds_content);
+        let answering_turn = merges && entry.role == Role::User;
+        if !same_turn
+            && !answering_turn
+            && let Some(open) = batch.take()
+        {
             open.close(&mut found);
         }
         if entry.role == Role::Assistant
@@ -262,17 +322,28 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
             }
         }
         if !entry.calls.is_empty() {
-            batch = Some(Batch {
-                message,
-                calls: &entry.calls,
-                answered: vec![false; entry.calls.len()],
-            });
+            batch
+                .get_or_insert_with(|| Batch {
+                    calls: Vec::new(),
+                    answered: Vec::new(),
+                })
+                .extend(message, &entry.calls);
         }
     }
     if let Some(open) = batch {
         open.close(&mut found);
     }
     found
+}
+
+/// Whether what is left of a message, its results taken out, still holds content: a string, or
+/// a list with a part in it.
+fn holds_content<J: Json>(rest: &J) -> bool {
+    match rest.member("content").map(Json::view) {
+        Some(View::String(_)) => true,
+        Some(View::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    }
 }
 
 /// Whether `message` carries `tool_calls: []`: a list of calls with none in it, which OpenAI
