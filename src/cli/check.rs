@@ -19,6 +19,7 @@
 //! context at all, is bad input.
 
 use ctxfuzz_oracles::error::Named;
+use ctxfuzz_oracles::formats;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -93,6 +94,7 @@ fn judge(
     }
     let document = io::parse_json_borrowed(path, text)?;
     let messages = io::messages_of(path, &document)?;
+    io::refuse_other_formats(path, text, messages)?;
     Ok(Outcome::of(verdict_of_whole(messages, provider, v)))
 }
 
@@ -141,15 +143,24 @@ fn judge_anthropic(
         return Ok(outcome);
     }
     let mut parts = Parts::new(model, v, PART_SIZE);
-    if io::for_each_item(path, text, |message| parts.push(message))?
-        && let Some(judged) = parts.finish()
-    {
+    let (mut read, mut other_format) = (0, None);
+    let an_array = io::for_each_item(path, text, |message| {
+        if other_format.is_none() {
+            other_format = formats::written_in(&message).map(|written| (read, written));
+        }
+        read += 1;
+        parts.push(message);
+    })?;
+    if let Some((at, (format, mark))) = other_format {
+        return Err(io::other_format(path, text, at, format, mark));
+    }
+    if an_array && let Some(judged) = parts.finish() {
         return Ok(Outcome::of(judged.map(BodyVerdict::Rejected)));
     }
     let document = io::parse_json_borrowed(path, text)?;
-    let outcome = Outcome::of(
-        findings(io::messages_of(path, &document)?, model, v).map(BodyVerdict::Rejected),
-    );
+    let messages = io::messages_of(path, &document)?;
+    io::refuse_other_formats(path, text, messages)?;
+    let outcome = Outcome::of(findings(messages, model, v).map(BodyVerdict::Rejected));
     leave(document, last_file);
     Ok(outcome)
 }

@@ -65,8 +65,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let Some(file) = &args.file else {
         bail!("render needs a FILE (or --batch to read vector inputs from stdin)");
     };
-    let document = io::read_json(file)?;
-    let messages = js_value::borrow_all(io::messages_of(file, &document)?);
+    let text = io::read_text(file)?;
+    let document = io::parse_json(file, &text)?;
+    let messages = io::messages_of(file, &document)?;
+    io::refuse_other_formats(file, &text, messages)?;
+    let messages = js_value::borrow_all(messages);
     let (model, api, v) = (args.provider.model(), args.provider.api(), args.pi);
     // Written through `Value`s, which write every object's keys sorted.
     let stage = match args.stage.unwrap_or_default() {

@@ -13,6 +13,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
+use ctxfuzz_oracles::formats::{self, Format};
 use ctxfuzz_oracles::js::{Json, View};
 use ctxfuzz_oracles::js_value::{JsValue, Str};
 use ctxfuzz_oracles::json_text::{ItemStarts, ItemsFrom, NotedStarts, RawText};
@@ -276,12 +277,6 @@ pub fn parse_as<T: DeserializeOwned>(path: &Path, text: &str, what: &str) -> Res
     serde_json::from_str(text).map_err(|e| located(path, &e, &format!("not a {what}")))
 }
 
-/// Reads and parses one JSON file.
-pub fn read_json(path: &Path) -> Result<Value> {
-    let text = read_text(path)?;
-    parse_json(path, &text)
-}
-
 /// The message of a serde_json error without its trailing "at line L column C" (we print the
 /// position in front, in the `FILE:LINE:COLUMN` form editors understand).
 fn describe_json_error(error: &serde_json::Error) -> String {
@@ -339,6 +334,45 @@ pub fn write_atomically_with(
     file.persist(path)
         .map_err(|e| anyhow!("{}: cannot write: {}", path.display(), e.error))?;
     Ok(())
+}
+
+/// An error when a message of `messages` (the items of the file at `path`, whose text is `text`)
+/// was written in another program's format ([`formats::written_in`]): pi passes over what it does
+/// not know, so a command that reads pi transcripts would judge or render nothing of it.
+pub fn refuse_other_formats<J: Json>(path: &Path, text: &str, messages: &[J]) -> Result<()> {
+    match messages
+        .iter()
+        .enumerate()
+        .find_map(|(at, message)| Some((at, formats::written_in(message)?)))
+    {
+        Some((at, (format, mark))) => Err(other_format(path, text, at, format, mark)),
+        None => Ok(()),
+    }
+}
+
+/// [`refuse_other_formats`]' error for message `at`, named by its line and column where the
+/// document is the array of messages itself (else by its number alone).
+pub fn other_format(
+    path: &Path,
+    text: &str,
+    at: usize,
+    format: Format,
+    mark: &str,
+) -> anyhow::Error {
+    let (line, column) = json_text::item_starts(text)
+        .ok()
+        .flatten()
+        .and_then(|starts| starts.at(at))
+        .map_or((1, 1), |start| {
+            line_column(&text.as_bytes()[..start.offset])
+        });
+    anyhow!(
+        "{}:{line}:{column}: message {at} is written in the {format} format ({mark}), not as a pi \
+         message: pi passes over what it does not know, so nothing of it would be judged (this \
+         command reads pi's messages or session files; `ctxfuzz fuzz --format {format}` fuzzes a \
+         program that rewrites {format} transcripts)",
+        path.display()
+    )
 }
 
 /// The pi messages inside a document: the array itself, or the `messages` of a protocol request

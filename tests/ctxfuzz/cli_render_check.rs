@@ -581,6 +581,36 @@ fn wrong_types_are_rejected() {
     assert_rejected(&not_array, "`messages` is not a JSON array");
 }
 
+/// A transcript another program wrote is no pi transcript: pi would pass over its calls and
+/// results and the request would be judged clean. It is refused, naming the first message that
+/// tells its format, where it stands.
+#[test]
+fn a_transcript_in_another_format_is_refused_not_judged_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let anthropic = write(
+        dir.path(),
+        "anthropic.json",
+        "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"a\", \"name\": \"f\", \"input\": {}}]}\n]",
+    );
+    assert_rejected(
+        &anthropic,
+        "anthropic.json:3:3: message 1 is written in the anthropic format (a `tool_use` or `tool_result` block), not as a pi message",
+    );
+    let openai = write(
+        dir.path(),
+        "openai.json",
+        json!({"messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": "b", "content": "x"}
+        ]})
+        .to_string(),
+    );
+    assert_rejected(
+        &openai,
+        "openai.json:1:1: message 1 is written in the openai format",
+    );
+}
+
 #[test]
 fn invalid_utf8_names_its_position() {
     let dir = tempfile::tempdir().unwrap();

@@ -121,6 +121,41 @@ impl Format {
     }
 }
 
+/// The format another program wrote `message` in, and what tells it, when it is surely no pi
+/// message: a key or a part no pi message has and that format's messages carry (an OpenAI
+/// `tool` message, an Anthropic `tool_use` block, a Gemini `parts`, ...). pi passes over what it
+/// does not know, so a transcript of them judged as pi's would be judged empty; `None` for every
+/// message pi writes, and for any other shape (pi's own unknown roles among them).
+pub fn written_in<J: Json>(message: &J) -> Option<(Format, &'static str)> {
+    let role = as_string(message.member("role"));
+    let part_of_type = |kinds: &[&str]| {
+        items(message.member("content"))
+            .iter()
+            .any(|part| kinds.contains(&str_field(part, "type")))
+    };
+    if role.is_none()
+        && matches!(
+            as_string(message.member("type")),
+            Some("human" | "ai" | "tool")
+        )
+    {
+        Some((
+            Format::LangChain,
+            "a `type` of human, ai or tool instead of a `role`",
+        ))
+    } else if message.member("parts").is_some() || role == Some("model") {
+        Some((Format::Gemini, "`parts`, or the role `model`"))
+    } else if part_of_type(&["tool_use", "tool_result"]) {
+        Some((Format::Anthropic, "a `tool_use` or `tool_result` block"))
+    } else if part_of_type(&["tool-call", "tool-result"]) {
+        Some((Format::AiSdk, "a `tool-call` or `tool-result` part"))
+    } else if role == Some("tool") || message.member("tool_calls").is_some() {
+        Some((Format::OpenAi, "a `tool` message or `tool_calls`"))
+    } else {
+        None
+    }
+}
+
 /// Why a pi transcript has no faithful rendering in a format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CannotExpress {

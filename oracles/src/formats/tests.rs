@@ -64,6 +64,38 @@ fn written(format: Format, pi: &Value) -> Vec<Value> {
     written.iter().map(JsValue::to_value).collect()
 }
 
+/// A transcript another program wrote is told from a pi one by its calls and results (and,
+/// for Gemini and LangChain, by every message); no pi message is taken for another format's,
+/// nor any other shape (an unknown role, no role).
+#[test]
+fn a_message_of_another_format_is_told_from_a_pi_message() {
+    let pi = pi_turn();
+    for &format in Format::all() {
+        let told: Vec<Option<Format>> = written(format, &Value::from(pi.clone()))
+            .iter()
+            .map(|message| written_in(message).map(|(format, _)| format))
+            .collect();
+        let expected = match format {
+            Format::Pi => vec![None; 5],
+            Format::Gemini | Format::LangChain => vec![Some(format); told.len()],
+            Format::Anthropic => vec![None, Some(format), Some(format), None],
+            Format::OpenAi | Format::AiSdk => {
+                vec![None, Some(format), Some(format), Some(format), None]
+            }
+        };
+        assert_eq!(told, expected, "{format}");
+    }
+    for other in [
+        json!({"role": "future-role", "content": "?"}),
+        json!({"content": "no role"}),
+        json!({"role": "system", "content": "be brief"}),
+        json!({"role": "bashExecution", "command": "ls", "output": ""}),
+        json!({"type": "text"}),
+    ] {
+        assert_eq!(written_in(&other), None, "{other}");
+    }
+}
+
 #[test]
 fn consecutive_results_share_one_message_where_the_format_requires_it() {
     let pi = pi_turn();
