@@ -1,5 +1,5 @@
-//! `ctxfuzz check FILE... [--pi V] [--provider P|all] [--json]`: would the provider accept these
-//! transcripts?
+//! `ctxfuzz check FILE... [--pi V] [--provider P|all] [--format F] [--json]`: would the provider
+//! accept these transcripts?
 //!
 //! Each file is rendered through pi's pipeline (the pi version `--pi` picks, default 1.6.0) into
 //! the body pi builds for the provider (`--provider`, default `anthropic`; `all`: every modelled
@@ -13,17 +13,24 @@
 //! Exit codes: 0 every file clean; 1 a violation, or pi itself would throw on a file (that
 //! transcript cannot be sent either); 2 bad input (nothing is judged: every file is read first).
 //!
+//! `--format F` (openai, anthropic, gemini, ai-sdk, langchain) judges another program's transcript
+//! as it stands, by the rules F's provider refuses calls and results by (`formats::wire`), each
+//! violation with the provider's answer. A file whose messages are written in another format than
+//! the one asked for (pi's by default) is bad input, named by its first such message
+//! (`formats::written_in`): read as pi's, pi would pass over it, and the request would be judged
+//! clean with nothing in it.
+//!
 //! pi session files are judged by the messages pi would start from (`buildSessionContext` of the
 //! last entry); their malformed lines, which pi skips, are reported on stderr as
 //! `FILE:LINE:COLUMN` warnings. A file that is not a session, or on which pi cannot build the
 //! context at all, is bad input.
 
 use ctxfuzz_oracles::error::Named;
-use ctxfuzz_oracles::formats;
+use ctxfuzz_oracles::formats::{Format, wire, written_in};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use ctxfuzz_oracles::invariants::Cause;
 use ctxfuzz_oracles::invariants::wire::{
     BodyRejection, PART_SIZE, Parts, WireFinding, body_rejections, findings,
@@ -37,7 +44,7 @@ use super::exit::ExitCode;
 use crate::transcript::{io, session_file};
 
 /// Arguments of `ctxfuzz check`.
-#[derive(Debug, Default, clap::Args)]
+#[derive(Debug, clap::Args)]
 pub struct Args {
     /// JSON arrays of pi messages (or `{"messages": [...]}`).
     #[arg(required = true)]
@@ -45,10 +52,15 @@ pub struct Args {
     /// pi version whose behaviour to model (any version string).
     #[arg(long, default_value = "1.6.0", value_parser = PiVersion::from_version)]
     pub pi: PiVersion,
-    /// The provider whose body to judge (its catalog model picks the API): anthropic, openai,
-    /// openrouter, groq, deepseek, google, or `all` of them.
-    #[arg(long, default_value = "anthropic", value_parser = providers)]
-    pub provider: Providers,
+    /// The provider whose body to judge (its catalog model picks the API): anthropic (the
+    /// default), openai, openrouter, groq, deepseek, google, or `all` of them.
+    #[arg(long, value_parser = providers)]
+    pub provider: Option<Providers>,
+    /// The format the files are written in: pi (pi's messages or session files, judged by the
+    /// body pi builds), or openai, anthropic, gemini, ai-sdk or langchain (judged as they stand
+    /// by that provider's rules on calls and results).
+    #[arg(long, default_value = "pi")]
+    pub format: Format,
     /// Print one JSON document (scriptable) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -94,7 +106,7 @@ fn judge(
     }
     let document = io::parse_json_borrowed(path, text)?;
     let messages = io::messages_of(path, &document)?;
-    io::refuse_other_formats(path, text, messages)?;
+    io::refuse_other_formats(path, text, messages, Format::Pi)?;
     Ok(Outcome::of(verdict_of_whole(messages, provider, v)))
 }
 
@@ -146,20 +158,20 @@ fn judge_anthropic(
     let (mut read, mut other_format) = (0, None);
     let an_array = io::for_each_item(path, text, |message| {
         if other_format.is_none() {
-            other_format = formats::written_in(&message).map(|written| (read, written));
+            other_format = written_in(&message).map(|written| (read, written));
         }
         read += 1;
         parts.push(message);
     })?;
     if let Some((at, (format, mark))) = other_format {
-        return Err(io::other_format(path, text, at, format, mark));
+        return Err(io::other_format(path, text, at, (format, mark), Format::Pi));
     }
     if an_array && let Some(judged) = parts.finish() {
         return Ok(Outcome::of(judged.map(BodyVerdict::Rejected)));
     }
     let document = io::parse_json_borrowed(path, text)?;
     let messages = io::messages_of(path, &document)?;
-    io::refuse_other_formats(path, text, messages)?;
+    io::refuse_other_formats(path, text, messages, Format::Pi)?;
     let outcome = Outcome::of(findings(messages, model, v).map(BodyVerdict::Rejected));
     leave(document, last_file);
     Ok(outcome)
@@ -230,7 +242,17 @@ impl BodyVerdict {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let Providers(providers) = &args.provider;
+    if args.format != Format::Pi {
+        if args.provider.is_some() {
+            bail!(
+                "--provider picks the body pi builds from pi's messages; {} messages are judged \
+                 as they stand by their provider's rules",
+                args.format
+            );
+        }
+        return run_format(&args);
+    }
+    let Providers(providers) = &args.provider.clone().unwrap_or_default();
     // One file at a time: a text is dropped once judged, so memory is that of the largest file,
     // not of them all.
     let last = args.files.len().saturating_sub(1);
@@ -376,4 +398,58 @@ fn rejection_json(rejection: &BodyRejection) -> Value {
         "location": rejection.location,
         "error": rejection.text,
     })
+}
+
+/// `check --format F` for a format other than pi: each file's messages judged as they stand by the
+/// rules F's provider refuses calls and results by (`formats::wire`, docs/contracts.md), each
+/// violation shown with the provider's answer.
+fn run_format(args: &Args) -> Result<ExitCode> {
+    let format = args.format;
+    let mut judged = Vec::new();
+    for file in &args.files {
+        let text = io::read_text(file)?;
+        let document = io::parse_json_borrowed(file, &text)?;
+        let messages = io::messages_of(file, &document)?;
+        io::refuse_other_formats(file, &text, messages, format)?;
+        judged.push((file, wire::validate(format, &format.view(messages))));
+    }
+    let refusal = |rule| wire::source(format, rule).unwrap_or_default();
+    if args.json {
+        let files: Vec<Value> = judged
+            .iter()
+            .map(|(file, found)| {
+                json!({
+                    "file": file.display().to_string(),
+                    "verdict": if found.is_empty() { "clean" } else { "violations" },
+                    "violations": found.iter().map(|v| json!({
+                        "rule": v.rule,
+                        "message": v.message,
+                        "call_id": v.id,
+                        "refusal": refusal(v.rule),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let report = json!({"format": format.to_string(), "files": files});
+        print!("{}", json_text::to_string_pretty(&report)? + "\n");
+    } else {
+        for (file, found) in &judged {
+            let file = file.display();
+            if found.is_empty() {
+                println!("{file}: ok (format {format}: the messages break no rule)");
+                continue;
+            }
+            println!(
+                "{file}: {} violation(s), the provider would refuse the request (format {format})",
+                found.len()
+            );
+            for violation in found {
+                println!("  {}", violation.summary());
+                println!("    provider's answer: {}", refusal(violation.rule));
+            }
+        }
+    }
+    Ok(ExitCode::found(
+        judged.iter().any(|(_, found)| !found.is_empty()),
+    ))
 }

@@ -18,6 +18,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use ctxfuzz_oracles::formats::Format;
 use ctxfuzz_oracles::js_value;
 use ctxfuzz_oracles::pi::{self, PiVersion, Provider};
 use ctxfuzz_oracles::{js_string, json_text};
@@ -68,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let text = io::read_text(file)?;
     let document = io::parse_json(file, &text)?;
     let messages = io::messages_of(file, &document)?;
-    io::refuse_other_formats(file, &text, messages)?;
+    io::refuse_other_formats(file, &text, messages, Format::Pi)?;
     let messages = js_value::borrow_all(messages);
     let (model, api, v) = (args.provider.model(), args.provider.api(), args.pi);
     // Written through `Value`s, which write every object's keys sorted.

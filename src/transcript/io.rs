@@ -337,27 +337,34 @@ pub fn write_atomically_with(
 }
 
 /// An error when a message of `messages` (the items of the file at `path`, whose text is `text`)
-/// was written in another program's format ([`formats::written_in`]): pi passes over what it does
-/// not know, so a command that reads pi transcripts would judge or render nothing of it.
-pub fn refuse_other_formats<J: Json>(path: &Path, text: &str, messages: &[J]) -> Result<()> {
-    match messages
-        .iter()
-        .enumerate()
-        .find_map(|(at, message)| Some((at, formats::written_in(message)?)))
-    {
-        Some((at, (format, mark))) => Err(other_format(path, text, at, format, mark)),
+/// was written in another format than `format` ([`formats::written_in`]): read as pi's, pi would
+/// pass over it as nothing it knows; read as another format's, its calls and results would be
+/// none. Either way nothing of it would be judged.
+pub fn refuse_other_formats<J: Json>(
+    path: &Path,
+    text: &str,
+    messages: &[J],
+    format: Format,
+) -> Result<()> {
+    let other = messages.iter().enumerate().find_map(|(at, message)| {
+        let written = formats::written_in(message).filter(|&(other, _)| other != format)?;
+        Some((at, written))
+    });
+    match other {
+        Some((at, written)) => Err(other_format(path, text, at, written, format)),
         None => Ok(()),
     }
 }
 
-/// [`refuse_other_formats`]' error for message `at`, named by its line and column where the
-/// document is the array of messages itself (else by its number alone).
+/// [`refuse_other_formats`]' error for message `at`, written in `written`'s format (told by its
+/// mark), named by its line and column where the document is the array of messages itself (else
+/// by its number alone).
 pub fn other_format(
     path: &Path,
     text: &str,
     at: usize,
+    (written, mark): (Format, &str),
     format: Format,
-    mark: &str,
 ) -> anyhow::Error {
     let (line, column) = json_text::item_starts(text)
         .ok()
@@ -366,11 +373,15 @@ pub fn other_format(
         .map_or((1, 1), |start| {
             line_column(&text.as_bytes()[..start.offset])
         });
+    let why = match format {
+        Format::Pi => "as a pi message: pi passes over what it does not know, so nothing of it \
+                       would be judged"
+            .to_string(),
+        other => format!("in the {other} format"),
+    };
     anyhow!(
-        "{}:{line}:{column}: message {at} is written in the {format} format ({mark}), not as a pi \
-         message: pi passes over what it does not know, so nothing of it would be judged (this \
-         command reads pi's messages or session files; `ctxfuzz fuzz --format {format}` fuzzes a \
-         program that rewrites {format} transcripts)",
+        "{}:{line}:{column}: message {at} is written in the {written} format ({mark}), not {why} \
+         (`ctxfuzz check --format {written}` judges it by that provider's rules)",
         path.display()
     )
 }

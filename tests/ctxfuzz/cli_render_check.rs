@@ -611,6 +611,87 @@ fn a_transcript_in_another_format_is_refused_not_judged_clean() {
     );
 }
 
+/// `check --format F`: another program's transcript judged as it stands by its provider's rules
+/// (Anthropic's on merged turns), each violation with the provider's answer; a transcript in yet
+/// another format, or `--provider` beside it, is bad input.
+#[test]
+fn check_judges_a_transcript_in_another_format_by_its_provider_s_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = |id: &str| json!({"type": "tool_use", "id": id, "name": "f", "input": {}});
+    let result = |id: &str| json!({"type": "tool_result", "tool_use_id": id, "content": "x"});
+    let anthropic = write(
+        dir.path(),
+        "split.json",
+        json!([
+            {"role": "assistant", "content": [call("a"), call("b")]},
+            {"role": "user", "content": [result("a")]},
+            {"role": "user", "content": [result("b")]}
+        ])
+        .to_string(),
+    );
+    let clean = ctxfuzz(&[
+        "check",
+        "--format",
+        "anthropic",
+        anthropic.to_str().unwrap(),
+    ]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    assert!(stdout(&clean).contains("split.json: ok (format anthropic"));
+
+    let openai = write(
+        dir.path(),
+        "openai.json",
+        json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "user", "content": "wait"},
+            {"role": "tool", "tool_call_id": "a", "content": "x"}
+        ]})
+        .to_string(),
+    );
+    let rejected = ctxfuzz(&[
+        "check",
+        "--format",
+        "openai",
+        "--json",
+        openai.to_str().unwrap(),
+    ]);
+    assert_eq!(rejected.status.code(), Some(1));
+    let report = stdout_json(&rejected);
+    assert_eq!(report["format"], "openai");
+    let rules: Vec<(&str, u64)> = report["files"][0]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["rule"].as_str().unwrap(), v["message"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rules, [("missing-result", 0), ("result-without-call", 2)]);
+    assert!(
+        report["files"][0]["violations"][0]["refusal"]
+            .as_str()
+            .unwrap()
+            .contains("must be followed by tool messages")
+    );
+
+    let elsewhere = ctxfuzz(&["check", "--format", "gemini", openai.to_str().unwrap()]);
+    assert_eq!(elsewhere.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&elsewhere.stderr).contains(
+            "message 0 is written in the openai format (a `tool` message or `tool_calls`), not in the gemini format (`ctxfuzz check --format openai`"
+        ),
+        "{}",
+        String::from_utf8_lossy(&elsewhere.stderr)
+    );
+    let provider = ctxfuzz(&[
+        "check",
+        "--format",
+        "openai",
+        "--provider",
+        "groq",
+        openai.to_str().unwrap(),
+    ]);
+    assert_eq!(provider.status.code(), Some(2));
+}
+
 #[test]
 fn invalid_utf8_names_its_position() {
     let dir = tempfile::tempdir().unwrap();

@@ -172,12 +172,17 @@ pub const SOURCES: [(WireRule, [Option<&str>; 5]); 7] = [
 
 /// Whether [`SOURCES`] knows `format`'s provider to refuse a request that breaks `rule`.
 pub fn applies(format: Format, rule: WireRule) -> bool {
-    let column = SOURCE_FORMATS.iter().position(|&f| f == format);
+    source(format, rule).is_some()
+}
+
+/// What `format`'s provider answers a request that breaks `rule` with ([`SOURCES`]); `None` where
+/// no refusal is known.
+pub fn source(format: Format, rule: WireRule) -> Option<&'static str> {
+    let column = SOURCE_FORMATS.iter().position(|&f| f == format)?;
     SOURCES
         .iter()
         .find(|(r, _)| *r == rule)
-        .zip(column)
-        .is_some_and(|((_, texts), at)| texts[at].is_some())
+        .and_then(|(_, texts)| texts[column])
 }
 
 /// The calls whose results are being read: one message's, or (where the provider merges
