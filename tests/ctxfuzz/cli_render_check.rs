@@ -590,7 +590,7 @@ fn a_transcript_in_another_format_is_refused_not_judged_clean() {
     let anthropic = write(
         dir.path(),
         "anthropic.json",
-        "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"a\", \"name\": \"f\", \"input\": {}}]}\n]",
+        "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"a\", \"name\": \"f\", \"input\": {}}]},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]",
     );
     assert_rejected(
         &anthropic,
@@ -658,6 +658,7 @@ fn check_judges_a_transcript_in_another_format_by_its_provider_s_rules() {
     assert_eq!(rejected.status.code(), Some(1));
     let report = stdout_json(&rejected);
     assert_eq!(report["format"], "openai");
+    assert_eq!(report["files"][0]["verdict"], "violations");
     let rules: Vec<(&str, u64)> = report["files"][0]["violations"]
         .as_array()
         .unwrap()

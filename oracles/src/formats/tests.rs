@@ -246,12 +246,21 @@ fn anthropic_judges_turns_of_merged_messages() {
         ]),
         vec![]
     );
+    let text_between = json!([
+        two_calls.clone(),
+        user(json!([result("a"), text.clone(), result("b")]))
+    ]);
+    let found = wire::validate(
+        Format::Anthropic,
+        &Format::Anthropic.view(text_between.as_array().unwrap()),
+    );
     assert_eq!(
-        judged(vec![
-            two_calls.clone(),
-            user(json!([result("a"), text.clone(), result("b")]))
-        ]),
-        vec![(ResultsNotFirst, 1)]
+        found
+            .iter()
+            .map(|v| (v.rule, v.message, v.id.as_deref()))
+            .collect::<Vec<_>>(),
+        [(ResultsNotFirst, 1, Some("b"))],
+        "the result after the text, not the one before it"
     );
     assert_eq!(
         judged(vec![
@@ -283,6 +292,16 @@ fn anthropic_judges_turns_of_merged_messages() {
             user(json!([result("a")]))
         ]),
         vec![(MissingResult, 0), (ResultWithoutCall, 3)]
+    );
+    // Only Anthropic merges: another turn of one role ends the calls' turn.
+    let openai = json!([
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "assistant", "content": "done"},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}
+    ]);
+    assert_eq!(
+        rules(Format::OpenAi, openai),
+        vec![(MissingResult, 0), (ResultWithoutCall, 2)]
     );
     let gemini = json!([
         {"role": "model", "parts": [{"functionCall": {"id": "a", "name": "f", "args": {}}}, {"functionCall": {"id": "b", "name": "f", "args": {}}}]},
