@@ -132,8 +132,8 @@ fn same_defect(found: &Violation, wanted: &Violation) -> bool {
         && class(found) == class(wanted)
 }
 
-/// A violation's evidence as JSON, keys sorted: how a finding shows it.
-fn evidence_json(violation: &Violation) -> Value {
+/// A violation's evidence as JSON, keys sorted: how a finding (and a replay's mismatch) shows it.
+pub fn evidence_json(violation: &Violation) -> Value {
     serde_json::to_value(&violation.evidence).expect("evidence serialises to JSON")
 }
 

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::targets;
+use super::{findings, targets};
 use crate::transcript::case::CaseFile;
 
 /// One variant whose judgement differs from what the case file says.
@@ -33,8 +33,15 @@ pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
                 &lines(&actual.verdict()),
             );
             if let ctxfuzz_oracles::invariants::Judgement::Fail(violations) = &actual {
+                // The evidence too: a program that crashed shows its stderr's tail there (a
+                // program moved since the case was written: "can't open file").
                 for v in violations {
-                    detail.push_str(&format!("  {}: {}\n", v.invariant, v.summary));
+                    detail.push_str(&format!(
+                        "  {}: {}\n    evidence: {}\n",
+                        v.invariant,
+                        v.summary,
+                        findings::evidence_json(v)
+                    ));
                 }
             }
             if let Some(e) = target.explain(&case.input) {

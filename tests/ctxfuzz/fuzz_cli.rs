@@ -260,6 +260,32 @@ fn a_wrong_verdict_in_a_case_file_exits_1_with_a_diff() {
         out.contains("MISMATCH case.json [none]") && out.contains("+no-duplicate-tool-use-id"),
         "{out}"
     );
+    assert!(
+        out.contains("    evidence: {\""),
+        "each violation's evidence: {out}"
+    );
+}
+
+/// A case file whose program is gone (moved, renamed) replays to a crash that says why: the
+/// program's stderr, in the evidence.
+#[test]
+fn a_case_file_whose_program_is_gone_says_what_the_program_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = serde_json::json!({
+        "target": "contract",
+        "why": "a program since moved",
+        "profile": {"contract": "repair", "format": "openai", "sut": "exec python3 moved-away.py"},
+        "input": [{"role": "user", "content": "hi"}],
+        "verdicts": {"repair:openai": []}
+    });
+    std::fs::write(dir.path().join("case.json"), case.to_string()).unwrap();
+    let replay = ctxfuzz_in(dir.path(), &["replay", "case.json"]);
+    let out = text(&replay);
+    assert_eq!(replay.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("+sut-crash") && out.contains("moved-away.py") && out.contains("No such file"),
+        "{out}"
+    );
 }
 
 /// The gh-11 brick (a custom message between a call and its result) padded with other messages.
