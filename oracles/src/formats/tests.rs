@@ -272,8 +272,8 @@ fn anthropic_judges_turns_of_merged_messages() {
         ]),
         vec![
             (ResultsNotFirst, 3),
-            (ResultsNotFirst, 4),
-            (DuplicateResult, 4)
+            (DuplicateResult, 4),
+            (ResultsNotFirst, 4)
         ]
     );
     assert_eq!(

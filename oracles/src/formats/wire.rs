@@ -260,16 +260,7 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
             } else {
                 entry.first_result_behind_other
             };
-            for (at, result) in entry.results.iter().enumerate() {
-                if behind_from.is_some_and(|from| at >= from)
-                    && applies(format, WireRule::ResultsNotFirst)
-                {
-                    found.push(WireViolation {
-                        rule: WireRule::ResultsNotFirst,
-                        message,
-                        id: result.id.clone(),
-                    });
-                }
+            for (position, result) in entry.results.iter().enumerate() {
                 let answered = batch
                     .as_mut()
                     .and_then(|open| Some((open.find(result)?, open)));
@@ -285,6 +276,16 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
                         message,
                         id: result.id.clone(),
                     }),
+                }
+                // After the pairing: a result whose call is gone is shown as that first.
+                if behind_from.is_some_and(|from| position >= from)
+                    && applies(format, WireRule::ResultsNotFirst)
+                {
+                    found.push(WireViolation {
+                        rule: WireRule::ResultsNotFirst,
+                        message,
+                        id: result.id.clone(),
+                    });
                 }
             }
             other_first |= entry.rest.as_deref().is_some_and(holds_content);
