@@ -105,11 +105,12 @@ struct Adapter {
 }
 
 impl Drop for Adapter {
-    /// An adapter reads requests until its input ends: closing that lets `sh` and the program it
-    /// started exit together. Then its process group is killed, so that nothing it started is
-    /// left running with the test's stderr open, which nextest reports as a leaky test: killing
-    /// `sh` alone once left the program running a moment longer, and a program slower to exit
-    /// than the deadline (litellm's, under a loaded CI run) outlived `sh`.
+    /// An adapter reads requests until its input ends: closing that lets the program exit. Then
+    /// its process group is killed, so that nothing it started is left running with the test's
+    /// stderr open, which nextest reports as a leaky test, and the program itself (`sh` `exec`s
+    /// it) is waited for: it closes that stderr only as it exits, after freeing its memory, so a
+    /// program killed under a loaded CI run (litellm's, twice) outlived an `sh` that had started
+    /// it as a child.
     fn drop(&mut self) {
         drop(self.stdin.take());
         let deadline = Instant::now() + EXIT_AFTER_INPUT_ENDS;
@@ -136,7 +137,7 @@ impl Adapter {
         );
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg(&manifest.command)
+            .arg(format!("exec {}", manifest.command))
             .current_dir(root())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
