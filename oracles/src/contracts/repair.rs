@@ -12,7 +12,9 @@
 //!   answers), a call without an id (its missing result: none can name it), a message of a role
 //!   the provider refuses, an empty `tool_calls` list on a message the input has as it is (OpenAI
 //!   refuses it; a repair may leave the list out, [`KEEPS_OTHER_MESSAGES`], but need not touch a
-//!   message that is not a result). A missing result for a call whose id another message repeats
+//!   message that is not a result), a Gemini turn of calls with no user turn before it where the
+//!   input has no user's message right before it either (stray results there must go, and a
+//!   repair adds only results). A missing result for a call whose id another message repeats
 //!   is charged: a synthetic result right after it answers it.
 //! - [`KEEPS_OTHER_MESSAGES`]: a message is kept with its blank text filled in or left out, its
 //!   string content written as the one text part it stands for, or its empty `tool_calls` left
@@ -38,7 +40,7 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 use serde::Serialize;
 
 use super::{MessageAt, carries_marker};
-use crate::formats::{Entry, Format, wire};
+use crate::formats::{Entry, Format, Role, wire};
 use crate::invariants::{Cause, Invariant, Violation, wire as pi_wire};
 use crate::js::{Json, View, as_string, is_str};
 use crate::js_value::JsValue;
@@ -210,6 +212,12 @@ fn repeated_id_excuse(rule: WireRule, calls: usize, twice: bool) -> Option<&'sta
 const CARRIED_EMPTY_CALL_LIST: &str = "the input has this message with its empty `tool_calls`: a \
     repair may leave the list out, but need not change a message that is not a result";
 
+/// Why a turn of calls with no user turn before it (Gemini refuses it) is no repair's doing when
+/// the input has no user's message right before it either: only results, which a repair may have
+/// to drop, or another model turn, or nothing.
+const CALL_TURN_WITHOUT_A_USER_S_MESSAGE: &str = "the input has no user's message right before \
+    this turn of calls (results at most, which a repair may drop), and a repair adds only results";
+
 fn wire_violations<J: Json + Clone + PartialEq>(
     run: &RepairRun<J>,
     input: &[Entry<J>],
@@ -268,6 +276,15 @@ fn wire_violations<J: Json + Clone + PartialEq>(
     let calls = call_counts(input);
     let twice = called_twice_in_one_message(input, Cow::Borrowed);
     let id_less_call = input.iter().flat_map(|e| &e.calls).any(|c| c.id.is_none());
+    // Whether the input has a user's message (more than results) right before the call `id`'s
+    // turn: then the repair had no reason to take it away.
+    let said_before = |id: &str| {
+        let at = input
+            .iter()
+            .position(|e| e.calls.iter().any(|c| c.id.as_deref() == Some(id)))?;
+        let before = input.get(at.checked_sub(1)?)?;
+        Some(before.role == Role::User && before.rest.is_some())
+    };
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
         .map(|v| {
@@ -284,6 +301,12 @@ fn wire_violations<J: Json + Clone + PartialEq>(
                 && run.input.contains(&run.output[v.message])
             {
                 Cause::Unpreventable(CARRIED_EMPTY_CALL_LIST)
+            } else if v.rule == WireRule::FunctionCallNotAfterUser
+                && v.id
+                    .as_deref()
+                    .is_some_and(|id| said_before(id) != Some(true))
+            {
+                Cause::Unpreventable(CALL_TURN_WITHOUT_A_USER_S_MESSAGE)
             } else if let Some(excuse) = excuse {
                 Cause::Unpreventable(excuse)
             } else if v.rule == WireRule::MissingResult

@@ -4,8 +4,8 @@ use super::wire;
 use super::*;
 use crate::js_value::{self, JsValue};
 use crate::wire::WireRule::{
-    self, DuplicateCallId, DuplicateResult, EmptyToolCalls, InvalidRole, MissingResult,
-    ResultWithoutCall, ResultsNotFirst,
+    self, DuplicateCallId, DuplicateResult, EmptyToolCalls, FunctionCallNotAfterUser, InvalidRole,
+    MissingResult, ResultWithoutCall, ResultsNotFirst,
 };
 
 /// user, assistant (text + two calls), both results, a closing user message.
@@ -304,30 +304,77 @@ fn anthropic_judges_turns_of_merged_messages() {
         vec![(MissingResult, 0), (ResultWithoutCall, 2)]
     );
     let gemini = json!([
+        {"role": "user", "parts": [{"text": "go"}]},
         {"role": "model", "parts": [{"functionCall": {"id": "a", "name": "f", "args": {}}}, {"functionCall": {"id": "b", "name": "f", "args": {}}}]},
         {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f", "response": {}}}]},
         {"role": "user", "parts": [{"text": "wait"}, {"functionResponse": {"id": "b", "name": "f", "response": {}}}]}
     ]);
     assert_eq!(
         rules(Format::Gemini, gemini),
-        vec![(MissingResult, 0), (ResultWithoutCall, 2)]
+        vec![(MissingResult, 1), (ResultWithoutCall, 3)]
     );
+}
+
+/// Gemini wants a turn with calls right after a user turn or a function response turn: not
+/// first, not after another model turn. The other formats do not say so.
+#[test]
+fn gemini_refuses_a_call_turn_that_follows_no_user_turn() {
+    let user = json!({"role": "user", "parts": [{"text": "go"}]});
+    let said = json!({"role": "model", "parts": [{"text": "looking"}]});
+    let calls = |id: &str| json!({"role": "model", "parts": [{"functionCall": {"id": id, "name": "f", "args": {}}}]});
+    let answer = |id: &str| json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": "f", "response": {}}}]});
+    let judged = |contents: Vec<Value>| {
+        let view = Format::Gemini.view(&contents);
+        wire::validate(Format::Gemini, &view)
+            .into_iter()
+            .map(|v| (v.rule, v.message, v.id))
+            .collect::<Vec<_>>()
+    };
+    let a = Some("a".to_string());
+    assert_eq!(
+        judged(vec![
+            user.clone(),
+            calls("a"),
+            answer("a"),
+            calls("b"),
+            answer("b")
+        ]),
+        vec![]
+    );
+    assert_eq!(
+        judged(vec![calls("a"), answer("a")]),
+        vec![(FunctionCallNotAfterUser, 0, a.clone())],
+        "first"
+    );
+    assert_eq!(
+        judged(vec![user.clone(), said.clone(), calls("a"), answer("a")]),
+        vec![(FunctionCallNotAfterUser, 2, a)],
+        "after another model turn"
+    );
+    let chat = json!([
+        {"role": "assistant", "content": "looking"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}
+    ]);
+    assert_eq!(rules(Format::OpenAi, chat), vec![]);
 }
 
 #[test]
 fn gemini_pairs_responses_without_ids_by_name_in_order() {
     let by_name = json!([
+        {"role": "user", "parts": [{"text": "go"}]},
         {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}, {"functionCall": {"name": "g", "args": {}}}]},
         {"role": "user", "parts": [{"functionResponse": {"name": "g", "response": {}}}, {"functionResponse": {"name": "f", "response": {}}}]}
     ]);
     assert_eq!(rules(Format::Gemini, by_name), vec![]);
     let wrong_name = json!([
+        {"role": "user", "parts": [{"text": "go"}]},
         {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
         {"role": "user", "parts": [{"functionResponse": {"name": "h", "response": {}}}]}
     ]);
     assert_eq!(
         rules(Format::Gemini, wrong_name),
-        vec![(ResultWithoutCall, 1), (MissingResult, 0)]
+        vec![(ResultWithoutCall, 2), (MissingResult, 1)]
     );
 }
 
@@ -518,11 +565,12 @@ fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
 }
 
 #[test]
-fn every_rule_is_refused_in_every_format_but_three_named_where_they_apply() {
+fn every_rule_is_refused_in_every_format_but_four_named_where_they_apply() {
     for (rule, texts) in wire::SOURCES {
         let named: Vec<bool> = texts.iter().map(Option::is_some).collect();
         let expected = match rule {
             DuplicateCallId | ResultsNotFirst => vec![false, true, false, false, false],
+            FunctionCallNotAfterUser => vec![false, false, true, false, false],
             EmptyToolCalls => vec![true, false, false, false, false],
             _ => vec![true; 5],
         };

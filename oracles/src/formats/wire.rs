@@ -4,9 +4,10 @@
 //! A rule is applied to a format only where that format's provider (or the library that sends
 //! it) is known to refuse the request: [`SOURCES`] names, per rule and format, the error text it
 //! answers with (or the path by which another provider's applies). Every rule but
-//! `duplicate-call-id`, `results-not-first` and `empty-tool-calls` has a source in every format
-//! (a test holds it to that), and `validate` applies those three only where their source is
-//! named. `docs/contracts.md`
+//! `duplicate-call-id`, `results-not-first`, `function-call-not-after-user` and
+//! `empty-tool-calls` has a source in every format (a test holds it to that), and `validate`
+//! applies those four only where their source is named. Gemini wants a turn with calls right
+//! after a user turn (or a function response turn), never first or after another model turn. `docs/contracts.md`
 //! shows the table as generated from it. When a Gemini response carries no `id`, it is paired with
 //! the first unanswered call of the same name in that turn (calls and responses are matched by name and order; our bridge always writes ids).
 //! Anthropic merges consecutive messages of one role into one turn and then judges turns, as
@@ -77,7 +78,7 @@ pub const SOURCE_FORMATS: [Format; 5] = [
 /// Per rule, what each format of [`SOURCE_FORMATS`] answers when the rule is broken: its error
 /// text (as users reported it, or as the library throws it), or how another's applies; `None`:
 /// no refusal is known, and the rule is not applied to that format.
-pub const SOURCES: [(WireRule, [Option<&str>; 5]); 7] = [
+pub const SOURCES: [(WireRule, [Option<&str>; 5]); 8] = [
     (
         WireRule::ResultWithoutCall,
         [
@@ -152,6 +153,18 @@ pub const SOURCES: [(WireRule, [Option<&str>; 5]); 7] = [
                 "the tool-use guide's formatting requirements: the `tool_result` blocks come first in the user message that answers the calls, any text after them, or the request is refused with a 400 (consecutive user messages are first merged into that one turn)",
             ),
             None,
+            None,
+            None,
+        ],
+    ),
+    (
+        WireRule::FunctionCallNotAfterUser,
+        [
+            None,
+            None,
+            Some(
+                "`Please ensure that function call turn comes immediately after a user turn or after a function response turn.` (a history that starts with a call too)",
+            ),
             None,
             None,
         ],
@@ -242,8 +255,8 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
     // Whether something other than a result came first in the current user turn.
     let mut other_first = false;
     for (message, entry) in view.iter().enumerate() {
-        let same_turn = merges && previous == Some(&entry.role);
-        previous = Some(&entry.role);
+        let before = previous.replace(&entry.role);
+        let same_turn = merges && before == Some(&entry.role);
         if !same_turn {
             other_first = false;
         }
@@ -326,6 +339,17 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
                     id: Some(id.clone()),
                 });
             }
+        }
+        if entry.role == Role::Assistant
+            && !entry.calls.is_empty()
+            && before != Some(&Role::User)
+            && applies(format, WireRule::FunctionCallNotAfterUser)
+        {
+            found.push(WireViolation {
+                rule: WireRule::FunctionCallNotAfterUser,
+                message,
+                id: entry.calls[0].id.clone(),
+            });
         }
         if !entry.calls.is_empty() {
             batch

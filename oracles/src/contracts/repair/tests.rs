@@ -568,6 +568,43 @@ fn a_call_of_a_pi_assistant_turn_that_pi_never_sends_is_no_call() {
     );
 }
 
+/// Gemini refuses a turn of calls that is first or follows another model turn: no repair's doing
+/// where the input has no user's message right before it (stray results there must go); made by
+/// dropping the user's message, charged.
+#[test]
+fn a_gemini_turn_of_calls_after_another_model_turn_is_excused_only_as_the_input_has_it() {
+    let user = |text: &str| json!({"role": "user", "parts": [{"text": text}]});
+    let said = json!({"role": "model", "parts": [{"text": "looking"}]});
+    let calls =
+        json!({"role": "model", "parts": [{"functionCall": {"id": "a", "name": "f", "args": {}}}]});
+    let answer = json!({"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f", "response": {}}}]});
+    let carried = json!([user("go"), said, calls, answer]);
+    assert_eq!(
+        wire_charges(Format::Gemini, carried.clone(), carried),
+        vec![false]
+    );
+    let steered = json!([user("go"), said, user("wait"), calls, answer]);
+    assert_eq!(
+        wire_charges(
+            Format::Gemini,
+            steered,
+            json!([user("go"), said, calls, answer])
+        ),
+        vec![true],
+        "the repair dropped the user's message before the calls"
+    );
+    let stray = json!({"role": "user", "parts": [{"functionResponse": {"id": "z", "name": "f", "response": {}}}]});
+    assert_eq!(
+        wire_charges(
+            Format::Gemini,
+            json!([stray, calls, answer]),
+            json!([calls, answer])
+        ),
+        vec![false],
+        "the stray result before the calls had to go"
+    );
+}
+
 fn idempotence(input: &Value, output: &Value, again: &Value) -> Vec<bool> {
     let run = RepairRun {
         format: Format::OpenAi,
