@@ -14,7 +14,7 @@
 //!   refuses it; a repair may leave the list out, [`KEEPS_OTHER_MESSAGES`], but need not touch a
 //!   message that is not a result), a Gemini turn of calls with no user turn before it where the
 //!   input has no user's message right before it either (stray results there must go, and a
-//!   repair adds only results). A missing result for a call whose id another message repeats
+//!   repair adds only results; for an id the input repeats, before any of its turns). A missing result for a call whose id another message repeats
 //!   is charged: a synthetic result right after it answers it.
 //! - [`KEEPS_OTHER_MESSAGES`]: a message is kept with its blank text filled in or left out, its
 //!   string content written as the one text part it stands for, or its empty `tool_calls` left
@@ -276,14 +276,18 @@ fn wire_violations<J: Json + Clone + PartialEq>(
     let calls = call_counts(input);
     let twice = called_twice_in_one_message(input, Cow::Borrowed);
     let id_less_call = input.iter().flat_map(|e| &e.calls).any(|c| c.id.is_none());
-    // Whether the input has a user's message (more than results) right before the call `id`'s
-    // turn: then the repair had no reason to take it away.
+    // Whether the input has a user's message (more than results) right before every turn that
+    // calls `id`: then the repair had no reason to take one away.
     let said_before = |id: &str| {
-        let at = input
+        input
             .iter()
-            .position(|e| e.calls.iter().any(|c| c.id.as_deref() == Some(id)))?;
-        let before = input.get(at.checked_sub(1)?)?;
-        Some(before.role == Role::User && before.rest.is_some())
+            .enumerate()
+            .filter(|(_, e)| e.calls.iter().any(|c| c.id.as_deref() == Some(id)))
+            .all(|(at, _)| {
+                at.checked_sub(1)
+                    .and_then(|before| input.get(before))
+                    .is_some_and(|before| before.role == Role::User && before.rest.is_some())
+            })
     };
     wire::validate(run.format, &run.format.view(run.output))
         .into_iter()
@@ -302,9 +306,7 @@ fn wire_violations<J: Json + Clone + PartialEq>(
             {
                 Cause::Unpreventable(CARRIED_EMPTY_CALL_LIST)
             } else if v.rule == WireRule::FunctionCallNotAfterUser
-                && v.id
-                    .as_deref()
-                    .is_some_and(|id| said_before(id) != Some(true))
+                && v.id.as_deref().is_some_and(|id| !said_before(id))
             {
                 Cause::Unpreventable(CALL_TURN_WITHOUT_A_USER_S_MESSAGE)
             } else if let Some(excuse) = excuse {

@@ -603,6 +603,12 @@ fn a_gemini_turn_of_calls_after_another_model_turn_is_excused_only_as_the_input_
         vec![false],
         "the stray result before the calls had to go"
     );
+    let again = json!([user("go"), calls, answer, said, calls]);
+    assert_eq!(
+        wire_charges(Format::Gemini, again.clone(), again),
+        vec![false, true],
+        "a repeated id: the turn after the model's is excused, its missing result is not"
+    );
 }
 
 fn idempotence(input: &Value, output: &Value, again: &Value) -> Vec<bool> {
