@@ -286,6 +286,15 @@ fn anthropic_judges_turns_of_merged_messages() {
     );
     assert_eq!(
         judged(vec![
+            two_calls.clone(),
+            user(json!([result("a"), text.clone()])),
+            user(json!([result("b")]))
+        ]),
+        vec![(ResultsNotFirst, 2)],
+        "the text after a result comes before the next message's"
+    );
+    assert_eq!(
+        judged(vec![
             assistant(json!([call("a")])),
             user(json!("wait")),
             assistant(json!("done")),
