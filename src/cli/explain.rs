@@ -5,7 +5,7 @@
 //! is bad input: one line naming the closest ids.
 
 use anyhow::{Result, bail};
-use ctxfuzz_oracles::formats::wire::{SOURCE_FORMATS, SOURCES};
+use ctxfuzz_oracles::formats::wire::{self, SOURCE_FORMATS};
 use ctxfuzz_oracles::wire::WireRule;
 
 use super::exit::ExitCode;
@@ -52,12 +52,8 @@ fn rule_text(rule: WireRule) -> String {
         "{rule}: {}\n  a provider rule: see {RULE_PAGES}\n",
         rule.description()
     );
-    let texts = SOURCES.iter().find(|(known, _)| *known == rule);
-    for (format, text) in texts
-        .into_iter()
-        .flat_map(|(_, texts)| SOURCE_FORMATS.iter().zip(texts))
-    {
-        if let Some(text) = text {
+    for format in SOURCE_FORMATS {
+        if let Some(text) = wire::source(format, rule) {
             out.push_str(&format!("  {format}: {text}\n"));
         }
     }
