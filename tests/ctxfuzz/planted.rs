@@ -80,6 +80,12 @@ fn planted_a_careful_repairer_is_charged_nothing() {
     charged_exactly("repair-careful", "repair", "openai", &[]);
 }
 
+/// A normaliser writes `""` where an assistant that only calls tools has `null`: no text either way.
+#[test]
+fn planted_a_careful_repairer_that_writes_an_empty_text_for_a_null_one_is_charged_nothing() {
+    charged_exactly("repair-careful-normalised", "repair", "openai", &[]);
+}
+
 /// Anthropic wants a call's results first in the user message after it: a careful repairer
 /// writes its synthetic results into the user's message there, its text then a part.
 #[test]

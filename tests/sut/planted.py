@@ -12,6 +12,8 @@ Repairers (OpenAI chat messages, `{"messages"}` in and out; synthetic results ca
   repair-drops-blank       ... and drops messages whose content is an empty string ("noise")
   repair-keeps-stray       ... but keeps a tool message that answers no call of its block
   repair-answers-late      ... but writes the synthetic results at the end of the transcript
+  repair-careful-normalised
+                           careful, and writes "" for a null content (as LangChain has it)
   repair-chatty            careful, but prints a progress line on stdout before answering a
                            transcript of more than four messages
 Repairers (pi messages):
@@ -90,6 +92,8 @@ def repair(messages):
             continue
         if program == "repair-drops-blank" and isinstance(message, dict) and message.get("content") == "":
             continue
+        if program == "repair-careful-normalised" and isinstance(message, dict) and "content" in message and message["content"] is None:
+            message = dict(message, content="")
         out.append(message)
         open_ids = call_ids(message)
         while i < len(messages) and is_result(messages[i]):

@@ -390,10 +390,7 @@ fn keeps<J: Json + PartialEq>(input: &J, output: &J) -> bool {
 /// write that message's text as a part.
 fn fills<J: Json + PartialEq>(blank: &J, filled: &J) -> bool {
     let (Some(blank), Some(filled)) = (Part::all(blank), Part::all(filled)) else {
-        return match (blank.view(), filled.view()) {
-            (View::String(blank), View::Null) => blank.trim().is_empty(),
-            _ => blank == filled,
-        };
+        return blank == filled;
     };
     // fills_from[j]: the parts of `blank` from the current one on become `filled[j..]`.
     let mut fills_from: Vec<bool> = (0..=filled.len()).map(|j| j == filled.len()).collect();
@@ -418,9 +415,12 @@ enum Part<'a, J> {
 }
 
 impl<'a, J: Json + PartialEq> Part<'a, J> {
-    /// The parts of a content that is a string or an array; `None` for anything else.
+    /// The parts of a content that is a string or an array, or `null`: no text, as a blank one
+    /// is (OpenAI's assistant that only calls tools has `null` where LangChain's has `""`, and a
+    /// normaliser may write either for the other); `None` for anything else.
     fn all(content: &'a J) -> Option<Vec<Self>> {
         match content.view() {
+            View::Null => Some(vec![Part::Text("")]),
             View::String(text) => Some(vec![Part::Text(text)]),
             View::Array(parts) => Some(parts.iter().map(Part::Of).collect()),
             _ => None,

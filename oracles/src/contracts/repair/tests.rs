@@ -107,7 +107,19 @@ fn blank_text_filled_in_is_kept_and_any_other_change_is_not() {
     ));
     assert!(kept(user(json!("")), user(Value::Null)));
     assert!(!kept(user(json!("x")), user(Value::Null)));
-    assert!(!kept(user(json!([part("")])), user(Value::Null)));
+    assert!(kept(user(json!([part("")])), user(Value::Null)));
+    assert!(!kept(user(json!([part("x")])), user(Value::Null)));
+    assert!(
+        kept(user(Value::Null), user(json!(""))),
+        "a null content is no text, as a blank one is"
+    );
+    assert!(kept(user(Value::Null), user(json!("[filled]"))));
+    assert!(kept(user(Value::Null), user(json!([]))));
+    assert!(!kept(user(Value::Null), user(json!(1))));
+    assert!(!kept(
+        user(Value::Null),
+        user(json!([{"type": "image", "text": ""}]))
+    ));
     assert!(!kept(user(json!(1)), user(json!(2))));
     assert!(!kept(
         user(json!([part("")])),
