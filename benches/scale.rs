@@ -81,7 +81,7 @@ fn check(text: &str, model: &JsValue<'_>) -> usize {
 
 fn swept(text: &str) -> usize {
     let path = Path::new("transcript.json");
-    let decided = decide(path, text, BarrierRule::Strict)
+    let decided = decide(path, text, BarrierRule::Strict, |_, _| {})
         .expect("the generator writes JSON")
         .expect("an array");
     write_protocol_line(std::io::sink(), &decided.kept(path, text), &decided.swept)

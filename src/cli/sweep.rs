@@ -5,6 +5,11 @@
 //! what was swept. With `--json`: exactly the external-program protocol line
 //! `{"messages":[...],"swept":[...]}` (docs/sweep.md#the-protocol-line).
 //!
+//! A transcript another program wrote (an OpenAI `tool` message, an Anthropic `tool_result`
+//! block, ...) is refused, naming the first message that tells its format: pi passes over what it
+//! does not know, so its results would never be swept, and "nothing swept" would be a clean bill
+//! for a file never judged.
+//!
 //! An array is read twice, one message at a time ([`crate::sweep::streamed`]), and a protocol
 //! request whole into `JsValue`s that borrow from the text: either way the kept messages come out
 //! as the file has them (fields in its order).
@@ -12,6 +17,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use ctxfuzz_oracles::formats::{self, Format};
 use serde::Serialize;
 
 use super::exit::ExitCode;
@@ -37,7 +43,16 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let text = io::read_text(&args.file)?;
-    let swept = match decide(&args.file, &text, args.rule)? {
+    let mut other_format = None;
+    let decided = decide(&args.file, &text, args.rule, |at, message| {
+        if other_format.is_none() {
+            other_format = formats::written_in(message).map(|written| (at, written));
+        }
+    })?;
+    if let Some((at, written)) = other_format {
+        return Err(io::other_format(&args.file, &text, at, written, Format::Pi));
+    }
+    let swept = match decided {
         Some(decided) => {
             write(&args, &decided.kept(&args.file, &text), &decided.swept)?;
             decided.swept
@@ -45,6 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => {
             let document = io::parse_json_borrowed(&args.file, &text)?;
             let messages = io::messages_of(&args.file, &document)?;
+            io::refuse_other_formats(&args.file, &text, messages, Format::Pi)?;
             let Swept { messages, swept } = sweep(messages, args.rule);
             write(&args, &messages, &swept)?;
             super::free_at_exit(messages);

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use anyhow::Result;
+use ctxfuzz_oracles::js_value::JsValue;
 use ctxfuzz_oracles::json_text::ItemStarts;
 
 use super::{BarrierRule, Sweeper, result_id};
@@ -25,8 +26,14 @@ pub struct Decided {
 }
 
 /// The first read: the sweep's decisions for the array in `text`, or `None` when the document is
-/// not an array (a protocol request, or an error [`io::messages_of`] names).
-pub fn decide(path: &Path, text: &str, rule: BarrierRule) -> Result<Option<Decided>> {
+/// not an array (a protocol request, or an error [`io::messages_of`] names). `read` is shown each
+/// message and its position as it is read (the command line looks for another format's).
+pub fn decide(
+    path: &Path,
+    text: &str,
+    rule: BarrierRule,
+    mut read: impl FnMut(usize, &JsValue),
+) -> Result<Option<Decided>> {
     let document = io::Document::new(path, text)?;
     let mut sweeper = Sweeper::new(rule);
     let (mut swept_at, mut swept) = (Vec::new(), Vec::new());
@@ -34,6 +41,7 @@ pub fn decide(path: &Path, text: &str, rule: BarrierRule) -> Result<Option<Decid
     let mut index = 0;
     let is_array = document.for_each_item(|message| {
         noted.note(&message);
+        read(index, &message);
         if !sweeper.keeps(&message) {
             swept_at.push(index);
             swept.push(result_id(&message));

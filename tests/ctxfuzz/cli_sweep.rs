@@ -126,6 +126,18 @@ fn bad_input_is_one_line_naming_the_file_and_position_with_exit_2() {
             "{\"messages\": 3}",
             ":1:1: `messages` is not a JSON array",
         ),
+        // Another program's transcript: pi passes over its results, so "nothing swept" would
+        // be a clean bill for a file never judged.
+        (
+            "openai.json",
+            "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"b\", \"content\": \"x\"}\n]",
+            ":3:3: message 1 is written in the openai format (a `tool` message or `tool_calls`), not as a pi message",
+        ),
+        (
+            "anthropic.json",
+            "{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", \"tool_use_id\": \"b\"}]}]}",
+            ":1:1: message 0 is written in the anthropic format",
+        ),
     ];
     for (name, text, expected) in cases {
         let file = write(dir.path(), name, text).display().to_string();
@@ -232,7 +244,7 @@ fn the_kept_messages_are_written_from_the_starts_the_sweep_noted() {
     let escaped = r#"[{"role":"user","content":"cut \ud83d"}]"#;
     let not_objects = r#"[{"role":"user","content":"go"}, 7]"#;
     for (text, noted) in [(&plain[..], true), (escaped, false), (not_objects, false)] {
-        let decided = streamed::decide(path, text, BarrierRule::Strict)
+        let decided = streamed::decide(path, text, BarrierRule::Strict, |_, _| {})
             .unwrap()
             .unwrap();
         assert_eq!(decided.kept(path, text).from.is_some(), noted, "{text}");
