@@ -357,8 +357,24 @@ fn gemini_refuses_a_call_turn_that_follows_no_user_turn() {
     );
     assert_eq!(
         judged(vec![user.clone(), said.clone(), calls("a"), answer("a")]),
-        vec![(FunctionCallNotAfterUser, 2, a)],
+        vec![(FunctionCallNotAfterUser, 2, a.clone())],
         "after another model turn"
+    );
+    let two_calls = json!({"role": "model", "parts": [
+        {"functionCall": {"id": "a", "name": "f", "args": {}}},
+        {"functionCall": {"id": "b", "name": "f", "args": {}}}
+    ]});
+    let both = json!({"role": "user", "parts": [
+        {"functionResponse": {"id": "a", "name": "f", "response": {}}},
+        {"functionResponse": {"id": "b", "name": "f", "response": {}}}
+    ]});
+    assert_eq!(
+        judged(vec![two_calls, both]),
+        vec![
+            (FunctionCallNotAfterUser, 0, a),
+            (FunctionCallNotAfterUser, 0, Some("b".to_string()))
+        ],
+        "one per call: a rewriter that drops the first leaves the second's as the input had it"
     );
     let chat = json!([
         {"role": "assistant", "content": "looking"},

@@ -345,11 +345,14 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
             && before != Some(&Role::User)
             && applies(format, WireRule::FunctionCallNotAfterUser)
         {
-            found.push(WireViolation {
+            // One per call, as `results-not-first` is one per result: the turn is refused for
+            // each of them, and a rewriter that drops the first call (the input's damage) leaves
+            // the others' as they were, not new.
+            found.extend(entry.calls.iter().map(|call| WireViolation {
                 rule: WireRule::FunctionCallNotAfterUser,
                 message,
-                id: entry.calls[0].id.clone(),
-            });
+                id: call.id.clone(),
+            }));
         }
         if !entry.calls.is_empty() {
             batch

@@ -104,6 +104,20 @@ fn only_wire_damage_the_pruning_creates_is_charged() {
         Vec::<Invariant>::new(),
         "the input's second result for a, no longer apart"
     );
+    // Gemini refuses a history that starts with calls, for every call of that turn: pruning the
+    // unanswered first one leaves the second's damage as the input had it.
+    let gemini_call = |id: &str| json!({"functionCall": {"id": id, "name": "f", "args": {}}});
+    let answer = json!({"role": "user", "parts": [{"functionResponse": {"id": "b", "name": "f", "response": {}}}]});
+    assert_eq!(
+        in_format(
+            Format::Gemini,
+            None,
+            json!([{"role": "model", "parts": [gemini_call("a"), gemini_call("b")]}, answer]),
+            json!([{"role": "model", "parts": [gemini_call("b")]}, answer])
+        ),
+        Vec::<Invariant>::new(),
+        "the input's call turn first in the history"
+    );
 }
 
 /// A chat completions pruner that removes an assistant's last call but leaves its `tool_calls` list
