@@ -130,7 +130,7 @@ fn bad_input_is_one_line_naming_the_file_and_position_with_exit_2() {
         // be a clean bill for a file never judged.
         (
             "openai.json",
-            "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"b\", \"content\": \"x\"}\n]",
+            "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"b\", \"content\": \"x\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"c\", \"content\": \"y\"}\n]",
             ":3:3: message 1 is written in the openai format (a `tool` message or `tool_calls`), not as a pi message",
         ),
         (
