@@ -95,9 +95,17 @@ fn compacted(text: &str) -> usize {
     let path = Path::new("transcript.json");
     let mut tracker = Tracker::default();
     let config = CompactionConfig::default();
-    let compacted = streamed::compact(path, text, None, &config, &Scripted::Digest, &mut tracker)
-        .expect("the generator writes JSON")
-        .expect("an array");
+    let compacted = streamed::compact(
+        path,
+        text,
+        None,
+        &config,
+        &Scripted::Digest,
+        &mut tracker,
+        |_, _, _| {},
+    )
+    .expect("the generator writes JSON")
+    .expect("an array");
     let messages = compacted.messages(path, text);
     let json = compacted
         .decision

@@ -1,9 +1,15 @@
 //! `ctxfuzz compact FILE`: apply the compaction once and print the new transcript and a report
 //! (boundary, what was summarised, sizes, what the token tracker saw).
+//!
+//! A transcript another program wrote (an Anthropic `tool_use` block, a Gemini `parts`, ...; or
+//! an OpenAI `tool` message in a pi transcript) is refused, naming the first message that tells its
+//! format: read as pi's or AutoBot's chat, its calls and results would be none, and the boundary
+//! could fall between them.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
+use ctxfuzz_oracles::formats::{self, Format};
 use ctxfuzz_oracles::js_value::JsValue;
 use serde::Serialize;
 use serde_json::Value;
@@ -53,6 +59,27 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
+/// The format a family's messages are written in: AutoBot's chat messages are OpenAI's (or its
+/// stored schema, which no other format's messages look like).
+fn format_of(family: Family) -> Format {
+    match family {
+        Family::Pi => Format::Pi,
+        Family::Chat => Format::OpenAi,
+    }
+}
+
+/// The format `message` was written in, and what tells it, when that is not `family`'s: the
+/// compaction would read another program's calls and results as none, and could cut between them.
+fn written_in_other_format(
+    family: Family,
+    message: &JsValue,
+) -> Option<((Format, &'static str), Format)> {
+    let format = format_of(family);
+    formats::written_in(message)
+        .filter(|&(written, _)| written != format)
+        .map(|written| (written, format))
+}
+
 fn parse_policy(text: &str) -> Result<Policy> {
     serde_json::from_value(Value::String(text.to_string()))
         .map_err(|_| anyhow::anyhow!("expected midpoint, autobot or cycle-safe"))
@@ -76,6 +103,7 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
         .take()
         .map_or(Scripted::Digest, Scripted::Fixed);
     let mut tracker = Tracker::default();
+    let mut other_format = None;
     match streamed::compact(
         &args.file,
         &text,
@@ -83,8 +111,16 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
         &config,
         &summariser,
         &mut tracker,
+        |family, at, message| {
+            if other_format.is_none() {
+                other_format = written_in_other_format(family, message).map(|w| (at, w));
+            }
+        },
     )? {
         Some(compacted) => {
+            if let Some((at, (written, format))) = other_format {
+                return Err(io::other_format(&args.file, &text, at, written, format));
+            }
             let messages = compacted.messages(&args.file, &text);
             print(
                 &args,
@@ -100,8 +136,10 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
         None => {
             let document = io::parse_json_borrowed(&args.file, &text)?;
             let messages = io::messages_of(&args.file, &document)?;
+            let family = args.format.unwrap_or_else(|| Family::detect(messages));
+            io::refuse_other_formats(&args.file, &text, messages, format_of(family))?;
             let compactor = Compactor {
-                family: args.format.unwrap_or_else(|| Family::detect(messages)),
+                family,
                 config: &config,
                 summariser: &summariser,
                 faults: Faults::default(),

@@ -29,7 +29,8 @@ pub struct Compacted<'t> {
 }
 
 /// Compacts the array in `text`, the file at `path`, as [`super::compact`] does; `None` when the
-/// document is not an array.
+/// document is not an array. `read` is shown the family and each message with its position as
+/// its facts are read, before anything is decided (the command line looks for another format's).
 pub fn compact<'t>(
     path: &Path,
     text: &'t str,
@@ -37,6 +38,7 @@ pub fn compact<'t>(
     config: &CompactionConfig,
     summariser: &dyn Summariser,
     tracker: &mut Tracker,
+    mut read: impl FnMut(Family, usize, &JsValue),
 ) -> Result<Option<Compacted<'t>>> {
     let document = io::Document::new(path, text)?;
     // The first read finds the family, unless it is given: it stops at the first pi message
@@ -67,11 +69,14 @@ pub fn compact<'t>(
     // there (see `NotedStarts`), the messages are passed over once more to note them.
     let mut facts = Reader::with_capacity(family, 0);
     let mut noted = document.noted_starts();
-    let read = document.for_each_item(|message| {
+    let mut at = 0;
+    let is_array = document.for_each_item(|message| {
         noted.note(&message);
+        read(family, at, &message);
+        at += 1;
         facts.read(&message, |part| io::lent_by(text, part));
     })?;
-    if !read {
+    if !is_array {
         return Ok(None);
     }
     let facts = facts.finish();

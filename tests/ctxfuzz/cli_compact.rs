@@ -164,6 +164,61 @@ fn a_document_that_is_no_transcript_is_a_clear_error() {
     }
 }
 
+/// Another program's transcript read as pi's or AutoBot's chat would have no calls and no
+/// results, and the boundary could fall between them: it is refused, nothing written, naming the
+/// first message that tells its format.
+#[test]
+fn a_transcript_in_another_format_is_refused_not_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = json!({"role": "user", "content": "hi"});
+    let anthropic = json!([
+        user,
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "x"}]}
+    ]);
+    let pi_with_a_tool_message = json!([
+        user,
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "f", "arguments": {}}],
+         "stopReason": "toolUse"},
+        {"role": "tool", "tool_call_id": "a", "content": "x"},
+        {"role": "tool", "tool_call_id": "a", "content": "y"}
+    ]);
+    let chat = "message 1 is written in the anthropic format (a `tool_use` or `tool_result` block), not in the openai format";
+    let pi = "message 2 is written in the openai format (a `tool` message or `tool_calls`), not as a pi message";
+    for (name, document, error) in [
+        (
+            "anthropic.json",
+            serde_json::to_string_pretty(&anthropic).unwrap(),
+            format!("anthropic.json:6:3: {chat}"),
+        ),
+        (
+            "request.json",
+            json!({"messages": anthropic}).to_string(),
+            format!("request.json:1:1: {chat}"),
+        ),
+        (
+            "pi.json",
+            serde_json::to_string_pretty(&pi_with_a_tool_message).unwrap(),
+            format!("pi.json:18:3: {pi}"),
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &document).unwrap();
+        let written = dir.path().join("out.json");
+        let out = ctxfuzz(&[
+            "compact",
+            path.to_str().unwrap(),
+            "-o",
+            written.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains(&error), "{stderr}");
+        assert!(out.stdout.is_empty() && !written.exists(), "{name}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), document);
+    }
+}
+
 #[test]
 fn an_unknown_variant_is_refused_with_the_known_ones_before_the_file_is_read() {
     let out = ctxfuzz(&["compact", "no-such-file.json", "--variant", "cycle-unsafe"]);

@@ -51,9 +51,17 @@ fn in_memory(
 fn streamed(text: &str, family: Option<Family>, config: &CompactionConfig) -> String {
     let path = Path::new(PATH);
     let mut tracker = Tracker::default();
-    let compacted = streamed::compact(path, text, family, config, &Scripted::Digest, &mut tracker)
-        .unwrap()
-        .expect("an array");
+    let compacted = streamed::compact(
+        path,
+        text,
+        family,
+        config,
+        &Scripted::Digest,
+        &mut tracker,
+        |_, _, _| {},
+    )
+    .unwrap()
+    .expect("an array");
     let messages = compacted.messages(path, text);
     let json = compacted
         .decision

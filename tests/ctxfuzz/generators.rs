@@ -5,12 +5,12 @@ use ctxfuzz_oracles::error::Named;
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use ctxfuzz::generators::{pi, seeded_bytes};
+use ctxfuzz::generators::{chat, pi, seeded_bytes};
 use ctxfuzz::harness::coverage;
 use ctxfuzz::sweep::{BarrierRule, sweep, swept_ids};
 use ctxfuzz::transcript::format_shapes::{FormatShape, format_shapes};
 use ctxfuzz::transcript::shapes::{Shape, shapes};
-use ctxfuzz_oracles::formats::Format;
+use ctxfuzz_oracles::formats::{Format, written_in};
 use ctxfuzz_oracles::invariants::sweep::{SweepRun, TwinRule, check};
 use ctxfuzz_oracles::js_value::{self, JsValue};
 use proptest::prelude::*;
@@ -280,4 +280,25 @@ fn ctxfuzz_shapes_prints_the_count_and_fails_on_a_shape_never_generated() {
     assert!(crate::common::stdout(&few).contains("NOT GENERATED: "));
     let unknown = crate::common::ctxfuzz(&["shapes", "--format", "xml"]);
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+/// `check`, `render`, `sweep` and `compact` refuse a file with a message another program wrote
+/// (`formats::written_in`): none of the generated transcripts they read may hold one, or a user
+/// who saved a generated case could not run the commands on it. A chat message may be OpenAI's
+/// (AutoBot's chat is its schema).
+#[test]
+fn no_generated_message_is_taken_for_another_program_s() {
+    for seed in 0..2_000 {
+        let bytes = seeded_bytes(seed, 4096);
+        let pi = values(&pi::transcript::<JsValue>(&mut Unstructured::new(&bytes)).unwrap());
+        let told = pi.iter().find_map(|m| written_in(m).map(|w| (m, w)));
+        assert_eq!(told, None, "pi, seed {seed}");
+        let chat = values(&chat::transcript::<JsValue>(&mut Unstructured::new(&bytes)).unwrap());
+        let told = chat.iter().find_map(|m| {
+            written_in(m)
+                .filter(|&(format, _)| format != Format::OpenAi)
+                .map(|w| (m, w))
+        });
+        assert_eq!(told, None, "chat, seed {seed}");
+    }
 }
