@@ -22,6 +22,10 @@ pub struct Args {
     /// DIR/<fuzz target>/<hash> (e.g. `--export-seeds fuzz/corpus`).
     #[arg(long, value_name = "DIR")]
     pub export_seeds: Option<PathBuf>,
+    /// Print what each case shows, as the fuzz run reported it: its verdict, each violation
+    /// with its evidence, and the diff of what the system under test made of the input.
+    #[arg(long, conflicts_with = "export_seeds")]
+    pub show: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -42,16 +46,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect::<Result<_>>()?;
     match args.export_seeds {
         Some(dir) => export_seeds(&cases, &dir),
-        None => judge(&cases),
+        None => judge(&cases, args.show),
     }
 }
 
-fn judge(cases: &[(PathBuf, CaseFile)]) -> Result<ExitCode> {
+fn judge(cases: &[(PathBuf, CaseFile)], show: bool) -> Result<ExitCode> {
     let (mut judged, mut mismatched) = (0, 0);
     for (file, case) in cases {
-        let mismatches = replay::replay(case).with_context(|| file.display().to_string())?;
+        let replayed = replay::replay(case, show).with_context(|| file.display().to_string())?;
         judged += case.verdicts.len();
-        for mismatch in &mismatches {
+        if show {
+            println!("{}: {}", file.display(), case.why);
+            print!("{}", replayed.shown);
+        }
+        for mismatch in &replayed.mismatches {
             mismatched += 1;
             println!(
                 "MISMATCH {} [{}]: {}",

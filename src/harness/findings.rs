@@ -241,14 +241,8 @@ impl Finding {
         indent(&mut text, &pretty(&self.input));
         match self.explanation(target) {
             Some(e) => {
-                let diff = TextDiff::from_lines(&e.expected, &e.actual);
                 let _ = writeln!(text, "  diff:");
-                let unified = diff
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&e.expected_label, &e.actual_label)
-                    .to_string();
-                indent(&mut text, &unified);
+                indent(&mut text, &e.diff());
             }
             None if FaultKind::of(&self.violation).is_some() => {
                 let _ = writeln!(

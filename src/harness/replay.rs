@@ -7,6 +7,9 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use similar::TextDiff;
 
+use ctxfuzz_oracles::invariants::Judgement;
+
+use super::target::DynTarget;
 use super::{findings, targets};
 use crate::transcript::case::CaseFile;
 
@@ -18,49 +21,54 @@ pub struct Mismatch {
     pub diff: String,
 }
 
-/// Judges `case` against each variant of its verdicts (and its pinned output, if any).
-pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
-    let mut mismatches = Vec::new();
+/// A case replayed: its mismatches, and (when asked) what each variant made of it.
+#[derive(Debug, Default)]
+pub struct Replayed {
+    pub mismatches: Vec<Mismatch>,
+    /// Per variant, its verdict, each violation with its evidence, and the diff that explains
+    /// them (the fuzz run's report of the finding): what `replay --show` prints.
+    pub shown: String,
+}
+
+/// Judges `case` against each variant of its verdicts (and its pinned output, if any); with
+/// `show`, also says what each variant made of it, mismatched or not.
+pub fn replay(case: &CaseFile, show: bool) -> Result<Replayed> {
+    let mut replayed = Replayed::default();
     for (variant, expected) in &case.verdicts {
         let target = targets::for_case(case, Some(variant))
             .with_context(|| format!("variant `{variant}`"))?;
         let actual = target.judge_caught(&case.input);
-        if &actual.verdict() != expected {
-            let mut detail = diff(
-                "expected verdict",
-                &lines(expected),
-                "actual verdict",
-                &lines(&actual.verdict()),
-            );
-            if let ctxfuzz_oracles::invariants::Judgement::Fail(violations) = &actual {
-                // The evidence too: a program that crashed shows its stderr's tail there (a
-                // program moved since the case was written: "can't open file").
-                for v in violations {
-                    detail.push_str(&format!(
-                        "  {}: {}\n    evidence: {}\n",
-                        v.invariant,
-                        v.summary,
-                        findings::evidence_json(v)
-                    ));
-                }
+        let mismatched = &actual.verdict() != expected;
+        if mismatched || show {
+            let detail = judgement(&*target, &case.input, &actual);
+            if show {
+                let verdict = actual.verdict();
+                let verdict = if verdict.is_empty() {
+                    "passes".to_string()
+                } else {
+                    verdict.join(", ")
+                };
+                replayed
+                    .shown
+                    .push_str(&format!("[{variant}] {verdict}\n{detail}"));
             }
-            if let Some(e) = target.explain(&case.input) {
-                detail.push_str(&diff(
-                    &e.expected_label,
-                    &e.expected,
-                    &e.actual_label,
-                    &e.actual,
-                ));
+            if mismatched {
+                let verdicts = diff(
+                    "expected verdict",
+                    &lines(expected),
+                    "actual verdict",
+                    &lines(&actual.verdict()),
+                );
+                replayed.mismatches.push(Mismatch {
+                    variant: variant.clone(),
+                    diff: verdicts + &detail,
+                });
             }
-            mismatches.push(Mismatch {
-                variant: variant.clone(),
-                diff: detail,
-            });
         }
         if let Some(pinned) = &case.output {
             let output = target.output(&case.input);
             if &output != pinned {
-                mismatches.push(Mismatch {
+                replayed.mismatches.push(Mismatch {
                     variant: variant.clone(),
                     diff: diff(
                         "expected output",
@@ -72,7 +80,33 @@ pub fn replay(case: &CaseFile) -> Result<Vec<Mismatch>> {
             }
         }
     }
-    Ok(mismatches)
+    Ok(replayed)
+}
+
+/// Each violation of `actual` with its evidence (a program that crashed shows its stderr's tail
+/// there: "can't open file" when it moved since the case was written), then the diff that
+/// explains the judgement, or the output where the target has none.
+fn judgement(target: &dyn DynTarget, input: &Value, actual: &Judgement) -> String {
+    let mut detail = String::new();
+    if let Judgement::Fail(violations) = actual {
+        for v in violations {
+            detail.push_str(&format!(
+                "  {}: {}\n    evidence: {}\n",
+                v.invariant,
+                v.summary,
+                findings::evidence_json(v)
+            ));
+        }
+    }
+    let (label, shown) = match target.explain(input) {
+        Some(e) => ("diff", e.diff()),
+        None => ("output", pretty(&target.output(input))),
+    };
+    detail.push_str(&format!("  {label}:\n"));
+    for line in shown.lines() {
+        detail.push_str(&format!("    {line}\n"));
+    }
+    detail
 }
 
 /// The subdirectories of a corpus root named after a registered target (sorted), and the names

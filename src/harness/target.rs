@@ -312,6 +312,23 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// The unified diff of the two renderings (three lines of context), or, where they are the
+    /// same (a program that answered its input unchanged), a line that says so instead of an
+    /// empty diff.
+    pub fn diff(&self) -> String {
+        if self.expected == self.actual {
+            return format!(
+                "{}: no line differs from {}\n",
+                self.actual_label, self.expected_label
+            );
+        }
+        similar::TextDiff::from_lines(&self.expected, &self.actual)
+            .unified_diff()
+            .context_radius(3)
+            .header(&self.expected_label, &self.actual_label)
+            .to_string()
+    }
+
     /// `value` as an explanation shows JSON: pretty-printed, every object's keys sorted (through a
     /// `Value`, as the explanations have always shown them), with a final newline.
     pub fn json_text(value: &impl Serialize) -> String {

@@ -28,8 +28,9 @@ fn every_case_in_the_corpus_replays_with_its_recorded_verdicts() {
     let mut report = String::new();
     for file in &files {
         let case = CaseFile::read(file).unwrap_or_else(|e| panic!("{e:#}"));
-        let mismatches =
-            replay::replay(&case).unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+        let mismatches = replay::replay(&case, false)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()))
+            .mismatches;
         for mismatch in mismatches {
             report.push_str(&format!(
                 "\n{} [{}] ({})\n{}",
@@ -60,7 +61,7 @@ fn a_wrong_verdict_is_reported_with_a_diff() {
     let mut case = CaseFile::read(&file).unwrap();
     let strict = case.verdicts.get_mut("strict").unwrap();
     strict.push("no-orphan-result".to_string());
-    let mismatches = replay::replay(&case).unwrap();
+    let mismatches = replay::replay(&case, false).unwrap().mismatches;
     assert_eq!(mismatches.len(), 1);
     assert_eq!(mismatches[0].variant, "strict");
     assert!(
@@ -68,6 +69,39 @@ fn a_wrong_verdict_is_reported_with_a_diff() {
         "{}",
         mismatches[0].diff
     );
+}
+
+/// `replay --show` says what a case shows without a mismatch to prompt it: per variant, its
+/// verdict, each violation with its evidence, and the diff that explains them.
+#[test]
+fn a_case_replayed_with_show_shows_each_variant_s_violations_and_diff() {
+    let file = corpus().join("sweep").join("gh11-custom.json");
+    let out = crate::common::ctxfuzz(&["replay", "--show", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = crate::common::stdout(&out);
+    let case = CaseFile::read(&file).unwrap();
+    assert!(
+        text.starts_with(&format!("{}: {}\n", file.display(), case.why)),
+        "{text}"
+    );
+    for (variant, verdict) in &case.verdicts {
+        let shown = if verdict.is_empty() {
+            "passes".to_string()
+        } else {
+            verdict.join(", ")
+        };
+        assert!(
+            text.contains(&format!("\n[{variant}] {shown}\n")),
+            "{variant}: {text}"
+        );
+    }
+    let none = &text[text.find("\n[none] ").unwrap()..];
+    assert!(none.contains("\n  no-duplicate-tool-use-id: "), "{none}");
+    assert!(none.contains("\n    evidence: {"), "{none}");
+    assert!(none.contains("\n  diff:\n    --- "), "{none}");
+    assert!(text.ends_with("0 mismatch(es)\n"), "{text}");
+    let quiet = crate::common::ctxfuzz(&["replay", file.to_str().unwrap()]);
+    assert!(!crate::common::stdout(&quiet).contains("[none]"));
 }
 
 /// A file that is no case file is an error naming the file, and the line and column where its

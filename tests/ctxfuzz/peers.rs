@@ -761,8 +761,9 @@ fn peers_kept_findings_replay_through_the_installed_packages() {
     std::thread::scope(|scope| {
         for (file, case) in &cases {
             scope.spawn(move || {
-                let mismatches = ctxfuzz::harness::replay::replay(case)
-                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+                let mismatches = ctxfuzz::harness::replay::replay(case, false)
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()))
+                    .mismatches;
                 let diffs: Vec<&str> = mismatches.iter().map(|m| m.diff.as_str()).collect();
                 assert!(
                     diffs.is_empty(),

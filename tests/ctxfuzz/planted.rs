@@ -65,12 +65,23 @@ fn charged_exactly_in(program: &str, contract: &str, format: &str, expected: &[&
             continue;
         };
         assert!(Path::new(case).is_file(), "{program}: {case}");
-        let replay = ctxfuzz(&["replay", case]);
+        let replay = ctxfuzz(&["replay", "--show", case]);
         assert!(
             replay.status.success(),
             "{program}: {case} does not replay to its verdict:\n{}{}",
             stdout(&replay),
             String::from_utf8_lossy(&replay.stderr)
+        );
+        // What a maintainer is sent: the case shows the defect, the program's answer beside
+        // the input it was given.
+        let shown = stdout(&replay);
+        let invariant = finding["invariant"].as_str().unwrap();
+        assert!(
+            shown.contains(&format!("\n[{contract}:{format}] "))
+                && shown.contains(&format!("\n  {invariant}: "))
+                && (shown.contains("\n  diff:\n    ") && shown.contains("the program's ")
+                    || invariant.starts_with("sut-")),
+            "{program}: {case} shows:\n{shown}"
         );
     }
 }
