@@ -179,7 +179,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for id in &ids {
         if !args.json {
-            println!("fuzzing peer {id} for {}s, seed {seed}", args.time);
+            let budget = args
+                .runs
+                .map_or_else(|| format!("{}s", args.time), |runs| format!("{runs} runs"));
+            println!("fuzzing peer {id} for {budget}, seed {seed}");
         }
         let row = match fuzz_peer(&args, id, seed, &out.join(id)) {
             Ok(row) => row,

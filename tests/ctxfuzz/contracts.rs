@@ -341,6 +341,33 @@ fn contracts_peers_prints_one_row_per_peer_and_passes_a_correct_one() {
     );
 }
 
+/// The line each peer's run starts with names the budget it runs on: the cases given, else the
+/// seconds.
+#[test]
+fn contracts_peers_says_how_long_each_peer_is_fuzzed() {
+    let dir = peers_dir("reference", "repair", &program("repair.py", ""), None);
+    let started = |budget: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_ctxfuzz"))
+            .args(["peers", "--seed", "4", "--jobs", "1", "--peers"])
+            .arg(dir.path())
+            .arg("--out")
+            .arg(dir.path().join("findings"))
+            .args(budget)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        stdout.lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        started(&["--runs", "20"]),
+        "fuzzing peer reference for 20 runs, seed 4"
+    );
+    assert_eq!(
+        started(&["--time", "0.5"]),
+        "fuzzing peer reference for 0.5s, seed 4"
+    );
+}
+
 #[test]
 fn contracts_peers_knows_findings_by_fingerprint_and_reports_stale_baseline_cases() {
     let command = program("repair.py", "--bug drops-steering");
