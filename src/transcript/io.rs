@@ -373,15 +373,14 @@ pub fn other_format(
         .map_or((1, 1), |start| {
             line_column(&text.as_bytes()[..start.offset])
         });
-    let why = match format {
-        Format::Pi => "as a pi message: pi passes over what it does not know, so nothing of it \
-                       would be judged"
-            .to_string(),
+    let expected = match format {
+        Format::Pi => "as a pi message".to_string(),
         other => format!("in the {other} format"),
     };
     anyhow!(
-        "{}:{line}:{column}: message {at} is written in the {written} format ({mark}), not {why} \
-         (`ctxfuzz check --format {written}` judges it by that provider's rules)",
+        "{}:{line}:{column}: message {at} is written in the {written} format ({mark}), not \
+         {expected}: read as one, its calls and results would be none (`ctxfuzz check --format \
+         {written}` judges it by that provider's rules)",
         path.display()
     )
 }

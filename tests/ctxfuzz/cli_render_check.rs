@@ -677,7 +677,7 @@ fn check_judges_a_transcript_in_another_format_by_its_provider_s_rules() {
     assert_eq!(elsewhere.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&elsewhere.stderr).contains(
-            "message 0 is written in the openai format (a `tool` message or `tool_calls`), not in the gemini format (`ctxfuzz check --format openai`"
+            "message 0 is written in the openai format (a `tool` message or `tool_calls`), not in the gemini format: read as one, its calls and results would be none (`ctxfuzz check --format openai`"
         ),
         "{}",
         String::from_utf8_lossy(&elsewhere.stderr)
