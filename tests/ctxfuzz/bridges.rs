@@ -49,16 +49,18 @@ struct Tally {
 
 /// Which result answers which call, as the provider rules read `view`: every rule broken, with
 /// the call id concerned, in order (message indices differ between formats that group results
-/// differently, so they are left out; a call id repeated among the calls, and a turn of calls
-/// where Gemini wants a user turn before it, are rules of one provider, not pairings, so they are
-/// left out too).
+/// differently, so they are left out; a call id repeated among the calls, a turn of calls where
+/// Gemini wants a user turn before it, and an empty message Anthropic refuses, are rules of one
+/// provider, not pairings, so they are left out too).
 fn pairing<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<(WireRule, Option<String>)> {
     wire::validate(format, view)
         .into_iter()
         .filter(|v| {
             !matches!(
                 v.rule,
-                WireRule::DuplicateCallId | WireRule::FunctionCallNotAfterUser
+                WireRule::DuplicateCallId
+                    | WireRule::FunctionCallNotAfterUser
+                    | WireRule::EmptyContent
             )
         })
         .map(|v| (v.rule, v.id))

@@ -122,6 +122,19 @@ fn planted_an_anthropic_repairer_that_writes_results_after_the_user_s_text_leave
     );
 }
 
+/// Anthropic refuses an empty message: a repairer that takes the stray results out of a user
+/// message and keeps what is left of it, nothing, leaves the request invalid (and the message
+/// changed, where a message of results only may go).
+#[test]
+fn planted_an_anthropic_repairer_that_keeps_a_message_it_emptied_leaves_the_request_invalid() {
+    charged_exactly(
+        "repair-anthropic-keeps-emptied",
+        "repair",
+        "anthropic",
+        &["repair-keeps-other-messages", "repair-wire-valid"],
+    );
+}
+
 #[test]
 fn planted_a_repairer_that_drops_blank_messages_loses_them() {
     charged_exactly(

@@ -27,6 +27,8 @@ Repairers (Anthropic messages):
                            call left unanswered; drops results anywhere else
   repair-anthropic-results-last
                            careful, but writes the results after the user's text in its message
+  repair-anthropic-keeps-emptied
+                           careful, but keeps a user message whose results it dropped, empty
 Cut finders (OpenAI chat messages, `{"messages", "target"}` in, `{"boundary"}` out):
   cut-careful              the latest index at or before the target (else after it) that does not
                            start with a tool message; 0 only when there is none
@@ -126,7 +128,7 @@ def anthropic_repair(messages):
         i += 1
         if role(message) == "user" and any(is_result(b) for b in blocks(message)):
             rest = [b for b in blocks(message) if not is_result(b)]  # answers no call in place
-            if rest:
+            if rest or program == "repair-anthropic-keeps-emptied":
                 out.append(dict(message, content=rest))
             continue
         out.append(message)
@@ -232,7 +234,7 @@ for line in sys.stdin:
         answer = {"messages": prune(request["messages"])}
     elif program.startswith("trim-"):
         answer = {"messages": trim(request["messages"])}
-    elif program in ("repair-careful-anthropic", "repair-anthropic-results-last"):
+    elif program in ("repair-careful-anthropic", "repair-anthropic-results-last", "repair-anthropic-keeps-emptied"):
         answer = {"messages": anthropic_repair(request["messages"])}
     else:
         if program == "repair-chatty" and len(request["messages"]) > 4:

@@ -91,9 +91,22 @@ impl Removal {
             Some(id) => Damage::Call(id.clone()),
             None => Damage::Rule(v.rule),
         };
-        let before: HashSet<Damage> = wire::validate(format, &view).iter().map(damaged).collect();
+        let broken = wire::validate(format, &view);
+        let before: HashSet<Damage> = broken.iter().map(damaged).collect();
+        // An empty message is damage of that message: one the input has empty may stay, one the
+        // pruning emptied (and kept) is new.
+        let empty_before: Vec<&J> = broken
+            .iter()
+            .filter(|v| v.rule == WireRule::EmptyContent)
+            .map(|v| &input[v.message])
+            .collect();
         for v in wire::validate(format, &format.view(output)) {
-            if before.contains(&damaged(&v)) {
+            let had = if v.rule == WireRule::EmptyContent {
+                empty_before.contains(&&output[v.message])
+            } else {
+                before.contains(&damaged(&v))
+            };
+            if had {
                 continue;
             }
             found.push(Violation::charged(

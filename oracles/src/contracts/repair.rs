@@ -212,6 +212,10 @@ fn repeated_id_excuse(rule: WireRule, calls: usize, twice: bool) -> Option<&'sta
 const CARRIED_EMPTY_CALL_LIST: &str = "the input has this message with its empty `tool_calls`: a \
     repair may leave the list out, but need not change a message that is not a result";
 
+/// Why an empty message (Anthropic refuses it) the input has as it is, is no repair's doing.
+const CARRIED_EMPTY_MESSAGE: &str = "the input has this message empty: a repair may fill in its \
+    blank text, but need not change a message that is not a result";
+
 /// Why a turn of calls with no user turn before it (Gemini refuses it) is no repair's doing when
 /// the input has no user's message right before it either: only results, which a repair may have
 /// to drop, or another model turn, or nothing.
@@ -305,6 +309,9 @@ fn wire_violations<J: Json + Clone + PartialEq>(
                 && run.input.contains(&run.output[v.message])
             {
                 Cause::Unpreventable(CARRIED_EMPTY_CALL_LIST)
+            } else if v.rule == WireRule::EmptyContent && run.input.contains(&run.output[v.message])
+            {
+                Cause::Unpreventable(CARRIED_EMPTY_MESSAGE)
             } else if v.rule == WireRule::FunctionCallNotAfterUser
                 && v.id.as_deref().is_some_and(|id| !said_before(id))
             {

@@ -4,8 +4,8 @@ use super::wire;
 use super::*;
 use crate::js_value::{self, JsValue};
 use crate::wire::WireRule::{
-    self, DuplicateCallId, DuplicateResult, EmptyToolCalls, FunctionCallNotAfterUser, InvalidRole,
-    MissingResult, ResultWithoutCall, ResultsNotFirst,
+    self, DuplicateCallId, DuplicateResult, EmptyContent, EmptyToolCalls, FunctionCallNotAfterUser,
+    InvalidRole, MissingResult, ResultWithoutCall, ResultsNotFirst,
 };
 
 /// user, assistant (text + two calls), both results, a closing user message.
@@ -282,7 +282,8 @@ fn anthropic_judges_turns_of_merged_messages() {
             user(json!([])),
             user(json!([result("a")]))
         ]),
-        vec![]
+        vec![(EmptyContent, 1)],
+        "an empty message puts nothing before the results, but is refused itself"
     );
     assert_eq!(
         judged(vec![
@@ -590,13 +591,14 @@ fn a_format_and_a_reason_it_cannot_express_have_stable_names() {
 }
 
 #[test]
-fn every_rule_is_refused_in_every_format_but_four_named_where_they_apply() {
+fn every_rule_is_refused_in_every_format_but_one_provider_s_own_named_where_they_apply() {
     for (rule, texts) in wire::SOURCES {
         let named: Vec<bool> = texts.iter().map(Option::is_some).collect();
         let expected = match rule {
             DuplicateCallId | ResultsNotFirst => vec![false, true, false, false, false],
             FunctionCallNotAfterUser => vec![false, false, true, false, false],
             EmptyToolCalls => vec![true, false, false, false, false],
+            EmptyContent => vec![false, true, false, false, false],
             _ => vec![true; 5],
         };
         assert_eq!(named, expected, "{rule}");
@@ -645,6 +647,15 @@ fn a_wire_violation_reads_as_its_rule_message_and_call() {
         ..with_id
     };
     assert_eq!(without.summary(), "missing-result: message 3 (call -)");
+    let empty = wire::WireViolation {
+        rule: EmptyContent,
+        ..without.clone()
+    };
+    assert_eq!(
+        empty.summary(),
+        "empty-content: message 3",
+        "a rule of a message names no call"
+    );
     assert_eq!(
         json!(without.evidence()),
         json!({"rule": "missing-result", "message": 3, "call_id": null})
@@ -680,6 +691,46 @@ fn an_empty_tool_calls_list_is_refused_in_chat_completions_alone() {
         rules(
             Format::LangChain,
             json!([{"type": "human", "content": "go"}, {"type": "ai", "content": "ok", "tool_calls": []}])
+        ),
+        vec![]
+    );
+}
+
+/// Anthropic refuses a message whose content is empty, but for a final assistant message (a
+/// prefill); a message that is only results is not empty, and no other format's provider is
+/// known to refuse an empty content.
+#[test]
+fn an_empty_message_is_refused_by_anthropic_alone_but_for_a_final_assistant_one() {
+    let call = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]});
+    let answer = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": ""}]});
+    assert_eq!(
+        rules(
+            Format::Anthropic,
+            json!([
+                {"role": "user", "content": ""},
+                {"role": "assistant", "content": []},
+                {"role": "user", "content": " "},
+                call,
+                answer,
+                {"role": "assistant"},
+                {"role": "user", "content": "go on"},
+                {"role": "assistant", "content": []}
+            ])
+        ),
+        vec![(EmptyContent, 0), (EmptyContent, 1)]
+    );
+    assert_eq!(
+        rules(
+            Format::Anthropic,
+            json!([{"role": "user", "content": "go"}, {"role": "assistant", "content": ""}])
+        ),
+        vec![],
+        "a final assistant message may be empty"
+    );
+    assert_eq!(
+        rules(
+            Format::OpenAi,
+            json!([{"role": "user", "content": ""}, {"role": "assistant", "content": ""}, {"role": "user", "content": "x"}])
         ),
         vec![]
     );

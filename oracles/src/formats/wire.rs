@@ -4,9 +4,9 @@
 //! A rule is applied to a format only where that format's provider (or the library that sends
 //! it) is known to refuse the request: [`SOURCES`] names, per rule and format, the error text it
 //! answers with (or the path by which another provider's applies). Every rule but
-//! `duplicate-call-id`, `results-not-first`, `function-call-not-after-user` and
-//! `empty-tool-calls` has a source in every format (a test holds it to that), and `validate`
-//! applies those four only where their source is named. Gemini wants a turn with calls right
+//! `duplicate-call-id`, `results-not-first`, `function-call-not-after-user`, `empty-tool-calls`
+//! and `empty-content` has a source in every format (a test holds it to that), and `validate`
+//! applies those five only where their source is named. Gemini wants a turn with calls right
 //! after a user turn (or a function response turn), never first or after another model turn. `docs/contracts.md`
 //! shows the table as generated from it. When a Gemini response carries no `id`, it is paired with
 //! the first unanswered call of the same name in that turn (calls and responses are matched by name and order; our bridge always writes ids).
@@ -17,7 +17,9 @@
 //! error names two `tool` messages, which is `duplicate-result`). `empty-tool-calls` is OpenAI's
 //! alone: the other formats hold calls in their content, and LangChain's `tool_calls: []` (an AI
 //! message's default) is left out by `langchain-openai`, which writes `tool_calls` only for a
-//! message that has some.
+//! message that has some. `empty-content` is Anthropic's: a message whose content is `[]` or `""`
+//! is refused, but for a final assistant message (a prefill); each message is judged as it
+//! stands (the error names its index in the request), and one that is only results is not empty.
 
 use foldhash::{HashSet, HashSetExt};
 use serde::Serialize;
@@ -40,12 +42,19 @@ pub struct WireViolation {
 impl WireViolation {
     /// How a finding names it: `missing-result: message 3 (call c1)`.
     pub fn summary(&self) -> String {
-        format!(
-            "{}: message {} (call {})",
+        let about_a_message = matches!(
             self.rule,
-            self.message,
-            self.id.as_deref().unwrap_or("-")
-        )
+            WireRule::InvalidRole | WireRule::EmptyToolCalls | WireRule::EmptyContent
+        );
+        match self.id.as_deref() {
+            None if about_a_message => format!("{}: message {}", self.rule, self.message),
+            id => format!(
+                "{}: message {} (call {})",
+                self.rule,
+                self.message,
+                id.unwrap_or("-")
+            ),
+        }
     }
 
     /// A finding's evidence of it: the rule, the message and the call id.
@@ -78,7 +87,7 @@ pub const SOURCE_FORMATS: [Format; 5] = [
 /// Per rule, what each format of [`SOURCE_FORMATS`] answers when the rule is broken: its error
 /// text (as users reported it, or as the library throws it), or how another's applies; `None`:
 /// no refusal is known, and the rule is not applied to that format.
-pub const SOURCES: [(WireRule, [Option<&str>; 5]); 8] = [
+pub const SOURCES: [(WireRule, [Option<&str>; 5]); 9] = [
     (
         WireRule::ResultWithoutCall,
         [
@@ -181,6 +190,18 @@ pub const SOURCES: [(WireRule, [Option<&str>; 5]); 8] = [
             None,
         ],
     ),
+    (
+        WireRule::EmptyContent,
+        [
+            None,
+            Some(
+                "`messages.N: all messages must have non-empty content except for the optional final assistant message`",
+            ),
+            None,
+            None,
+            None,
+        ],
+    ),
 ];
 
 /// Whether [`SOURCES`] knows `format`'s provider to refuse a request that breaks `rule`.
@@ -263,6 +284,18 @@ pub fn validate<J: Json + Clone>(format: Format, view: &[Entry<J>]) -> Vec<WireV
         if let Role::Other(_) = entry.role {
             found.push(WireViolation {
                 rule: WireRule::InvalidRole,
+                message,
+                id: None,
+            });
+        }
+        let final_assistant = entry.role == Role::Assistant && message + 1 == view.len();
+        if entry.results.is_empty()
+            && !final_assistant
+            && entry.rest.as_deref().is_some_and(has_empty_content)
+            && applies(format, WireRule::EmptyContent)
+        {
+            found.push(WireViolation {
+                rule: WireRule::EmptyContent,
                 message,
                 id: None,
             });
@@ -375,6 +408,16 @@ fn holds_content<J: Json>(rest: &J) -> bool {
     match rest.member("content").map(Json::view) {
         Some(View::String(_)) => true,
         Some(View::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether `message`'s content is there and empty: `[]` or `""` (a message without one is
+/// refused for the missing field, another error).
+fn has_empty_content<J: Json>(message: &J) -> bool {
+    match message.member("content").map(Json::view) {
+        Some(View::String(text)) => text.is_empty(),
+        Some(View::Array(parts)) => parts.is_empty(),
         _ => false,
     }
 }

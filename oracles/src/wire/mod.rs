@@ -91,6 +91,8 @@ pub enum WireRule {
     DuplicateCallId,
     /// An assistant message whose `tool_calls` is an empty list (OpenAI's `empty_array`).
     EmptyToolCalls,
+    /// A message whose content is empty (`[]` or `""`), other than a final assistant message.
+    EmptyContent,
 }
 
 /// A rule an entry of a body's list breaks: a message of Chat Completions' `messages`
@@ -181,6 +183,7 @@ mod tests {
                 "result-without-call",
                 "duplicate-call-id",
                 "empty-tool-calls",
+                "empty-content",
             ]
         );
         for rule in WireRule::iter() {

@@ -399,3 +399,44 @@ fn one_marked_notice_may_be_added_and_hides_no_loss() {
         "the notice of an earlier pruning is an input message"
     );
 }
+
+/// Anthropic refuses an empty message but for a final assistant one: a pruner that empties a
+/// message and keeps it damages the request; an empty message the input has may stay.
+#[test]
+fn a_message_the_pruning_emptied_and_kept_is_new_damage_where_anthropic_refuses_it() {
+    let user = |content: Value| json!({"role": "user", "content": content});
+    let assistant = |content: Value| json!({"role": "assistant", "content": content});
+    let call = json!({"type": "tool_use", "id": "a", "name": "f", "input": {}});
+    let answer = json!({"type": "tool_result", "tool_use_id": "a", "content": "1"});
+    let input = json!([
+        user(json!("go")),
+        assistant(json!([{"type": "thinking", "thinking": "hm", "signature": "s"}, call])),
+        user(json!([answer])),
+        assistant(json!("done")),
+        user(json!("")),
+        assistant(json!([]))
+    ]);
+    let judged = |output: Value| in_format(Format::Anthropic, None, input.clone(), output);
+    assert_eq!(
+        judged(json!([
+            user(json!("go")),
+            assistant(json!([])),
+            user(json!([])),
+            assistant(json!("done")),
+            user(json!("")),
+            assistant(json!([]))
+        ])),
+        vec![NO_NEW_WIRE_DAMAGE, NO_NEW_WIRE_DAMAGE],
+        "both messages emptied and kept"
+    );
+    assert_eq!(
+        judged(json!([
+            user(json!("go")),
+            assistant(json!("done")),
+            user(json!("")),
+            assistant(json!([]))
+        ])),
+        Vec::<Invariant>::new(),
+        "the emptied ones left out; the input's empty user message and final assistant kept"
+    );
+}

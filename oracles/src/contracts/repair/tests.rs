@@ -748,3 +748,56 @@ fn a_real_result_replaced_by_an_unmarked_synthetic_one_breaks_three_promises() {
         ]
     );
 }
+
+/// Anthropic refuses an empty message: one the input has as it is is no repair's doing; one the
+/// repair left empty, by taking its stray results out and keeping it, is charged.
+#[test]
+fn an_empty_message_is_charged_only_where_the_repair_left_it_empty() {
+    let user = |content: Value| json!({"role": "user", "content": content});
+    let said = json!({"role": "assistant", "content": "ok"});
+    let stray = json!([{"type": "tool_result", "tool_use_id": "z", "content": "1"}]);
+    assert_eq!(
+        wire_charges(
+            Format::Anthropic,
+            json!([user(json!("")), said, user(json!("more"))]),
+            json!([user(json!("")), said, user(json!("more"))])
+        ),
+        vec![false],
+        "carried as the input has it"
+    );
+    assert_eq!(
+        wire_charges(
+            Format::Anthropic,
+            json!([
+                user(json!("go")),
+                said,
+                user(stray.clone()),
+                said,
+                user(json!("more"))
+            ]),
+            json!([
+                user(json!("go")),
+                said,
+                user(json!([])),
+                said,
+                user(json!("more"))
+            ])
+        ),
+        vec![true],
+        "its stray result taken out, the message kept empty"
+    );
+    assert_eq!(
+        wire_charges(
+            Format::Anthropic,
+            json!([
+                user(json!("go")),
+                said,
+                user(stray),
+                said,
+                user(json!("more"))
+            ]),
+            json!([user(json!("go")), said, said, user(json!("more"))])
+        ),
+        Vec::<bool>::new()
+    );
+}
