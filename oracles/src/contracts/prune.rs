@@ -25,7 +25,8 @@
 //!   without its result, nor a result without its call. Damage the input had may change its shape
 //!   (two results for one call, apart in the input, side by side once an empty message between
 //!   them is removed): it is not new. A notice is a message like any other here: between a call
-//!   and its results it is damage.
+//!   and its results it is damage. An empty message (Anthropic's `empty-content`) is damage of
+//!   that message: one the input has may stay, one the removal emptied and kept is new.
 
 use foldhash::HashSet;
 use serde::Serialize;
@@ -46,7 +47,8 @@ pub const ONLY_REMOVES: Invariant = Invariant {
 pub const NO_NEW_WIRE_DAMAGE: Invariant = Invariant {
     id: "prune-no-new-wire-damage",
     statement: "the output breaks no provider rule of its format for a call the input kept every \
-                rule for (without a call id: no rule the input kept)",
+                rule for (an empty message: but for one the input has; without a call id: no rule \
+                the input kept)",
 };
 
 /// Every prune invariant.
