@@ -755,49 +755,35 @@ fn a_real_result_replaced_by_an_unmarked_synthetic_one_breaks_three_promises() {
 fn an_empty_message_is_charged_only_where_the_repair_left_it_empty() {
     let user = |content: Value| json!({"role": "user", "content": content});
     let said = json!({"role": "assistant", "content": "ok"});
-    let stray = json!([{"type": "tool_result", "tool_use_id": "z", "content": "1"}]);
+    let carried = json!([user(json!("")), said, user(json!("more"))]);
     assert_eq!(
-        wire_charges(
-            Format::Anthropic,
-            json!([user(json!("")), said, user(json!("more"))]),
-            json!([user(json!("")), said, user(json!("more"))])
-        ),
+        wire_charges(Format::Anthropic, carried.clone(), carried),
         vec![false],
         "carried as the input has it"
     );
+    let stray = json!([{"type": "tool_result", "tool_use_id": "z", "content": "1"}]);
+    let input = json!([
+        user(json!("go")),
+        said,
+        user(stray),
+        said,
+        user(json!("more"))
+    ]);
+    let left_empty = json!([
+        user(json!("go")),
+        said,
+        user(json!([])),
+        said,
+        user(json!("more"))
+    ]);
     assert_eq!(
-        wire_charges(
-            Format::Anthropic,
-            json!([
-                user(json!("go")),
-                said,
-                user(stray.clone()),
-                said,
-                user(json!("more"))
-            ]),
-            json!([
-                user(json!("go")),
-                said,
-                user(json!([])),
-                said,
-                user(json!("more"))
-            ])
-        ),
+        wire_charges(Format::Anthropic, input.clone(), left_empty),
         vec![true],
         "its stray result taken out, the message kept empty"
     );
+    let left_out = json!([user(json!("go")), said, said, user(json!("more"))]);
     assert_eq!(
-        wire_charges(
-            Format::Anthropic,
-            json!([
-                user(json!("go")),
-                said,
-                user(stray),
-                said,
-                user(json!("more"))
-            ]),
-            json!([user(json!("go")), said, said, user(json!("more"))])
-        ),
+        wire_charges(Format::Anthropic, input, left_out),
         Vec::<bool>::new()
     );
 }
